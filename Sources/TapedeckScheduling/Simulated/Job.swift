@@ -1,0 +1,33 @@
+/// A unit of work waiting in a simulated queue.
+struct Job {
+    /// Enqueue sequence: the job's number in the trace and the tie-breaker after the deadline.
+    let seq: UInt64
+    let queue: SimulatedQueue
+    let name: String
+    let work: @Sendable () -> Void
+    /// Set for timers, which can be cancelled before they run.
+    let handle: ScheduledWork?
+
+    @inline(__always)
+    var isCancelled: Bool { handle?.isCancelled ?? false }
+}
+
+/// A job waiting for its deadline, ordered by (deadline, enqueue sequence).
+struct TimerEntry: Comparable {
+    let deadline: Int64
+    let job: Job
+
+    static func < (lhs: TimerEntry, rhs: TimerEntry) -> Bool {
+        lhs.deadline != rhs.deadline ? lhs.deadline < rhs.deadline : lhs.job.seq < rhs.job.seq
+    }
+
+    static func == (lhs: TimerEntry, rhs: TimerEntry) -> Bool {
+        lhs.deadline == rhs.deadline && lhs.job.seq == rhs.job.seq
+    }
+}
+
+/// What the owner thread is executing: a job or a `sync` block on a queue.
+struct Frame {
+    let queue: SimulatedQueue
+    let job: UInt64
+}

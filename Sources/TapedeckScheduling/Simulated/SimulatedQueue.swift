@@ -1,0 +1,71 @@
+import DequeModule
+
+/// A serial queue of a ``SimulatedScheduler``.
+///
+/// Work submitted to any queue of a target tree waits in its root's single FIFO, in enqueue order,
+/// so a root runs one item at a time and every queue of the tree stays FIFO (one valid GCD
+/// schedule; see docs/scheduling.md). Create queues with ``SimulatedScheduler/makeQueue(label:target:)``.
+public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
+    // @unchecked Sendable: the mutable root state (`ready`, `readyIndex`) is touched only by the
+    // scheduler's owner thread (see SimulatedScheduler's ownership rules); the rest is immutable.
+
+    public let label: String
+    public let scheduler: SimulatedScheduler
+    let parent: SimulatedQueue?
+    let labelDigest: UInt64
+    /// Creation order within the scheduler (deterministic; used for stable reports).
+    let id: Int
+
+    /// Root-only: jobs whose deadline has come, in (deadline, sequence) order.
+    var ready = Deque<Job>()
+    /// Root-only: position in the scheduler's ready-root list, or -1.
+    var readyIndex = -1
+
+    init(label: String, parent: SimulatedQueue?, scheduler: SimulatedScheduler, id: Int) {
+        self.label = label
+        self.parent = parent
+        self.scheduler = scheduler
+        self.labelDigest = StableHash.fnv1a(label)
+        self.id = id
+    }
+
+    public var target: (any SchedulerQueue)? { parent }
+
+    public var now: VirtualInstant { scheduler.now }
+
+    /// The queue at the top of this queue's target chain (itself for a root).
+    var root: SimulatedQueue {
+        var queue = self
+        while let parent = queue.parent { queue = parent }
+        return queue
+    }
+
+    public func async(named name: String, _ work: @escaping @Sendable () -> Void) {
+        scheduler.submit(to: self, deadline: nil, name: name, handle: nil, work)
+    }
+
+    @discardableResult
+    public func asyncAfter(
+        deadline: VirtualInstant, named name: String, _ work: @escaping @Sendable () -> Void
+    ) -> ScheduledWork {
+        let handle = ScheduledWork()
+        scheduler.submit(to: self, deadline: deadline.nanoseconds, name: name, handle: handle, work)
+        return handle
+    }
+
+    public func sync<T>(file: StaticString, line: UInt, _ work: () throws -> T) rethrows -> T {
+        try scheduler.runSync(on: self, file: file, line: line, work)
+    }
+
+    public var isCurrent: Bool {
+        scheduler.isCurrent(self)
+    }
+
+    public func precondition(isCurrent expected: Bool, file: StaticString, line: UInt) {
+        scheduler.check(self, isCurrent: expected, file: file, line: line)
+    }
+}
+
+extension SimulatedQueue: CustomStringConvertible {
+    public var description: String { "SimulatedQueue(\(targetChain.joined(separator: " → ")))" }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A callback the simulation expects from another thread (for example URLSession's), registered
+/// before the action that causes it.
+///
+/// The scheduler numbers expectations in the order they are registered. When it has nothing left
+/// to run at the current instant, it waits (bounded, in real time) until every outstanding
+/// expectation has arrived, then takes the arrivals in *number* order, never in arrival order, so
+/// thread timing cannot change what the simulation does next.
+///
+/// ```swift
+/// let ticket = scheduler.expectExternal("startLoading #3")
+/// task.resume()                          // causes the callback on a URLSession thread, which calls:
+/// ticket.arrive(on: networkQueue) { network.start(exchange: 3) }
+/// ```
+public final class ExternalExpectation: Sendable, CustomStringConvertible {
+    public let number: UInt64
+    public let label: String
+    let scheduler: SimulatedScheduler
+
+    init(number: UInt64, label: String, scheduler: SimulatedScheduler) {
+        self.number = number
+        self.label = label
+        self.scheduler = scheduler
+    }
+
+    /// Reports the callback (from any thread). `work`, if given, is enqueued on `queue` when the
+    /// scheduler takes the arrival in, in expectation order.
+    public func arrive(on queue: SimulatedQueue? = nil, named name: String = "", _ work: (@Sendable () -> Void)? = nil) {
+        precondition(work == nil || queue != nil, "tapedeck: an arrival with work needs a queue to run it on")
+        scheduler.arrive(self, arrival: Arrival(label: label, queue: queue, name: name, work: work))
+    }
+
+    /// Withdraws the expectation: the callback will not come after all.
+    public func cancel() {
+        scheduler.withdraw(self)
+    }
+
+    public var description: String { "#\(number) \(label)" }
+}
+
+struct Arrival {
+    let label: String
+    let queue: SimulatedQueue?
+    let name: String
+    let work: (@Sendable () -> Void)?
+}
+
+extension SimulatedScheduler {
+    /// Registers a callback that another thread will deliver. Call it from simulated code (a job),
+    /// strictly before the action that causes the callback, so the numbering is deterministic.
+    public func expectExternal(_ label: String) -> ExternalExpectation {
+        condition.lock()
+        let number = nextTicket
+        nextTicket += 1
+        outstanding[number] = label
+        condition.unlock()
+        if isOwnerThread { record("expect", "#\(number) \(label)") }
+        return ExternalExpectation(number: number, label: label, scheduler: self)
+    }
+
+    /// Number of expectations registered and not yet arrived or withdrawn.
+    public var outstandingExpectationCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return outstanding.count
+    }
+
+    func arrive(_ expectation: ExternalExpectation, arrival: Arrival) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard outstanding.removeValue(forKey: expectation.number) != nil else {
+            let state = arrivals[expectation.number] == nil ? "withdrawn or unknown" : "already arrived"
+            externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")
+            return
+        }
+        arrivals[expectation.number] = arrival
+        condition.broadcast()
+    }
+
+    func withdraw(_ expectation: ExternalExpectation) {
+        condition.lock()
+        defer { condition.unlock() }
+        if outstanding.removeValue(forKey: expectation.number) != nil {
+            condition.broadcast()
+        }
+    }
+
+    /// Called by the driver when nothing is ready at the current instant. Waits until no expected
+    /// callback is missing, then enqueues arrivals in expectation order, then untracked submissions.
+    /// Returns false when there was nothing to take in.
+    func integrateExternal() throws -> Bool {
+        condition.lock()
+        if outstanding.isEmpty && arrivals.isEmpty && inbox.isEmpty && ownershipRequests.isEmpty {
+            condition.unlock()
+            return false
+        }
+        // The one place the simulated path touches real time: a bounded wait that never decides order.
+        let giveUp = Date(timeIntervalSinceNow: externalWaitLimit.timeInterval)
+        while true {
+            if serveOwnershipRequestsLocked() { continue }
+            if outstanding.isEmpty { break }
+            if !condition.wait(until: giveUp) && !outstanding.isEmpty && ownershipRequests.isEmpty {
+                let missing = outstanding.keys.sorted().map { ExternalTimeoutReport.Item(number: $0, label: outstanding[$0]!) }
+                condition.unlock()
+                throw SimulationError.externalWorkTimedOut(ExternalTimeoutReport(
+                    time: VirtualInstant(nanoseconds: nowNanos), waited: externalWaitLimit, missing: missing))
+            }
+        }
+        let arrived = arrivals.sorted { $0.key < $1.key }
+        arrivals.removeAll(keepingCapacity: true)
+        let untracked = inbox
+        inbox.removeAll(keepingCapacity: true)
+        condition.unlock()
+
+        for (number, arrival) in arrived {
+            record("arrive", "#\(number) \(arrival.label)")
+            if let work = arrival.work, let queue = arrival.queue {
+                enqueueOwned(queue, deadline: nil, name: arrival.name, handle: nil, work)
+            }
+        }
+        for item in untracked {
+            apply(item)
+        }
+        return true
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import HeapModule
+import Synchronization
+
+/// A single-threaded, deterministic scheduler on virtual time.
+///
+/// Everything that runs on its queues runs on the thread that drives it (``runUntilIdle(maxSteps:)``,
+/// ``advance(by:)``, ``run(until:maxSteps:)``), one job at a time, in the total order
+/// (virtual deadline, enqueue sequence). Where several root queues have work at the same instant,
+/// a choice seeded by ``seed`` picks which runs next; seed ``fifoSeed`` always picks the oldest
+/// job (plain FIFO). Nothing here reads the wall clock or sleeps, except the bounded real-time wait
+/// for expected external callbacks (``expectExternal(_:)``), which never decides order.
+///
+/// ```swift
+/// let scheduler = SimulatedScheduler(seed: 7)
+/// let root = scheduler.makeQueue(label: "session.rootQueue", target: nil)
+/// let request = scheduler.makeQueue(label: "session.requestQueue", target: root)
+/// request.asyncAfter(deadline: .zero.advanced(by: .seconds(60))) {
+///     request.preconditionCurrent()   // also on root
+/// }
+/// try scheduler.runUntilIdle()        // a minute of virtual time, microseconds of real time
+/// print(scheduler.now, scheduler.traceHash)
+/// ```
+public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
+    // @unchecked Sendable — ownership rules:
+    // * "Owner-confined" state below is read and written only by the thread whose id is in `owner`:
+    //   the driving thread during a run, or a thread that took ownership briefly (setup calls,
+    //   inspection, a foreign `sync` that the driver handed ownership to). Ownership changes hands
+    //   only under `condition`'s lock, which orders the memory accesses of successive owners.
+    // * "Shared" state is guarded by `condition`'s lock; it is how other threads reach the simulation
+    //   while it runs (expected external callbacks, untracked submissions, ownership requests).
+
+    /// The seed that makes every choice of the root-picking stream.
+    public let seed: UInt64
+    /// The simulation's random sub-streams (the scheduler uses `"scheduler.roots"`).
+    public let random: SimulationRandom
+    public let violationPolicy: ViolationPolicy
+    /// How long, in real time, the scheduler waits for expected external callbacks before failing.
+    public let externalWaitLimit: Duration
+    public let traceMode: TraceMode
+
+    /// The seed under which the next job is always the oldest ready one (plain FIFO).
+    public static let fifoSeed: UInt64 = 0
+
+    // MARK: Owner-confined state
+    var nowNanos: Int64 = 0
+    var nextSeq: UInt64 = 1
+    var nextQueueID = 0
+    var readyRoots: [SimulatedQueue] = []
+    var timers = Heap<TimerEntry>()
+    var frames: [Frame] = []
+    var recorder: TraceRecorder
+    var rootChooser: SeededGenerator
+    var recordedViolations: [QueueViolation] = []
+    var executedSteps = 0
+    /// Set while one of the run methods is active on the owner thread.
+    var isDriving = false
+
+    // MARK: Shared state (guarded by `condition`)
+    let condition = NSCondition()
+    let owner = Atomic<UInt>(0)
+    /// Published copy of `nowNanos`, so any thread can read the time.
+    let publishedNow = Atomic<Int64>(0)
+    var ownerIsDriving = false
+    var nextTicket: UInt64 = 1
+    var outstanding: [UInt64: String] = [:]
+    var arrivals: [UInt64: Arrival] = [:]
+    var inbox: [InboxItem] = []
+    var ownershipRequests: [OwnershipRequest] = []
+    var pending: [UInt64: PendingRecord] = [:]
+    var nextPendingID: UInt64 = 1
+    var externalDiagnostics: [String] = []
+    var untrackedSubmissions = 0
+
+    private var clockQueueStorage: SimulatedQueue?
+
+    /// The root queue on which ``SimulatedClock`` runs its timers.
+    public var clockQueue: SimulatedQueue { clockQueueStorage! }
+
+    /// - Parameters:
+    ///   - seed: decides the interleaving of root queues ready at the same instant; ``fifoSeed`` for FIFO.
+    ///   - traceMode: `.full` keeps every step (needed to locate a divergence); `.hashOnly` is cheaper.
+    ///   - violationPolicy: `.trap` (default) stops on a broken queue rule; `.record` lets a test see it.
+    ///   - externalWaitLimit: the real-time bound on waiting for an expected external callback.
+    public init(
+        seed: UInt64 = fifoSeed,
+        traceMode: TraceMode = .full,
+        violationPolicy: ViolationPolicy = .trap,
+        externalWaitLimit: Duration = .seconds(10)
+    ) {
+        self.seed = seed
+        self.random = SimulationRandom(seed: seed)
+        self.traceMode = traceMode
+        self.violationPolicy = violationPolicy
+        self.externalWaitLimit = externalWaitLimit
+        self.recorder = TraceRecorder(mode: traceMode)
+        self.rootChooser = random.stream("scheduler.roots")
+        self.clockQueueStorage = makeSimulatedQueue(label: "tapedeck.clock", target: nil)
+    }
+
+    // MARK: Scheduler
+
+    public var now: VirtualInstant {
+        VirtualInstant(nanoseconds: publishedNow.load(ordering: .relaxed))
+    }
+
+    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> any SchedulerQueue {
+        makeSimulatedQueue(label: label, target: target)
+    }
+
+    /// A new serial queue; with a target (a queue of this scheduler) its work drains through it.
+    public func makeSimulatedQueue(label: String, target: (any SchedulerQueue)?) -> SimulatedQueue {
+        let parent: SimulatedQueue?
+        if let target {
+            guard let simulated = target as? SimulatedQueue, simulated.scheduler === self else {
+                fatalError("tapedeck: queue '\(label)' cannot target '\(target.label)': it belongs to another scheduler")
+            }
+            parent = simulated
+        } else {
+            parent = nil
+        }
+        return asOwner {
+            defer { nextQueueID += 1 }
+            return SimulatedQueue(label: label, parent: parent, scheduler: self, id: nextQueueID)
+        }
+    }
+
+    public func record(_ event: String, _ payload: String) {
+        guard isOwnerThread else {
+            submitForeign(.record(event: event, payload: payload))
+            return
+        }
+        let frame = frames.last
+        recorder.record(
+            time: nowNanos, queue: frame?.queue.label ?? "", queueDigest: frame?.queue.labelDigest ?? TraceRecorder.emptyDigest,
+            job: frame?.job ?? 0, event: event, payload: payload)
+    }
+
+    public var violations: [QueueViolation] {
+        asOwner { recordedViolations }
+    }
+
+    // MARK: Inspection (call while the simulation is not being driven by another thread)
+
+    /// Every step so far (empty in `.hashOnly` mode).
+    public var trace: [TraceStep] {
+        asOwner { recorder.steps }
+    }
+
+    /// The running hash of the trace; equal hashes mean equal traces (see docs/scheduling.md).
+    public var traceHash: TraceHash {
+        asOwner { recorder.hash }
+    }
+
+    /// Number of steps recorded in the trace (jobs, sync blocks, events).
+    public var traceCount: Int {
+        asOwner { recorder.count }
+    }
+
+    /// Number of jobs executed so far.
+    public var jobsExecuted: Int {
+        asOwner { executedSteps }
+    }
+
+    /// The job running on the calling thread's innermost frame, if any.
+    public var currentJob: UInt64? {
+        guard isOwnerThread else { return nil }
+        return frames.last?.job
+    }
+
+    /// Jobs waiting for a future deadline (cancelled timers excluded).
+    public var scheduledTimerCount: Int {
+        asOwner { timers.unordered.count { !$0.job.isCancelled } }
+    }
+
+    /// Submissions that reached the simulation from other threads without an expectation; their
+    /// position in the order depends on thread timing (see ``expectExternal(_:)``).
+    public var untrackedSubmissionCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return untrackedSubmissions
+    }
+
+    /// Problems seen at the boundary with other threads: duplicate or unexpected arrivals.
+    public var externalDiagnosticMessages: [String] {
+        condition.lock(); defer { condition.unlock() }
+        return externalDiagnostics
+    }
+}

@@ -1,0 +1,108 @@
+import Dispatch
+import Foundation
+import Testing
+import TapedeckScheduling
+
+@Suite("Simulated scheduler: expected work from other threads")
+struct ExternalWorkTests {
+    /// Registers `count` expectations from a job, then lets real threads deliver them after random
+    /// real-time delays, in whatever order the threads happen to finish.
+    private func runScatteredArrivals(count: Int, seed: UInt64) throws -> (order: [Int], hash: TraceHash) {
+        let scheduler = SimulatedScheduler(seed: seed)
+        let root = scheduler.makeSimulatedQueue(label: "client.rootQueue", target: nil)
+        let log = Log<Int>()
+        root.async {
+            for i in 0..<count {
+                let expectation = scheduler.expectExternal("callback \(i)")
+                DispatchQueue.global().async {
+                    usleep(UInt32.random(in: 0...3_000))         // real thread timing, deliberately random
+                    expectation.arrive(on: root, named: "callback") { log.append(i) }
+                }
+            }
+        }
+        try scheduler.runUntilIdle()
+        return (log.values, scheduler.traceHash)
+    }
+
+    @Test("arrivals are taken in expectation order, never arrival order, so every run is identical")
+    func arrivalsFollowTheLedger() throws {
+        var hashes = Set<TraceHash>()
+        for _ in 0..<20 {
+            let run = try runScatteredArrivals(count: 12, seed: 5)
+            #expect(run.order == Array(0..<12))
+            hashes.insert(run.hash)
+        }
+        #expect(hashes.count == 1)
+    }
+
+    @Test("an expectation that never arrives fails after the bounded wait, naming it")
+    func missingArrivalTimesOut() throws {
+        let scheduler = SimulatedScheduler(externalWaitLimit: .milliseconds(200))
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        root.asyncAfter(delay: .seconds(2)) {
+            _ = scheduler.expectExternal("didCompleteWithError for exchange #4")
+        }
+        let error = #expect(throws: SimulationError.self) { try scheduler.runUntilIdle() }
+        guard case let .externalWorkTimedOut(report)? = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(report.missing.map(\.label) == ["didCompleteWithError for exchange #4"])
+        #expect(report.time == .zero.advanced(by: .seconds(2)))
+        #expect(report.description.contains("never arrived: #1 didCompleteWithError for exchange #4"))
+    }
+
+    @Test("a withdrawn expectation is not waited for; a late or second arrival is ignored and reported")
+    func withdrawAndDuplicates() throws {
+        let scheduler = SimulatedScheduler(externalWaitLimit: .seconds(5))
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let log = Log<String>()
+        root.async {
+            let withdrawn = scheduler.expectExternal("stopLoading (task finished first)")
+            withdrawn.cancel()
+            let once = scheduler.expectExternal("response")
+            once.arrive(on: root) { log.append("response") }
+            once.arrive(on: root) { log.append("response again") }
+            withdrawn.arrive(on: root) { log.append("late stop") }
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == ["response"])
+        #expect(scheduler.externalDiagnosticMessages.count == 2)
+        #expect(scheduler.externalDiagnosticMessages[0].contains("#2 response ignored: already arrived"))
+    }
+
+    @Test("a foreign thread's sync while the driver waits is served at the quiescent point")
+    func foreignSyncIsServed() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let log = Log<String>()
+        root.async {
+            let expectation = scheduler.expectExternal("after foreign sync")
+            Thread.detachNewThread {
+                root.sync {
+                    log.append("foreign sync on root: \(root.isCurrent)")
+                }
+                expectation.arrive(on: root) { log.append("arrival") }
+            }
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == ["foreign sync on root: true", "arrival"])
+    }
+
+    @Test("work submitted from another thread without an expectation still runs, and is counted")
+    func untrackedSubmissionsAreCounted() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let log = Log<String>()
+        root.async {
+            let ack = scheduler.expectExternal("ack")
+            DispatchQueue.global().async {
+                root.async { log.append("untracked") }
+                ack.arrive()
+            }
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == ["untracked"])
+        #expect(scheduler.untrackedSubmissionCount == 1)
+    }
+}
