@@ -1,1 +1,19 @@
-print("bench")
+// tapedeck-bench: the project's benchmarks. Run through `tools/bench [NAME ...]`.
+import Foundation
+// Each measured configuration prints one `bench NAME key=value ...` line; a missed goal is a
+// measurement, not a failure, so the exit status is 0 unless the arguments are wrong.
+
+let benchmarks: [(name: String, run: () throws -> Void)] = [
+    ("scheduler", runSchedulerBenchmark),
+]
+
+let requested = Array(CommandLine.arguments.dropFirst())
+let unknown = requested.filter { name in !benchmarks.contains { $0.name == name } }
+if !unknown.isEmpty {
+    let known = benchmarks.map(\.name).joined(separator: ", ")
+    print("tapedeck-bench: unknown benchmark(s) \(unknown.joined(separator: ", ")); known: \(known)")
+    exit(64)
+}
+for benchmark in benchmarks where requested.isEmpty || requested.contains(benchmark.name) {
+    try benchmark.run()
+}

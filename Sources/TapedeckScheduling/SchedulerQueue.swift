@@ -8,11 +8,11 @@ public protocol SchedulerQueue: AnyObject, Sendable {
     var now: VirtualInstant { get }
 
     /// Submits work to run asynchronously. `name` appears in simulated traces.
-    func async(named name: String, _ work: @escaping @Sendable () -> Void)
+    func async(named name: String, _ work: __owned @escaping @Sendable () -> Void)
 
     /// Submits work to run no earlier than `deadline`. The returned handle can cancel it.
     @discardableResult
-    func asyncAfter(deadline: VirtualInstant, named name: String, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+    func asyncAfter(deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void) -> ScheduledWork
 
     /// Runs `work` on this queue and waits for it, with GCD's semantics: it runs after the work
     /// already submitted ahead of it, and calling it from this queue's own hierarchy is a deadlock,
@@ -29,18 +29,18 @@ public protocol SchedulerQueue: AnyObject, Sendable {
 }
 
 extension SchedulerQueue {
-    public func async(_ work: @escaping @Sendable () -> Void) {
+    public func async(_ work: __owned @escaping @Sendable () -> Void) {
         async(named: "", work)
     }
 
     @discardableResult
-    public func asyncAfter(deadline: VirtualInstant, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+    public func asyncAfter(deadline: VirtualInstant, _ work: __owned @escaping @Sendable () -> Void) -> ScheduledWork {
         asyncAfter(deadline: deadline, named: "", work)
     }
 
     /// Submits work to run once `delay` has passed on this queue's scheduler.
     @discardableResult
-    public func asyncAfter(delay: Duration, named name: String = "", _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+    public func asyncAfter(delay: Duration, named name: String = "", _ work: __owned @escaping @Sendable () -> Void) -> ScheduledWork {
         asyncAfter(deadline: now.advanced(by: delay), named: name, work)
     }
 

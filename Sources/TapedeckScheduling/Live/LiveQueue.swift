@@ -29,13 +29,13 @@ public final class LiveQueue: SchedulerQueue {
 
     public var now: VirtualInstant { scheduler.now }
 
-    public func async(named name: String, _ work: @escaping @Sendable () -> Void) {
+    public func async(named name: String, _ work: __owned @escaping @Sendable () -> Void) {
         dispatchQueue.async(execute: work)
     }
 
     @discardableResult
     public func asyncAfter(
-        deadline: VirtualInstant, named name: String, _ work: @escaping @Sendable () -> Void
+        deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let handle = ScheduledWork()
         let uptime = scheduler.origin &+ UInt64(max(0, deadline.nanoseconds))

@@ -2,7 +2,8 @@
 struct Job {
     /// Enqueue sequence: the job's number in the trace and the tie-breaker after the deadline.
     let seq: UInt64
-    let queue: SimulatedQueue
+    /// Unowned: the scheduler keeps every queue it made alive for its own lifetime.
+    unowned(unsafe) let queue: SimulatedQueue
     let name: String
     let work: @Sendable () -> Void
     /// Set for timers, which can be cancelled before they run.
@@ -28,6 +29,11 @@ struct TimerEntry: Comparable {
 
 /// What the owner thread is executing: a job or a `sync` block on a queue.
 struct Frame {
-    let queue: SimulatedQueue
+    unowned(unsafe) let queue: SimulatedQueue
     let job: UInt64
+}
+
+/// A root queue in the scheduler's list of roots with ready work.
+struct ReadyRoot {
+    unowned(unsafe) let queue: SimulatedQueue
 }

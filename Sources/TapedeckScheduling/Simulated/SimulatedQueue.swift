@@ -1,5 +1,3 @@
-import DequeModule
-
 /// A serial queue of a ``SimulatedScheduler``.
 ///
 /// Work submitted to any queue of a target tree waits in its root's single FIFO, in enqueue order,
@@ -16,10 +14,17 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
     /// Creation order within the scheduler (deterministic; used for stable reports).
     let id: Int
 
+    // Owner-confined and never accessed across a job's execution, so no overlapping access can
+    // happen; the dynamic exclusivity checks would cost more than the rest of a step.
+
     /// Root-only: jobs whose deadline has come, in (deadline, sequence) order.
-    var ready = Deque<Job>()
+    @exclusivity(unchecked) var ready = JobFIFO()
     /// Root-only: position in the scheduler's ready-root list, or -1.
-    var readyIndex = -1
+    @exclusivity(unchecked) var readyIndex = -1
+    /// This label's index in the trace's string table, once it has one.
+    @exclusivity(unchecked) var traceSlot = StringTable.unassigned
+    /// The top of the target chain (itself for a root); set once at creation.
+    unowned(unsafe) var root: SimulatedQueue! = nil
 
     init(label: String, parent: SimulatedQueue?, scheduler: SimulatedScheduler, id: Int) {
         self.label = label
@@ -27,26 +32,20 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
         self.scheduler = scheduler
         self.labelDigest = StableHash.fnv1a(label)
         self.id = id
+        self.root = parent?.root ?? self
     }
 
     public var target: (any SchedulerQueue)? { parent }
 
     public var now: VirtualInstant { scheduler.now }
 
-    /// The queue at the top of this queue's target chain (itself for a root).
-    var root: SimulatedQueue {
-        var queue = self
-        while let parent = queue.parent { queue = parent }
-        return queue
-    }
-
-    public func async(named name: String, _ work: @escaping @Sendable () -> Void) {
+    public func async(named name: String, _ work: __owned @escaping @Sendable () -> Void) {
         scheduler.submit(to: self, deadline: nil, name: name, handle: nil, work)
     }
 
     @discardableResult
     public func asyncAfter(
-        deadline: VirtualInstant, named name: String, _ work: @escaping @Sendable () -> Void
+        deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let handle = ScheduledWork()
         scheduler.submit(to: self, deadline: deadline.nanoseconds, name: name, handle: handle, work)

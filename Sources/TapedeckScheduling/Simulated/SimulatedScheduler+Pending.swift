@@ -60,7 +60,7 @@ extension SimulatedScheduler {
         let items = pending.keys.sorted().map { StallReport.Item(label: pending[$0]!.label, since: pending[$0]!.since) }
         condition.unlock()
         guard !items.isEmpty else { return nil }
-        return StallReport(time: VirtualInstant(nanoseconds: nowNanos), pending: items, recentSteps: Array(recorder.steps.suffix(8)))
+        return StallReport(time: VirtualInstant(nanoseconds: nowNanos), pending: items, recentSteps: recorder.lastSteps(8))
     }
 }
 

@@ -3,7 +3,7 @@ extension SimulatedScheduler {
     @inline(__always)
     func submit(
         to queue: SimulatedQueue, deadline: Int64?, name: String, handle: ScheduledWork?,
-        _ work: @escaping @Sendable () -> Void
+        _ work: __owned @escaping @Sendable () -> Void
     ) {
         if isOwnerThread {
             enqueueOwned(queue, deadline: deadline, name: name, handle: handle, work)
@@ -16,7 +16,7 @@ extension SimulatedScheduler {
     @inline(__always)
     func enqueueOwned(
         _ queue: SimulatedQueue, deadline: Int64?, name: String, handle: ScheduledWork?,
-        _ work: @escaping @Sendable () -> Void
+        _ work: __owned @escaping @Sendable () -> Void
     ) {
         let seq = nextSeq
         nextSeq &+= 1
@@ -30,26 +30,27 @@ extension SimulatedScheduler {
 
     @inline(__always)
     func makeReady(_ job: Job) {
-        let root = job.queue.root
+        let root = job.queue.root!
         if root.readyIndex < 0 {
             root.readyIndex = readyRoots.count
-            readyRoots.append(root)
+            readyRoots.append(ReadyRoot(queue: root))
         }
-        root.ready.append(job)
+        root.ready.append(job, spares: &spares)
     }
 
     /// Pops and runs the oldest job of `root`. Returns false when it was a cancelled timer.
     @discardableResult
     @inline(__always)
     func runNext(from root: SimulatedQueue) -> Bool {
-        let job = root.ready.removeFirst()
+        let job = root.ready.removeFirst(spares: &spares)
         if root.ready.isEmpty { removeReadyRoot(root) }
         if job.isCancelled { return false }
+        let queue = job.queue
         recorder.record(
-            time: nowNanos, queue: job.queue.label, queueDigest: job.queue.labelDigest, job: job.seq,
-            event: "run", eventDigest: TraceRecorder.runDigest,
+            time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, queueSlot: &queue.traceSlot,
+            job: job.seq, event: .run, eventDigest: TraceRecorder.runDigest,
             payload: job.name, payloadDigest: job.name.isEmpty ? TraceRecorder.emptyDigest : StableHash.fnv1a(job.name))
-        frames.append(Frame(queue: job.queue, job: job.seq))
+        frames.append(Frame(queue: queue, job: job.seq))
         job.work()
         frames.removeLast()
         executedSteps += 1
@@ -60,9 +61,9 @@ extension SimulatedScheduler {
     func removeReadyRoot(_ root: SimulatedQueue) {
         let index = root.readyIndex
         let last = readyRoots.removeLast()
-        if last !== root {
+        if last.queue !== root {
             readyRoots[index] = last
-            last.readyIndex = index
+            last.queue.readyIndex = index
         }
         root.readyIndex = -1
     }
@@ -75,16 +76,16 @@ extension SimulatedScheduler {
         case 0:
             return nil
         case 1:
-            return readyRoots[0]
+            return readyRoots[0].queue
         default:
             if seed == Self.fifoSeed {
-                var best = readyRoots[0]
-                for root in readyRoots.dropFirst() where root.ready[0].seq < best.ready[0].seq {
-                    best = root
+                var best = readyRoots[0].queue
+                for entry in readyRoots.dropFirst() where entry.queue.ready.firstSeq < best.ready.firstSeq {
+                    best = entry.queue
                 }
                 return best
             }
-            return readyRoots[rootChooser.next(below: readyRoots.count)]
+            return readyRoots[rootChooser.next(below: readyRoots.count)].queue
         }
     }
 
@@ -92,7 +93,7 @@ extension SimulatedScheduler {
 
     func runSync<T>(on queue: SimulatedQueue, file: StaticString, line: UInt, _ work: () throws -> T) rethrows -> T {
         try asOwner {
-            let root = queue.root
+            let root: SimulatedQueue = queue.root
             if frames.contains(where: { $0.queue.root === root }) {
                 report(.syncDeadlock, queue: queue, file: file, line: line)
             } else {
@@ -106,8 +107,9 @@ extension SimulatedScheduler {
             let seq = nextSeq
             nextSeq &+= 1
             recorder.record(
-                time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, job: seq,
-                event: "sync", eventDigest: TraceRecorder.syncDigest, payload: "", payloadDigest: TraceRecorder.emptyDigest)
+                time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, queueSlot: &queue.traceSlot,
+                job: seq, event: .sync, eventDigest: TraceRecorder.syncDigest,
+                payload: "", payloadDigest: TraceRecorder.emptyDigest)
             frames.append(Frame(queue: queue, job: seq))
             defer { frames.removeLast() }
             return try work()
