@@ -100,7 +100,12 @@ struct DrivingTests {
             }
         }
         while keeper.value == nil { await Task.yield() }     // the test's own hand-off, not the scheduler's
-        #expect(throws: SimulationError.self) { try scheduler.runUntilIdle() }
+        let error = #expect(throws: SimulationError.self) { try scheduler.runUntilIdle() }
+        guard case let .stalled(report)? = error else {
+            Issue.record("expected a stall, got \(String(describing: error))")
+            return
+        }
+        #expect(report.pending.map(\.label) == ["token refresh result"])
         #expect(scheduler.pendingLabels == ["token refresh result"])
         keeper.value?.resume(returning: 7)
         #expect(scheduler.pendingLabels.isEmpty)

@@ -89,6 +89,58 @@ struct ExternalWorkTests {
         #expect(log.values == ["foreign sync on root: true", "arrival"])
     }
 
+    @Test("a burst of callbacks caused before a quiescent point costs one wait")
+    func burstIsOneRound() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let log = Log<Int>()
+        root.async {
+            for i in 0..<50 {
+                let expectation = scheduler.expectExternal("callback \(i)")
+                DispatchQueue.global().async { expectation.arrive(on: root) { log.append(i) } }
+            }
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == Array(0..<50))
+        #expect(scheduler.externalRoundCount == 1)
+    }
+
+    @Test("after a foreign sync the thread no longer owns the simulation")
+    func foreignSyncHandsOwnershipBack() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let log = Log<String>()
+        root.async {
+            let expectation = scheduler.expectExternal("after foreign sync")
+            Thread.detachNewThread {
+                root.sync { log.append("inside: owner=\(scheduler.isCurrentThreadOwner)") }
+                log.append("after: owner=\(scheduler.isCurrentThreadOwner)")
+                expectation.arrive(on: root) { log.append("arrival") }
+            }
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == ["inside: owner=true", "after: owner=false", "arrival"])
+    }
+
+    @Test("a foreign sync asked for while a run ends is not left waiting")
+    func ownershipRequestOutlivesTheRun() throws {
+        let scheduler = SimulatedScheduler(traceMode: .hashOnly)
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let other = scheduler.makeSimulatedQueue(label: "other", target: nil)
+        let done = DispatchSemaphore(value: 0)
+        @Sendable func spin() { root.async { spin() } }
+        root.async {
+            Thread.detachNewThread {
+                other.sync {}
+                done.signal()
+            }
+            spin()
+        }
+        // The run never reaches a quiescent point, so it never serves the request; it ends by its step limit.
+        #expect(throws: SimulationError.self) { try scheduler.runUntilIdle(maxSteps: 300_000) }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+    }
+
     @Test("work submitted from another thread without an expectation still runs, and is counted")
     func untrackedSubmissionsAreCounted() throws {
         let scheduler = SimulatedScheduler()

@@ -144,9 +144,63 @@ struct QueueRulesTests {
         #expect(seen.values == [true, false])
     }
 
-    @Test("trapping is the default: a violation would stop the process")
-    func trapIsDefault() {
-        #expect(SimulatedScheduler().violationPolicy == .trap)
-        #expect(LiveScheduler().violationPolicy == .trap)
+    @Test("by default a violation stops the process with its description")
+    func trapIsDefault() async {
+        await #expect(processExitsWith: .failure) {
+            let scheduler = SimulatedScheduler()
+            let root = scheduler.makeQueue(label: "root", target: nil)
+            root.async { root.sync {} }
+            _ = try? scheduler.runUntilIdle()
+        }
+    }
+
+    @Test("jobs that a sync runs ahead of itself are not on the sync caller's queues")
+    func drainedAheadJobsRunOnTheirOwnThread() throws {
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let a = scheduler.makeQueue(label: "a", target: nil)
+        let b = scheduler.makeQueue(label: "b", target: nil)
+        let seen = Log<[Bool]>()
+        a.async {
+            b.async { seen.append([a.isCurrent, b.isCurrent]) }   // queued ahead of the sync below
+            b.sync { seen.append([a.isCurrent, b.isCurrent]) }    // the caller stays on a
+        }
+        try scheduler.runUntilIdle()
+        #expect(seen.values == [[false, true], [true, true]])
+        #expect(scheduler.violations.isEmpty)
+    }
+
+    @Test("a sibling queue and a root reached through nested syncs are deadlocks too")
+    func nestedDeadlocks() throws {
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let first = SessionQueues(scheduler, label: "one")
+        let second = SessionQueues(scheduler, label: "two")
+        first.request.async {
+            first.serialization.sync {}                          // sibling: needs one.rootQueue, held
+        }
+        first.request.async {
+            second.request.sync {                                // fine: another tree
+                first.serialization.sync {}                      // one.rootQueue is still held below
+            }
+        }
+        try scheduler.runUntilIdle()
+        #expect(scheduler.violations.map(\.kind) == [.syncDeadlock, .syncDeadlock])
+        #expect(scheduler.violations.map(\.queue) == ["one.serializationQueue", "one.serializationQueue"])
+        #expect(scheduler.violations[1].runningOn == ["two.requestQueue", "two.rootQueue", "one.requestQueue", "one.rootQueue"])
+    }
+
+    @Test("a simulated scheduler and its queues are freed when nobody holds them")
+    func schedulerIsFreed() throws {
+        weak var weakScheduler: SimulatedScheduler?
+        weak var weakQueue: SimulatedQueue?
+        do {
+            let scheduler = SimulatedScheduler()
+            let queue = scheduler.makeSimulatedQueue(label: "q", target: nil)
+            queue.async {}
+            try scheduler.runUntilIdle()
+            weakScheduler = scheduler
+            weakQueue = queue
+        }
+        #expect(weakScheduler == nil)
+        #expect(weakQueue == nil)
     }
 }

@@ -8,7 +8,7 @@ public final class LiveQueue: SchedulerQueue {
     /// Identities from this queue up its chain, plus the supplied queue a wrapper targets.
     let chain: QueueChain
 
-    init(dispatchQueue: DispatchQueue, parent: LiveQueue?, base: DispatchQueue?, scheduler: LiveScheduler) {
+    init(dispatchQueue: DispatchQueue, parent: LiveQueue?, scheduler: LiveScheduler) {
         self.dispatchQueue = dispatchQueue
         self.parent = parent
         self.scheduler = scheduler
@@ -17,7 +17,9 @@ public final class LiveQueue: SchedulerQueue {
         self.chain = QueueChain(
             ids: [me] + (parentChain?.ids ?? []),
             labels: [dispatchQueue.label] + (parentChain?.labels ?? []),
-            rootKey: parentChain?.rootKey ?? base.map(ObjectIdentifier.init) ?? me)
+            // A wrapper of a caller-supplied queue is its own root: the supplied queue may be
+            // concurrent, and two wrappers of a concurrent queue do not exclude each other.
+            rootKey: parentChain?.rootKey ?? me)
         // GCD looks a specific up through the target hierarchy, which gives "on requestQueue is
         // on rootQueue" for free, also for work URLSession submits straight to the dispatch queue.
         dispatchQueue.setSpecific(key: QueueChain.key, value: chain)

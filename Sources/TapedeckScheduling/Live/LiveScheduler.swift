@@ -35,13 +35,13 @@ public final class LiveScheduler: Scheduler {
     /// A new serial queue: `DispatchQueue(label:target:)`, targeting `target`'s dispatch queue.
     public func makeLiveQueue(label: String, target: (any SchedulerQueue)?) -> LiveQueue {
         guard let target else {
-            return LiveQueue(dispatchQueue: DispatchQueue(label: label), parent: nil, base: nil, scheduler: self)
+            return LiveQueue(dispatchQueue: DispatchQueue(label: label), parent: nil, scheduler: self)
         }
         guard let parent = target as? LiveQueue, parent.scheduler === self else {
             fatalError("tapedeck: queue '\(label)' cannot target '\(target.label)': it belongs to another scheduler")
         }
         return LiveQueue(
-            dispatchQueue: DispatchQueue(label: label, target: parent.dispatchQueue), parent: parent, base: nil,
+            dispatchQueue: DispatchQueue(label: label, target: parent.dispatchQueue), parent: parent,
             scheduler: self)
     }
 
@@ -49,7 +49,7 @@ public final class LiveScheduler: Scheduler {
     /// same label, targeting it, exactly as Alamofire's Session treats a supplied root queue.
     public func makeQueue(wrapping supplied: DispatchQueue) -> LiveQueue {
         LiveQueue(
-            dispatchQueue: DispatchQueue(label: supplied.label, target: supplied), parent: nil, base: supplied,
+            dispatchQueue: DispatchQueue(label: supplied.label, target: supplied), parent: nil,
             scheduler: self)
     }
 

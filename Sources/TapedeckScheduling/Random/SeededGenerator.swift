@@ -19,10 +19,19 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         return result
     }
 
-    /// A value in `0..<upperBound` without modulo bias (Lemire's method).
+    /// A value in `0..<upperBound` without modulo bias (Lemire's multiply-shift with rejection,
+    /// written out here so the sequence never depends on the standard library's algorithm).
     public mutating func next(below upperBound: Int) -> Int {
         precondition(upperBound > 0, "upper bound must be positive")
-        return Int(truncatingIfNeeded: next(upperBound: UInt64(upperBound)))
+        let bound = UInt64(upperBound)
+        var product = next().multipliedFullWidth(by: bound)
+        if product.low < bound {
+            let threshold = (0 &- bound) % bound
+            while product.low < threshold {
+                product = next().multipliedFullWidth(by: bound)
+            }
+        }
+        return Int(truncatingIfNeeded: product.high)
     }
 
     /// True with probability `numerator / denominator`, decided in integers.

@@ -31,6 +31,9 @@ struct TimerEntry: Comparable {
 struct Frame {
     unowned(unsafe) let queue: SimulatedQueue
     let job: UInt64
+    /// True for a job: on GCD it would run on a thread of its own, so the frames below it (a
+    /// `sync` caller waiting for it) are not "current" for it. False for a `sync` block.
+    let startsThread: Bool
 }
 
 /// A root queue in the scheduler's list of roots with ready work.

@@ -8,7 +8,8 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
     // scheduler's owner thread (see SimulatedScheduler's ownership rules); the rest is immutable.
 
     public let label: String
-    public let scheduler: SimulatedScheduler
+    /// Unowned: the scheduler owns its queues. Keep the scheduler alive as long as you use its queues.
+    public unowned let scheduler: SimulatedScheduler
     let parent: SimulatedQueue?
     let labelDigest: UInt64
     /// Creation order within the scheduler (deterministic; used for stable reports).

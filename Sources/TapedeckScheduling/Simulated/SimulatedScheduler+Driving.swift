@@ -53,7 +53,12 @@ extension SimulatedScheduler {
                 runNext(from: root)
                 continue
             }
-            // Quiescent at this instant: take in what other threads delivered, in ledger order.
+            // Quiescent at this instant: let observers look (they may expect or submit work), then
+            // take in what other threads delivered, in ledger order.
+            if !quiescenceHooks.isEmpty {
+                for hook in quiescenceHooks { hook() }
+                if !readyRoots.isEmpty { continue }
+            }
             if try integrateExternal() { continue }
             if advanceToNextTimer(limit: timeLimit) { continue }
             break
@@ -65,6 +70,21 @@ extension SimulatedScheduler {
         return RunSummary(
             jobs: executedSteps - startJobs, start: VirtualInstant(nanoseconds: start),
             end: VirtualInstant(nanoseconds: nowNanos))
+    }
+
+    /// Registers `hook` to run on the driving thread whenever nothing is ready at the current
+    /// instant, before expected external callbacks are taken in and before time moves. The point is
+    /// deterministic, so a hook may register expectations (``expectExternal(_:)``) or submit work;
+    /// the URLProtocol bridge uses one to notice tasks its client cancelled or suspended.
+    public func addQuiescenceHook(_ hook: @escaping () -> Void) {
+        asOwner { quiescenceHooks.append(hook) }
+    }
+
+    /// Runs `body` as the owner of the simulation: directly on the driving thread, otherwise once
+    /// the simulation is free (or, while another thread drives, at its next quiescent point). Code
+    /// that configures simulated components from a test's own thread uses this.
+    public func withExclusiveAccess<R>(_ body: () throws -> R) rethrows -> R {
+        try asOwner(body)
     }
 
     /// Moves the clock to the earliest live timer within `limit` and makes every timer due at

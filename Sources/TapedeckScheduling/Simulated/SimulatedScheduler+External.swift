@@ -28,6 +28,7 @@ public final class ExternalExpectation: Sendable, CustomStringConvertible {
     /// scheduler takes the arrival in, in expectation order.
     public func arrive(on queue: SimulatedQueue? = nil, named name: String = "", _ work: (@Sendable () -> Void)? = nil) {
         precondition(work == nil || queue != nil, "tapedeck: an arrival with work needs a queue to run it on")
+        precondition(queue.map { $0.scheduler === scheduler } ?? true, "tapedeck: \(self) arrived on a queue of another scheduler")
         scheduler.arrive(self, arrival: Arrival(label: label, queue: queue, name: name, work: work))
     }
 
@@ -54,6 +55,9 @@ extension SimulatedScheduler {
         let number = nextTicket
         nextTicket += 1
         outstanding[number] = label
+        if !isOwnerThread && ownerIsDriving {
+            externalDiagnostics.append("expectation #\(number) \(label) was registered from another thread while the simulation ran: its number depends on thread timing")
+        }
         condition.unlock()
         if isOwnerThread { record("expect", "#\(number) \(label)") }
         return ExternalExpectation(number: number, label: label, scheduler: self)
@@ -106,6 +110,7 @@ extension SimulatedScheduler {
                     time: VirtualInstant(nanoseconds: nowNanos), waited: externalWaitLimit, missing: missing))
             }
         }
+        externalRounds += 1
         let arrived = arrivals.sorted { $0.key < $1.key }
         arrivals.removeAll(keepingCapacity: true)
         let untracked = inbox

@@ -8,9 +8,10 @@ enum InboxItem {
 
 /// A thread that wants to act as the owner while a driver is running (a foreign `sync`).
 final class OwnershipRequest: @unchecked Sendable {
-    // @unchecked Sendable: both flags are read and written only under the scheduler's `condition` lock.
+    // @unchecked Sendable: every field is read and written only under the scheduler's `condition` lock.
     let thread: UInt
-    var granted = false
+    /// The driver that granted the request (0 until granted); ownership goes back to it afterwards.
+    var driver: UInt = 0
     var finished = false
 
     init(thread: UInt) {
@@ -24,9 +25,16 @@ extension SimulatedScheduler {
         owner.load(ordering: .relaxed) == currentThreadID()
     }
 
-    /// Runs `body` as the owner. The owner thread runs it directly; another thread waits for a brief
-    /// owner to finish, or, while a driver runs, asks the driver to hand ownership over at its next
-    /// quiescent point.
+    /// True when the calling thread owns the simulation (it drives it, or runs a job or `sync`
+    /// block of it): work it submits gets its place in the order at once.
+    public var isCurrentThreadOwner: Bool {
+        isOwnerThread
+    }
+
+    /// Runs `body` as the owner. The owner thread runs it directly. Another thread waits for a
+    /// brief owner to finish and takes ownership; while a driver runs, it asks to be handed
+    /// ownership at the driver's next quiescent point (or takes it if the run ends first) and
+    /// hands it back before returning.
     func asOwner<R>(_ body: () throws -> R) rethrows -> R {
         if isOwnerThread { return try body() }
         let me = currentThreadID()
@@ -37,17 +45,31 @@ extension SimulatedScheduler {
         if owner.load(ordering: .relaxed) == 0 {
             owner.store(me, ordering: .relaxed)
             condition.unlock()
-            defer { releaseOwnership(restoring: 0, driving: false) }
+            defer { releaseOwnership() }
             return try body()
         }
         // A driver runs on another thread: queue up and wait to be handed ownership.
         let request = OwnershipRequest(thread: me)
         ownershipRequests.append(request)
+        untrackedSubmissions += 1
         condition.broadcast()
-        while !request.granted { condition.wait() }
+        while request.driver == 0 {
+            if owner.load(ordering: .relaxed) == 0 {
+                // The run ended before serving us: take ownership like any other caller.
+                ownershipRequests.removeAll { $0 === request }
+                owner.store(me, ordering: .relaxed)
+                condition.unlock()
+                defer { releaseOwnership() }
+                return try body()
+            }
+            condition.wait()
+        }
         condition.unlock()
         defer {
+            // Hand the simulation back to the driver before anything else can happen on this thread.
             condition.lock()
+            owner.store(request.driver, ordering: .relaxed)
+            ownerIsDriving = true
             request.finished = true
             condition.broadcast()
             condition.unlock()
@@ -73,33 +95,48 @@ extension SimulatedScheduler {
         isDriving = true
     }
 
+    /// Ends a run: applies submissions still in the inbox, then frees the simulation (threads
+    /// waiting for ownership then take it themselves).
     func endDriving() {
         isDriving = false
-        releaseOwnership(restoring: 0, driving: false)
+        while true {
+            condition.lock()
+            if inbox.isEmpty {
+                owner.store(0, ordering: .relaxed)
+                ownerIsDriving = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let leftovers = inbox
+            inbox.removeAll()
+            condition.unlock()
+            for item in leftovers { apply(item) }
+        }
     }
 
-    func releaseOwnership(restoring thread: UInt, driving: Bool) {
+    /// Frees the simulation after a brief (non-driving) ownership.
+    func releaseOwnership() {
         condition.lock()
-        owner.store(thread, ordering: .relaxed)
-        ownerIsDriving = driving
+        owner.store(0, ordering: .relaxed)
+        ownerIsDriving = false
         condition.broadcast()
         condition.unlock()
     }
 
-    /// Hands ownership to each waiting foreign `sync` in turn (called by the driver when quiescent).
-    /// Must be called with `condition` locked; returns with it locked.
+    /// Hands ownership to each waiting foreign `sync` in turn (called by the driver when quiescent);
+    /// each hands it back when its block is done. Must be called with `condition` locked; returns
+    /// with it locked.
     func serveOwnershipRequestsLocked() -> Bool {
         guard !ownershipRequests.isEmpty else { return false }
         let me = currentThreadID()
         while !ownershipRequests.isEmpty {
             let request = ownershipRequests.removeFirst()
+            request.driver = me
             owner.store(request.thread, ordering: .relaxed)
             ownerIsDriving = false
-            request.granted = true
             condition.broadcast()
             while !request.finished { condition.wait() }
-            owner.store(me, ordering: .relaxed)
-            ownerIsDriving = true
         }
         return true
     }
@@ -116,7 +153,7 @@ extension SimulatedScheduler {
             owner.store(me, ordering: .relaxed)
             condition.unlock()
             apply(item)
-            releaseOwnership(restoring: 0, driving: false)
+            releaseOwnership()
             return
         }
         untrackedSubmissions += 1

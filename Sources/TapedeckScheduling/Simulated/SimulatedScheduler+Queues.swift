@@ -50,7 +50,7 @@ extension SimulatedScheduler {
             time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, queueSlot: &queue.traceSlot,
             job: job.seq, event: .run, eventDigest: TraceRecorder.runDigest,
             payload: job.name, payloadDigest: job.name.isEmpty ? TraceRecorder.emptyDigest : StableHash.fnv1a(job.name))
-        frames.append(Frame(queue: queue, job: job.seq))
+        frames.append(Frame(queue: queue, job: job.seq, startsThread: true))
         job.work()
         frames.removeLast()
         executedSteps += 1
@@ -110,7 +110,7 @@ extension SimulatedScheduler {
                 time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, queueSlot: &queue.traceSlot,
                 job: seq, event: .sync, eventDigest: TraceRecorder.syncDigest,
                 payload: "", payloadDigest: TraceRecorder.emptyDigest)
-            frames.append(Frame(queue: queue, job: seq))
+            frames.append(Frame(queue: queue, job: seq, startsThread: false))
             defer { frames.removeLast() }
             return try work()
         }
@@ -120,7 +120,7 @@ extension SimulatedScheduler {
 
     func isCurrent(_ queue: SimulatedQueue) -> Bool {
         guard isOwnerThread else { return false }
-        for frame in frames {
+        for frame in currentThreadFrames {
             var candidate: SimulatedQueue? = frame.queue
             while let current = candidate {
                 if current === queue { return true }
@@ -128,6 +128,13 @@ extension SimulatedScheduler {
             }
         }
         return false
+    }
+
+    /// The frames of the code running now, innermost first, down to the job that started its
+    /// "thread" (jobs a `sync` runs ahead of itself do not see the `sync` caller's queues).
+    var currentThreadFrames: ArraySlice<Frame> {
+        guard let start = frames.lastIndex(where: { $0.startsThread }) else { return frames[...] }
+        return frames[start...]
     }
 
     func check(_ queue: SimulatedQueue, isCurrent expected: Bool, file: StaticString, line: UInt) {
@@ -139,7 +146,7 @@ extension SimulatedScheduler {
     var runningOnLabels: [String] {
         guard isOwnerThread else { return [] }
         var labels: [String] = []
-        for frame in frames.reversed() {
+        for frame in currentThreadFrames.reversed() {
             for label in frame.queue.targetChain where !labels.contains(label) {
                 labels.append(label)
             }
@@ -155,10 +162,10 @@ extension SimulatedScheduler {
         case .trap:
             fatalError("tapedeck: \(violation)")
         case .record:
-            asOwner {
-                recordedViolations.append(violation)
-                record("violation", violation.description)
-            }
+            condition.lock()
+            recordedViolations.append(violation)
+            condition.unlock()
+            if isOwnerThread { record("violation", violation.description) }
         }
     }
 }

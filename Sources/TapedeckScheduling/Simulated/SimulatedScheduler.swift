@@ -55,8 +55,10 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     @exclusivity(unchecked) var executedSteps = 0
     var timers = Heap<TimerEntry>()
     var rootChooser: SeededGenerator
-    var recordedViolations: [QueueViolation] = []
-    /// Every queue made by this scheduler, kept alive as long as it is (jobs refer to them unowned).
+    /// Called on the owner thread at every quiescent point (see ``addQuiescenceHook(_:)``).
+    var quiescenceHooks: [() -> Void] = []
+    /// Every queue made by this scheduler, kept alive as long as it is (jobs refer to them unowned;
+    /// queues refer to their scheduler unowned, so there is no cycle).
     var allQueues: [SimulatedQueue] = []
     /// Set while one of the run methods is active on the owner thread.
     var isDriving = false
@@ -75,7 +77,9 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var pending: [UInt64: PendingRecord] = [:]
     var nextPendingID: UInt64 = 1
     var externalDiagnostics: [String] = []
+    var recordedViolations: [QueueViolation] = []
     var untrackedSubmissions = 0
+    var externalRounds = 0
 
     private var clockQueueStorage: SimulatedQueue?
 
@@ -144,7 +148,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     }
 
     public var violations: [QueueViolation] {
-        asOwner { recordedViolations }
+        condition.lock(); defer { condition.unlock() }
+        return recordedViolations
     }
 
     // MARK: Inspection (call while the simulation is not being driven by another thread)
@@ -185,6 +190,13 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     public var untrackedSubmissionCount: Int {
         condition.lock(); defer { condition.unlock() }
         return untrackedSubmissions
+    }
+
+    /// How many times the driver took in expected external callbacks. All callbacks caused while
+    /// the simulation ran up to a quiescent point are taken in together, in one round.
+    public var externalRoundCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return externalRounds
     }
 
     /// Problems seen at the boundary with other threads: duplicate or unexpected arrivals.

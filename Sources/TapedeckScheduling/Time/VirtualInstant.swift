@@ -23,7 +23,7 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
     /// The start of every simulated timeline.
     public static let zero = VirtualInstant(nanoseconds: 0)
 
-    /// An instant no deadline ever reaches (used as "no limit").
+    /// The last representable instant (used as "no limit").
     public static let distantFuture = VirtualInstant(nanoseconds: .max)
 
     public func advanced(by duration: Duration) -> VirtualInstant {

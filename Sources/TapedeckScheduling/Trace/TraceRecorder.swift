@@ -37,8 +37,13 @@ struct TraceRecorder {
 
     /// The last `n` steps.
     func lastSteps(_ n: Int) -> [TraceStep] {
-        let all = steps
-        return Array(all.suffix(n))
+        let tail = compact.suffix(n)
+        let first = count - tail.count
+        return tail.enumerated().map { offset, step in
+            TraceStep(
+                index: first + offset, time: VirtualInstant(nanoseconds: step.time), queue: strings[step.queue],
+                job: step.job, event: strings[step.event], payload: strings[step.payload])
+        }
     }
 
     /// Records a step whose digests were computed ahead of time (the hot path of job execution).
@@ -124,5 +129,15 @@ struct SegmentedSteps {
 
     var all: [CompactStep] {
         chunks.flatMap { $0 }
+    }
+
+    /// The last `n` steps, without touching the others.
+    func suffix(_ n: Int) -> [CompactStep] {
+        var result: [CompactStep] = []
+        for chunk in chunks.reversed() {
+            result.insert(contentsOf: chunk.suffix(n - result.count), at: 0)
+            if result.count == n { break }
+        }
+        return result
     }
 }
