@@ -7,12 +7,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TapedeckScheduling", targets: ["TapedeckScheduling"]),
+        .library(name: "TapedeckHTTP", targets: ["TapedeckHTTP"]),
+        .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
+        .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Layer 1: virtual time, live and simulated schedulers, traces, determinism checks.
@@ -22,6 +26,23 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
+        ),
+        // The system zlib (Debian: zlib1g-dev), with a shim for its macros.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Layer 2: request/response values, the responder protocol, metrics, zlib and content codings.
+        .target(
+            name: "TapedeckHTTP",
+            dependencies: [
+                "TapedeckScheduling", "CZlib",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Layer 4: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
+        .target(name: "TapedeckNetwork", dependencies: ["TapedeckHTTP"]),
+        // Layer 5: the URLProtocol bridge and the harness that hands out URLSessions.
+        .target(
+            name: "TapedeckBridge",
+            dependencies: ["TapedeckNetwork", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // Layer 9: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(
@@ -38,10 +59,13 @@ let package = Package(
             path: "Benchmarks/TapedeckBench"
         ),
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),
+        .testTarget(name: "TapedeckHTTPTests", dependencies: ["TapedeckHTTP"]),
+        .testTarget(name: "TapedeckNetworkTests", dependencies: ["TapedeckNetwork"]),
+        .testTarget(name: "TapedeckBridgeTests", dependencies: ["TapedeckBridge"]),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

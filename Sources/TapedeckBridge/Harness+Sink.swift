@@ -1,0 +1,140 @@
+import Foundation
+import TapedeckHTTP
+import TapedeckNetwork
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The network's events, turned into protocol-client calls on the simulator's thread. corelibs
+// turns each call into a delegate block synchronously, and the session's operation queue puts the
+// block on the client's simulated queue: the client sees everything in simulation order.
+
+/// The network's view of the harness.
+final class HarnessSink: ExchangeSink {
+    unowned let harness: Harness
+
+    init(harness: Harness) {
+        self.harness = harness
+    }
+
+    func exchange(_ id: Int, didReceive head: ResponseHead, url: URL) -> Bool {
+        harness.deliverHead(id, head: head, url: url)
+    }
+
+    func exchange(_ id: Int, didReceive data: Data) -> Bool {
+        harness.deliverData(id, data: data)
+    }
+
+    func exchange(_ id: Int, didFinishWith failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
+        harness.deliverFinish(id, failure: failure, metrics: metrics, delivery: delivery)
+    }
+
+    func exchange(
+        _ id: Int, willRedirect head: ResponseHead, from url: URL, to proposed: RequestSnapshot,
+        decide: @escaping @Sendable (RedirectDecision) -> Void
+    ) {
+        harness.askRedirect(id, head: head, from: url, to: proposed, decide: decide)
+    }
+}
+
+extension Harness {
+    /// The link, its protocol and task, if the client can still take callbacks for network
+    /// exchange `id`. Notices a cancel or suspend the client made meanwhile.
+    private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
+        guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.phase,
+              let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
+        switch task.state {
+        case .running:
+            return (link, urlProtocol, task)
+        case .canceling:
+            noticeCancel(link)
+        case .suspended:
+            link.phase = .halted(networkID: id)
+            expect(.stop, for: link, label: "stopLoading #\(link.number) (suspended)")
+        default:
+            break
+        }
+        return nil
+    }
+
+    func deliverHead(_ id: Int, head: ResponseHead, url: URL) -> Bool {
+        guard let (link, urlProtocol, _) = deliverable(id) else { return false }
+        let before = link.session.operationQueue.enqueuedCount
+        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: head.httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
+        // No delegate block for the response: the task has a completion handler (or no data
+        // delegate), and corelibs would keep only the last chunk; deliver the body in one piece.
+        link.bodyInOnePiece = link.session.operationQueue.enqueuedCount == before
+        return true
+    }
+
+    func deliverData(_ id: Int, data: Data) -> Bool {
+        guard let (link, urlProtocol, _) = deliverable(id) else { return false }
+        if link.bodyInOnePiece {
+            link.buffered.append(data)
+        } else {
+            urlProtocol.client?.urlProtocol(urlProtocol, didLoad: data)
+        }
+        return true
+    }
+
+    func deliverFinish(_ id: Int, failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
+        guard let (link, urlProtocol, task) = deliverable(id) else { return }
+        if delivery == .beforeCompletion || delivery == .duplicate {
+            deliverMetrics(metrics, link: link, task: task)
+        }
+        if let failure {
+            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: failure.urlError(for: urlProtocol.request.url))
+        } else {
+            if link.bodyInOnePiece && !link.buffered.isEmpty {
+                urlProtocol.client?.urlProtocol(urlProtocol, didLoad: link.buffered)
+                link.buffered = Data()
+            }
+            urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol)
+        }
+        if delivery == .afterCompletion || delivery == .duplicate {
+            deliverMetrics(metrics, link: link, task: task)
+        }
+        finish(link)
+    }
+
+    func askRedirect(
+        _ id: Int, head: ResponseHead, from url: URL, to proposed: RequestSnapshot,
+        decide: @escaping @Sendable (RedirectDecision) -> Void
+    ) {
+        guard let (link, _, task) = deliverable(id) else { return }
+        guard let delegate = link.session.delegate as? any URLSessionTaskDelegate, let session = link.session.session else {
+            decide(.follow(proposed))
+            return
+        }
+        let response = head.httpURLResponse(url: url)
+        let context = Unchecked((delegate: delegate, session: session, task: task, response: response))
+        link.session.deliverToClient(named: "urlsession.redirect") {
+            let (delegate, session, task, response) = context.value
+            delegate.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: proposed.urlRequest()) { next in
+                decide(next.map { .follow(RequestSnapshot($0)) } ?? .stop)
+            }
+        }
+    }
+
+    /// Enqueues the metrics callback on the client's queue (and logs it when it runs).
+    func deliverMetrics(_ metrics: TransferMetrics, link: ExchangeLink, task: URLSessionTask) {
+        let context = Unchecked((
+            delegate: link.session.delegate as? any TransferMetricsDelegate, session: link.session.session, task: task))
+        link.session.deliverToClient(named: "tapedeck.metrics") { [self] in
+            let (delegate, session, task) = context.value
+            state.withLock { $0.deliveredMetrics.append((task.taskIdentifier, metrics)) }
+            if let delegate, let session {
+                delegate.urlSession(session, task: task, didCollect: metrics)
+            }
+        }
+    }
+}
+
+/// Carries values that are not Sendable (URLSession, its tasks and delegates) into a job on the
+/// client's queue: they are used only there, one job at a time, as URLSession itself would use them
+/// on its delegate queue.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,110 @@
+public import TapedeckHTTP
+public import TapedeckNetwork
+public import TapedeckScheduling
+import Synchronization
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+
+/// Hands out URLSessions whose traffic goes to a ``SimulatedNetwork`` on virtual time, with every
+/// delegate callback delivered on a simulated queue in an order that depends only on the seed.
+///
+/// ```swift
+/// let scheduler = SimulatedScheduler(seed: 7)
+/// let network = SimulatedNetwork(scheduler: scheduler)
+/// network.stub(.get, host: "api.test", path: "/hello", .text(200, "hi"))
+/// let harness = Harness(network: network)
+/// let clientRoot = scheduler.makeSimulatedQueue(label: "app.rootQueue", target: nil)
+/// let session = harness.makeSession(delegate: myDelegate, delegateQueue: clientRoot)
+/// session.dataTask(with: URL(string: "http://api.test/hello")!).resume()
+/// try scheduler.runUntilIdle()     // myDelegate's callbacks ran on clientRoot
+/// ```
+///
+/// Rules for determinism: create, resume, suspend and cancel tasks from simulated code (a job) or
+/// while nobody drives the scheduler; cancel through ``cancel(_:)`` or `task.cancel()` — both are
+/// noticed before the simulator could call the client again.
+public final class Harness: @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `state` (a Mutex) or in ExchangeLinks guarded by it.
+
+    /// How callbacks reach the client.
+    public enum Mode: Sendable, Hashable {
+        /// Every callback the simulation causes is expected and taken in, in simulation order.
+        case lockstep
+        /// Test-only: callbacks run on a real OperationQueue and reach the simulation whenever their
+        /// threads get there — the nondeterminism lockstep exists to prevent.
+        case unordered
+    }
+
+    public let network: SimulatedNetwork
+    public let mode: Mode
+    /// Deliver `gzip`/`deflate` bodies decoded with their headers kept, as libcurl does (default).
+    public let decodesContentEncoding: Bool
+    /// What sessions from this harness promise their clients.
+    public let profile = TransportProfile.simulated
+
+    public var scheduler: SimulatedScheduler { network.scheduler }
+
+    struct State {
+        var sessions: [SessionLink] = []
+        var nextNumber = 1
+        var nextNetworkID = 1
+        var active: [Int: ExchangeLink] = [:]
+        var byTask: [ObjectIdentifier: ExchangeLink] = [:]
+        var byNetworkID: [Int: ExchangeLink] = [:]
+        var deliveredMetrics: [(task: Int, metrics: TransferMetrics)] = []
+    }
+
+    let state = Mutex(State())
+    /// Receives the network's events for this harness's exchanges.
+    private(set) var sink: HarnessSink!
+
+    public init(network: SimulatedNetwork, mode: Mode = .lockstep, decodesContentEncoding: Bool = true) {
+        self.network = network
+        self.mode = mode
+        self.decodesContentEncoding = decodesContentEncoding
+        self.sink = HarnessSink(harness: self)
+        if mode == .lockstep {
+            network.scheduler.addQuiescenceHook { [weak self] in self?.noticeClientStateChanges() }
+        }
+    }
+
+    /// A URLSession bound to the simulated network. Its delegate callbacks (and completion
+    /// handlers) run on `delegateQueue`. `configuration` is copied; our protocol goes first in its
+    /// `protocolClasses` and its URL cache is switched off.
+    public func makeSession(
+        configuration: URLSessionConfiguration = .ephemeral,
+        delegate: (any URLSessionDelegate)?,
+        delegateQueue: SimulatedQueue
+    ) -> URLSession {
+        precondition(delegateQueue.scheduler === scheduler, "tapedeck: the delegate queue belongs to another scheduler")
+        let copy = configuration.copy() as! URLSessionConfiguration
+        let link = SessionLink(harness: self, delegate: delegate, clientQueue: delegateQueue, configuration: copy)
+        let session = URLSession(configuration: copy, delegate: delegate, delegateQueue: link.operationQueue)
+        link.session = session
+        state.withLock { $0.sessions.append(link) }
+        return session
+    }
+
+    /// Cancels `task` so that the simulation knows before anything else happens: its exchange stops,
+    /// and the stop and the cancellation callback are expected. Call from simulated code.
+    public func cancel(_ task: URLSessionTask) {
+        scheduler.withExclusiveAccess {
+            if let link = state.withLock({ $0.byTask[ObjectIdentifier(task)] }) {
+                noticeCancel(link)
+            }
+            task.cancel()
+        }
+    }
+
+    /// Metrics delivered to clients so far, by task identifier, in delivery order.
+    public var deliveredMetrics: [(task: Int, metrics: TransferMetrics)] {
+        state.withLock { $0.deliveredMetrics }
+    }
+
+    /// Tasks whose protocol instance the harness still holds (0 once everything has ended).
+    public var liveProtocolCount: Int {
+        state.withLock { state in state.active.values.count { $0.urlProtocol != nil } }
+    }
+}

@@ -1,0 +1,117 @@
+public import Foundation
+public import TapedeckScheduling
+
+/// "Given this request, here is how the exchange goes": what stubs, handlers and cassettes
+/// implement and the simulated network consumes. A responder never imports the network.
+///
+/// ```swift
+/// struct Teapot: Responder {
+///     func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
+///         .response(ResponsePlan(status: 418, body: Data("short and stout".utf8)))
+///     }
+/// }
+/// ```
+public protocol Responder: Sendable {
+    /// Called on the simulated network's queue, in the simulation's deterministic order, once per
+    /// transaction (a followed redirect asks again for the new request).
+    func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply
+}
+
+/// Where an exchange stands when a responder is asked.
+public struct ResponderContext: Hashable, Sendable {
+    /// The exchange's number (the order in which tasks were started).
+    public let exchange: Int
+    /// 0 for the first request of the exchange, n for the n-th followed redirect.
+    public let transaction: Int
+    public let time: VirtualInstant
+
+    public init(exchange: Int, transaction: Int, time: VirtualInstant) {
+        self.exchange = exchange
+        self.transaction = transaction
+        self.time = time
+    }
+}
+
+/// A responder's answer.
+public enum Reply: Sendable {
+    /// Answer with this response.
+    case response(ResponsePlan)
+    /// Fail at the transport level, `after` the start of the exchange (e.g. a refused connection).
+    case failure(TransportFailure, after: Duration = .zero)
+    /// Never answer (a timeout, if one is set, ends it).
+    case stall
+    /// This responder has nothing for the request; `reason` says why (shown in "no route" errors).
+    case noMatch(reason: String)
+}
+
+/// How a response goes: its head, its body, how the body is cut into chunks and how long each
+/// phase takes.
+public struct ResponsePlan: Sendable, Hashable {
+    /// Whether `body` holds the bytes as sent on the wire (encoded per `Content-Encoding`) or
+    /// bytes that were already decoded (as some HAR writers store them).
+    public enum BodyForm: String, Sendable, Hashable {
+        case wire
+        case decoded
+    }
+
+    public var head: ResponseHead
+    public var body: Data
+    public var bodyForm: BodyForm
+    /// Sizes of the chunks the body arrives in (nil: as the route's bandwidth cuts it, or in one piece).
+    public var chunkSizes: [Int]?
+    /// Recorded phase durations; used when the route replays recorded timings.
+    public var timings: ExchangeTimings?
+
+    public init(
+        head: ResponseHead, body: Data = Data(), bodyForm: BodyForm = .wire, chunkSizes: [Int]? = nil,
+        timings: ExchangeTimings? = nil
+    ) {
+        self.head = head
+        self.body = body
+        self.bodyForm = bodyForm
+        self.chunkSizes = chunkSizes
+        self.timings = timings
+    }
+
+    /// A response with `status`, header fields given as pairs, and `body`.
+    public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+        var fields = HTTPFieldsBuilder()
+        for (name, value) in headers { fields.append(name, value) }
+        self.init(head: ResponseHead(status: status, headerFields: fields.fields), body: body)
+    }
+
+    /// A JSON response (`Content-Type: application/json`).
+    public static func json(_ status: Int = 200, _ text: String, headers: [(String, String)] = []) -> ResponsePlan {
+        ResponsePlan(status: status, headers: [("Content-Type", "application/json")] + headers, body: Data(text.utf8))
+    }
+
+    /// A plain-text response (`Content-Type: text/plain; charset=utf-8`).
+    public static func text(_ status: Int = 200, _ text: String, headers: [(String, String)] = []) -> ResponsePlan {
+        ResponsePlan(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Data(text.utf8))
+    }
+}
+
+/// The phases of an exchange, as HAR records them.
+public struct ExchangeTimings: Hashable, Sendable {
+    /// Connection set-up (nil: the connection was reused).
+    public var connect: Duration?
+    /// Sending the request.
+    public var send: Duration
+    /// Waiting for the first byte of the response.
+    public var wait: Duration
+    /// Receiving the response body.
+    public var receive: Duration
+
+    public init(connect: Duration? = nil, send: Duration = .zero, wait: Duration, receive: Duration = .zero) {
+        self.connect = connect
+        self.send = send
+        self.wait = wait
+        self.receive = receive
+    }
+
+    /// Every phase multiplied by `factor`, rounded to whole nanoseconds.
+    public func scaled(by factor: Double) -> ExchangeTimings {
+        func scale(_ duration: Duration) -> Duration { .seconds(rounding: duration.timeInterval * factor) }
+        return ExchangeTimings(connect: connect.map(scale), send: scale(send), wait: scale(wait), receive: scale(receive))
+    }
+}

@@ -1,0 +1,49 @@
+public import Foundation
+public import HTTPTypes
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// The status line and header fields of a response.
+public struct ResponseHead: Hashable, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var headerFields: HTTPFields
+
+    public init(status: Int, headerFields: HTTPFields = [:]) {
+        self.status = status
+        self.headerFields = headerFields
+    }
+
+    public var description: String {
+        "\(status) \(HTTPResponse.Status(code: status).reasonPhrase)"
+    }
+
+    /// True for 301, 302, 303, 307 and 308 with a `Location` header.
+    public var isRedirect: Bool {
+        [301, 302, 303, 307, 308].contains(status) && headerFields[.location] != nil
+    }
+
+    /// The `Content-Encoding` value, lowercased and trimmed (nil when absent or `identity`).
+    public var contentEncoding: String? {
+        guard let raw = headerFields[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased(),
+              !raw.isEmpty, raw != "identity" else { return nil }
+        return raw
+    }
+
+    /// The `HTTPURLResponse` a URLSession client sees for this head at `url`. Repeated fields are
+    /// joined with ", " as URLSession does.
+    public func httpURLResponse(url: URL) -> HTTPURLResponse {
+        var fields: [String: String] = [:]
+        var order: [String] = []
+        for field in headerFields {
+            let name = field.name.rawName
+            if let existing = order.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                fields[existing] = fields[existing]! + ", " + field.value
+            } else {
+                order.append(name)
+                fields[name] = field.value
+            }
+        }
+        return HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)!
+    }
+}

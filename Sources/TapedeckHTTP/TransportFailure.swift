@@ -1,0 +1,84 @@
+public import Foundation
+
+/// A transport-level outcome other than a response: what a real network would make URLSession
+/// report as a `URLError`.
+///
+/// A public struct over a private code, so adding a case never breaks a caller's `switch`.
+public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    enum Code: Hashable, Sendable {
+        case urlError(Int)
+        case noRoute(String)
+    }
+
+    let code: Code
+
+    /// The host refused the connection (`URLError.cannotConnectToHost`).
+    public static let cannotConnectToHost = TransportFailure(code: .urlError(URLError.cannotConnectToHost.rawValue))
+    /// DNS found no such host (`URLError.cannotFindHost`).
+    public static let cannotFindHost = TransportFailure(code: .urlError(URLError.cannotFindHost.rawValue))
+    /// The device is offline (`URLError.notConnectedToInternet`).
+    public static let notConnectedToInternet = TransportFailure(code: .urlError(URLError.notConnectedToInternet.rawValue))
+    /// The connection dropped mid-exchange (`URLError.networkConnectionLost`).
+    public static let networkConnectionLost = TransportFailure(code: .urlError(URLError.networkConnectionLost.rawValue))
+    /// No bytes within the timeout (`URLError.timedOut`).
+    public static let timedOut = TransportFailure(code: .urlError(URLError.timedOut.rawValue))
+    /// The client cancelled (`URLError.cancelled`).
+    public static let cancelled = TransportFailure(code: .urlError(URLError.cancelled.rawValue))
+    /// The server's answer could not be understood (`URLError.badServerResponse`).
+    public static let badServerResponse = TransportFailure(code: .urlError(URLError.badServerResponse.rawValue))
+    /// A compressed body could not be decoded (`URLError.cannotDecodeContentData`).
+    public static let cannotDecodeContentData = TransportFailure(code: .urlError(URLError.cannotDecodeContentData.rawValue))
+
+    /// Any other `URLError` code.
+    public static func urlError(_ code: URLError.Code) -> TransportFailure {
+        TransportFailure(code: .urlError(code.rawValue))
+    }
+
+    /// The simulated network has no route for the request; `reason` names the request and what was tried.
+    public static func noRoute(_ reason: String) -> TransportFailure {
+        TransportFailure(code: .noRoute(reason))
+    }
+
+    /// The `URLError` code a URLSession client receives (`unsupportedURL` for a missing route).
+    public var urlErrorCode: URLError.Code {
+        switch code {
+        case let .urlError(raw): return URLError.Code(rawValue: raw) ?? .unknown
+        case .noRoute: return .unsupportedURL
+        }
+    }
+
+    /// True when the simulated network had no route for the request.
+    public var isNoRoute: Bool {
+        if case .noRoute = code { return true }
+        return false
+    }
+
+    /// The error a URLSession client receives: a `URLError` whose description says what happened.
+    public func urlError(for url: URL?) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url {
+            info[NSURLErrorFailingURLErrorKey] = url
+        }
+        return URLError(urlErrorCode, userInfo: info)
+    }
+
+    public var description: String {
+        switch code {
+        case let .noRoute(reason):
+            return "tapedeck: no route: \(reason)"
+        case let .urlError(raw):
+            return "tapedeck: \(TransportFailure.names[raw] ?? "URLError \(raw)")"
+        }
+    }
+
+    private static let names: [Int: String] = [
+        URLError.cannotConnectToHost.rawValue: "cannot connect to host",
+        URLError.cannotFindHost.rawValue: "cannot find host",
+        URLError.notConnectedToInternet.rawValue: "not connected to the internet",
+        URLError.networkConnectionLost.rawValue: "network connection lost",
+        URLError.timedOut.rawValue: "timed out",
+        URLError.cancelled.rawValue: "cancelled",
+        URLError.badServerResponse.rawValue: "bad server response",
+        URLError.cannotDecodeContentData.rawValue: "cannot decode content data",
+    ]
+}

@@ -1,0 +1,162 @@
+import CZlib
+public import Foundation
+
+/// Compression through the system zlib (gzip, zlib-wrapped deflate, raw deflate).
+///
+/// ```swift
+/// let packed = try Zlib.compress(Data(json.utf8), format: .gzip)   // byte-identical to gzip(1) -n at level 6
+/// let json = try Zlib.decompress(packed, format: .gzip)
+/// ```
+public enum Zlib {
+    public enum Format: Sendable, Hashable {
+        /// RFC 1952 (what `Content-Encoding: gzip` and `.gz` files hold).
+        case gzip
+        /// RFC 1950, zlib-wrapped deflate (what `Content-Encoding: deflate` should hold).
+        case zlib
+        /// RFC 1951 raw deflate (what some servers send as `deflate`).
+        case raw
+
+        var windowBits: Int32 {
+            switch self {
+            case .gzip: return 15 + 16
+            case .zlib: return 15
+            case .raw: return -15
+            }
+        }
+    }
+
+    /// Compresses `data` at `level` (0–9; 6 is zlib's default).
+    public static func compress(_ data: Data, format: Format = .gzip, level: Int = 6) throws -> Data {
+        let deflater = try Deflater(format: format, level: level)
+        var output = try deflater.append(data)
+        output.append(try deflater.finish())
+        return output
+    }
+
+    /// Decompresses `data`. With `.gzip`, concatenated members (as an append-only journal writes
+    /// them) are decoded one after another. Throws ``ZlibError`` for corrupt or truncated input,
+    /// with the byte offset where decoding stopped.
+    public static func decompress(_ data: Data, format: Format = .gzip, sizeHint: Int = 0) throws -> Data {
+        var stream = z_stream()
+        var status = tapedeck_inflateInit2(&stream, format.windowBits)
+        guard status == Z_OK else { throw ZlibError(operation: "inflateInit2", status: status, offset: 0) }
+        defer { inflateEnd(&stream) }
+
+        var output = Data()
+        output.reserveCapacity(max(sizeHint, data.count * 4))
+        let chunk = 256 * 1024
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var consumed = 0
+        try data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+            guard let base = input.baseAddress, !input.isEmpty else {
+                throw ZlibError(operation: "inflate", status: Z_BUF_ERROR, offset: 0, detail: "input is empty")
+            }
+            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.count)
+            while true {
+                let produced: Int = buffer.withUnsafeMutableBytes { out in
+                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(chunk)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    return chunk - Int(stream.avail_out)
+                }
+                output.append(contentsOf: buffer[0..<produced])
+                consumed = input.count - Int(stream.avail_in)
+                switch status {
+                case Z_STREAM_END:
+                    // Another gzip member may follow (journals append members).
+                    if stream.avail_in == 0 || format != .gzip { return }
+                    status = inflateReset(&stream)
+                    guard status == Z_OK else { throw ZlibError(operation: "inflateReset", status: status, offset: consumed) }
+                case Z_OK:
+                    continue
+                case Z_BUF_ERROR where stream.avail_in == 0:
+                    throw ZlibError(operation: "inflate", status: status, offset: consumed, detail: "input ends inside a compressed stream (truncated?)")
+                default:
+                    let message = stream.msg.map { String(cString: $0) }
+                    throw ZlibError(operation: "inflate", status: status, offset: consumed, detail: message)
+                }
+            }
+        }
+        return output
+    }
+
+    /// True when `data` starts with the gzip magic bytes `1f 8b`.
+    public static func looksLikeGzip(_ data: Data) -> Bool {
+        data.count >= 2 && data[data.startIndex] == 0x1F && data[data.startIndex + 1] == 0x8B
+    }
+}
+
+/// Streaming compression: feed data in pieces, then finish. Each `Deflater` writes one complete
+/// stream (for gzip: one member; members can be concatenated).
+public final class Deflater {
+    private var stream = z_stream()
+    private var finished = false
+
+    public init(format: Zlib.Format = .gzip, level: Int = 6) throws {
+        let status = tapedeck_deflateInit2(&stream, Int32(level), format.windowBits, 8)
+        guard status == Z_OK else { throw ZlibError(operation: "deflateInit2", status: status, offset: 0) }
+    }
+
+    /// Compresses `data`, returning whatever compressed output is ready.
+    public func append(_ data: Data) throws -> Data {
+        try run(data, flush: Z_NO_FLUSH)
+    }
+
+    /// Ends the stream and returns the remaining output (trailer included).
+    public func finish() throws -> Data {
+        precondition(!finished, "Deflater.finish() called twice")
+        finished = true
+        return try run(Data(), flush: Z_FINISH)
+    }
+
+    private func run(_ data: Data, flush: Int32) throws -> Data {
+        var output = Data()
+        let chunk = 256 * 1024
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        try data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+            stream.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
+            stream.avail_in = uInt(input.count)
+            while true {
+                var status: Int32 = Z_OK
+                let produced: Int = buffer.withUnsafeMutableBytes { out in
+                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(chunk)
+                    status = deflate(&stream, flush)
+                    return chunk - Int(stream.avail_out)
+                }
+                output.append(contentsOf: buffer[0..<produced])
+                if status == Z_STREAM_END { return }
+                guard status == Z_OK || status == Z_BUF_ERROR else {
+                    throw ZlibError(operation: "deflate", status: status, offset: Int(stream.total_in))
+                }
+                if stream.avail_in == 0 && stream.avail_out != 0 { return }
+            }
+        }
+        return output
+    }
+
+    deinit {
+        deflateEnd(&stream)
+    }
+}
+
+/// A zlib failure, with where in the input it happened.
+public struct ZlibError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let status: Int32
+    /// Input bytes consumed before the failure.
+    public let offset: Int
+    public let detail: String?
+
+    init(operation: String, status: Int32, offset: Int, detail: String? = nil) {
+        self.operation = operation
+        self.status = status
+        self.offset = offset
+        self.detail = detail
+    }
+
+    public var description: String {
+        "zlib \(operation) failed (status \(status)) at input byte \(offset)" + (detail.map { ": \($0)" } ?? "")
+    }
+}

@@ -1,0 +1,152 @@
+public import TapedeckHTTP
+public import TapedeckScheduling
+
+/// The steps of an exchange at which faults can be injected.
+public enum FaultPoint: Hashable, Sendable, CustomStringConvertible {
+    /// Before the connection is made.
+    case beforeConnect
+    /// When the response head is about to be delivered.
+    case responseHead
+    /// Before a body chunk: `offset` body bytes already delivered, `size` in this chunk (wire bytes).
+    case bodyChunk(offset: Int, size: Int)
+    /// When the exchange is about to complete successfully.
+    case completion
+    /// When metrics are about to be delivered relative to the completion.
+    case metricsDelivery
+
+    public var description: String {
+        switch self {
+        case .beforeConnect: return "beforeConnect"
+        case .responseHead: return "responseHead"
+        case let .bodyChunk(offset, size): return "bodyChunk(\(offset)+\(size))"
+        case .completion: return "completion"
+        case .metricsDelivery: return "metricsDelivery"
+        }
+    }
+}
+
+/// What a fault hook decides at a ``FaultPoint``.
+public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
+    /// Carry on as planned.
+    case proceed
+    /// End the exchange with a transport failure now (any point but `metricsDelivery`).
+    case fail(TransportFailure)
+    /// Replace the response status (`responseHead` only).
+    case overrideStatus(Int)
+    /// Deliver this many body bytes in total, then drop the connection (`networkConnectionLost`).
+    case resetAfter(bytes: Int)
+    /// Never continue: only a timeout ends the exchange.
+    case stall
+    /// Continue after this much virtual time.
+    case delay(Duration)
+    /// How metrics reach the client (`metricsDelivery` only).
+    case deliverMetrics(MetricsDelivery)
+
+    public var description: String {
+        switch self {
+        case .proceed: return "proceed"
+        case let .fail(failure): return "fail(\(failure))"
+        case let .overrideStatus(status): return "status \(status)"
+        case let .resetAfter(bytes): return "reset after \(bytes) bytes"
+        case .stall: return "stall"
+        case let .delay(duration): return "delay \(duration)"
+        case let .deliverMetrics(delivery): return "metrics \(delivery)"
+        }
+    }
+}
+
+/// How a task's metrics reach its client, relative to the completion callback.
+public enum MetricsDelivery: String, Hashable, Sendable {
+    case beforeCompletion
+    case afterCompletion
+    /// Never delivered (a transport that promised metrics and broke the promise).
+    case missing
+    /// Delivered twice, before and after the completion.
+    case duplicate
+}
+
+/// What a fault hook sees of the exchange.
+public struct FaultContext: Sendable {
+    public let exchange: Int
+    public let transaction: Int
+    public let request: RequestSnapshot
+    /// The response head, from `responseHead` on.
+    public let head: ResponseHead?
+    public let time: VirtualInstant
+}
+
+/// Consulted at each step of every exchange; the catalogue of faults plugs in here.
+///
+/// `random` is the network's seeded `network.faults` stream: draw from it (and only it) so that a
+/// seed reproduces every fault.
+public protocol FaultHook: Sendable {
+    func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction
+}
+
+/// A fault hook backed by a closure.
+public struct ClosureFaultHook: FaultHook {
+    public typealias Decide = @Sendable (FaultPoint, FaultContext, inout SeededGenerator) -> FaultAction
+    let decide: Decide
+
+    public init(_ decide: @escaping Decide) {
+        self.decide = decide
+    }
+
+    public func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
+        decide(point, context, &random)
+    }
+}
+
+/// Simple rules: at a kind of point, for matching requests, with an integer probability, act.
+public struct FaultRules: FaultHook {
+    public enum PointKind: Hashable, Sendable {
+        case beforeConnect, responseHead, bodyChunk, completion, metricsDelivery
+
+        func matches(_ point: FaultPoint) -> Bool {
+            switch (self, point) {
+            case (.beforeConnect, .beforeConnect), (.responseHead, .responseHead), (.bodyChunk, .bodyChunk),
+                (.completion, .completion), (.metricsDelivery, .metricsDelivery):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    public struct Rule: Hashable, Sendable {
+        public var point: PointKind
+        public var matcher: RouteMatcher
+        public var action: FaultAction
+        /// Fires with probability `numerator / denominator` (drawn from the seeded stream).
+        public var numerator: Int
+        public var denominator: Int
+        /// Only exchanges numbered `1...limit` are candidates (nil: all).
+        public var limit: Int?
+
+        public init(
+            _ point: PointKind, _ action: FaultAction, matching matcher: RouteMatcher = .any,
+            probability: (Int, Int) = (1, 1), limit: Int? = nil
+        ) {
+            self.point = point
+            self.matcher = matcher
+            self.action = action
+            self.numerator = probability.0
+            self.denominator = probability.1
+            self.limit = limit
+        }
+    }
+
+    public let rules: [Rule]
+
+    public init(_ rules: [Rule]) {
+        self.rules = rules
+    }
+
+    public func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
+        for rule in rules where rule.point.matches(point) && rule.matcher.matches(context.request) {
+            if let limit = rule.limit, context.exchange > limit { continue }
+            if random.chance(rule.numerator, in: rule.denominator) { return rule.action }
+        }
+        return .proceed
+    }
+}

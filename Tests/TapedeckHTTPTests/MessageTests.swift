@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TapedeckHTTP
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("HTTP values")
+struct MessageTests {
+    @Test("a URLRequest becomes a snapshot with its method, fields and body, and back")
+    func requestSnapshot() {
+        var request = URLRequest(url: URL(string: "https://API.example/items?b=2&a=1")!)
+        request.httpMethod = "PATCH"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer t0", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data("{}".utf8)
+        let snapshot = RequestSnapshot(request)
+        #expect(snapshot.method == .patch)
+        #expect(snapshot.host == "api.example")
+        #expect(snapshot.path == "/items")
+        #expect(snapshot.headerFields[.authorization] == "Bearer t0")
+        #expect(snapshot.body == Data("{}".utf8))
+        #expect(snapshot.description == "PATCH https://API.example/items?b=2&a=1")
+        let back = snapshot.urlRequest()
+        #expect(back.httpMethod == "PATCH")
+        #expect(back.value(forHTTPHeaderField: "content-type") == "application/json")
+        #expect(back.httpBody == Data("{}".utf8))
+    }
+
+    @Test("a response head becomes the HTTPURLResponse URLSession would give, repeated fields joined")
+    func responseHead() {
+        var fields = HTTPFieldsBuilder()
+        fields.append("Content-Type", "text/plain")
+        fields.append("Vary", "Accept")
+        fields.append("Vary", "Accept-Encoding")
+        fields.append("Content-Encoding", " GZIP ")
+        let head = ResponseHead(status: 404, headerFields: fields.fields)
+        let response = head.httpURLResponse(url: URL(string: "http://x.test/a")!)
+        #expect(response.statusCode == 404)
+        #expect(response.value(forHTTPHeaderField: "vary") == "Accept, Accept-Encoding")
+        #expect(head.contentEncoding == "gzip")
+        #expect(!head.isRedirect)
+        #expect(ResponseHead(status: 302, headerFields: [.location: "/b"]).isRedirect)
+        #expect(!ResponseHead(status: 302).isRedirect)
+    }
+
+    @Test("transport failures map to the URLError a URLSession client sees")
+    func transportFailures() {
+        let url = URL(string: "http://x.test/")!
+        #expect(TransportFailure.timedOut.urlError(for: url).code == .timedOut)
+        #expect(TransportFailure.networkConnectionLost.urlErrorCode == .networkConnectionLost)
+        let missing = TransportFailure.noRoute("GET http://x.test/: nothing")
+        #expect(missing.urlError(for: url).code == .unsupportedURL)
+        #expect(missing.urlError(for: url).localizedDescription.contains("no route"))
+        #expect(TransportFailure.urlError(.badURL) == .urlError(.badURL))
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TapedeckHTTP
+
+@Suite("zlib through the system library")
+struct ZlibTests {
+    let sample = Data((0..<20_000).map { "line \($0): {\"id\":\($0),\"ok\":true}\n" }.joined().utf8)
+
+    @Test("gzip, zlib and raw deflate round-trip")
+    func roundTrips() throws {
+        for format in [Zlib.Format.gzip, .zlib, .raw] {
+            let packed = try Zlib.compress(sample, format: format)
+            #expect(packed.count < sample.count / 5)
+            #expect(try Zlib.decompress(packed, format: format) == sample)
+        }
+    }
+
+    @Test("we read what gzip(1) writes, and gzip(1) reads what we write")
+    func matchesGzipTool() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-zlib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = directory.appendingPathComponent("sample.txt")
+        try sample.write(to: plain)
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tool.arguments = ["gzip", "-n", "-6", "-k", plain.path]
+        try tool.run()
+        tool.waitUntilExit()
+        try #require(tool.terminationStatus == 0)
+        let theirs = try Data(contentsOf: directory.appendingPathComponent("sample.txt.gz"))
+        #expect(try Zlib.decompress(theirs) == sample)
+        // gzip(1) has its own deflate, so bytes differ beyond the header; the formats agree.
+        let ours = directory.appendingPathComponent("ours.gz")
+        try Zlib.compress(sample, format: .gzip).write(to: ours)
+        let reader = Process()
+        let output = Pipe()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["gzip", "-d", "-c", ours.path]
+        reader.standardOutput = output
+        try reader.run()
+        let decoded = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(reader.terminationStatus == 0)
+        #expect(decoded == sample)
+    }
+
+    @Test("concatenated gzip members (an append-only journal) decode as one stream")
+    func concatenatedMembers() throws {
+        let parts = [Data("first,".utf8), Data("second,".utf8), Data("third".utf8)]
+        var joined = Data()
+        for part in parts { joined.append(try Zlib.compress(part)) }
+        #expect(try Zlib.decompress(joined) == Data("first,second,third".utf8))
+    }
+
+    @Test("a streaming deflater writes the same bytes as one-shot compression")
+    func streaming() throws {
+        let deflater = try Deflater(format: .gzip, level: 6)
+        var output = Data()
+        var offset = 0
+        while offset < sample.count {
+            let end = min(offset + 4_096, sample.count)
+            output.append(try deflater.append(sample[offset..<end]))
+            offset = end
+        }
+        output.append(try deflater.finish())
+        #expect(try Zlib.decompress(output) == sample)
+    }
+
+    @Test("truncated or corrupt input is an error that says where decoding stopped")
+    func badInput() throws {
+        let packed = try Zlib.compress(sample)
+        let truncated = packed.prefix(packed.count / 2)
+        let error = #expect(throws: ZlibError.self) { try Zlib.decompress(truncated) }
+        #expect(error?.offset == truncated.count)
+        #expect(error?.description.contains("truncated") == true)
+        var corrupt = packed
+        corrupt[20] ^= 0xFF
+        corrupt[21] ^= 0xFF
+        #expect(throws: ZlibError.self) { try Zlib.decompress(corrupt) }
+        #expect(throws: ZlibError.self) { try Zlib.decompress(Data()) }
+    }
+
+    @Test("content codings decode as libcurl would; unknown codings pass through")
+    func contentCodings() throws {
+        let text = Data("hello hello hello hello".utf8)
+        #expect(try ContentCoding.decode(try Zlib.compress(text, format: .gzip), contentEncoding: "gzip") == text)
+        #expect(try ContentCoding.decode(try Zlib.compress(text, format: .zlib), contentEncoding: "deflate") == text)
+        #expect(try ContentCoding.decode(try Zlib.compress(text, format: .raw), contentEncoding: "DEFLATE") == text)
+        #expect(try ContentCoding.decode(text, contentEncoding: "br") == text)
+        #expect(try ContentCoding.decode(text, contentEncoding: nil) == text)
+    }
+}
