@@ -41,6 +41,6 @@ class BridgeProtocol: URLProtocol {
 
     override func stopLoading() {
         guard let exchange else { return }
-        exchange.session.harness.protocolStopped(exchange)
+        exchange.session.harness.protocolStopped(exchange, task: task)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckHTTP
 import TapedeckScheduling
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,6 +42,8 @@ final class ExchangeLink: @unchecked Sendable {
     var buffered = Data()
     /// The request body, read from `httpBody` or `httpBodyStream` when loading started.
     var body: Data?
+    /// Metrics of a cancelled exchange still to be delivered after its cancellation callback.
+    var metricsAfterCancellation: TransferMetrics?
     var expectations: [ArrivalKind: ExternalExpectation] = [:]
     var parked: [ArrivalKind: @Sendable () -> Void] = [:]
 

@@ -44,7 +44,13 @@ extension Harness {
     }
 
     /// From a URLSession thread: loading stopped (cancel or suspend).
-    func protocolStopped(_ link: ExchangeLink) {
+    func protocolStopped(_ link: ExchangeLink, task: URLSessionTask?) {
+        state.withLock { state in
+            if link.task == nil, let task {
+                link.task = task
+                state.byTask[ObjectIdentifier(task)] = link
+            }
+        }
         arrival(.stop, for: link, name: "bridge.stop") { [self] in
             stopped(link)
         }
@@ -109,30 +115,56 @@ extension Harness {
     }
 
     private func stopped(_ link: ExchangeLink) {
-        var metrics: TransferMetrics?
+        var abandoned: AbandonedExchange?
         switch link.phase {
         case let .running(id), let .halted(id?):
-            metrics = network.abandon(id)
+            abandoned = network.abandon(id)
         default:
             break
         }
-        if link.cancelNoticed {
-            if let metrics, let task = link.task { deliverMetrics(metrics, link: link, task: task) }
-            finish(link)
-        } else {
-            link.phase = .suspended
+        // A stop nobody expected as a cancel: a task cancelled before it ever started loading.
+        if !link.cancelNoticed && link.task?.state == .canceling {
+            noticeCancel(link, stopArrived: true)
         }
+        guard link.cancelNoticed else {
+            link.phase = .suspended
+            return
+        }
+        if let abandoned, let task = link.task {
+            switch abandoned.delivery {
+            case .beforeCompletion:
+                deliverMetrics(abandoned.metrics, link: link, task: task)
+            case .afterCompletion:
+                link.metricsAfterCancellation = abandoned.metrics
+            case .duplicate:
+                deliverMetrics(abandoned.metrics, link: link, task: task)
+                link.metricsAfterCancellation = abandoned.metrics
+            case .missing:
+                break
+            }
+        }
+        finish(link)
     }
 
-    /// The client cancelled `link`'s task: expect URLSession's stop and its cancellation callback.
-    func noticeCancel(_ link: ExchangeLink) {
+    /// Called right after a cancelled task's callback was enqueued for its client.
+    func deliverMetricsAfterCancellation(_ link: ExchangeLink) {
+        guard let metrics = link.metricsAfterCancellation, let task = link.task else { return }
+        link.metricsAfterCancellation = nil
+        deliverMetrics(metrics, link: link, task: task)
+    }
+
+    /// The client cancelled `link`'s task: expect URLSession's stop (unless it is here already) and
+    /// the cancellation callback.
+    func noticeCancel(_ link: ExchangeLink, stopArrived: Bool = false) {
         guard !link.cancelNoticed, link.phase != .done else { return }
         link.cancelNoticed = true
         if case let .running(id) = link.phase { link.phase = .halted(networkID: id) }
         scheduler.record("bridge.cancel", "#\(link.number)")
-        expect(.stop, for: link, label: "stopLoading #\(link.number) (cancelled)")
+        if !stopArrived {
+            expect(.stop, for: link, label: "stopLoading #\(link.number) (cancelled)")
+        }
         if mode == .lockstep {
-            link.session.expectForeignBlock("didCompleteWithError #\(link.number) (cancelled)")
+            link.session.expectCancellationCallback(for: link)
         }
     }
 

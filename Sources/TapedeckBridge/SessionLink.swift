@@ -22,7 +22,7 @@ final class SessionLink: @unchecked Sendable {
 
     /// Blocks from URLSession's own threads and the expectations they fulfil, matched in order.
     private struct Foreign {
-        var expected = Deque<ExternalExpectation>()
+        var expected = Deque<(ExternalExpectation, ExchangeLink)>()
         var parked = Deque<@Sendable () -> Void>()
     }
 
@@ -55,25 +55,34 @@ final class SessionLink: @unchecked Sendable {
         } else if scheduler.isCurrentThreadOwner {
             clientQueue.async(named: "urlsession.delegate", block)
         } else {
-            let match: ExternalExpectation? = foreign.withLock { state in
-                if let expectation = state.expected.popFirst() { return expectation }
+            let match = foreign.withLock { state -> (ExternalExpectation, ExchangeLink)? in
+                if let match = state.expected.popFirst() { return match }
                 state.parked.append(block)
                 return nil
             }
-            match?.arrive(on: clientQueue, named: "urlsession.delegate", block)
+            if let (expectation, link) = match { arriveForeign(block, expectation: expectation, link: link) }
         }
     }
 
-    /// Expects one block from URLSession's threads (the completion after a cancel). Call from the
-    /// simulator's thread.
-    func expectForeignBlock(_ label: String) {
-        let expectation = scheduler.expectExternal(label)
+    /// Expects the cancellation callback of `link`'s task, which URLSession enqueues from its own
+    /// thread. Call from the simulator's thread.
+    func expectCancellationCallback(for link: ExchangeLink) {
+        let expectation = scheduler.expectExternal("didCompleteWithError #\(link.number) (cancelled)")
         let parked: (@Sendable () -> Void)? = foreign.withLock { state in
             if let block = state.parked.popFirst() { return block }
-            state.expected.append(expectation)
+            state.expected.append((expectation, link))
             return nil
         }
-        if let parked { expectation.arrive(on: clientQueue, named: "urlsession.delegate", parked) }
+        if let parked { arriveForeign(parked, expectation: expectation, link: link) }
+    }
+
+    /// The block goes to the client through the network's queue, after the job that took in the
+    /// stop (which enqueues metrics due before the callback); metrics due after follow it.
+    private func arriveForeign(_ block: @escaping @Sendable () -> Void, expectation: ExternalExpectation, link: ExchangeLink) {
+        expectation.arrive(on: harness.network.queue, named: "bridge.cancelled") { [self] in
+            clientQueue.async(named: "urlsession.delegate", block)
+            harness.deliverMetricsAfterCancellation(link)
+        }
     }
 
     /// Enqueues work for the client's delegate queue from the simulator's thread.

@@ -58,33 +58,35 @@ final class Exchange: @unchecked Sendable {
         beginTransaction()
     }
 
-    /// The client cancelled or suspended: end without another sink call. Returns the metrics so far.
-    func abandon() -> TransferMetrics? {
+    /// The client cancelled or suspended: end without another sink call. Returns the metrics so far
+    /// and how they should reach the client relative to its cancellation callback.
+    func abandon() -> AbandonedExchange? {
         guard !ended else { return nil }
         stopEverything()
         let metrics = closeMetrics()
-        scheduler.record("net.abandon", "#\(id)")
+        let delivery = chooseMetricsDelivery()
+        scheduler.record("net.abandon", "#\(id) metrics \(delivery.rawValue)")
         network.exchangeEnded(self, record: ExchangeRecord(
-            id: id, request: original, outcome: .cancelled, metrics: metrics, metricsDelivery: nil))
+            id: id, request: original, outcome: .cancelled, metrics: metrics, metricsDelivery: delivery))
         pending?.resolve()
-        return metrics
+        return AbandonedExchange(metrics: metrics, delivery: delivery)
+    }
+
+    /// The fault hook's choice at `metricsDelivery`, else before the completion under the FIFO
+    /// seed, else a seeded coin.
+    private func chooseMetricsDelivery() -> MetricsDelivery {
+        if case let .deliverMetrics(chosen) = network.fault(at: .metricsDelivery, context: context()) {
+            return chosen
+        }
+        if scheduler.seed == SimulatedScheduler.fifoSeed { return .beforeCompletion }
+        return network.metricsOrderRandom.chance(1, in: 2) ? .beforeCompletion : .afterCompletion
     }
 
     private func finish(_ failure: TransportFailure?) {
         guard !ended else { return }
         stopEverything()
         let metrics = closeMetrics()
-        var delivery: MetricsDelivery
-        switch network.fault(at: .metricsDelivery, context: context()) {
-        case let .deliverMetrics(chosen):
-            delivery = chosen
-        default:
-            if scheduler.seed == SimulatedScheduler.fifoSeed {
-                delivery = .beforeCompletion
-            } else {
-                delivery = network.metricsOrderRandom.chance(1, in: 2) ? .beforeCompletion : .afterCompletion
-            }
-        }
+        let delivery = chooseMetricsDelivery()
         scheduler.record("net.finish", "#\(id) \(failure.map(String.init(describing:)) ?? "ok") metrics \(delivery.rawValue)")
         sink.exchange(id, didFinishWith: failure, metrics: metrics, delivery: delivery)
         let outcome: ExchangeRecord.Outcome = failure.map { .failure($0) } ?? .response(lastStatus ?? 0)

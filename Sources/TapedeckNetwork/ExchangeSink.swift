@@ -19,6 +19,13 @@ public protocol ExchangeSink: AnyObject, Sendable {
         decide: @escaping @Sendable (RedirectDecision) -> Void)
 }
 
+/// What is left of an exchange the client gave up on.
+public struct AbandonedExchange: Hashable, Sendable {
+    public let metrics: TransferMetrics
+    /// How the metrics reach the client relative to its cancellation callback.
+    public let delivery: MetricsDelivery
+}
+
 /// The client's answer to a redirect.
 public enum RedirectDecision: Hashable, Sendable {
     /// Follow, with this request (the proposed one, or a modified one).

@@ -103,7 +103,7 @@ public final class SimulatedNetwork: @unchecked Sendable {
     /// Stops exchange `id` (the client cancelled or suspended its task): no further sink calls.
     /// Returns its metrics so far, or nil when it had already ended. Must run on ``queue``.
     @discardableResult
-    public func abandon(_ id: Int) -> TransferMetrics? {
+    public func abandon(_ id: Int) -> AbandonedExchange? {
         queue.preconditionCurrent()
         return exchanges[id]?.abandon()
     }

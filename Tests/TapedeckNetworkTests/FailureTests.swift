@@ -100,10 +100,10 @@ struct FailureTests {
         #expect(fixture.sink.body(1).count == 100)
         #expect(fixture.network.activeExchangeCount == 1)
         let network = fixture.network
-        let abandoned = Log<TransferMetrics?>()
+        let abandoned = Log<AbandonedExchange?>()
         network.queue.async { abandoned.append(network.abandon(1)) }
         try fixture.scheduler.runUntilIdle()
-        #expect(abandoned.values.first??.transactions.first?.bytesReceived == 100)
+        #expect(abandoned.values.first??.metrics.transactions.first?.bytesReceived == 100)
         #expect(network.records.first?.outcome == .cancelled)
         #expect(fixture.scheduler.now == seconds(5), "abandoning cancels every pending timer")
     }

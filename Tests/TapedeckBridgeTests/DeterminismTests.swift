@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import Testing
+import TapedeckBridge
+import TapedeckHTTP
+import TapedeckNetwork
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Bridge: lockstep makes URLSession deterministic")
+struct DeterminismTests {
+    /// 100 concurrent requests: half with tied latencies, half jittered, some failing, some
+    /// cancelled, two client roots; returns the trace hash and the client's log.
+    static func run(seed: UInt64, mode: Harness.Mode = .lockstep, requests: Int = 100) throws -> (hash: TraceHash, lines: [String]) {
+        let fixture = BridgeFixture(seed: seed, mode: mode)
+        fixture.network.stub(path: "/tied", options: RouteOptions(latency: .fixed(.milliseconds(50)), bandwidth: 20_000, chunkSize: 500),
+                             ResponsePlan(status: 200, body: Data(count: 1_500)))
+        fixture.network.stub(path: "/jitter", options: RouteOptions(latency: .jittered(base: .milliseconds(10), jitter: .milliseconds(40))),
+                             .json(200, #"{"ok":true}"#))
+        fixture.network.faults = FaultRules([.init(.beforeConnect, .fail(.networkConnectionLost), probability: (1, 10))])
+        let pending = (0..<requests).map { fixture.scheduler.beginPending("request \($0)") }
+        for index in 0..<requests {
+            fixture.get("r\(index)", "http://api.test/\(index % 2 == 0 ? "tied" : "jitter")?i=\(index)")
+            if index % 17 == 0 {
+                fixture.at(.milliseconds(55), "r\(index)") { task in task.cancel() }
+            }
+        }
+        // In unordered mode callbacks may still be on their way when the simulation runs dry.
+        var rounds = 0
+        while true {
+            do {
+                try fixture.scheduler.runUntilIdle()
+            } catch SimulationError.stalled {
+            }
+            let done = fixture.delegate.lines.count { $0.contains("complete") }
+            if done == requests || rounds > 2_000 { break }
+            rounds += 1
+            usleep(1_000)
+        }
+        pending.forEach { $0.resolve() }
+        return (fixture.scheduler.traceHash, fixture.delegate.lines)
+    }
+
+    @Test("100 concurrent requests, 200 runs in one process: one trace hash")
+    func sameSeedSameHash() throws {
+        var hashes = Set<TraceHash>()
+        var first: [String]?
+        for _ in 0..<200 {
+            let run = try Self.run(seed: 42)
+            hashes.insert(run.hash)
+            if first == nil { first = run.lines }
+            #expect(run.lines.count { $0.contains("complete") } == 100)
+        }
+        #expect(hashes.count == 1)
+        #expect(first?.contains { $0.contains("complete \(URLError.networkConnectionLost.rawValue)") } == true)
+        #expect(first?.contains { $0.contains("complete \(URLError.cancelled.rawValue)") } == true)
+    }
+
+    @Test("different seeds give different, valid interleavings")
+    func differentSeedsDiffer() throws {
+        var hashes = Set<TraceHash>()
+        for seed in UInt64(1)...10 {
+            let run = try Self.run(seed: seed)
+            hashes.insert(run.hash)
+            #expect(run.lines.count { $0.contains("complete") } == 100)
+        }
+        #expect(hashes.count == 10)
+    }
+
+    @Test("without lockstep the same seed does not give the same trace (the check can fail)")
+    func unorderedIsNondeterministic() throws {
+        var hashes = Set<TraceHash>()
+        for _ in 0..<10 {
+            hashes.insert(try Self.run(seed: 42, mode: .unordered).hash)
+        }
+        #expect(hashes.count > 1)
+    }
+
+    @Test("several harnesses run side by side on different threads, each isolated and deterministic")
+    func parallelHarnesses() throws {
+        let expected = try Self.run(seed: 7, requests: 30).hash
+        let results = Mutex<[TraceHash]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            if let hash = try? Self.run(seed: 7, requests: 30).hash {
+                results.withLock { $0.append(hash) }
+            }
+        }
+        #expect(results.withLock { $0 } == Array(repeating: expected, count: 6))
+    }
+}
