@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Layer 1: virtual time, live and simulated schedulers, traces, determinism checks.
@@ -44,18 +45,24 @@ let package = Package(
             name: "TapedeckBridge",
             dependencies: ["TapedeckNetwork", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // Support (not a product): a real HTTP server on loopback, for recording tests and benchmarks.
+        .target(
+            name: "TapedeckLoopback",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird"), "TapedeckHTTP"],
+            path: "Tests/Support/TapedeckLoopback"
+        ),
         // Layer 9: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckScheduling",
+                "TapedeckBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: one entry point, `tools/bench NAME`.
         .executableTarget(
             name: "TapedeckBench",
-            dependencies: ["TapedeckScheduling"],
+            dependencies: ["TapedeckBridge", "TapedeckLoopback"],
             path: "Benchmarks/TapedeckBench"
         ),
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),

@@ -5,6 +5,7 @@ import Foundation
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("scheduler", runSchedulerBenchmark),
+    ("bridge", runBridgeBenchmark),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -46,6 +46,7 @@ extension Harness {
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
         switch task.state {
         case .running:
+            waitForSessionBookkeeping(task)
             return (link, urlProtocol, task)
         case .canceling:
             noticeCancel(link)
@@ -129,6 +130,22 @@ extension Harness {
             }
         }
     }
+}
+
+/// Waits until URLSession's own queue has done what it was asked to do so far.
+///
+/// corelibs adds a task to its session's registry (and removes finished ones) asynchronously on
+/// the session's work queue, but a protocol-client call reads that registry on the caller's thread.
+/// Without this barrier a delivery can race with an insertion and corelibs traps ("Trying to access
+/// a behaviour for a task that in not in the registry"). All such insertions and removals are
+/// queued from the simulator's thread, so one sync onto the work queue before delivering is enough.
+/// The task's `priority` getter is the public way to run a sync on that queue (the task's queue
+/// targets the session's).
+@inline(__always)
+func waitForSessionBookkeeping(_ task: URLSessionTask) {
+    #if canImport(FoundationNetworking)
+    _ = task.priority
+    #endif
 }
 
 /// Carries values that are not Sendable (URLSession, its tasks and delegates) into a job on the

@@ -1,8 +1,8 @@
 import Synchronization
 import TapedeckScheduling
 
-/// A stand-in for a Session's request flow, built only from scheduler queues, used by `tapedeck demo`.
-struct SessionDemo {
+/// A stand-in for a Session's request flow, built only from scheduler queues, used by `tapedeck demo queues`.
+struct QueueTreeDemo {
     let requestsPerSession: Int
 
     final class Outcome: Sendable {

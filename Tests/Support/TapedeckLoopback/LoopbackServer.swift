@@ -1,0 +1,159 @@
+public import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import TapedeckHTTP
+
+/// A real HTTP server on 127.0.0.1 (Hummingbird), started on an ephemeral port, for tests and
+/// benchmarks that need the live network: JSON, binary, gzip-encoded, chunked, large, redirecting,
+/// slow and failing endpoints.
+///
+/// | path | answer |
+/// |---|---|
+/// | `/get` | small JSON echoing method, path and query |
+/// | `/bytes/N` | N deterministic binary bytes |
+/// | `/gzip` | a JSON body sent with `Content-Encoding: gzip` |
+/// | `/chunked/N` | N lines streamed in chunks (no Content-Length) |
+/// | `/large/N` | N megabytes of JSON-ish lines |
+/// | `/redirect/N` | 302 to `/redirect/N-1`, `/redirect/0` answers like `/get` |
+/// | `/delay/MS` | `/get` after MS milliseconds |
+/// | `/status/N` | status N with an empty body |
+/// | `/echo` | the request body back (any method) |
+/// | `/headers` | the request's header fields as JSON |
+public final class LoopbackServer: Sendable {
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    /// Starts a server and returns once it listens.
+    public static func start() async throws -> LoopbackServer {
+        let router = Router()
+        Self.addRoutes(to: router)
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "tapedeck.loopback")
+        logger.logLevel = .error
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "tapedeck-loopback"),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        let task = Task { try await app.runService() }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw LoopbackError.didNotStart
+        }
+        return LoopbackServer(port: port, task: task)
+    }
+
+    /// Starts a server from synchronous code (a benchmark's main thread).
+    public static func startBlocking() throws -> LoopbackServer {
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.set(.success(try await start())) } catch { box.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        return try box.get()
+    }
+
+    private init(port: Int, task: Task<Void, any Error>) {
+        self.port = port
+        self.task = task
+    }
+
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    public func stop() {
+        task.cancel()
+    }
+
+    deinit {
+        task.cancel()
+    }
+
+    static func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("get") { request, _ in json(request) }
+        router.get("bytes/:count") { _, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: LoopbackServer.bytes(count))))
+        }
+        router.get("gzip") { request, _ in
+            let body = try Zlib.compress(Data(json(request).utf8), format: .gzip)
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("chunked/:lines") { _, context in
+            let lines = try context.parameters.require("lines", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody { writer in
+                for line in 0..<lines {
+                    try await writer.write(ByteBuffer(string: "chunk \(line)\n"))
+                }
+                try await writer.finish(nil)
+            })
+        }
+        router.get("large/:megabytes") { _, context in
+            let megabytes = try context.parameters.require("megabytes", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                var written = 0
+                var line = 0
+                while written < megabytes * 1_048_576 {
+                    var buffer = ByteBuffer()
+                    for _ in 0..<1_000 {
+                        written += buffer.writeString("{\"line\":\(line),\"text\":\"tapedeck large body\"}\n")
+                        line += 1
+                    }
+                    try await writer.write(buffer)
+                }
+                try await writer.finish(nil)
+            })
+        }
+        router.get("redirect/:count") { request, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            if count <= 0 { return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json(request)))) }
+            return Response(status: .found, headers: [.location: "/redirect/\(count - 1)"])
+        }
+        router.get("delay/:milliseconds") { request, context in
+            let milliseconds = try context.parameters.require("milliseconds", as: Int.self)
+            try await Task.sleep(for: .milliseconds(milliseconds))   // a slow server, on purpose (live test peer)
+            return json(request)
+        }
+        router.get("status/:code") { _, context in
+            let code = try context.parameters.require("code", as: Int.self)
+            return Response(status: .init(code: code))
+        }
+        router.post("echo") { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1_048_576)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
+        }
+        router.get("headers") { request, _ in
+            let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\(fields)}")))
+        }
+    }
+
+    private static func json(_ request: Request) -> String {
+        let query = request.uri.query ?? ""
+        return "{\"method\":\"\(request.method.rawValue)\",\"path\":\"\(request.uri.path)\",\"query\":\"\(query)\"}"
+    }
+
+    /// The bytes `/bytes/N` serves: a fixed pattern, so tests can check them.
+    public static func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    }
+}
+
+public enum LoopbackError: Error {
+    case didNotStart
+}
+
+private final class ResultBox: @unchecked Sendable {
+    // @unchecked Sendable: written once before a semaphore signal, read after the wait.
+    private var result: Result<LoopbackServer, any Error>?
+    func set(_ value: Result<LoopbackServer, any Error>) { result = value }
+    func get() throws -> LoopbackServer { try result!.get() }
+}
