@@ -36,7 +36,7 @@ class BridgeProtocol: URLProtocol {
             ]))
             return
         }
-        exchange.session.harness.protocolStarted(exchange, task: task)
+        exchange.session.harness.protocolStarted(exchange, request: request)
     }
 
     override func stopLoading() {

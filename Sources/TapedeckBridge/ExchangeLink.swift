@@ -1,14 +1,19 @@
+import DequeModule
 import Foundation
 import TapedeckHTTP
+import TapedeckNetwork
 import TapedeckScheduling
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The bridge's record of one task's protocol instance. Mutable fields are guarded by the
-/// harness's lock (URLSession threads and the simulator both reach them).
+/// The bridge's record of one task's protocol instance.
+///
+/// Thread rules: `expectations`, `parked` and `cancellationCallback` are shared with URLSession's
+/// threads and guarded by the harness's lock; every other field is touched only on the simulator's
+/// thread (in jobs, or in the quiescence hook).
 final class ExchangeLink: @unchecked Sendable {
-    // @unchecked Sendable: see above; `number` and `session` are immutable.
+    // @unchecked Sendable: see the thread rules above; `number` and `session` are immutable.
 
     enum Phase: Equatable {
         /// Created (inside resume or cancel); startLoading not yet taken in.
@@ -31,25 +36,45 @@ final class ExchangeLink: @unchecked Sendable {
     let number: Int
     unowned let session: SessionLink
 
+    // Simulator thread only.
     var urlProtocol: BridgeProtocol?
     weak var task: URLSessionTask?
     var phase: Phase = .created
-    /// Whether a cancel was noticed (its stop and completion are expected).
+    /// Whether a cancel was noticed (its stop is expected).
     var cancelNoticed = false
     /// True when the client takes the body in one piece (completion-handler tasks: corelibs keeps
     /// only the last chunk a custom protocol delivers to them).
     var bodyInOnePiece = false
     var buffered = Data()
-    /// The request body, read from `httpBody` or `httpBodyStream` when loading started.
+    /// The request body, read from `httpBody` or `httpBodyStream` when loading first started.
     var body: Data?
-    /// Metrics of a cancelled exchange still to be delivered after its cancellation callback.
-    var metricsAfterCancellation: TransferMetrics?
-    var expectations: [ArrivalKind: ExternalExpectation] = [:]
-    var parked: [ArrivalKind: @Sendable () -> Void] = [:]
+    /// Metrics of a cancelled exchange and how to deliver them around its cancellation callback.
+    var cancelMetrics: AbandonedExchange?
+    var cancelMetricsBeforeDelivered = false
+    var cancelMetricsAfterDelivered = false
+
+    // Guarded by the harness's lock.
+    /// Whether the request body was read (at the first startLoading).
+    var bodyRead = false
+    /// Whether startLoading (or, for a task cancelled first, stopLoading) ever came.
+    var startArrived = false
+    var expectations: [ArrivalKind: Deque<ExternalExpectation>] = [:]
+    var parked: [ArrivalKind: Deque<@Sendable () -> Void>] = [:]
+    /// The block corelibs enqueued right after stopping this protocol (the cancellation callback).
+    var cancellationCallback: (@Sendable () -> Void)?
 
     init(number: Int, session: SessionLink, urlProtocol: BridgeProtocol) {
         self.number = number
         self.session = session
         self.urlProtocol = urlProtocol
+    }
+
+    /// The network exchange this link runs (or ran until halted).
+    var networkID: Int? {
+        switch phase {
+        case let .running(id): return id
+        case let .halted(id): return id
+        default: return nil
+        }
     }
 }

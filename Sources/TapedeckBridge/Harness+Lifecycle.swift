@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import TapedeckHTTP
 import TapedeckNetwork
@@ -29,31 +30,70 @@ extension Harness {
     }
 
     /// From a URLSession thread: loading started (first time, or again after a resume).
-    func protocolStarted(_ link: ExchangeLink, task: URLSessionTask?) {
-        let request = link.urlProtocol?.request
-        let alreadyRead = state.withLock { state -> Bool in
-            link.task = task
-            if let task { state.byTask[ObjectIdentifier(task)] = link }
-            return link.body != nil
+    func protocolStarted(_ link: ExchangeLink, request: URLRequest) {
+        // Read the body here, on URLSession's thread, the first time only: a stream can be read once.
+        let firstTime = state.withLock { _ -> Bool in
+            defer { link.bodyRead = true; link.startArrived = true }
+            return !link.bodyRead
         }
-        // Read the body here, on URLSession's thread: a stream can be read only once.
-        let body = alreadyRead ? nil : request.flatMap(Self.readBody)
+        let body = firstTime ? Self.readBody(request) : nil
         arrival(.start, for: link, name: "bridge.start") { [self] in
             begin(link, body: body)
         }
     }
 
-    /// From a URLSession thread: loading stopped (cancel or suspend).
+    /// From a URLSession thread: loading stopped (a cancel or a suspend). The simulation learns of
+    /// stops through expectations it registers when it notices the cancel or suspend (see
+    /// `expectStop`); here we only mark the thread, so that the cancellation callback corelibs
+    /// enqueues next, in the same work item, is attributed to this task. A task cancelled before it
+    /// ever started loading is the exception: its stop stands in for the start it never had.
     func protocolStopped(_ link: ExchangeLink, task: URLSessionTask?) {
-        state.withLock { state in
-            if link.task == nil, let task {
-                link.task = task
-                state.byTask[ObjectIdentifier(task)] = link
+        guard mode == .lockstep else {
+            network.queue.async(named: "bridge.stop") { [self] in stopped(link, callback: nil) }
+            return
+        }
+        link.session.beginStop(of: link)
+        let neverStarted = state.withLock { _ -> ExternalExpectation? in
+            guard !link.startArrived else { return nil }
+            link.startArrived = true
+            return link.expectations[.start]?.popFirst()
+        }
+        if let neverStarted { deliverStop(of: link, task: task, to: neverStarted) }
+    }
+
+    /// Expects the stop of `link`'s task, which corelibs has already queued (the client called
+    /// `cancel()` or `suspend()` before the simulation noticed). Simulator thread.
+    func expectStop(of link: ExchangeLink, label: String) {
+        guard mode == .lockstep else { return }
+        let expectation = scheduler.expectExternal(label)
+        deliverStop(of: link, task: link.task, to: expectation)
+    }
+
+    /// Once every work item queued for `task` so far is over (a sync onto its work queue waits for
+    /// them: the stop and, for a cancel, the callback corelibs enqueues right after), delivers them
+    /// together as the arrival of `expectation`.
+    private func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
+        let boxed = Unchecked(task)
+        DispatchQueue.global().async { [self] in
+            waitForSessionBookkeeping(boxed.value)
+            link.session.endStops(of: link)
+            let callback = state.withLock { _ -> (@Sendable () -> Void)? in
+                defer { link.cancellationCallback = nil }
+                return link.cancellationCallback
+            }
+            expectation.arrive(on: network.queue, named: "bridge.stop") { [self] in
+                stopped(link, callback: callback)
             }
         }
-        arrival(.stop, for: link, name: "bridge.stop") { [self] in
-            stopped(link)
-        }
+    }
+
+    /// From a URLSession thread: the block corelibs enqueued right after stopping `link`.
+    func attachCancellationCallback(_ block: @escaping @Sendable () -> Void, to link: ExchangeLink) {
+        state.withLock { _ in link.cancellationCallback = block }
+    }
+
+    func recordUnattributedBlock() {
+        state.withLock { $0.unattributedBlocks += 1 }
     }
 
     // MARK: expectations
@@ -63,25 +103,23 @@ extension Harness {
         guard mode == .lockstep else { return }
         let expectation = scheduler.expectExternal(label)
         let parked: (@Sendable () -> Void)? = state.withLock { _ in
-            if let work = link.parked.removeValue(forKey: kind) { return work }
-            link.expectations[kind] = expectation
+            if let work = link.parked[kind]?.popFirst() { return work }
+            link.expectations[kind, default: []].append(expectation)
             return nil
         }
         if let parked { expectation.arrive(on: network.queue, named: "bridge.\(kind)", parked) }
     }
 
-    /// Reports an arrival from a URLSession thread: it fulfils the matching expectation, or waits
-    /// (parked) until the simulation expects it.
+    /// Reports an arrival from a URLSession thread: it fulfils the oldest matching expectation, or
+    /// waits (parked) until the simulation expects it.
     private func arrival(_ kind: ExchangeLink.ArrivalKind, for link: ExchangeLink, name: String, _ work: @escaping @Sendable () -> Void) {
         guard mode == .lockstep else {
             network.queue.async(named: name, work)
             return
         }
         let expectation: ExternalExpectation? = state.withLock { _ in
-            if let expectation = link.expectations.removeValue(forKey: kind) { return expectation }
-            // A task cancelled before it ever started loading is stopped instead of started.
-            if kind == .stop, let expectation = link.expectations.removeValue(forKey: .start) { return expectation }
-            link.parked[kind] = work
+            if let expectation = link.expectations[kind]?.popFirst() { return expectation }
+            link.parked[kind, default: []].append(work)
             return nil
         }
         expectation?.arrive(on: network.queue, named: name, work)
@@ -90,16 +128,14 @@ extension Harness {
     // MARK: on the network queue
 
     private func begin(_ link: ExchangeLink, body: Data?) {
-        guard let task = link.task, let urlProtocol = link.urlProtocol else { return }
-        if link.body == nil { link.body = body ?? Data() }
+        guard link.phase != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
+        link.task = task
+        if let body { link.body = body }
+        link.buffered = Data()
         switch task.state {
         case .running:
-            let id = state.withLock { state -> Int in
-                let id = state.nextNetworkID
-                state.nextNetworkID += 1
-                state.byNetworkID[id] = link
-                return id
-            }
+            let id = network.nextExchangeID()
+            state.withLock { $0.byNetworkID[id] = link }
             link.phase = .running(networkID: id)
             let configuration = link.session.configuration
             let snapshot = Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration)
@@ -108,63 +144,61 @@ extension Harness {
             noticeCancel(link)
         case .suspended:
             link.phase = .halted(networkID: nil)
-            expect(.stop, for: link, label: "stopLoading #\(link.number) (suspended)")
+            expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
         default:
             break
         }
     }
 
-    private func stopped(_ link: ExchangeLink) {
-        var abandoned: AbandonedExchange?
-        switch link.phase {
-        case let .running(id), let .halted(id?):
-            abandoned = network.abandon(id)
-        default:
-            break
+    private func stopped(_ link: ExchangeLink, callback: (@Sendable () -> Void)?) {
+        if link.task == nil { link.task = link.urlProtocol?.task }
+        if let id = link.networkID, let abandoned = network.abandon(id) {
+            link.cancelMetrics = abandoned
+            link.phase = .halted(networkID: nil)
         }
         // A stop nobody expected as a cancel: a task cancelled before it ever started loading.
         if !link.cancelNoticed && link.task?.state == .canceling {
             noticeCancel(link, stopArrived: true)
         }
         guard link.cancelNoticed else {
-            link.phase = .suspended
+            if link.phase != .done { link.phase = .suspended }
+            if let callback { link.session.clientQueue.async(named: "urlsession.delegate", callback) }
             return
         }
-        if let abandoned, let task = link.task {
-            switch abandoned.delivery {
-            case .beforeCompletion:
-                deliverMetrics(abandoned.metrics, link: link, task: task)
-            case .afterCompletion:
-                link.metricsAfterCancellation = abandoned.metrics
-            case .duplicate:
-                deliverMetrics(abandoned.metrics, link: link, task: task)
-                link.metricsAfterCancellation = abandoned.metrics
-            case .missing:
-                break
+        let delivery = link.cancelMetrics?.delivery
+        if delivery == .beforeCompletion || delivery == .duplicate {
+            deliverCancelMetrics(link, before: true)
+        }
+        if let callback {
+            link.session.clientQueue.async(named: "urlsession.delegate", callback)
+            if delivery == .afterCompletion || delivery == .duplicate {
+                deliverCancelMetrics(link, before: false)
             }
         }
         finish(link)
     }
 
-    /// Called right after a cancelled task's callback was enqueued for its client.
-    func deliverMetricsAfterCancellation(_ link: ExchangeLink) {
-        guard let metrics = link.metricsAfterCancellation, let task = link.task else { return }
-        link.metricsAfterCancellation = nil
+    private func deliverCancelMetrics(_ link: ExchangeLink, before: Bool) {
+        guard let metrics = link.cancelMetrics?.metrics, let task = link.task else { return }
+        if before {
+            guard !link.cancelMetricsBeforeDelivered else { return }
+            link.cancelMetricsBeforeDelivered = true
+        } else {
+            guard !link.cancelMetricsAfterDelivered else { return }
+            link.cancelMetricsAfterDelivered = true
+        }
         deliverMetrics(metrics, link: link, task: task)
     }
 
-    /// The client cancelled `link`'s task: expect URLSession's stop (unless it is here already) and
-    /// the cancellation callback.
+    /// The client cancelled `link`'s task: expect URLSession's stop (unless it is here already);
+    /// the cancellation callback comes with it.
     func noticeCancel(_ link: ExchangeLink, stopArrived: Bool = false) {
         guard !link.cancelNoticed, link.phase != .done else { return }
         link.cancelNoticed = true
         if case let .running(id) = link.phase { link.phase = .halted(networkID: id) }
         scheduler.record("bridge.cancel", "#\(link.number)")
         if !stopArrived {
-            expect(.stop, for: link, label: "stopLoading #\(link.number) (cancelled)")
-        }
-        if mode == .lockstep {
-            link.session.expectCancellationCallback(for: link)
+            expectStop(of: link, label: "stopLoading #\(link.number) (cancelled)")
         }
     }
 
@@ -178,7 +212,7 @@ extension Harness {
                 noticeCancel(link)
             case let (.running(id), .suspended):
                 link.phase = .halted(networkID: id)
-                expect(.stop, for: link, label: "stopLoading #\(link.number) (suspended)")
+                expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
             case (.suspended, .running):
                 link.phase = .created
                 expect(.start, for: link, label: "startLoading #\(link.number) (resumed)")
@@ -188,12 +222,19 @@ extension Harness {
         }
     }
 
+    /// The task whose protocol instance `link` holds, found deterministically (corelibs sets a
+    /// protocol's task inside `resume()`/`cancel()`, on the caller's thread).
+    func link(for task: URLSessionTask) -> ExchangeLink? {
+        let links = state.withLock { Array($0.active.values) }
+        return links.first { $0.urlProtocol?.task === task }
+    }
+
     func finish(_ link: ExchangeLink) {
         link.phase = .done
         state.withLock { state in
             link.urlProtocol = nil      // breaks protocol ↔ link, so neither outlives the task
+            link.parked.removeAll()
             state.active[link.number] = nil
-            if let task = link.task { state.byTask[ObjectIdentifier(task)] = nil }
             state.byNetworkID = state.byNetworkID.filter { $0.value !== link }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -52,7 +53,7 @@ extension Harness {
             noticeCancel(link)
         case .suspended:
             link.phase = .halted(networkID: id)
-            expect(.stop, for: link, label: "stopLoading #\(link.number) (suspended)")
+            expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
         default:
             break
         }
@@ -61,11 +62,12 @@ extension Harness {
 
     func deliverHead(_ id: Int, head: ResponseHead, url: URL) -> Bool {
         guard let (link, urlProtocol, _) = deliverable(id) else { return false }
-        let before = link.session.operationQueue.enqueuedCount
+        let before = link.session.simulatorBlockCount
+        link.buffered = Data()
         urlProtocol.client?.urlProtocol(urlProtocol, didReceive: head.httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
         // No delegate block for the response: the task has a completion handler (or no data
         // delegate), and corelibs would keep only the last chunk; deliver the body in one piece.
-        link.bodyInOnePiece = link.session.operationQueue.enqueuedCount == before
+        link.bodyInOnePiece = link.session.simulatorBlockCount == before
         return true
     }
 
@@ -80,7 +82,13 @@ extension Harness {
     }
 
     func deliverFinish(_ id: Int, failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
-        guard let (link, urlProtocol, task) = deliverable(id) else { return }
+        guard let (link, urlProtocol, task) = deliverable(id) else {
+            // Cancelled meanwhile: the exchange is over, so keep its metrics for the cancel path.
+            if let link = state.withLock({ $0.byNetworkID[id] }) {
+                link.cancelMetrics = AbandonedExchange(metrics: metrics, delivery: delivery)
+            }
+            return
+        }
         if delivery == .beforeCompletion || delivery == .duplicate {
             deliverMetrics(metrics, link: link, task: task)
         }
@@ -110,9 +118,11 @@ extension Harness {
         }
         let response = head.httpURLResponse(url: url)
         let context = Unchecked((delegate: delegate, session: session, task: task, response: response))
+        let once = OnceFlag()
         link.session.deliverToClient(named: "urlsession.redirect") {
             let (delegate, session, task, response) = context.value
             delegate.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: proposed.urlRequest()) { next in
+                guard once.claim() else { return }   // a second answer is ignored
                 decide(next.map { .follow(RequestSnapshot($0)) } ?? .stop)
             }
         }
@@ -122,12 +132,25 @@ extension Harness {
     func deliverMetrics(_ metrics: TransferMetrics, link: ExchangeLink, task: URLSessionTask) {
         let context = Unchecked((
             delegate: link.session.delegate as? any TransferMetricsDelegate, session: link.session.session, task: task))
+        let exchange = link.number
         link.session.deliverToClient(named: "tapedeck.metrics") { [self] in
             let (delegate, session, task) = context.value
-            state.withLock { $0.deliveredMetrics.append((task.taskIdentifier, metrics)) }
+            state.withLock { $0.deliveredMetrics.append((exchange, metrics)) }
             if let delegate, let session {
                 delegate.urlSession(session, task: task, didCollect: metrics)
             }
+        }
+    }
+}
+
+/// True for the first caller only.
+final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
+
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
         }
     }
 }
@@ -142,9 +165,9 @@ extension Harness {
 /// The task's `priority` getter is the public way to run a sync on that queue (the task's queue
 /// targets the session's).
 @inline(__always)
-func waitForSessionBookkeeping(_ task: URLSessionTask) {
+func waitForSessionBookkeeping(_ task: URLSessionTask?) {
     #if canImport(FoundationNetworking)
-    _ = task.priority
+    _ = task?.priority
     #endif
 }
 

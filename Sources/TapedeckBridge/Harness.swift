@@ -25,7 +25,7 @@ public import Foundation
 /// Rules for determinism: create, resume, suspend and cancel tasks from simulated code (a job) or
 /// while nobody drives the scheduler; cancel through ``cancel(_:)`` or `task.cancel()` — both are
 /// noticed before the simulator could call the client again.
-public final class Harness: @unchecked Sendable {
+public final class Harness: URLSessionProvider, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state` (a Mutex) or in ExchangeLinks guarded by it.
 
     /// How callbacks reach the client.
@@ -51,9 +51,9 @@ public final class Harness: @unchecked Sendable {
         var nextNumber = 1
         var nextNetworkID = 1
         var active: [Int: ExchangeLink] = [:]
-        var byTask: [ObjectIdentifier: ExchangeLink] = [:]
         var byNetworkID: [Int: ExchangeLink] = [:]
-        var deliveredMetrics: [(task: Int, metrics: TransferMetrics)] = []
+        var deliveredMetrics: [(exchange: Int, metrics: TransferMetrics)] = []
+        var unattributedBlocks = 0
     }
 
     let state = Mutex(State())
@@ -87,24 +87,43 @@ public final class Harness: @unchecked Sendable {
         return session
     }
 
+    /// ``URLSessionProvider``: a session of this harness; `delegateQueue` must be a simulated queue
+    /// of this harness's scheduler.
+    public func makeURLSession(
+        configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: any SchedulerQueue
+    ) -> URLSession {
+        guard let simulated = delegateQueue as? SimulatedQueue else {
+            preconditionFailure("tapedeck: a harness session needs a simulated queue, got '\(delegateQueue.label)'")
+        }
+        return makeSession(configuration: configuration, delegate: delegate, delegateQueue: simulated)
+    }
+
     /// Cancels `task` so that the simulation knows before anything else happens: its exchange stops,
     /// and the stop and the cancellation callback are expected. Call from simulated code.
     public func cancel(_ task: URLSessionTask) {
         scheduler.withExclusiveAccess {
-            if let link = state.withLock({ $0.byTask[ObjectIdentifier(task)] }) {
-                noticeCancel(link)
-            }
+            let link = link(for: task)
             task.cancel()
+            // After cancel(): its stop is queued now, so the expectation's helper can wait for it.
+            if let link, link.task != nil { noticeCancel(link) }
         }
     }
 
-    /// Metrics delivered to clients so far, by task identifier, in delivery order.
-    public var deliveredMetrics: [(task: Int, metrics: TransferMetrics)] {
+    /// Metrics delivered to clients so far, by exchange number (the order tasks were resumed in
+    /// this harness), in delivery order.
+    public var deliveredMetrics: [(exchange: Int, metrics: TransferMetrics)] {
         state.withLock { $0.deliveredMetrics }
     }
 
-    /// Tasks whose protocol instance the harness still holds (0 once everything has ended).
-    public var liveProtocolCount: Int {
+    /// URLProtocol instances the harness still holds (0 once every task has ended).
+    public var retainedProtocolCount: Int {
         state.withLock { state in state.active.values.count { $0.urlProtocol != nil } }
+    }
+
+    /// Delegate blocks URLSession enqueued from its own threads that were neither caused by the
+    /// simulation nor by a stop (session invalidation, `getAllTasks`): delivered in an order that
+    /// depends on thread timing.
+    public var unattributedBlockCount: Int {
+        state.withLock { $0.unattributedBlocks }
     }
 }

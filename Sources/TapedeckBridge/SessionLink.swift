@@ -1,4 +1,3 @@
-import DequeModule
 import Foundation
 import Synchronization
 import TapedeckScheduling
@@ -9,8 +8,8 @@ import FoundationNetworking
 /// What the harness knows about one of its sessions: its protocol slot, its client's delegate and
 /// the simulated queue the delegate runs on.
 final class SessionLink: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init except `session` (set once, right after creation)
-    // and `foreign` (a Mutex).
+    // @unchecked Sendable: immutable after init except `session` (set once, right after creation),
+    // `stopping` (a Mutex) and `simulatorBlockCount` (simulator thread only).
 
     unowned let harness: Harness
     let delegate: (any URLSessionDelegate)?
@@ -20,13 +19,13 @@ final class SessionLink: @unchecked Sendable {
     private(set) var slot = 0
     weak var session: URLSession?
 
-    /// Blocks from URLSession's own threads and the expectations they fulfil, matched in order.
-    private struct Foreign {
-        var expected = Deque<(ExternalExpectation, ExchangeLink)>()
-        var parked = Deque<@Sendable () -> Void>()
-    }
+    /// Blocks routed from the simulator's thread so far (the bridge compares it around a client
+    /// call to learn whether the call produced a delegate block). Simulator thread only.
+    private(set) var simulatorBlockCount = 0
 
-    private let foreign = Mutex(Foreign())
+    /// Which link's stop each URLSession thread is working through: corelibs calls `stopLoading`
+    /// and then, in the same work item on the same thread, enqueues the cancellation callback.
+    private let stopping = Mutex<[UInt: ExchangeLink]>([:])
 
     init(harness: Harness, delegate: (any URLSessionDelegate)?, clientQueue: SimulatedQueue, configuration: URLSessionConfiguration) {
         self.harness = harness
@@ -53,35 +52,28 @@ final class SessionLink: @unchecked Sendable {
         if harness.mode == .unordered {
             passThrough()
         } else if scheduler.isCurrentThreadOwner {
+            simulatorBlockCount += 1
             clientQueue.async(named: "urlsession.delegate", block)
+        } else if let link = stopping.withLock({ $0.removeValue(forKey: threadID()) }) {
+            harness.attachCancellationCallback(block, to: link)
         } else {
-            let match = foreign.withLock { state -> (ExternalExpectation, ExchangeLink)? in
-                if let match = state.expected.popFirst() { return match }
-                state.parked.append(block)
-                return nil
-            }
-            if let (expectation, link) = match { arriveForeign(block, expectation: expectation, link: link) }
+            // Neither caused by the simulator nor by a stop (session invalidation, getAllTasks):
+            // delivered, but its place in the order depends on thread timing.
+            harness.recordUnattributedBlock()
+            clientQueue.async(named: "urlsession.delegate.untracked", block)
         }
     }
 
-    /// Expects the cancellation callback of `link`'s task, which URLSession enqueues from its own
-    /// thread. Call from the simulator's thread.
-    func expectCancellationCallback(for link: ExchangeLink) {
-        let expectation = scheduler.expectExternal("didCompleteWithError #\(link.number) (cancelled)")
-        let parked: (@Sendable () -> Void)? = foreign.withLock { state in
-            if let block = state.parked.popFirst() { return block }
-            state.expected.append((expectation, link))
-            return nil
-        }
-        if let parked { arriveForeign(parked, expectation: expectation, link: link) }
+    /// Marks the calling URLSession thread as stopping `link` (see `stopping`).
+    func beginStop(of link: ExchangeLink) {
+        stopping.withLock { $0[threadID()] = link }
     }
 
-    /// The block goes to the client through the network's queue, after the job that took in the
-    /// stop (which enqueues metrics due before the callback); metrics due after follow it.
-    private func arriveForeign(_ block: @escaping @Sendable () -> Void, expectation: ExternalExpectation, link: ExchangeLink) {
-        expectation.arrive(on: harness.network.queue, named: "bridge.cancelled") { [self] in
-            clientQueue.async(named: "urlsession.delegate", block)
-            harness.deliverMetricsAfterCancellation(link)
+    /// Forgets the marks of `link`'s stops once their work items are over (a suspend's stop
+    /// enqueues nothing, so its mark would otherwise stay).
+    func endStops(of link: ExchangeLink) {
+        stopping.withLock { state in
+            state = state.filter { $0.value !== link }
         }
     }
 

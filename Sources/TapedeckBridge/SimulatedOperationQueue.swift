@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,19 +14,13 @@ final class SimulatedOperationQueue: OperationQueue, @unchecked Sendable {
     // @unchecked Sendable: `link` is set once before the session exists; the counter is atomic.
 
     weak var link: SessionLink?
-    private let enqueued = Atomic<Int>(0)
-
-    /// Blocks handed over so far (the bridge compares it around a client call).
-    var enqueuedCount: Int { enqueued.load(ordering: .relaxed) }
 
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        enqueued.add(1, ordering: .relaxed)
         guard let link else { return super.addOperation(block) }
         link.route(block, passThrough: { super.addOperation(block) })
     }
 
     override func addOperation(_ operation: Operation) {
-        enqueued.add(1, ordering: .relaxed)
         guard let link else { return super.addOperation(operation) }
         link.route({ operation.start() }, passThrough: { super.addOperation(operation) })
     }

@@ -15,7 +15,7 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible {
     public let request: RequestSnapshot
     public let outcome: Outcome
     public let metrics: TransferMetrics
-    /// How the metrics were delivered (nil for cancelled exchanges).
+    /// How the metrics were (or, for a cancelled exchange, were to be) delivered.
     public let metricsDelivery: MetricsDelivery?
 
     public var description: String {

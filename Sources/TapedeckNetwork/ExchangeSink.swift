@@ -24,6 +24,11 @@ public struct AbandonedExchange: Hashable, Sendable {
     public let metrics: TransferMetrics
     /// How the metrics reach the client relative to its cancellation callback.
     public let delivery: MetricsDelivery
+
+    public init(metrics: TransferMetrics, delivery: MetricsDelivery) {
+        self.metrics = metrics
+        self.delivery = delivery
+    }
 }
 
 /// The client's answer to a redirect.

@@ -37,6 +37,7 @@ public final class SimulatedNetwork: @unchecked Sendable {
     var faultRandom: SeededGenerator
     var metricsOrderRandom: SeededGenerator
     var exchanges: [Int: Exchange] = [:]
+    private let exchangeCounter = Mutex(0)
     var finished: [ExchangeRecord] = []
 
     public init(scheduler: SimulatedScheduler, label: String = "tapedeck.network") {
@@ -91,7 +92,15 @@ public final class SimulatedNetwork: @unchecked Sendable {
 
     // MARK: Exchanges (on the network queue)
 
-    /// Starts exchange `id` for `request` now. Must run on ``queue``.
+    /// A number for the next exchange, unique on this network (whoever starts exchanges on it).
+    public func nextExchangeID() -> Int {
+        exchangeCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
+    }
+
+    /// Starts exchange `id` (from ``nextExchangeID()``) for `request` now. Must run on ``queue``.
     public func start(_ id: Int, request: RequestSnapshot, options: ExchangeOptions, sink: any ExchangeSink) {
         queue.preconditionCurrent()
         precondition(exchanges[id] == nil, "tapedeck: exchange #\(id) started twice")

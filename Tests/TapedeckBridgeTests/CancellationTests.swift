@@ -23,7 +23,7 @@ struct CancellationTests {
         #expect(lines.last == "0.35s A complete \(URLError.cancelled.rawValue)")
         #expect(!lines.contains { $0.contains("metrics") && !$0.hasPrefix("0.35s") })
         #expect(fixture.scheduler.now == seconds(0.35), "no timer of the cancelled exchange may survive")
-        #expect(fixture.harness.liveProtocolCount == 0)
+        #expect(fixture.harness.retainedProtocolCount == 0)
         #expect(fixture.network.records.first?.outcome == .cancelled)
         #expect(fixture.scheduler.untrackedSubmissionCount == 0)
         #expect(fixture.scheduler.violations.isEmpty)
@@ -63,7 +63,7 @@ struct CancellationTests {
         #expect(fixture.delegate.lines.sorted() == [
             "0s early complete \(URLError.cancelled.rawValue)", "0s never complete \(URLError.cancelled.rawValue)",
         ])
-        #expect(fixture.harness.liveProtocolCount == 0)
+        #expect(fixture.harness.retainedProtocolCount == 0)
     }
 
     @Test("suspend stops the transfer; resume starts it again and a second response follows")
@@ -78,7 +78,7 @@ struct CancellationTests {
         #expect(lines.filter { $0.contains("data") }.count == 2 + 10)
         #expect(lines.last == "6s A complete ok")
         #expect(fixture.network.records.map(\.outcome) == [.cancelled, .response(200)])
-        #expect(fixture.harness.liveProtocolCount == 0)
+        #expect(fixture.harness.retainedProtocolCount == 0)
     }
 
     @Test("a timeout that would fire after a cancel never does")

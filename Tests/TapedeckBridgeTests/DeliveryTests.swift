@@ -23,7 +23,7 @@ struct DeliveryTests {
         ])
         #expect(fixture.delegate.body(fixture.task("A")!).count == 1_000)
         #expect(fixture.scheduler.violations.isEmpty, "\(fixture.scheduler.violations)")
-        #expect(fixture.harness.liveProtocolCount == 0)
+        #expect(fixture.harness.retainedProtocolCount == 0)
         #expect(fixture.scheduler.untrackedSubmissionCount == 0)
     }
 

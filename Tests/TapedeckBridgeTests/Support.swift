@@ -76,9 +76,9 @@ final class BridgeFixture: @unchecked Sendable {
     private let tasks = Mutex<[String: URLSessionTask]>([:])
 
     init(seed: UInt64 = 0, mode: Harness.Mode = .lockstep, decodes: Bool = true,
-         configuration: URLSessionConfiguration = .ephemeral,
+         configuration: URLSessionConfiguration = .ephemeral, externalWaitLimit: Duration = .seconds(10),
          redirectPolicy: @escaping @Sendable (HTTPURLResponse, URLRequest) -> URLRequest? = { $1 }) {
-        scheduler = SimulatedScheduler(seed: seed, violationPolicy: .record)
+        scheduler = SimulatedScheduler(seed: seed, violationPolicy: .record, externalWaitLimit: externalWaitLimit)
         network = SimulatedNetwork(scheduler: scheduler)
         harness = Harness(network: network, mode: mode, decodesContentEncoding: decodes)
         root = scheduler.makeSimulatedQueue(label: "client.rootQueue", target: nil)
