@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TapedeckHTTP", targets: ["TapedeckHTTP"]),
         .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
         .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
+        .library(name: "TapedeckClient", targets: ["TapedeckClient"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBench"]),
     ],
@@ -17,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
@@ -45,6 +47,15 @@ let package = Package(
             name: "TapedeckBridge",
             dependencies: ["TapedeckNetwork", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // Layer 6: the Alamofire-shaped client pipeline (never imports the bridge).
+        .target(
+            name: "TapedeckClient",
+            dependencies: [
+                "TapedeckHTTP",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Support (not a product): a real HTTP server on loopback, for recording tests and benchmarks.
         .target(
             name: "TapedeckLoopback",
@@ -69,6 +80,7 @@ let package = Package(
         .testTarget(name: "TapedeckHTTPTests", dependencies: ["TapedeckHTTP"]),
         .testTarget(name: "TapedeckNetworkTests", dependencies: ["TapedeckNetwork"]),
         .testTarget(name: "TapedeckBridgeTests", dependencies: ["TapedeckBridge"]),
+        .testTarget(name: "TapedeckClientTests", dependencies: ["TapedeckClient", "TapedeckBridge", "TapedeckLoopback"]),
     ]
 )
 

@@ -30,17 +30,17 @@ class BridgeProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        guard let exchange else {
+        guard let exchange, let harness = exchange.session.harness else {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL, userInfo: [
                 NSLocalizedDescriptionKey: "tapedeck: this session's harness is gone",
             ]))
             return
         }
-        exchange.session.harness.protocolStarted(exchange, request: request)
+        harness.protocolStarted(exchange, request: request)
     }
 
     override func stopLoading() {
-        guard let exchange else { return }
-        exchange.session.harness.protocolStopped(exchange, task: task)
+        guard let exchange, let harness = exchange.session.harness else { return }
+        harness.protocolStopped(exchange, task: task)
     }
 }

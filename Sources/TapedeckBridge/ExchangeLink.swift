@@ -34,7 +34,8 @@ final class ExchangeLink: @unchecked Sendable {
     }
 
     let number: Int
-    unowned let session: SessionLink
+    /// Strong: a protocol instance may outlive its harness (its URLSession lives on).
+    let session: SessionLink
 
     // Simulator thread only.
     var urlProtocol: BridgeProtocol?

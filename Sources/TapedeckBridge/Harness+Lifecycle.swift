@@ -12,8 +12,8 @@ import FoundationNetworking
 
 extension SessionLink {
     /// Called synchronously inside `task.resume()` (or `cancel()`), on the caller's thread.
-    func protocolCreated(_ urlProtocol: BridgeProtocol) -> ExchangeLink {
-        harness.exchangeCreated(urlProtocol, session: self)
+    func protocolCreated(_ urlProtocol: BridgeProtocol) -> ExchangeLink? {
+        harness?.exchangeCreated(urlProtocol, session: self)
     }
 }
 
@@ -164,6 +164,14 @@ extension Harness {
             if link.phase != .done { link.phase = .suspended }
             if let callback { link.session.clientQueue.async(named: "urlsession.delegate", callback) }
             return
+        }
+        if link.cancelMetrics == nil, let request = link.urlProtocol?.request {
+            // Cancelled before its exchange started: Darwin still reports metrics (an empty fetch).
+            let now = scheduler.now
+            let transaction = TransactionMetrics(
+                method: .init(request.httpMethod ?? "GET") ?? .get, url: request.url ?? URL(string: "about:blank")!, fetchStart: now)
+            link.cancelMetrics = AbandonedExchange(
+                metrics: TransferMetrics(transactions: [transaction], taskStart: now, taskEnd: now), delivery: .beforeCompletion)
         }
         let delivery = link.cancelMetrics?.delivery
         if delivery == .beforeCompletion || delivery == .duplicate {

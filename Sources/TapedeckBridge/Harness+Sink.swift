@@ -12,30 +12,33 @@ import FoundationNetworking
 // block on the client's simulated queue: the client sees everything in simulation order.
 
 /// The network's view of the harness.
-final class HarnessSink: ExchangeSink {
-    unowned let harness: Harness
+final class HarnessSink: ExchangeSink, @unchecked Sendable {
+    // @unchecked Sendable: `harness` is set once, in init; a weak reference is a `var` by necessity.
+
+    /// Weak: the network may outlive the harness; its exchanges then go nowhere.
+    weak var harness: Harness?
 
     init(harness: Harness) {
         self.harness = harness
     }
 
     func exchange(_ id: Int, didReceive head: ResponseHead, url: URL) -> Bool {
-        harness.deliverHead(id, head: head, url: url)
+        harness?.deliverHead(id, head: head, url: url) ?? false
     }
 
     func exchange(_ id: Int, didReceive data: Data) -> Bool {
-        harness.deliverData(id, data: data)
+        harness?.deliverData(id, data: data) ?? false
     }
 
     func exchange(_ id: Int, didFinishWith failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
-        harness.deliverFinish(id, failure: failure, metrics: metrics, delivery: delivery)
+        harness?.deliverFinish(id, failure: failure, metrics: metrics, delivery: delivery)
     }
 
     func exchange(
         _ id: Int, willRedirect head: ResponseHead, from url: URL, to proposed: RequestSnapshot,
         decide: @escaping @Sendable (RedirectDecision) -> Void
     ) {
-        harness.askRedirect(id, head: head, from: url, to: proposed, decide: decide)
+        harness?.askRedirect(id, head: head, from: url, to: proposed, decide: decide)
     }
 }
 

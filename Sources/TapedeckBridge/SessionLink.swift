@@ -11,7 +11,10 @@ final class SessionLink: @unchecked Sendable {
     // @unchecked Sendable: immutable after init except `session` (set once, right after creation),
     // `stopping` (a Mutex) and `simulatorBlockCount` (simulator thread only).
 
-    unowned let harness: Harness
+    /// Weak: the URLSession (and so this link, through its delegate queue) may outlive the harness.
+    weak var harness: Harness?
+    let scheduler: SimulatedScheduler
+    private let mode: Harness.Mode
     let delegate: (any URLSessionDelegate)?
     let clientQueue: SimulatedQueue
     let configuration: URLSessionConfiguration
@@ -29,6 +32,8 @@ final class SessionLink: @unchecked Sendable {
 
     init(harness: Harness, delegate: (any URLSessionDelegate)?, clientQueue: SimulatedQueue, configuration: URLSessionConfiguration) {
         self.harness = harness
+        self.scheduler = harness.scheduler
+        self.mode = harness.mode
         self.delegate = delegate
         self.clientQueue = clientQueue
         self.configuration = configuration
@@ -45,13 +50,13 @@ final class SessionLink: @unchecked Sendable {
         ProtocolSlots.release(slot)
     }
 
-    var scheduler: SimulatedScheduler { harness.scheduler }
-
     /// Called by the operation queue for every block URLSession enqueues.
     func route(_ block: @escaping @Sendable () -> Void, passThrough: () -> Void) {
-        if harness.mode == .unordered {
+        guard let harness, mode == .lockstep else {
             passThrough()
-        } else if scheduler.isCurrentThreadOwner {
+            return
+        }
+        if scheduler.isCurrentThreadOwner {
             simulatorBlockCount += 1
             clientQueue.async(named: "urlsession.delegate", block)
         } else if let link = stopping.withLock({ $0.removeValue(forKey: threadID()) }) {
@@ -79,7 +84,7 @@ final class SessionLink: @unchecked Sendable {
 
     /// Enqueues work for the client's delegate queue from the simulator's thread.
     func deliverToClient(named name: String, _ work: @escaping @Sendable () -> Void) {
-        if harness.mode == .unordered {
+        if mode == .unordered {
             operationQueue.addOperation(work)
         } else {
             clientQueue.async(named: name, work)

@@ -2,7 +2,7 @@
 struct Job {
     /// Enqueue sequence: the job's number in the trace and the tie-breaker after the deadline.
     let seq: UInt64
-    /// Unowned: the scheduler keeps every queue it made alive for its own lifetime.
+    /// Not reference counted: the scheduler keeps a queue alive while it has pending jobs.
     unowned(unsafe) let queue: SimulatedQueue
     let name: String
     let work: @Sendable () -> Void

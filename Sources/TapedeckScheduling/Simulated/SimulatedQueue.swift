@@ -8,8 +8,11 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
     // scheduler's owner thread (see SimulatedScheduler's ownership rules); the rest is immutable.
 
     public let label: String
-    /// Unowned: the scheduler owns its queues. Keep the scheduler alive as long as you use its queues.
-    public unowned let scheduler: SimulatedScheduler
+    /// A queue keeps its scheduler alive (except the scheduler's own clock queue, which it owns).
+    private let owningScheduler: SimulatedScheduler?
+    /// The same scheduler, without reference counting (valid while the queue lives).
+    unowned(unsafe) let schedulerRef: SimulatedScheduler
+    public var scheduler: SimulatedScheduler { schedulerRef }
     let parent: SimulatedQueue?
     let labelDigest: UInt64
     /// Creation order within the scheduler (deterministic; used for stable reports).
@@ -24,13 +27,17 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
     @exclusivity(unchecked) var readyIndex = -1
     /// This label's index in the trace's string table, once it has one.
     @exclusivity(unchecked) var traceSlot = StringTable.unassigned
+    /// Jobs of this queue not yet run or dropped. While it is above zero the scheduler holds the
+    /// queue alive (jobs refer to it without reference counting).
+    @exclusivity(unchecked) var pendingJobs = 0
     /// The top of the target chain (itself for a root); set once at creation.
     unowned(unsafe) var root: SimulatedQueue! = nil
 
-    init(label: String, parent: SimulatedQueue?, scheduler: SimulatedScheduler, id: Int) {
+    init(label: String, parent: SimulatedQueue?, scheduler: SimulatedScheduler, id: Int, ownedByScheduler: Bool = false) {
         self.label = label
         self.parent = parent
-        self.scheduler = scheduler
+        self.owningScheduler = ownedByScheduler ? nil : scheduler
+        self.schedulerRef = scheduler
         self.labelDigest = StableHash.fnv1a(label)
         self.id = id
         self.root = parent?.root ?? self
@@ -38,10 +45,10 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
 
     public var target: (any SchedulerQueue)? { parent }
 
-    public var now: VirtualInstant { scheduler.now }
+    public var now: VirtualInstant { schedulerRef.now }
 
     public func async(named name: String, _ work: __owned @escaping @Sendable () -> Void) {
-        scheduler.submit(to: self, deadline: nil, name: name, handle: nil, work)
+        schedulerRef.submit(to: self, deadline: nil, name: name, handle: nil, work)
     }
 
     @discardableResult
@@ -49,20 +56,20 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
         deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let handle = ScheduledWork()
-        scheduler.submit(to: self, deadline: deadline.nanoseconds, name: name, handle: handle, work)
+        schedulerRef.submit(to: self, deadline: deadline.nanoseconds, name: name, handle: handle, work)
         return handle
     }
 
     public func sync<T>(file: StaticString, line: UInt, _ work: () throws -> T) rethrows -> T {
-        try scheduler.runSync(on: self, file: file, line: line, work)
+        try schedulerRef.runSync(on: self, file: file, line: line, work)
     }
 
     public var isCurrent: Bool {
-        scheduler.isCurrent(self)
+        schedulerRef.isCurrent(self)
     }
 
     public func precondition(isCurrent expected: Bool, file: StaticString, line: UInt) {
-        scheduler.check(self, isCurrent: expected, file: file, line: line)
+        schedulerRef.check(self, isCurrent: expected, file: file, line: line)
     }
 }
 

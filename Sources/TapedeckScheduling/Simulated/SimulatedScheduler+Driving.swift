@@ -91,13 +91,13 @@ extension SimulatedScheduler {
     /// that instant ready, in (deadline, sequence) order. Cancelled timers are dropped on the way.
     private func advanceToNextTimer(limit: Int64) -> Bool {
         while let first = timers.min, first.job.isCancelled {
-            _ = timers.removeMin()
+            jobDone(timers.removeMin().job.queue)
         }
         guard let first = timers.min, first.deadline <= limit else { return false }
         setNow(first.deadline)
         while let next = timers.min, next.deadline == first.deadline {
             let entry = timers.removeMin()
-            if !entry.job.isCancelled { makeReady(entry.job) }
+            if entry.job.isCancelled { jobDone(entry.job.queue) } else { makeReady(entry.job) }
         }
         return true
     }

@@ -20,6 +20,8 @@ extension SimulatedScheduler {
     ) {
         let seq = nextSeq
         nextSeq &+= 1
+        if queue.pendingJobs == 0 { _ = Unmanaged.passRetained(queue) }
+        queue.pendingJobs &+= 1
         let job = Job(seq: seq, queue: queue, name: name, work: work, handle: handle)
         if let deadline, deadline > nowNanos {
             timers.insert(TimerEntry(deadline: deadline, job: job))
@@ -44,8 +46,9 @@ extension SimulatedScheduler {
     func runNext(from root: SimulatedQueue) -> Bool {
         let job = root.ready.removeFirst(spares: &spares)
         if root.ready.isEmpty { removeReadyRoot(root) }
-        if job.isCancelled { return false }
         let queue = job.queue
+        defer { jobDone(queue) }
+        if job.isCancelled { return false }
         recorder.record(
             time: nowNanos, queue: queue.label, queueDigest: queue.labelDigest, queueSlot: &queue.traceSlot,
             job: job.seq, event: .run, eventDigest: TraceRecorder.runDigest,
@@ -55,6 +58,13 @@ extension SimulatedScheduler {
         frames.removeLast()
         executedSteps += 1
         return true
+    }
+
+    /// A job of `queue` ran or was dropped; after its last one the scheduler lets the queue go.
+    @inline(__always)
+    func jobDone(_ queue: SimulatedQueue) {
+        queue.pendingJobs &-= 1
+        if queue.pendingJobs == 0 { Unmanaged.passUnretained(queue).release() }
     }
 
     @inline(__always)

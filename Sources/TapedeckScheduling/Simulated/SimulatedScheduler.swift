@@ -57,9 +57,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var rootChooser: SeededGenerator
     /// Called on the owner thread at every quiescent point (see ``addQuiescenceHook(_:)``).
     var quiescenceHooks: [() -> Void] = []
-    /// Every queue made by this scheduler, kept alive as long as it is (jobs refer to them unowned;
-    /// queues refer to their scheduler unowned, so there is no cycle).
-    var allQueues: [SimulatedQueue] = []
+    /// Queues made so far (their creation numbers).
+    var queueCount = 0
     /// Set while one of the run methods is active on the owner thread.
     var isDriving = false
 
@@ -104,7 +103,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
         self.externalWaitLimit = externalWaitLimit
         self.recorder = TraceRecorder(mode: traceMode)
         self.rootChooser = random.stream("scheduler.roots")
-        self.clockQueueStorage = makeSimulatedQueue(label: "tapedeck.clock", target: nil)
+        self.clockQueueStorage = SimulatedQueue(label: "tapedeck.clock", parent: nil, scheduler: self, id: 0, ownedByScheduler: true)
+        self.queueCount = 1
     }
 
     // MARK: Scheduler
@@ -118,7 +118,6 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     }
 
     /// A new serial queue; with a target (a queue of this scheduler) its work drains through it.
-    /// Queues live as long as their scheduler.
     public func makeSimulatedQueue(label: String, target: (any SchedulerQueue)?) -> SimulatedQueue {
         let parent: SimulatedQueue?
         if let target {
@@ -130,9 +129,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
             parent = nil
         }
         return asOwner {
-            let queue = SimulatedQueue(label: label, parent: parent, scheduler: self, id: allQueues.count)
-            allQueues.append(queue)
-            return queue
+            defer { queueCount += 1 }
+            return SimulatedQueue(label: label, parent: parent, scheduler: self, id: queueCount)
         }
     }
 

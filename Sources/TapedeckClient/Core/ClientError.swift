@@ -1,0 +1,181 @@
+public import Foundation
+
+/// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12,
+/// §9 of the behaviour reference), minus the cases of features this client does not have
+/// (downloads, server trust, multipart).
+public enum ClientError: Error, Sendable {
+    /// `asURLRequest()` threw a non-`ClientError` error.
+    case createURLRequestFailed(error: any Error)
+    /// A URL could not be built from a `URLConvertible`.
+    case invalidURL(url: String)
+    /// A parameter encoder failed.
+    case parameterEncoderFailed(reason: ParameterEncoderFailureReason)
+    /// The URLRequest is invalid (a GET with a body).
+    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
+    /// The adapter chain failed, or produced an invalid request. Always wraps, even a `ClientError`.
+    case requestAdaptationFailed(error: any Error)
+    /// A retrier answered "do not retry, with this error".
+    case requestRetryFailed(retryError: any Error, originalError: any Error)
+    /// The URLSession task finished with an error (including `URLError.cancelled`).
+    case sessionTaskFailed(error: any Error)
+    /// `cancel()` was called and no other error was recorded (or, unlike Alamofire, during a retry delay).
+    case explicitlyCancelled
+    /// A validator failed.
+    case responseValidationFailed(reason: ResponseValidationFailureReason)
+    /// A response serializer failed.
+    case responseSerializationFailed(reason: ResponseSerializationFailureReason)
+    /// The Session was released with the request still running.
+    case sessionDeinitialized
+    /// The URLSession was invalidated.
+    case sessionInvalidated(error: (any Error)?)
+
+    public enum ParameterEncoderFailureReason: Sendable {
+        case missingRequiredComponent(String)
+        case encoderFailed(error: any Error)
+    }
+
+    public enum URLRequestValidationFailureReason: Sendable {
+        case bodyDataInGETRequest(Data)
+    }
+
+    public enum ResponseValidationFailureReason: Sendable {
+        case unacceptableStatusCode(code: Int)
+        case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        case missingContentType(acceptableContentTypes: [String])
+        case customValidationFailed(error: any Error)
+    }
+
+    public enum ResponseSerializationFailureReason: Sendable {
+        case inputDataNilOrZeroLength
+        case stringSerializationFailed(encoding: String.Encoding)
+        case jsonSerializationFailed(error: any Error)
+        case decodingFailed(error: any Error)
+        case invalidEmptyResponse(type: String)
+        case customSerializationFailed(error: any Error)
+    }
+}
+
+extension ClientError {
+    public var isExplicitlyCancelledError: Bool {
+        if case .explicitlyCancelled = self { return true }
+        return false
+    }
+
+    public var isRequestAdaptationError: Bool {
+        if case .requestAdaptationFailed = self { return true }
+        return false
+    }
+
+    public var isRequestRetryError: Bool {
+        if case .requestRetryFailed = self { return true }
+        return false
+    }
+
+    public var isResponseValidationError: Bool {
+        if case .responseValidationFailed = self { return true }
+        return false
+    }
+
+    public var isResponseSerializationError: Bool {
+        if case .responseSerializationFailed = self { return true }
+        return false
+    }
+
+    public var isSessionTaskError: Bool {
+        if case .sessionTaskFailed = self { return true }
+        return false
+    }
+
+    public var isCreateURLRequestError: Bool {
+        if case .createURLRequestFailed = self { return true }
+        return false
+    }
+
+    public var isSessionDeinitializedError: Bool {
+        if case .sessionDeinitialized = self { return true }
+        return false
+    }
+
+    /// The error this one wraps, if any.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case let .createURLRequestFailed(error), let .requestAdaptationFailed(error), let .sessionTaskFailed(error):
+            return error
+        case let .requestRetryFailed(retryError, _):
+            return retryError
+        case let .parameterEncoderFailed(.encoderFailed(error)):
+            return error
+        case let .responseValidationFailed(.customValidationFailed(error)):
+            return error
+        case let .responseSerializationFailed(reason):
+            switch reason {
+            case let .jsonSerializationFailed(error), let .decodingFailed(error), let .customSerializationFailed(error):
+                return error
+            default:
+                return nil
+            }
+        case let .sessionInvalidated(error):
+            return error
+        default:
+            return nil
+        }
+    }
+
+    /// The status code of an `unacceptableStatusCode` validation failure.
+    public var responseCode: Int? {
+        if case let .responseValidationFailed(.unacceptableStatusCode(code)) = self { return code }
+        return nil
+    }
+
+    /// The acceptable content types of a content-type validation failure.
+    public var acceptableContentTypes: [String]? {
+        switch self {
+        case let .responseValidationFailed(.unacceptableContentType(types, _)), let .responseValidationFailed(.missingContentType(types)):
+            return types
+        default:
+            return nil
+        }
+    }
+
+    /// The response content type of an `unacceptableContentType` failure.
+    public var responseContentType: String? {
+        if case let .responseValidationFailed(.unacceptableContentType(_, type)) = self { return type }
+        return nil
+    }
+
+    /// The `URLError` at the bottom of this error, if any.
+    public var urlError: URLError? {
+        underlyingError as? URLError ?? ((underlyingError as? ClientError)?.urlError)
+    }
+}
+
+extension Error {
+    /// This error as a `ClientError`, if it is one.
+    public var asClientError: ClientError? {
+        self as? ClientError
+    }
+
+    /// This error if it is a `ClientError`, else `wrap(self)` (Alamofire's "keep, else wrap" rule).
+    func asClientError(orFailWith wrap: (any Error) -> ClientError) -> ClientError {
+        (self as? ClientError) ?? wrap(self)
+    }
+}
+
+extension ClientError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .createURLRequestFailed(error): return "creating the URLRequest failed: \(error)"
+        case let .invalidURL(url): return "invalid URL: \(url)"
+        case let .parameterEncoderFailed(reason): return "parameter encoding failed: \(reason)"
+        case .urlRequestValidationFailed: return "a GET request must not have a body"
+        case let .requestAdaptationFailed(error): return "request adaptation failed: \(error)"
+        case let .requestRetryFailed(retryError, originalError): return "retry failed: \(retryError) (original error: \(originalError))"
+        case let .sessionTaskFailed(error): return "the URLSession task failed: \(error)"
+        case .explicitlyCancelled: return "the request was cancelled"
+        case let .responseValidationFailed(reason): return "response validation failed: \(reason)"
+        case let .responseSerializationFailed(reason): return "response serialization failed: \(reason)"
+        case .sessionDeinitialized: return "the Session was released while the request was running"
+        case let .sessionInvalidated(error): return "the URLSession was invalidated\(error.map { ": \($0)" } ?? "")"
+        }
+    }
+}

@@ -1,0 +1,144 @@
+public import Foundation
+public import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is collected in memory.
+public final class DataRequest: Request, @unchecked Sendable {
+    // @unchecked Sendable: as Request; `dataState` is a lock too.
+
+    private struct DataState {
+        var data: Data?
+        var validators: [Validation] = []
+    }
+
+    private let dataState = Protected(DataState())
+
+    /// The body received by the current attempt.
+    public var data: Data? { dataState.read { $0.data } }
+
+    override func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
+        session.dataTask(with: request)
+    }
+
+    override func reset() {
+        super.reset()
+        dataState.write { $0.data = nil }
+    }
+
+    func didReceive(data: Data) {
+        dataState.write { state in
+            if state.data == nil { state.data = data } else { state.data!.append(data) }
+        }
+    }
+
+    func appendValidator(_ validation: @escaping Validation) {
+        dataState.write { $0.validators.append(validation) }
+    }
+
+    /// Runs each validator in order while no error is recorded and a response exists.
+    override func runValidators() {
+        let validators = dataState.read { $0.validators }
+        for validation in validators {
+            guard error == nil, let response else { return }
+            let request = self.request
+            let data = self.data
+            let result = validation(request, response, data)
+            if case let .failure(failure) = result {
+                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
+            }
+            eventMonitor.request(self, didValidateRequest: request, response: response, data: data, withResult: result)
+        }
+    }
+
+    // MARK: response handlers
+
+    /// Hands over the raw result (the request's error or its data) without serializing, and without
+    /// ever consulting the retrier.
+    @discardableResult
+    public func response(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data?>) -> Void) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        appendResponseSerializer {
+            let result: Result<Data?, ClientError> = self.error.map { .failure($0) } ?? .success(self.data)
+            self.underlyingQueue.async(named: "response") {
+                let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics,
+                                            serializationDuration: .zero, result: result)
+                self.eventMonitor.request(self, didParseResponse: response)
+                self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+            }
+        }
+        return self
+    }
+
+    /// Serializes with `serializer` on the serializationQueue; a failure is shown to the retrier
+    /// once (serializer-stage retry, §2.6) before the handler gets it.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: (any SchedulerQueue)? = nil, responseSerializer serializer: Serializer,
+        completionHandler: @escaping @Sendable (ClientDataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        appendResponseSerializer {
+            let start = self.serializationQueue.now
+            let result: Result<Serializer.SerializedObject, ClientError> = Result {
+                try serializer.serialize(request: self.request, response: self.response, data: self.data, error: self.error)
+            }.mapError { $0.asClientError(orFailWith: { .responseSerializationFailed(reason: .customSerializationFailed(error: $0)) }) }
+            let duration = start.duration(to: self.serializationQueue.now)
+            self.underlyingQueue.async(named: "response") {
+                let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics,
+                                            serializationDuration: duration, result: result)
+                self.eventMonitor.request(self, didParseResponse: response)
+                guard case let .failure(serializerError) = result, !self.isCancelled, let delegate = self.delegate else {
+                    self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+                    return
+                }
+                delegate.retryResult(for: self, dueTo: serializerError) { retryResult in
+                    switch retryResult {
+                    case .doNotRetry:
+                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+                    case let .doNotRetryWithError(retryError):
+                        let failed = DataResponse<Serializer.SerializedObject, ClientError>(
+                            request: response.request, response: response.response, data: response.data, metrics: response.metrics,
+                            serializationDuration: response.serializationDuration,
+                            result: .failure(retryError.asClientError(orFailWith: { .requestRetryFailed(retryError: $0, originalError: serializerError) })))
+                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(failed) } }
+                    case .retry, .retryWithDelay:
+                        delegate.retryRequest(self, withDelay: retryResult.delay)
+                    }
+                }
+            }
+        }
+        return self
+    }
+
+    @discardableResult
+    public func responseData(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    @discardableResult
+    public func responseString(queue: (any SchedulerQueue)? = nil, encoding: String.Encoding? = nil,
+                               completionHandler: @escaping @Sendable (ClientDataResponse<String>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
+    }
+
+    @discardableResult
+    public func responseJSON(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self, queue: (any SchedulerQueue)? = nil, decoder: JSONDecoder = JSONDecoder(),
+        completionHandler: @escaping @Sendable (ClientDataResponse<T>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
+    }
+
+    /// Called for the response head: records nothing yet (the task keeps it), answers `.allow`.
+    func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        // Alamofire always completes the disposition through a hop onto the rootQueue.
+        underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
+    }
+}

@@ -1,0 +1,207 @@
+public import TapedeckHTTP
+public import TapedeckScheduling
+import OrderedCollections
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+import Foundation
+#else
+public import Foundation
+#endif
+
+/// Creates and runs requests, Alamofire-style, on a scheduler: the same code runs live (real GCD,
+/// real network) or simulated (virtual clock, harness-made URLSession).
+///
+/// Queues (§1 of the behaviour reference): `rootQueue` (a caller-supplied one is wrapped in a new
+/// serial queue with the same label), `requestQueue` and `serializationQueue` targeting it unless
+/// supplied. URLSession's delegate callbacks run on the rootQueue.
+///
+/// ```swift
+/// let session = Session(provider: harness, scheduler: scheduler, interceptor: .retryPolicy)
+/// session.request("http://api.test/items").validate().responseDecodable(of: [Item].self) { response in
+///     print(response.result)
+/// }
+/// try scheduler.runUntilIdle()
+/// ```
+open class Session: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init except `state` (a lock).
+
+    /// When a request is set up: on `resume()` (lazy, the default) or as soon as it is created.
+    public enum RequestSetup: Sendable {
+        case lazy
+        case eager
+    }
+
+    public let scheduler: any Scheduler
+    public let session: URLSession
+    public let delegate: SessionDelegate
+    public let rootQueue: any SchedulerQueue
+    public let requestQueue: any SchedulerQueue
+    public let serializationQueue: any SchedulerQueue
+    /// Where response handlers run when no queue is given (default: the rootQueue — never a main
+    /// queue nobody services).
+    public let defaultResponseQueue: any SchedulerQueue
+    public let startRequestsImmediately: Bool
+    public let requestSetup: RequestSetup
+    public let interceptor: (any RequestInterceptor)?
+    public let redirectHandler: (any RedirectHandler)?
+    public let eventMonitor: CompositeEventMonitor
+    /// What the transport promises (with metrics, completion waits for them).
+    public let transportProfile: TransportProfile
+    /// How long a completion waits for metrics a transport promised before going ahead without.
+    public let metricsGracePeriod: Duration
+    let provider: (any URLSessionProvider)?
+
+    struct State {
+        var requestTaskMap: [Int: Request] = [:]
+        var ledger = TaskLedger()
+        var waitingCompletions: [Int: WaitingCompletion] = [:]
+        var activeRequests: OrderedDictionary<ObjectIdentifier, Request> = [:]
+        var requestCount: UInt64 = 0
+    }
+
+    struct WaitingCompletion {
+        let completion: @Sendable () -> Void
+        let graceTimer: ScheduledWork?
+    }
+
+    let state = Protected(State())
+    private let idTag: UInt64
+
+    /// A Session whose URLSession comes from `provider` (a simulated harness, or
+    /// ``LiveURLSessionProvider``).
+    public convenience init(
+        provider: any URLSessionProvider,
+        configuration: URLSessionConfiguration = .ephemeral,
+        scheduler: any Scheduler,
+        rootQueue: (any SchedulerQueue)? = nil,
+        startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
+        requestQueue: (any SchedulerQueue)? = nil,
+        serializationQueue: (any SchedulerQueue)? = nil,
+        defaultResponseQueue: (any SchedulerQueue)? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        metricsGracePeriod: Duration = .seconds(1)
+    ) {
+        let root = rootQueue.map { scheduler.makeQueue(wrapping: $0) }
+            ?? scheduler.makeQueue(label: "org.tapedeck.session.rootQueue", target: nil)
+        let delegate = SessionDelegate()
+        let urlSession = provider.makeURLSession(configuration: configuration, delegate: delegate, delegateQueue: root)
+        self.init(
+            session: urlSession, delegate: delegate, scheduler: scheduler, rootQueue: root, profile: provider.profile,
+            provider: provider, startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup,
+            requestQueue: requestQueue, serializationQueue: serializationQueue, defaultResponseQueue: defaultResponseQueue,
+            interceptor: interceptor, redirectHandler: redirectHandler, eventMonitors: eventMonitors,
+            metricsGracePeriod: metricsGracePeriod)
+    }
+
+    /// A Session over a URLSession made elsewhere: `delegate` must be that URLSession's delegate and
+    /// its callbacks must run on `rootQueue` (no wrapping here, as in Alamofire's designated init).
+    public init(
+        session: URLSession, delegate: SessionDelegate, scheduler: any Scheduler, rootQueue: any SchedulerQueue,
+        profile: TransportProfile, provider: (any URLSessionProvider)? = nil,
+        startRequestsImmediately: Bool = true, requestSetup: RequestSetup = .lazy,
+        requestQueue: (any SchedulerQueue)? = nil, serializationQueue: (any SchedulerQueue)? = nil,
+        defaultResponseQueue: (any SchedulerQueue)? = nil,
+        interceptor: (any RequestInterceptor)? = nil, redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [], metricsGracePeriod: Duration = .seconds(1)
+    ) {
+        precondition(session.configuration.identifier == nil, "tapedeck: background URLSessions are not supported")
+        self.session = session
+        self.delegate = delegate
+        self.scheduler = scheduler
+        self.rootQueue = rootQueue
+        self.requestQueue = requestQueue ?? scheduler.makeQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
+        self.serializationQueue = serializationQueue ?? scheduler.makeQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
+        self.defaultResponseQueue = defaultResponseQueue ?? rootQueue
+        self.transportProfile = profile
+        self.provider = provider
+        self.startRequestsImmediately = startRequestsImmediately
+        self.requestSetup = requestSetup
+        self.interceptor = interceptor
+        self.redirectHandler = redirectHandler
+        self.metricsGracePeriod = metricsGracePeriod
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, defaultQueue: rootQueue)
+        self.idTag = StableHash.fnv1a(rootQueue.label)
+        delegate.session = self
+        delegate.eventMonitor = eventMonitor
+    }
+
+    deinit {
+        let active = state.read { Array($0.activeRequests.values) }
+        for request in active {
+            request.underlyingQueue.async(named: "sessionDeinitialized") { request.finish(error: .sessionDeinitialized) }
+        }
+        session.invalidateAndCancel()
+    }
+
+    // MARK: creating requests
+
+    /// A data request for `url` with form or JSON parameters.
+    open func request<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        let convertible = RequestEncodableConvertible(
+            url: url, method: method, parameters: parameters, encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor)
+    }
+
+    /// A data request for `url` without parameters.
+    open func request(
+        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        request(url, method: method, parameters: Empty?.none, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+    }
+
+    /// A data request from a convertible, asked for a fresh URLRequest on every attempt.
+    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        let request = DataRequest(
+            id: nextRequestID(), convertible: convertible, underlyingQueue: rootQueue, serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor, interceptor: interceptor, delegate: self)
+        if requestSetup == .eager { perform(request) }
+        return request
+    }
+
+    /// A deterministic UUID: the root queue label's digest and the request's number.
+    private func nextRequestID() -> UUID {
+        let number = state.write { state -> UInt64 in
+            state.requestCount += 1
+            return state.requestCount
+        }
+        let tag = idTag
+        return UUID(uuid: (
+            UInt8(truncatingIfNeeded: tag >> 56), UInt8(truncatingIfNeeded: tag >> 48), UInt8(truncatingIfNeeded: tag >> 40),
+            UInt8(truncatingIfNeeded: tag >> 32), UInt8(truncatingIfNeeded: tag >> 24), UInt8(truncatingIfNeeded: tag >> 16),
+            0x40 | UInt8(truncatingIfNeeded: tag >> 8) & 0x0F, UInt8(truncatingIfNeeded: tag),
+            0x80, 0, UInt8(truncatingIfNeeded: number >> 40), UInt8(truncatingIfNeeded: number >> 32),
+            UInt8(truncatingIfNeeded: number >> 24), UInt8(truncatingIfNeeded: number >> 16),
+            UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number)))
+    }
+
+    // MARK: all requests
+
+    /// Runs `action` on the rootQueue with the requests still running, in creation order.
+    public func withAllRequests(perform action: @escaping @Sendable ([Request]) -> Void) {
+        rootQueue.async(named: "withAllRequests") {
+            action(self.state.read { Array($0.activeRequests.values) })
+        }
+    }
+
+    /// Cancels every running request (from the rootQueue), then calls `completion` on `queue`.
+    public func cancelAllRequests(completingOn queue: (any SchedulerQueue)? = nil, completion: (@Sendable () -> Void)? = nil) {
+        withAllRequests { requests in
+            requests.forEach { $0.cancel() }
+            if let completion { (queue ?? self.defaultResponseQueue).async(named: "cancelAllRequests", completion) }
+        }
+    }
+
+    /// Requests still running (for tests and diagnostics).
+    public var activeRequestCount: Int { state.read { $0.activeRequests.count } }
+
+    /// Tasks still mapped to requests (0 once everything completed).
+    public var mappedTaskCount: Int { state.read { $0.requestTaskMap.count } }
+}

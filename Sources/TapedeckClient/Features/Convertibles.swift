@@ -1,0 +1,64 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Something a URL can be made from.
+public protocol URLConvertible: Sendable {
+    func asURL() throws -> URL
+}
+
+extension String: URLConvertible {
+    public func asURL() throws -> URL {
+        guard let url = URL(string: self) else { throw ClientError.invalidURL(url: self) }
+        return url
+    }
+}
+
+extension URL: URLConvertible {
+    public func asURL() throws -> URL { self }
+}
+
+extension URLComponents: URLConvertible {
+    public func asURL() throws -> URL {
+        guard let url else { throw ClientError.invalidURL(url: description) }
+        return url
+    }
+}
+
+/// Something a URLRequest can be made from. The Session asks for a fresh one on every attempt.
+public protocol URLRequestConvertible: Sendable {
+    func asURLRequest() throws -> URLRequest
+}
+
+extension URLRequest: URLRequestConvertible {
+    public func asURLRequest() throws -> URLRequest { self }
+}
+
+extension URLRequest {
+    /// A request for `url` with `method` and `headers`.
+    public init(url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders? = nil) throws {
+        self.init(url: try url.asURL())
+        httpMethod = method.rawValue
+        if let headers { self.headers = headers }
+    }
+}
+
+/// Modifies a URLRequest while it is built (timeout, cache policy, ...).
+public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
+
+/// The convertible a Session builds from `session.request(url, method:, parameters:, ...)`.
+struct RequestEncodableConvertible<Parameters: Encodable & Sendable>: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let parameters: Parameters?
+    let encoder: any ParameterEncoder
+    let headers: HTTPHeaders?
+    let requestModifier: RequestModifier?
+
+    func asURLRequest() throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: headers)
+        try requestModifier?(&request)
+        return try parameters.map { try encoder.encode($0, into: request) } ?? request
+    }
+}

@@ -1,0 +1,159 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Encodes `Encodable` parameters into a URLRequest.
+public protocol ParameterEncoder: Sendable {
+    func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest
+}
+
+/// JSON in the body, `Content-Type: application/json` unless one is set.
+public struct JSONParameterEncoder: ParameterEncoder {
+    public let outputFormatting: JSONEncoder.OutputFormatting
+
+    public init(outputFormatting: JSONEncoder.OutputFormatting = [.sortedKeys]) {
+        self.outputFormatting = outputFormatting
+    }
+
+    public static let `default` = JSONParameterEncoder()
+    public static let prettyPrinted = JSONParameterEncoder(outputFormatting: [.sortedKeys, .prettyPrinted])
+
+    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+        guard let parameters else { return request }
+        var request = request
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = outputFormatting
+            request.httpBody = try encoder.encode(parameters)
+        } catch {
+            throw ClientError.parameterEncoderFailed(reason: .encoderFailed(error: error))
+        }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+}
+
+/// `application/x-www-form-urlencoded` parameters: in the query for GET, HEAD and DELETE (or
+/// always/never, as chosen), otherwise in the body.
+public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+    public enum Destination: Sendable {
+        case methodDependent
+        case queryString
+        case httpBody
+    }
+
+    public let destination: Destination
+    public let encoder: URLEncodedFormEncoder
+
+    public init(encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: Destination = .methodDependent) {
+        self.encoder = encoder
+        self.destination = destination
+    }
+
+    public static let `default` = URLEncodedFormParameterEncoder()
+
+    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+        guard let parameters else { return request }
+        guard let url = request.url else {
+            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+        }
+        guard let method = request.method else {
+            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("httpMethod"))
+        }
+        let query: String
+        do {
+            query = try encoder.encode(parameters)
+        } catch {
+            throw ClientError.parameterEncoderFailed(reason: .encoderFailed(error: error))
+        }
+        var request = request
+        let inQuery: Bool
+        switch destination {
+        case .methodDependent: inQuery = [.get, .head, .delete].contains(method)
+        case .queryString: inQuery = true
+        case .httpBody: inQuery = false
+        }
+        if inQuery {
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+            }
+            let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+            components.percentEncodedQuery = query.isEmpty ? components.percentEncodedQuery : existing + query
+            guard let newURL = components.url else {
+                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+            }
+            request.url = newURL
+        } else {
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            }
+            request.httpBody = Data(query.utf8)
+        }
+        return request
+    }
+}
+
+/// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text. Keys are sorted, so the output is
+/// deterministic; nested containers use bracket notation, booleans `true`/`false`.
+public struct URLEncodedFormEncoder: Sendable {
+    public init() {}
+
+    public func encode<Value: Encodable>(_ value: Value) throws -> String {
+        let encoded = try JSONEncoder().encode(value)
+        guard case let .object(object) = try JSONDecoder().decode(FormValue.self, from: encoded) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "form parameters must encode to a keyed container"))
+        }
+        var pairs: [(String, String)] = []
+        for key in object.keys.sorted() {
+            flatten(object[key]!, key: key, into: &pairs)
+        }
+        return pairs.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+    }
+
+    private func flatten(_ value: FormValue, key: String, into pairs: inout [(String, String)]) {
+        switch value {
+        case let .object(object):
+            for child in object.keys.sorted() { flatten(object[child]!, key: "\(key)[\(child)]", into: &pairs) }
+        case let .array(array):
+            for element in array { flatten(element, key: "\(key)[]", into: &pairs) }
+        case let .scalar(text):
+            pairs.append((key, text))
+        }
+    }
+
+    /// Percent-escapes per RFC 3986 (letters, digits, `-._~` pass through; space becomes `%20`).
+    static func escape(_ string: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return string.addingPercentEncoding(withAllowedCharacters: allowed) ?? string
+    }
+}
+
+/// A JSON value as form text: scalars keep their JSON spelling (booleans, integers, decimals).
+private enum FormValue: Decodable {
+    case object([String: FormValue])
+    case array([FormValue])
+    case scalar(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .scalar("")
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .scalar(bool ? "true" : "false")
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .scalar(String(integer))
+        } else if let number = try? container.decode(Double.self) {
+            self = .scalar(String(number))
+        } else if let string = try? container.decode(String.self) {
+            self = .scalar(string)
+        } else if let array = try? container.decode([FormValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: FormValue].self))
+        }
+    }
+}
