@@ -140,7 +140,8 @@ extension Session {
         rootQueue.preconditionCurrent()
         let id = task.taskIdentifier
         let (request, action) = state.write { state -> (Request?, TaskLedger.CompletionAction) in
-            (state.requestTaskMap[id], state.ledger.didComplete(id, transportDeliversMetrics: transportProfile.deliversMetrics))
+            (state.requestTaskMap[id] ?? state.retiredTasks[id]?.request,
+             state.ledger.didComplete(id, transportDeliversMetrics: transportProfile.deliversMetrics))
         }
         let boxed = UncheckedSendable(task)
         let completion: @Sendable () -> Void = { request?.didCompleteTask(boxed.value, with: error) }
@@ -162,7 +163,7 @@ extension Session {
         rootQueue.preconditionCurrent()
         let id = task.taskIdentifier
         let (request, action) = state.write { state -> (Request?, TaskLedger.MetricsAction) in
-            (state.requestTaskMap[id], state.ledger.didGatherMetrics(id))
+            (state.requestTaskMap[id] ?? state.retiredTasks[id]?.request, state.ledger.didGatherMetrics(id))
         }
         switch action {
         case .recorded:
@@ -194,7 +195,11 @@ extension Session {
 
     /// The task is done with (completed and, where promised, metrics gathered): forget the mapping.
     private func disassociate(_ id: Int) {
-        state.write { $0.requestTaskMap[id] = nil }
+        state.write { state in
+            if let request = state.requestTaskMap.removeValue(forKey: id) {
+                state.retiredTasks[id] = WeakRequest(request: request)
+            }
+        }
     }
 
     // MARK: other delegate needs
@@ -204,7 +209,10 @@ extension Session {
     }
 
     func cleanup(after request: Request) {
-        state.write { _ = $0.activeRequests.removeValue(forKey: ObjectIdentifier(request)) }
+        state.write { state in
+            _ = state.activeRequests.removeValue(forKey: ObjectIdentifier(request))
+            state.retiredTasks = state.retiredTasks.filter { $0.value.request != nil }
+        }
     }
 
     func didInvalidate(error: (any Error)?) {
@@ -213,4 +221,9 @@ extension Session {
             rootQueue.async(named: "sessionInvalidated") { request.finish(error: .sessionInvalidated(error: error)) }
         }
     }
+}
+
+/// A request the session no longer tracks, kept only to attribute late duplicate callbacks.
+struct WeakRequest {
+    weak var request: Request?
 }

@@ -53,6 +53,8 @@ open class Session: @unchecked Sendable {
 
     struct State {
         var requestTaskMap: [Int: Request] = [:]
+        /// Tasks already disassociated, for reporting a late duplicate (weak: never keeps a request).
+        var retiredTasks: [Int: WeakRequest] = [:]
         var ledger = TaskLedger()
         var waitingCompletions: [Int: WaitingCompletion] = [:]
         var activeRequests: OrderedDictionary<ObjectIdentifier, Request> = [:]
