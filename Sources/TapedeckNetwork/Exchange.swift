@@ -313,6 +313,8 @@ final class Exchange: @unchecked Sendable {
 
     /// What the client is handed, and how many wire bytes it stands for.
     private func clientBody(_ head: ResponseHead, _ plan: ResponsePlan) throws -> (data: Data, wireCount: Int) {
+        // A response to HEAD, a 204 or a 304 has no body on the wire, whatever the plan holds (RFC 9110 §6.4.1).
+        if request.method == .head || head.status == 204 || head.status == 304 { return (Data(), 0) }
         let coding = head.contentEncoding
         let decodable = ContentCoding.isDecodable(coding)
         switch (options.decodesContentEncoding && decodable, plan.bodyForm) {
