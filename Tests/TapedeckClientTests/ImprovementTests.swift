@@ -26,6 +26,34 @@ struct ImprovementTests {
         #expect(fixture.events.names.suffix(3) == ["requestDidCancel", "requestDidFinish", "didParseResponse"])
     }
 
+    @Test("a cancel that ends a serializer-stage retry still calls every handler once, with explicitlyCancelled",
+          arguments: [false, true])
+    func cancelEndsSerializerStageRetry(decisionStillPending: Bool) throws {
+        // The retrier answers at once with a 60 s delay, or takes 2 s to answer "retry now"; either
+        // way the cancel at 1 s lands while the retry asked for by the failing serializer is pending.
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let clock = scheduler.makeQueue(label: "slow retrier", target: nil)
+        let retrier = Retrier { _, _, _, completion in
+            if decisionStillPending {
+                clock.asyncAfter(delay: .seconds(2)) { completion(.retry) }
+            } else {
+                completion(.retryWithDelay(60))
+            }
+        }
+        let fixture = ClientFixture(interceptor: retrier, scheduler: scheduler)
+        fixture.network.stub(host: "api.test", path: "/created", ResponsePlan(status: 201))
+        let results = Box<[String]>([])
+        let request = fixture.session.request("http://api.test/created")
+            .responseJSON { r in results.mutate { $0.append("json \(r.error?.isExplicitlyCancelledError == true)") } }
+            .responseString { r in results.mutate { $0.append("string \(r.error?.isExplicitlyCancelledError == true)") } }
+        fixture.session.rootQueue.asyncAfter(delay: .seconds(1)) { request.cancel() }
+        try fixture.run()
+        #expect(results.value == ["json true", "string true"])
+        #expect(request.state == .cancelled)
+        #expect(request.tasks.count == 1, "no second attempt")
+        #expect(fixture.scheduler.violations.isEmpty)
+    }
+
     @Test("retrying after a failed response that had a body works (Alamofire traps in Progress on Linux)")
     func retryAfterBodyOnFailure() throws {
         let fixture = ClientFixture(interceptor: RetryPolicy())

@@ -104,6 +104,12 @@ public final class DataRequest: Request, @unchecked Sendable {
                             result: .failure(retryError.asClientError(orFailWith: { .requestRetryFailed(retryError: $0, originalError: serializerError) })))
                         self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(failed) } }
                     case .retry, .retryWithDelay:
+                        self.setSerializerRetryAbandonment {
+                            let cancelled = DataResponse<Serializer.SerializedObject, ClientError>(
+                                request: response.request, response: response.response, data: response.data, metrics: response.metrics,
+                                serializationDuration: response.serializationDuration, result: .failure(.explicitlyCancelled))
+                            self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(cancelled) } }
+                        }
                         delegate.retryRequest(self, withDelay: retryResult.delay)
                     }
                 }

@@ -38,6 +38,9 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var shouldAutomaticallyResume: Bool?
         /// The delayed retry waiting to start (Tapedeck: a cancel ends it and the request).
         var pendingRetry: ScheduledWork?
+        /// Set while a serializer-stage retry is under way: delivers that serializer's handler as
+        /// cancelled if a cancel ends the retry (Tapedeck; see ``abandonRetry()``).
+        var abandonSerializerRetry: (@Sendable () -> Void)?
         var finishHandlers: [@Sendable () -> Void] = []
     }
 
@@ -222,7 +225,33 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
             state.isFinishing = false
             state.responseSerializerCompletions = []
             state.pendingRetry = nil
+            state.abandonSerializerRetry = nil
         }
+    }
+
+    /// A cancel ended a retry before its attempt started. A retry asked for by a failing serializer
+    /// hands that serializer's handler an `explicitlyCancelled` response and lets the remaining
+    /// serializers run; any other retry finishes the request as cancelled. (Alamofire 5.12.0 does
+    /// neither, and the request never completes.)
+    func abandonRetry() {
+        underlyingQueue.preconditionCurrent()
+        let abandon = mutableState.write { state -> (@Sendable () -> Void)? in
+            defer { state.abandonSerializerRetry = nil }
+            state.pendingRetry = nil
+            guard let abandon = state.abandonSerializerRetry else { return nil }
+            state.error = .explicitlyCancelled
+            return abandon
+        }
+        guard let abandon else {
+            finish(error: .explicitlyCancelled)
+            return
+        }
+        abandon()
+    }
+
+    /// Records what to deliver if a cancel ends the serializer-stage retry about to be asked for.
+    func setSerializerRetryAbandonment(_ abandon: @escaping @Sendable () -> Void) {
+        mutableState.write { $0.abandonSerializerRetry = abandon }
     }
 
     func retryOrFinish(error: ClientError?) {
@@ -365,7 +394,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
                 // Tapedeck does better than 5.12.0, where this request would never complete.
                 retry.cancel()
                 state.pendingRetry = nil
-                underlyingQueue.async(named: "finish") { self.finish(error: .explicitlyCancelled) }
+                underlyingQueue.async(named: "finish") { self.abandonRetry() }
                 return
             }
             guard let task = state.tasks.last else {

@@ -116,7 +116,7 @@ extension Session {
             let retry: @Sendable () -> Void = { [self] in
                 guard !request.isCancelled else {
                     // Alamofire 5.12.0 returns here and the request never completes.
-                    request.finish(error: .explicitlyCancelled)
+                    request.abandonRetry()
                     return
                 }
                 request.prepareForRetry()
