@@ -73,7 +73,7 @@ let package = Package(
         // Benchmarks: one entry point, `tools/bench NAME`.
         .executableTarget(
             name: "TapedeckBench",
-            dependencies: ["TapedeckBridge", "TapedeckLoopback"],
+            dependencies: ["TapedeckBridge", "TapedeckClient", "TapedeckLoopback"],
             path: "Benchmarks/TapedeckBench"
         ),
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),

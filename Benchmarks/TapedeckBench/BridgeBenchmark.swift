@@ -44,7 +44,7 @@ func runBridgeBenchmark() throws {
 }
 
 /// A closed loop: `concurrency` tasks in flight, each completion starts the next, until `requests`.
-private final class ClosedLoop: @unchecked Sendable {
+final class ClosedLoop: @unchecked Sendable {
     // @unchecked Sendable: counters are in a Mutex; `start` is called from one serial context at a time.
     private let counts = Mutex((started: 0, finished: 0))
     let requests: Int
@@ -73,7 +73,7 @@ private final class ClosedLoop: @unchecked Sendable {
     }
 }
 
-private func runThroughBridge(requests: Int, concurrency: Int, body: String) throws {
+func runThroughBridge(requests: Int, concurrency: Int, body: String) throws {
     let scheduler = SimulatedScheduler(seed: 1, traceMode: .hashOnly)
     let network = SimulatedNetwork(scheduler: scheduler)
     network.stub(.get, host: "api.test", path: "/get", .json(200, body))

@@ -6,6 +6,7 @@ import Foundation
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("scheduler", runSchedulerBenchmark),
     ("bridge", runBridgeBenchmark),
+    ("pipeline", runPipelineBenchmark),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TapedeckClient
+@testable import TapedeckClient
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -52,6 +52,43 @@ struct ImprovementTests {
         #expect(request.state == .cancelled)
         #expect(request.tasks.count == 1, "no second attempt")
         #expect(fixture.scheduler.violations.isEmpty)
+    }
+
+    @Test("a cancel while the retrier decides ends the request when it answers, not after the delay it asks for",
+          arguments: [false, true])
+    func cancelWhileRetrierDecides(adaptationFails: Bool) throws {
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let clock = scheduler.makeQueue(label: "slow retrier", target: nil)
+        let interceptor = Interceptor(
+            adapter: Adapter { request, _, completion in
+                completion(adaptationFails ? .failure(TestError(id: 1)) : .success(request))
+            },
+            retrier: Retrier { _, _, _, completion in clock.asyncAfter(delay: .seconds(2)) { completion(.retryWithDelay(60)) } })
+        let fixture = ClientFixture(interceptor: interceptor, scheduler: scheduler)
+        fixture.network.stub(host: "api.test", path: "/down", ResponsePlan(status: 503))
+        let calls = Box<[Bool]>([])
+        let request = fixture.session.request("http://api.test/down").validate()
+            .response { r in calls.mutate { $0.append(r.error?.isExplicitlyCancelledError == true || adaptationFails) } }
+        fixture.session.rootQueue.asyncAfter(delay: .seconds(1)) { request.cancel() }
+        try fixture.run()
+        #expect(calls.value == [true], "one handler call")
+        #expect(fixture.events.count("requestDidFinish") == 1, "finished once")
+        #expect(fixture.scheduler.now == seconds(2), "ended when the retrier answered; the 60 s delay never ran")
+        #expect(request.state == .cancelled)
+    }
+
+    @Test("a long-lived session forgets the tasks of requests nobody holds (the ledger does not grow)")
+    func ledgerDoesNotGrow() throws {
+        let fixture = ClientFixture(monitors: false)   // the test's event log would keep every request
+        fixture.serveTestAPI()
+        let done = Box(0)
+        for _ in 0..<200 {
+            fixture.session.request("http://api.test/get").responseData { _ in done.mutate { $0 += 1 } }
+        }
+        try fixture.run()
+        #expect(done.value == 200)
+        let tracked = fixture.session.state.read { ($0.ledger.entries.count, $0.retiredTasks.count) }
+        #expect(tracked.0 < 5 && tracked.1 < 5, "\(tracked)")
     }
 
     @Test("retrying after a failed response that had a body works (Alamofire traps in Progress on Linux)")

@@ -41,6 +41,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// Set while a serializer-stage retry is under way: delivers that serializer's handler as
         /// cancelled if a cancel ends the retry (Tapedeck; see ``abandonRetry()``).
         var abandonSerializerRetry: (@Sendable () -> Void)?
+        /// The retrier is deciding about a failed attempt (a cancel then leaves finishing to it).
+        var awaitingRetryDecision = false
         var finishHandlers: [@Sendable () -> Void] = []
     }
 
@@ -260,7 +262,9 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
             finish()
             return
         }
+        mutableState.write { $0.awaitingRetryDecision = true }
         delegate.retryResult(for: self, dueTo: error) { retryResult in
+            self.mutableState.write { $0.awaitingRetryDecision = false }
             switch retryResult {
             case .doNotRetry:
                 self.finish()
@@ -397,6 +401,10 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
                 underlyingQueue.async(named: "finish") { self.abandonRetry() }
                 return
             }
+            // The retrier is deciding about an attempt that failed before its task existed: its
+            // answer finishes the request (a retry is abandoned as cancelled), so finishing here
+            // too would finish twice.
+            guard !state.awaitingRetryDecision else { return }
             guard let task = state.tasks.last else {
                 underlyingQueue.async(named: "finish") { self.finish() }
                 return
@@ -479,8 +487,17 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         return self
     }
 
-    func setPendingRetry(_ work: ScheduledWork?) {
-        mutableState.write { $0.pendingRetry = work }
+    /// Remembers the armed retry so that a cancel can end it. Returns false (and disarms it) when a
+    /// cancel came first: the caller then ends the retry at once.
+    func setPendingRetry(_ work: ScheduledWork) -> Bool {
+        mutableState.write { state in
+            guard state.state != .cancelled else {
+                work.cancel()
+                return false
+            }
+            state.pendingRetry = work
+            return true
+        }
     }
 
     /// Creates the attempt's task (data requests: a data task).

@@ -122,11 +122,12 @@ extension Session {
                 request.prepareForRetry()
                 perform(request, forRetry: true)
             }
-            if let delay, delay > 0 {
-                request.setPendingRetry(rootQueue.asyncAfter(delay: .seconds(rounding: delay), named: "retry", retry))
-            } else {
-                retry()
+            // A cancel that came while the retrier decided ends the retry now, not after the delay.
+            if let delay, delay > 0, !request.isCancelled,
+               request.setPendingRetry(rootQueue.asyncAfter(delay: .seconds(rounding: delay), named: "retry", retry)) {
+                return
             }
+            retry()
         }
     }
 
@@ -211,7 +212,12 @@ extension Session {
     func cleanup(after request: Request) {
         state.write { state in
             _ = state.activeRequests.removeValue(forKey: ObjectIdentifier(request))
-            state.retiredTasks = state.retiredTasks.filter { $0.value.request != nil }
+            // Tasks of requests nobody holds any more can have no late callback attributed to
+            // them: forget them, and their ledger entries, so a long-lived session does not grow.
+            for (id, retired) in state.retiredTasks where retired.request == nil {
+                state.retiredTasks[id] = nil
+                state.ledger.forget(id)
+            }
         }
     }
 

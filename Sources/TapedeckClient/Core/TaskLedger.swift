@@ -76,6 +76,11 @@ struct TaskLedger {
         return .completeWithoutMetrics
     }
 
+    /// Stops tracking a task whose request is gone.
+    mutating func forget(_ task: Int) {
+        entries[task] = nil
+    }
+
     /// Whether the task is still being tracked (neither completed nor given up on).
     func isPending(_ task: Int) -> Bool {
         entries[task].map { !$0.done } ?? false

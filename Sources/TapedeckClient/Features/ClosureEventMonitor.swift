@@ -22,8 +22,8 @@ public struct ClientEvent: @unchecked Sendable, CustomStringConvertible {
 /// Hands every event, as a ``ClientEvent``, to one closure.
 ///
 /// ```swift
-/// let names = Protected<[String]>([])
-/// let monitor = ClosureEventMonitor { event in names.write { $0.append(event.name) } }
+/// let names = Mutex<[String]>([])   // Synchronization
+/// let monitor = ClosureEventMonitor { event in names.withLock { $0.append(event.name) } }
 /// ```
 public struct ClosureEventMonitor: EventMonitor {
     public let queue: (any SchedulerQueue)?

@@ -49,4 +49,8 @@ extension LoggingEventMonitor {
     public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) { inner.request(request, didObserve: anomaly, for: task) }
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) { inner.urlSession(session, task: task, didCompleteWithError: error) }
     public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest) { inner.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request) }
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) { inner.urlSession(session, didBecomeInvalidWithError: error) }
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: TransferMetrics) { inner.urlSession(session, task: task, didFinishCollecting: metrics) }
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse) { inner.urlSession(session, dataTask: dataTask, didReceive: response) }
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) { inner.urlSession(session, dataTask: dataTask, didReceive: data) }
 }
