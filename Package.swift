@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "TapedeckScheduling", targets: ["TapedeckScheduling"]),
         .library(name: "TapedeckHTTP", targets: ["TapedeckHTTP"]),
+        .library(name: "TapedeckCassettes", targets: ["TapedeckCassettes"]),
         .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
         .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
         .library(name: "TapedeckClient", targets: ["TapedeckClient"]),
@@ -40,6 +41,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
+        .target(name: "TapedeckCassettes", dependencies: ["TapedeckHTTP"]),
         // Layer 4: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
         .target(name: "TapedeckNetwork", dependencies: ["TapedeckHTTP"]),
         // Layer 5: the URLProtocol bridge and the harness that hands out URLSessions.
@@ -66,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckBridge",
+                "TapedeckBridge", "TapedeckCassettes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,6 +81,8 @@ let package = Package(
         ),
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),
         .testTarget(name: "TapedeckHTTPTests", dependencies: ["TapedeckHTTP"]),
+        // The CLI is a dependency so that the crash-recovery test can run it as a child process.
+        .testTarget(name: "TapedeckCassettesTests", dependencies: ["TapedeckCassettes", "TapedeckBridge", "TapedeckCLI"]),
         .testTarget(name: "TapedeckNetworkTests", dependencies: ["TapedeckNetwork"]),
         .testTarget(name: "TapedeckBridgeTests", dependencies: ["TapedeckBridge"]),
         .testTarget(name: "TapedeckClientTests", dependencies: ["TapedeckClient", "TapedeckBridge", "TapedeckLoopback"]),

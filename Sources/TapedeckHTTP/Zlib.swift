@@ -81,6 +81,52 @@ public enum Zlib {
         return output
     }
 
+    /// Decodes concatenated gzip members one by one (an append-only journal), stopping at the first
+    /// damaged or cut-off member. Returns every complete member, how many input bytes they span,
+    /// and the error that stopped decoding (nil when the input ended cleanly).
+    public static func decompressMembers(_ data: Data) -> (members: [Data], validBytes: Int, error: ZlibError?) {
+        guard !data.isEmpty else { return ([], 0, nil) }
+        var stream = z_stream()
+        var status = tapedeck_inflateInit2(&stream, Format.gzip.windowBits)
+        guard status == Z_OK else { return ([], 0, ZlibError(operation: "inflateInit2", status: status, offset: 0)) }
+        defer { inflateEnd(&stream) }
+        var members: [Data] = []
+        var current = Data()
+        var validBytes = 0
+        let chunk = 64 * 1024
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        let failure: ZlibError? = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> ZlibError? in
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.count)
+            while true {
+                let produced: Int = buffer.withUnsafeMutableBytes { out in
+                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(chunk)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    return chunk - Int(stream.avail_out)
+                }
+                current.append(contentsOf: buffer[0..<produced])
+                let consumed = input.count - Int(stream.avail_in)
+                switch status {
+                case Z_STREAM_END:
+                    members.append(current)
+                    current = Data()
+                    validBytes = consumed
+                    if stream.avail_in == 0 { return nil }
+                    status = inflateReset(&stream)
+                    guard status == Z_OK else { return ZlibError(operation: "inflateReset", status: status, offset: consumed) }
+                case Z_OK:
+                    continue
+                case Z_BUF_ERROR where stream.avail_in == 0:
+                    return ZlibError(operation: "inflate", status: status, offset: consumed, detail: "input ends inside a compressed stream (truncated?)")
+                default:
+                    return ZlibError(operation: "inflate", status: status, offset: consumed, detail: stream.msg.map { String(cString: $0) })
+                }
+            }
+        }
+        return (members, validBytes, failure)
+    }
+
     /// True when `data` starts with the gzip magic bytes `1f 8b`.
     public static func looksLikeGzip(_ data: Data) -> Bool {
         data.count >= 2 && data[data.startIndex] == 0x1F && data[data.startIndex + 1] == 0x8B

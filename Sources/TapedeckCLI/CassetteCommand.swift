@@ -1,0 +1,204 @@
+import ArgumentParser
+import Foundation
+import TapedeckCassettes
+
+/// Exit statuses of every tapedeck command: 0 ok; 1 the check found something; 2 bad input file;
+/// 64 bad usage (swift-argument-parser's own); 3 anything else (I/O, network).
+enum ExitStatus {
+    static let found = ExitCode(1)
+    static let badInput = ExitCode(2)
+    static let otherFailure = ExitCode(3)
+
+    /// Prints `error` to standard error and returns the matching exit code.
+    static func report(_ error: CassetteError) -> ExitCode {
+        printError("tapedeck: \(error)")
+        return error.isBadInput ? badInput : otherFailure
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+struct CassetteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cassette",
+        abstract: "Inspect, check, redact and convert HAR cassettes (.har and .har.gz).",
+        discussion: """
+        Exit status: 0 ok; 1 the check found something (e.g. a secret); 2 bad input file (unreadable \
+        as a cassette: corrupt, truncated, wrong version); 64 bad usage; 3 any other failure.
+        """,
+        subcommands: [Inspect.self, Validate.self, Redact.self, Convert.self, JournalWriter.self]
+    )
+}
+
+/// Reads a cassette for a command, turning errors into exit statuses. An interrupted recording's
+/// journal is reported, not merged (these commands never change their input).
+private func load(_ path: String) throws -> Cassette {
+    let url = URL(fileURLWithPath: path)
+    do {
+        let cassette = try CassetteFile.read(url)
+        if FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: url).path) {
+            printError("tapedeck: note: \(path).journal holds an interrupted recording; opening the cassette for replay will merge it")
+        }
+        return cassette
+    } catch {
+        throw ExitStatus.report(error)
+    }
+}
+
+extension CassetteCommand {
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a table of a cassette's entries.")
+
+        @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
+        var file: String
+
+        func run() throws {
+            let cassette = try load(file)
+            print("\(file): \(cassette.interactions.count) entries, written by \(cassette.creator) \(cassette.creatorVersion)")
+            print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
+            for interaction in cassette.interactions {
+                let status: String
+                let bytes: String
+                switch interaction.outcome {
+                case let .response(response):
+                    status = String(response.status)
+                    bytes = String(response.body.count) + (response.bodyForm == .wire && response.headers.value(for: "Content-Encoding") != nil ? "z" : "")
+                case let .failure(failure):
+                    status = "err"
+                    bytes = "(\(failure.code))"
+                }
+                let milliseconds = interaction.timings.map { timings in
+                    String(format: "%.1f", ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000)
+                } ?? "-"
+                print(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
+                      + pad(milliseconds, 10) + interaction.request.url.absoluteString)
+            }
+        }
+
+        private func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that a cassette reads cleanly and holds nothing that looks like a secret.")
+
+        @Argument(help: "The cassette.")
+        var file: String
+
+        func run() throws {
+            let cassette = try load(file)
+            let findings = SecretScanner.scan(cassette)
+            guard findings.isEmpty else {
+                for finding in findings { print("\(file): \(finding)") }
+                print("\(file): \(findings.count) possible secret(s); `tapedeck cassette redact \(file)` replaces the known kinds")
+                throw ExitStatus.found
+            }
+            print("\(file): ok, \(cassette.interactions.count) entries, no secrets found")
+        }
+    }
+
+    struct Redact: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace secrets (credential headers, query items, JSON fields) with REDACTED.")
+
+        @Argument(help: "The cassette.")
+        var file: String
+
+        @Option(name: .shortAndLong, help: "Where to write (default: in place, atomically).")
+        var output: String?
+
+        @Option(name: .customLong("header"), help: "Another header to redact (repeatable).")
+        var headers: [String] = []
+
+        @Option(name: .customLong("query"), help: "Another query item to redact (repeatable).")
+        var queryItems: [String] = []
+
+        @Option(name: .customLong("json-field"), help: "Another JSON field to redact (repeatable).")
+        var jsonFields: [String] = []
+
+        func run() throws {
+            var cassette = try load(file)
+            let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
+            let before = cassette
+            cassette.interactions = cassette.interactions.map(redactor.redact)
+            let destination = output ?? file
+            do {
+                try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
+                                       compression: output == nil ? sniffedCompression(file) : nil)
+            } catch {
+                throw ExitStatus.report(error)
+            }
+            let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
+            print("\(destination): redacted \(changed) of \(cassette.interactions.count) entries")
+        }
+    }
+
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert between .har and .har.gz (the output's format follows its name unless told).")
+
+        @Argument(help: "The cassette to read.")
+        var input: String
+
+        @Argument(help: "Where to write it.")
+        var output: String
+
+        @Flag(help: "Force gzip output.")
+        var gzip = false
+
+        @Flag(help: "Force plain JSON output.")
+        var plain = false
+
+        @Flag(help: "Write every start time as the epoch and every duration as zero (stable diffs).")
+        var normalizeTimings = false
+
+        func validate() throws {
+            if gzip && plain { throw ValidationError("--gzip and --plain exclude each other") }
+        }
+
+        func run() throws {
+            let cassette = try load(input)
+            let compression: CassetteFile.Compression? = gzip ? .gzip : (plain ? CassetteFile.Compression.none : nil)
+            do {
+                try CassetteFile.write(cassette, to: URL(fileURLWithPath: output), compression: compression,
+                                       options: HARCodec.WriteOptions(normalizesTimings: normalizeTimings))
+            } catch {
+                throw ExitStatus.report(error)
+            }
+            print("\(output): \(cassette.interactions.count) entries")
+        }
+    }
+
+    /// Test support (hidden): journals `count` interactions, printing `appended N` after each is
+    /// durable, so a test can kill this process mid-recording and check recovery.
+    struct JournalWriter: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "_journal-writer", shouldDisplay: false)
+
+        @Argument var file: String
+        @Option var count: Int = 1_000
+        @Option var bodyBytes: Int = 2_000
+
+        func run() throws {
+            let journal = try CassetteJournal(cassette: URL(fileURLWithPath: file))
+            let filler = String(repeating: "x", count: bodyBytes)
+            for index in 0..<count {
+                let interaction = Interaction(
+                    index: index,
+                    request: RecordedRequest(method: "GET", url: URL(string: "http://journal.test/items/\(index)")!),
+                    outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
+                                                        body: Data(#"{"index":\#(index),"filler":"\#(filler)"}"#.utf8))))
+                try journal.append(interaction)
+                FileHandle.standardOutput.write(Data("appended \(index)\n".utf8))   // unbuffered
+            }
+        }
+    }
+}
+
+private func sniffedCompression(_ path: String) -> CassetteFile.Compression {
+    guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 2) else { return .forPath(path) }
+    return head == Data([0x1F, 0x8B]) ? .gzip : CassetteFile.Compression.none
+}

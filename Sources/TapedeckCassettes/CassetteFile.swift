@@ -1,0 +1,139 @@
+public import Foundation
+import TapedeckHTTP
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading and writing cassette files: plain `.har` or gzip-compressed `.har.gz` (the reader sniffs
+/// the magic bytes, not the name). Writes are atomic: a temporary file in the same directory,
+/// fsync, rename over the old file, fsync of the directory — a crash leaves the old file or the
+/// new one, never a mix.
+public enum CassetteFile {
+    public enum Compression: String, Hashable, Sendable {
+        case gzip
+        case none
+
+        /// gzip for names ending in `.gz`, none otherwise.
+        public static func forPath(_ path: String) -> Compression {
+            path.hasSuffix(".gz") ? .gzip : .none
+        }
+    }
+
+    /// Reads the cassette at `url`. A journal left by an interrupted recording is not merged here;
+    /// ``CassetteJournal/recover(cassette:)`` does that.
+    public static func read(_ url: URL) throws(CassetteError) -> Cassette {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
+                                hint: FileManager.default.fileExists(atPath: url.path) ? "check the file's permissions" : "check the path")
+        }
+        return try decode(data, file: url.path)
+    }
+
+    /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
+    public static func decode(_ data: Data, file: String) throws(CassetteError) -> Cassette {
+        guard !data.isEmpty else {
+            throw CassetteError(.json, file: file, reason: "the file is empty", hint: "delete it to record again, or restore it")
+        }
+        return try HARCodec.decode(try json(from: data, file: file), file: file)
+    }
+
+    /// The HAR JSON inside `data`, decompressing when it is gzip.
+    static func json(from data: Data, file: String) throws(CassetteError) -> Data {
+        guard Zlib.looksLikeGzip(data) else { return data }
+        do {
+            return try Zlib.decompress(data, format: .gzip)
+        } catch let error as ZlibError {
+            throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
+                                reason: "the gzip stream is damaged: \(error.detail ?? "zlib status \(error.status)")",
+                                hint: "the file was cut or corrupted; restore it or re-record")
+        } catch {
+            throw CassetteError(.compression, file: file, reason: "\(error)")
+        }
+    }
+
+    /// Encodes `cassette` as HAR JSON, gzip-compressed when asked.
+    public static func encode(_ cassette: Cassette, compression: Compression, options: HARCodec.WriteOptions = .init()) -> Data {
+        let json = HARCodec.encode(cassette, options: options)
+        guard compression == .gzip else { return json }
+        do {
+            return try Zlib.compress(json, format: .gzip, level: 6)
+        } catch {
+            preconditionFailure("tapedeck: gzip of an in-memory buffer failed: \(error)")
+        }
+    }
+
+    /// Writes `cassette` to `url` atomically. `compression` nil: by the file name.
+    public static func write(
+        _ cassette: Cassette, to url: URL, compression: Compression? = nil, options: HARCodec.WriteOptions = .init()
+    ) throws(CassetteError) {
+        let data = encode(cassette, compression: compression ?? .forPath(url.path), options: options)
+        try atomicWrite(data, to: url)
+    }
+
+    /// Writes `data` to a temporary sibling of `url`, fsyncs it, renames it over `url` and fsyncs
+    /// the directory.
+    public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
+        let path = url.path
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ioError(path, "cannot create \(temporary)") }
+        do throws(CassetteError) {
+            try writeAll(descriptor, data, path: temporary)
+            guard fsync(descriptor) == 0 else { throw ioError(temporary, "fsync failed") }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let failure = ioError(path, "cannot rename \(temporary) over it")
+            unlink(temporary)
+            throw failure
+        }
+        syncDirectory(directory)
+    }
+
+    static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws(CassetteError) {
+        let failed: Bool = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = posixWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                offset += written
+            }
+            return false
+        }
+        if failed { throw ioError(path, "write failed") }
+    }
+
+    static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    static func ioError(_ path: String, _ what: String) -> CassetteError {
+        let message = String(cString: strerror(errno))
+        return CassetteError(.io, file: path, reason: "\(what): \(message)", hint: "check free space and permissions")
+    }
+}
+
+/// `write(2)`, named apart from the `write` functions above.
+func posixWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}

@@ -1,0 +1,121 @@
+public import Foundation
+public import TapedeckHTTP
+import Synchronization
+
+/// Replays a cassette as a ``Responder``: each request is matched against the recorded ones, in
+/// recording order; a matched interaction is consumed, so identical requests get the recorded
+/// answers one after another. Recorded timings travel with the answer (the route's
+/// `Latency.recorded(scale:)` replays them instantly, as recorded, or scaled).
+///
+/// ```swift
+/// let player = try CassettePlayer(contentsOf: url)
+/// network.add(Route(.any, responder: player, options: RouteOptions(latency: .recorded(scale: 1))))
+/// ```
+public final class CassettePlayer: Responder {
+    public enum AfterLast: Hashable, Sendable {
+        /// Once every match is consumed, keep answering with the last one.
+        case repeatLast
+        /// Once every match is consumed, answer "no match".
+        case noMatch
+        /// Ignore consumption: always answer with the first match.
+        case alwaysFirst
+    }
+
+    public let cassette: Cassette
+    public let rules: MatchRules
+    public let afterLast: AfterLast
+    public let redactor: Redactor
+    /// Where the cassette came from (in "no match" reasons).
+    public let source: String
+    private let state: Mutex<State>
+
+    private struct State {
+        var consumed: [Bool]
+        var lastUsed: [Int: Int] = [:]
+    }
+
+    public init(cassette: Cassette, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
+                redactor: Redactor = Redactor(), source: String = "cassette") {
+        self.cassette = cassette
+        self.rules = rules
+        self.afterLast = afterLast
+        self.redactor = redactor
+        self.source = source
+        state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count)))
+    }
+
+    /// Reads `url` (recovering an interrupted recording's journal first).
+    public convenience init(contentsOf url: URL, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
+                            redactor: Redactor = Redactor()) throws(CassetteError) {
+        try CassetteJournal.recover(cassette: url)
+        self.init(cassette: try CassetteFile.read(url), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
+    }
+
+    /// How many recorded interactions have been used so far.
+    public var consumedCount: Int { state.withLock { $0.consumed.count { $0 } } }
+
+    /// Recorded interactions never used (for "all interactions played" checks).
+    public var unplayed: [Interaction] {
+        state.withLock { state in cassette.interactions.indices.filter { !state.consumed[$0] }.map { cassette.interactions[$0] } }
+    }
+
+    public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
+        let live = redactor.redact(RecordedRequest(request))
+        let interactions = cassette.interactions
+        let chosen: Int? = state.withLock { state in
+            let matching = interactions.indices.filter { rules.mismatches(live, interactions[$0].request).isEmpty }
+            guard let first = matching.first else { return nil }
+            if afterLast == .alwaysFirst { return first }
+            if let fresh = matching.first(where: { !state.consumed[$0] }) {
+                state.consumed[fresh] = true
+                return fresh
+            }
+            return afterLast == .repeatLast ? matching.last : nil
+        }
+        guard let chosen else { return .noMatch(reason: explainMiss(live)) }
+        return Self.reply(for: interactions[chosen])
+    }
+
+    /// The answer a recorded interaction gives.
+    public static func reply(for interaction: Interaction) -> Reply {
+        switch interaction.outcome {
+        case let .response(response):
+            var fields = HTTPFieldsBuilder()
+            for field in response.headers { fields.append(field.name, field.value) }
+            return .response(ResponsePlan(
+                head: ResponseHead(status: response.status, headerFields: fields.fields),
+                body: response.body, bodyForm: response.bodyForm, timings: interaction.timings))
+        case let .failure(failure):
+            let total = interaction.timings.map { ($0.connect ?? .zero) + $0.send + $0.wait } ?? .zero
+            return .failure(.urlError(urlErrorCode(failure.code)), after: total)
+        }
+    }
+
+    /// "No match" text: the request, and the closest recorded entries with why each did not match.
+    public func explainMiss(_ live: RecordedRequest) -> String {
+        let consumedAll = state.withLock { $0.consumed }
+        let scored = cassette.interactions.enumerated().map { position, interaction in
+            (position, rules.mismatches(live, interaction.request))
+        }
+        let closest = scored.sorted { ($0.1.count, $0.0) < ($1.1.count, $1.0) }.prefix(3)
+        var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
+        if cassette.interactions.isEmpty {
+            lines.append("  the cassette is empty — record it first (TAPEDECK_RECORD=once)")
+        }
+        for (position, reasons) in closest {
+            let recorded = cassette.interactions[position].request
+            let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches") : reasons.joined(separator: "; ")
+            lines.append("  entry \(position) \(recorded.method) \(recorded.url.absoluteString): \(why)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The URLError code for a recorded number (unknown numbers become `.unknown`).
+func urlErrorCode(_ raw: Int) -> URLError.Code {
+    #if canImport(FoundationNetworking)
+    URLError.Code(rawValue: raw) ?? .unknown
+    #else
+    URLError.Code(rawValue: raw)
+    #endif
+}

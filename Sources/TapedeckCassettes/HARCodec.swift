@@ -1,0 +1,268 @@
+public import Foundation
+import TapedeckHTTP
+
+/// Turns cassettes into HAR JSON and back.
+///
+/// The writer is deterministic: keys sorted, entries in recording order, numbers printed the same
+/// way every time, so re-recording the same traffic changes only timing fields (nothing at all with
+/// ``WriteOptions/normalizesTimings``), and a changed response is a small diff.
+public enum HARCodec {
+    public struct WriteOptions: Hashable, Sendable {
+        /// Write every start time as the epoch and every duration as zero.
+        public var normalizesTimings: Bool
+        /// Pretty-print (one field per line: small diffs). Journals write compact lines.
+        public var prettyPrinted: Bool
+
+        public init(normalizesTimings: Bool = false, prettyPrinted: Bool = true) {
+            self.normalizesTimings = normalizesTimings
+            self.prettyPrinted = prettyPrinted
+        }
+    }
+
+    // MARK: writing
+
+    public static func encode(_ cassette: Cassette, options: WriteOptions = WriteOptions()) -> Data {
+        let document = HARDocument(log: HARLog(
+            creator: HARCreator(name: cassette.creator, version: cassette.creatorVersion),
+            entries: cassette.interactions.map { entry(for: $0, options: options) },
+            tapedeck: HARTapedeckInfo(formatVersion: Cassette.formatVersion)))
+        return encodeJSON(document, pretty: options.prettyPrinted)
+    }
+
+    static func encodeJSON(_ value: some Encodable, pretty: Bool) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            var data = try encoder.encode(value)
+            if pretty { data.append(0x0A) }
+            return data
+        } catch {
+            // Only strings, integers and finite doubles are encoded.
+            preconditionFailure("tapedeck: HAR encoding failed: \(error)")
+        }
+    }
+
+    public static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
+        let request = interaction.request
+        var postData: HARPostData?
+        if let body = request.body, !body.isEmpty {
+            let (text, encoding) = bodyText(body, preferBase64: false)
+            postData = HARPostData(mimeType: request.headers.value(for: "Content-Type") ?? "", text: text, encoding: encoding)
+        }
+        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let harRequest = HARRequest(
+            method: request.method, url: request.url.absoluteString,
+            headers: request.headers.map { HARNameValue(name: $0.name, value: $0.value) },
+            queryString: query.map { HARNameValue(name: $0.name, value: $0.value ?? "") },
+            postData: postData, bodySize: request.body?.count ?? 0)
+
+        let harResponse: HARResponse
+        var transportError: HARTransportError?
+        switch interaction.outcome {
+        case let .response(response):
+            let encoded = response.bodyForm == .wire && ContentCoding.isDecodable(response.headers.value(for: "Content-Encoding"))
+            let (text, encoding) = response.body.isEmpty ? (nil, nil) : bodyText(response.body, preferBase64: encoded)
+            harResponse = HARResponse(
+                status: response.status, statusText: response.statusText,
+                headers: response.headers.map { HARNameValue(name: $0.name, value: $0.value) },
+                content: HARContent(size: response.body.count, mimeType: response.headers.value(for: "Content-Type") ?? "",
+                                    text: text, encoding: encoding, bodyForm: response.bodyForm.rawValue),
+                redirectURL: response.headers.value(for: "Location") ?? "", bodySize: response.body.count)
+        case let .failure(failure):
+            harResponse = HARResponse(status: 0, statusText: "", headers: [],
+                                      content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
+                                      redirectURL: "", bodySize: -1)
+            transportError = HARTransportError(code: failure.code, domain: failure.domain, message: failure.message)
+        }
+
+        let timings = options.normalizesTimings ? nil : interaction.timings
+        let harTimings = HARTimings(
+            connect: timings?.connect.map(milliseconds) ?? -1,
+            send: timings.map { milliseconds($0.send) } ?? 0,
+            wait: timings.map { milliseconds($0.wait) } ?? 0,
+            receive: timings.map { milliseconds($0.receive) } ?? 0)
+        let total = [harTimings.connect ?? -1, harTimings.send, harTimings.wait, harTimings.receive].filter { $0 > 0 }.reduce(0, +)
+        return HAREntry(
+            startedDateTime: options.normalizesTimings ? "1970-01-01T00:00:00.000Z" : interaction.startedDateTime,
+            time: (total * 1_000).rounded() / 1_000, request: harRequest, response: harResponse, timings: harTimings,
+            index: interaction.index, error: transportError)
+    }
+
+    /// Milliseconds, to the microsecond (so the printed number is short and stable).
+    static func milliseconds(_ duration: Duration) -> Double {
+        (duration.timeInterval * 1_000_000).rounded() / 1_000
+    }
+
+    /// A body as HAR text: plain when it is printable UTF-8, else base64.
+    static func bodyText(_ body: Data, preferBase64: Bool) -> (String, String?) {
+        if !preferBase64, let text = String(data: body, encoding: .utf8), isPrintable(text) {
+            return (text, nil)
+        }
+        return (body.base64EncodedString(), "base64")
+    }
+
+    private static func isPrintable(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            scalar.value >= 0x20 ? scalar.value != 0x7F : (scalar == "\n" || scalar == "\r" || scalar == "\t")
+        }
+    }
+
+    // MARK: reading
+
+    /// Parses HAR JSON. `file` names the source in errors.
+    public static func decode(_ data: Data, file: String) throws(CassetteError) -> Cassette {
+        let document: HARDocument
+        do {
+            document = try JSONDecoder().decode(HARDocument.self, from: data)
+        } catch let error as DecodingError {
+            throw decodingError(error, file: file)
+        } catch {
+            throw CassetteError(.json, file: file, reason: "not HAR JSON: \(error)", hint: "check that the file is a HAR export")
+        }
+        guard document.log.version.hasPrefix("1.") else {
+            throw CassetteError(.version, file: file, place: "log.version", reason: "HAR version \(document.log.version) is not supported",
+                                hint: "Tapedeck reads HAR 1.x")
+        }
+        if let format = document.log.tapedeck?.formatVersion, format > Cassette.formatVersion || format < 1 {
+            throw CassetteError(.version, file: file, place: "log._tapedeck.formatVersion",
+                                reason: "format version \(format) is not one this build reads (it reads 1...\(Cassette.formatVersion))",
+                                hint: "update Tapedeck, or re-record the cassette")
+        }
+        var interactions: [Interaction] = []
+        interactions.reserveCapacity(document.log.entries.count)
+        for (position, entry) in document.log.entries.enumerated() {
+            interactions.append(try interaction(from: entry, position: position, file: file))
+        }
+        return Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
+    }
+
+    public static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
+        func bad(_ field: String, _ reason: String) -> CassetteError {
+            CassetteError(.entry, file: file, place: "entry \(position) (\(field))", reason: reason,
+                          hint: "fix or delete the entry, or re-record the cassette")
+        }
+        guard let url = URL(string: entry.request.url), url.scheme != nil, url.host != nil else {
+            throw bad("request.url", "'\(entry.request.url)' is not an absolute URL")
+        }
+        guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
+            throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
+        }
+        var requestBody: Data?
+        if let postData = entry.request.postData {
+            if let text = postData.text {
+                requestBody = try body(text, encoding: postData.encoding, field: "request.postData.text", bad: bad)
+            } else if let params = postData.params, !params.isEmpty {
+                var components = URLComponents()
+                components.queryItems = params.map { URLQueryItem(name: $0.name, value: $0.value) }
+                requestBody = Data((components.percentEncodedQuery ?? "").utf8)
+            }
+        }
+        let request = RecordedRequest(
+            method: entry.request.method.uppercased(), url: url,
+            headers: entry.request.headers.map { HeaderField($0.name, $0.value) }, body: requestBody)
+
+        let outcome: Interaction.Outcome
+        if let error = entry.error {
+            outcome = .failure(RecordedFailure(code: error.code, domain: error.domain, message: error.message))
+        } else {
+            let response = entry.response
+            guard (100...999).contains(response.status) else {
+                throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
+            }
+            let headers = response.headers.map { HeaderField($0.name, $0.value) }
+            var data = Data()
+            if let text = response.content.text {
+                data = try body(text, encoding: response.content.encoding, field: "response.content.text", bad: bad)
+            }
+            let form: ResponsePlan.BodyForm
+            switch response.content.bodyForm {
+            case "wire": form = .wire
+            case "decoded": form = .decoded
+            case nil: form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"))
+            case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
+            }
+            outcome = .response(RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form))
+        }
+        return Interaction(
+            index: entry.index ?? position, startedDateTime: entry.startedDateTime, request: request, outcome: outcome,
+            timings: timings(entry.timings))
+    }
+
+    private static func body(_ text: String, encoding: String?, field: String, bad: (String, String) -> CassetteError) throws(CassetteError) -> Data {
+        switch encoding?.lowercased() {
+        case nil, "", "utf-8", "utf8":
+            return Data(text.utf8)
+        case "base64":
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                throw bad(field, "the text is marked base64 but does not decode")
+            }
+            return data
+        case let other?:
+            throw bad(field, "unknown body encoding '\(other)'")
+        }
+    }
+
+    /// HAR files from other tools keep the Content-Encoding header but usually store the decoded
+    /// body; a body that starts like the named coding's stream is taken to be the wire bytes.
+    static func inferredForm(_ body: Data, contentEncoding: String?) -> ResponsePlan.BodyForm {
+        guard let coding = contentEncoding?.lowercased().trimmingCharacters(in: .whitespaces), ContentCoding.isDecodable(coding), !body.isEmpty else {
+            return .wire
+        }
+        switch coding {
+        case "gzip", "x-gzip": return Zlib.looksLikeGzip(body) ? .wire : .decoded
+        case "deflate": return body[body.startIndex] & 0x0F == 8 ? .wire : .decoded
+        default: return .decoded
+        }
+    }
+
+    /// Recorded phases; nil when the entry records none (every phase zero or not applicable).
+    private static func timings(_ timings: HARTimings) -> ExchangeTimings? {
+        func duration(_ milliseconds: Double?) -> Duration? {
+            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0 else { return nil }
+            return .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
+        }
+        let connect = duration(timings.connect)
+        if connect == nil && timings.send <= 0 && timings.wait <= 0 && timings.receive <= 0 { return nil }
+        return ExchangeTimings(
+            connect: connect, send: duration(timings.send) ?? .zero,
+            wait: duration(timings.wait) ?? .zero, receive: duration(timings.receive) ?? .zero)
+    }
+
+    private static func decodingError(_ error: DecodingError, file: String) -> CassetteError {
+        func place(_ path: [any CodingKey]) -> String {
+            var entry: Int?
+            var field: [String] = []
+            for (position, key) in path.enumerated() {
+                if position == 2, path[1].stringValue == "entries", let index = key.intValue {
+                    entry = index
+                } else if let index = key.intValue {
+                    field.append("[\(index)]")
+                } else {
+                    field.append((field.isEmpty ? "" : ".") + key.stringValue)
+                }
+            }
+            let joined = field.joined()
+            if let entry {
+                let inside = joined.hasPrefix("log.entries") ? String(joined.dropFirst("log.entries".count)) : joined
+                return "entry \(entry)" + (inside.isEmpty ? "" : " (\(inside.drop { $0 == "." }))")
+            }
+            return joined
+        }
+        switch error {
+        case let .dataCorrupted(context) where context.codingPath.isEmpty:
+            let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+            return CassetteError(.json, file: file, reason: "not valid JSON: \(detail)", hint: "the file is damaged; restore it or re-record")
+        case let .dataCorrupted(context):
+            return CassetteError(.json, file: file, place: place(context.codingPath), reason: context.debugDescription)
+        case let .keyNotFound(key, context):
+            return CassetteError(.json, file: file, place: place(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing",
+                                 hint: "HAR 1.2 requires it; was the file cut or edited by hand?")
+        case let .typeMismatch(type, context):
+            return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(type): \(context.debugDescription)")
+        case let .valueNotFound(type, context):
+            return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(type), found null")
+        @unknown default:
+            return CassetteError(.json, file: file, reason: "\(error)")
+        }
+    }
+}

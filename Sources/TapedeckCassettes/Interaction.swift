@@ -1,0 +1,121 @@
+public import Foundation
+public import TapedeckHTTP
+
+/// One header field as recorded: name spelling and order kept.
+public struct HeaderField: Hashable, Sendable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension [HeaderField] {
+    /// The first value of `name` (case-insensitive).
+    public func value(for name: String) -> String? {
+        first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// A recorded request.
+public struct RecordedRequest: Hashable, Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [HeaderField]
+    public var body: Data?
+
+    public init(method: String, url: URL, headers: [HeaderField] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// From what the simulated network hands a responder.
+    public init(_ snapshot: RequestSnapshot) {
+        self.init(
+            method: snapshot.method.rawValue, url: snapshot.url,
+            headers: snapshot.headerFields.map { HeaderField($0.name.rawName, $0.value) }, body: snapshot.body)
+    }
+}
+
+/// A recorded response.
+public struct RecordedResponse: Hashable, Sendable {
+    public var status: Int
+    public var statusText: String
+    public var headers: [HeaderField]
+    public var body: Data
+    /// Whether `body` holds the wire bytes (still encoded per Content-Encoding) or decoded bytes.
+    public var bodyForm: ResponsePlan.BodyForm
+
+    public init(status: Int, statusText: String = "", headers: [HeaderField] = [], body: Data = Data(), bodyForm: ResponsePlan.BodyForm = .wire) {
+        self.status = status
+        self.statusText = statusText
+        self.headers = headers
+        self.body = body
+        self.bodyForm = bodyForm
+    }
+}
+
+/// A transport error recorded instead of a response (a refused connection, a timeout).
+public struct RecordedFailure: Hashable, Sendable {
+    public var code: Int
+    public var domain: String
+    public var message: String
+
+    public init(code: Int, domain: String = NSURLErrorDomain, message: String) {
+        self.code = code
+        self.domain = domain
+        self.message = message
+    }
+}
+
+/// One exchange of a cassette: a request and what came back.
+public struct Interaction: Hashable, Sendable {
+    public enum Outcome: Hashable, Sendable {
+        case response(RecordedResponse)
+        case failure(RecordedFailure)
+    }
+
+    /// Position in the recording.
+    public var index: Int
+    /// When it started, as the recorder wrote it (ISO 8601).
+    public var startedDateTime: String
+    public var request: RecordedRequest
+    public var outcome: Outcome
+    /// Phase durations; nil when the recording has none.
+    public var timings: ExchangeTimings?
+
+    public init(index: Int, startedDateTime: String = "1970-01-01T00:00:00.000Z", request: RecordedRequest, outcome: Outcome, timings: ExchangeTimings? = nil) {
+        self.index = index
+        self.startedDateTime = startedDateTime
+        self.request = request
+        self.outcome = outcome
+        self.timings = timings
+    }
+
+    public var response: RecordedResponse? {
+        if case let .response(response) = outcome { return response }
+        return nil
+    }
+}
+
+/// A cassette: the interactions of a recording, in order.
+public struct Cassette: Hashable, Sendable {
+    public var interactions: [Interaction]
+    /// Who wrote it (HAR `creator`).
+    public var creator: String
+    public var creatorVersion: String
+
+    public init(interactions: [Interaction] = [], creator: String = "tapedeck", creatorVersion: String = Cassette.currentToolVersion) {
+        self.interactions = interactions
+        self.creator = creator
+        self.creatorVersion = creatorVersion
+    }
+
+    /// The version of Tapedeck's HAR additions this build reads and writes.
+    public static let formatVersion = 1
+    public static let currentToolVersion = "0.1.0"
+}

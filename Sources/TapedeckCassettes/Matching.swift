@@ -1,0 +1,150 @@
+import Foundation
+
+/// How a live request is matched against recorded ones. Default: method and URL, with the order of
+/// query items ignored. Every rule explains a mismatch in words, for "no match" errors.
+public struct MatchRules: Sendable {
+    public enum URLRule: Hashable, Sendable {
+        /// Scheme, host, port, path and the query items as a multiset (order ignored).
+        case ignoringQueryOrder
+        /// The URL string exactly.
+        case exact
+        /// Scheme, host, port and path; the query is ignored.
+        case ignoringQuery
+    }
+
+    public enum BodyRule: Hashable, Sendable {
+        case ignore
+        /// Byte for byte.
+        case raw
+        /// As JSON values: key order and whitespace ignored.
+        case json
+        /// As `application/x-www-form-urlencoded` fields: order ignored.
+        case form
+        /// As multipart parts (headers and contents), whatever the boundary.
+        case multipart
+    }
+
+    public var method: Bool
+    public var url: URLRule
+    /// Header names whose values must match (case-insensitive names).
+    public var headers: [String]
+    public var body: BodyRule
+    /// A last word: nil if it matches, else why not.
+    public var custom: (@Sendable (RecordedRequest, RecordedRequest) -> String?)?
+
+    public init(method: Bool = true, url: URLRule = .ignoringQueryOrder, headers: [String] = [], body: BodyRule = .ignore,
+                custom: (@Sendable (_ live: RecordedRequest, _ recorded: RecordedRequest) -> String?)? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.custom = custom
+    }
+
+    /// Why `live` does not match `recorded` (empty: it matches).
+    public func mismatches(_ live: RecordedRequest, _ recorded: RecordedRequest) -> [String] {
+        var reasons: [String] = []
+        if method && live.method.uppercased() != recorded.method.uppercased() {
+            reasons.append("method \(live.method) ≠ \(recorded.method)")
+        }
+        if let reason = urlMismatch(live.url, recorded.url) { reasons.append(reason) }
+        for name in headers {
+            let liveValue = live.headers.value(for: name)
+            let recordedValue = recorded.headers.value(for: name)
+            if recordedValue == Redactor.placeholder { continue }
+            if liveValue != recordedValue {
+                reasons.append("header \(name): \(liveValue.map { "'\($0)'" } ?? "absent") ≠ \(recordedValue.map { "'\($0)'" } ?? "absent")")
+            }
+        }
+        if let reason = bodyMismatch(live, recorded) { reasons.append(reason) }
+        if reasons.isEmpty, let custom, let reason = custom(live, recorded) { reasons.append(reason) }
+        return reasons
+    }
+
+    private func urlMismatch(_ live: URL, _ recorded: URL) -> String? {
+        switch url {
+        case .exact:
+            return live.absoluteString == recorded.absoluteString ? nil : "URL \(live.absoluteString) ≠ \(recorded.absoluteString)"
+        case .ignoringQuery, .ignoringQueryOrder:
+            let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
+            let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
+            let liveBase = "\(a?.scheme?.lowercased() ?? "")://\(a?.host?.lowercased() ?? ""):\(a?.port.map(String.init) ?? "")\(a?.percentEncodedPath ?? "")"
+            let recordedBase = "\(b?.scheme?.lowercased() ?? "")://\(b?.host?.lowercased() ?? ""):\(b?.port.map(String.init) ?? "")\(b?.percentEncodedPath ?? "")"
+            if liveBase != recordedBase {
+                return "path \(a?.host ?? "")\(a?.percentEncodedPath ?? "") ≠ \(b?.host ?? "")\(b?.percentEncodedPath ?? "")"
+            }
+            guard url == .ignoringQueryOrder else { return nil }
+            let liveItems = (a?.queryItems ?? []).map { QueryItem($0) }.sorted()
+            let recordedItems = (b?.queryItems ?? []).map { QueryItem($0) }.sorted()
+            guard liveItems.count == recordedItems.count,
+                  zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($1.value == Redactor.placeholder || $0.value == $1.value) }) else {
+                return "query \(a?.percentEncodedQuery ?? "") ≠ \(b?.percentEncodedQuery ?? "")"
+            }
+            return nil
+        }
+    }
+
+    private struct QueryItem: Comparable {
+        var name: String
+        var value: String
+
+        init(_ item: URLQueryItem) {
+            name = item.name
+            value = item.value ?? ""
+        }
+
+        static func < (lhs: QueryItem, rhs: QueryItem) -> Bool {
+            (lhs.name, lhs.value) < (rhs.name, rhs.value)
+        }
+    }
+
+    private func bodyMismatch(_ live: RecordedRequest, _ recorded: RecordedRequest) -> String? {
+        let a = live.body ?? Data()
+        let b = recorded.body ?? Data()
+        switch body {
+        case .ignore:
+            return nil
+        case .raw:
+            return a == b ? nil : "body differs (\(a.count) vs \(b.count) bytes)"
+        case .json:
+            let left = try? JSONSerialization.jsonObject(with: a, options: [.fragmentsAllowed])
+            let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed])
+            guard let left, let right else { return a == b ? nil : "body is not JSON on both sides and differs" }
+            return canonicalJSON(left) == canonicalJSON(right) ? nil : "JSON body differs"
+        case .form:
+            func fields(_ data: Data) -> [String] {
+                String(decoding: data, as: UTF8.self).split(separator: "&").map(String.init).sorted()
+            }
+            return fields(a) == fields(b) ? nil : "form fields differ"
+        case .multipart:
+            let left = multipartParts(a, contentType: live.headers.value(for: "Content-Type"))
+            let right = multipartParts(b, contentType: recorded.headers.value(for: "Content-Type"))
+            return left == right ? nil : "multipart parts differ"
+        }
+    }
+
+    /// JSON with object keys sorted, so equal values compare equal as data.
+    private func canonicalJSON(_ value: Any) -> Data? {
+        try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+    }
+
+    /// The parts of a multipart body (each part's bytes, boundary removed), in order.
+    private func multipartParts(_ body: Data, contentType: String?) -> [Data] {
+        guard let contentType, let range = contentType.range(of: "boundary=") else { return [body] }
+        var boundary = String(contentType[range.upperBound...])
+        if let end = boundary.firstIndex(of: ";") { boundary = String(boundary[..<end]) }
+        boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        let delimiter = Data("--\(boundary)".utf8)
+        var parts: [Data] = []
+        var rest = body[...]
+        while let found = rest.range(of: delimiter) {
+            let part = rest[rest.startIndex..<found.lowerBound]
+            if !part.isEmpty { parts.append(Data(part)) }
+            rest = rest[found.upperBound...]
+        }
+        return parts.filter { part in
+            let text = String(decoding: part, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return !text.isEmpty && text != "--"
+        }
+    }
+}

@@ -1,0 +1,212 @@
+public import Foundation
+
+/// Replaces secrets in interactions before they are stored: header values, query items and JSON
+/// body fields, matched by name (case-insensitive). On by default when recording; replay applies
+/// the same rules to live requests before matching, so a redacted value never causes a mismatch.
+public struct Redactor: Hashable, Sendable {
+    /// What a secret is replaced with.
+    public static let placeholder = "REDACTED"
+
+    public var headers: Set<String>
+    public var queryItems: Set<String>
+    public var jsonFields: Set<String>
+
+    public static let defaultHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-csrf-token",
+    ]
+    public static let defaultQueryItems: Set<String> = [
+        "access_token", "api_key", "apikey", "auth", "client_secret", "key", "password", "secret", "sig", "signature", "token",
+    ]
+    public static let defaultJSONFields: Set<String> = [
+        "access_token", "accesstoken", "api_key", "apikey", "client_secret", "id_token", "password", "refresh_token",
+        "refreshtoken", "secret", "token",
+    ]
+
+    /// The default rules, plus `extraHeaders`, `extraQueryItems` and `extraJSONFields`.
+    public init(extraHeaders: Set<String> = [], extraQueryItems: Set<String> = [], extraJSONFields: Set<String> = []) {
+        headers = Self.defaultHeaders.union(extraHeaders.map { $0.lowercased() })
+        queryItems = Self.defaultQueryItems.union(extraQueryItems.map { $0.lowercased() })
+        jsonFields = Self.defaultJSONFields.union(extraJSONFields.map { $0.lowercased() })
+    }
+
+    /// Rules that redact nothing (for recordings that must keep every byte).
+    public static let none = Redactor(headers: [], queryItems: [], jsonFields: [])
+
+    public init(headers: Set<String>, queryItems: Set<String>, jsonFields: Set<String>) {
+        self.headers = Set(headers.map { $0.lowercased() })
+        self.queryItems = Set(queryItems.map { $0.lowercased() })
+        self.jsonFields = Set(jsonFields.map { $0.lowercased() })
+    }
+
+    public func redact(_ interaction: Interaction) -> Interaction {
+        var copy = interaction
+        copy.request = redact(copy.request)
+        if case var .response(response) = copy.outcome {
+            response.headers = redact(response.headers)
+            if response.bodyForm == .decoded || response.headers.value(for: "Content-Encoding") == nil {
+                response.body = redactJSON(response.body, contentType: response.headers.value(for: "Content-Type"))
+            }
+            copy.outcome = .response(response)
+        }
+        return copy
+    }
+
+    public func redact(_ request: RecordedRequest) -> RecordedRequest {
+        var copy = request
+        copy.url = redact(request.url)
+        copy.headers = redact(request.headers)
+        copy.body = request.body.map { redactJSON($0, contentType: request.headers.value(for: "Content-Type")) }
+        return copy
+    }
+
+    public func redact(_ headers: [HeaderField]) -> [HeaderField] {
+        headers.map { field in
+            self.headers.contains(field.name.lowercased()) ? HeaderField(field.name, Self.placeholder) : field
+        }
+    }
+
+    public func redact(_ url: URL) -> URL {
+        guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.queryItems, items.contains(where: { queryItems.contains($0.name.lowercased()) }) else {
+            return url
+        }
+        components.queryItems = items.map { item in
+            queryItems.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+        }
+        return components.url ?? url
+    }
+
+    /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.
+    /// The output keeps key order stable (sorted), so it is deterministic.
+    public func redactJSON(_ body: Data, contentType: String?) -> Data {
+        guard !jsonFields.isEmpty, !body.isEmpty, contentType?.lowercased().contains("json") ?? looksLikeJSON(body),
+              let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return body
+        }
+        var changed = false
+        let redacted = redactValue(object, changed: &changed)
+        guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
+            return body
+        }
+        return data
+    }
+
+    private func redactValue(_ value: Any, changed: inout Bool) -> Any {
+        if let dictionary = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, inner) in dictionary {
+                if jsonFields.contains(key.lowercased()), !(inner is [String: Any]), !(inner is [Any]) {
+                    result[key] = Self.placeholder
+                    changed = true
+                } else {
+                    result[key] = redactValue(inner, changed: &changed)
+                }
+            }
+            return result
+        }
+        if let array = value as? [Any] {
+            return array.map { redactValue($0, changed: &changed) }
+        }
+        return value
+    }
+
+    private func looksLikeJSON(_ body: Data) -> Bool {
+        guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+}
+
+/// Looks through a cassette for anything that still looks like a secret.
+public enum SecretScanner {
+    public struct Finding: Hashable, Sendable, CustomStringConvertible {
+        public var entry: Int
+        public var place: String
+        public var reason: String
+
+        public var description: String { "entry \(entry) (\(place)): \(reason)" }
+    }
+
+    /// Header names that carry credentials whatever they are called.
+    private static let suspiciousNameParts = ["auth", "token", "secret", "password", "api-key", "apikey", "cookie", "session"]
+
+    public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
+        var findings: [Finding] = []
+        for (position, interaction) in cassette.interactions.enumerated() {
+            func report(_ place: String, _ reason: String) {
+                findings.append(Finding(entry: position, place: place, reason: reason))
+            }
+            func checkHeaders(_ headers: [HeaderField], _ side: String) {
+                for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
+                    let name = field.name.lowercased()
+                    if rules.headers.contains(name) || Redactor.defaultHeaders.contains(name) {
+                        report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
+                    } else if suspiciousNameParts.contains(where: { name.contains($0) }) {
+                        report("\(side).headers.\(field.name)", "the header's name suggests a secret")
+                    } else if let kind = secretShape(field.value) {
+                        report("\(side).headers.\(field.name)", "the value looks like \(kind)")
+                    }
+                }
+            }
+            checkHeaders(interaction.request.headers, "request")
+            for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+                guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
+                if rules.queryItems.contains(item.name.lowercased()) || Redactor.defaultQueryItems.contains(item.name.lowercased()) {
+                    report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
+                } else if let kind = secretShape(value) {
+                    report("request.url query '\(item.name)'", "the value looks like \(kind)")
+                }
+            }
+            var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
+            if let response = interaction.response {
+                checkHeaders(response.headers, "response")
+                if response.bodyForm == .decoded || response.headers.value(for: "Content-Encoding") == nil {
+                    bodies.append(("response.body", response.body))
+                }
+            }
+            for (place, body) in bodies {
+                guard let text = String(data: body, encoding: .utf8) else { continue }
+                let fields = rules.jsonFields.union(Redactor.defaultJSONFields)
+                if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+                    for key in secretFields(in: object, names: fields) {
+                        report("\(place) field '\(key)'", "a credential field is stored unredacted")
+                    }
+                }
+                if let kind = secretShape(text) {
+                    report(place, "contains what looks like \(kind)")
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func secretFields(in value: Any, names: Set<String>) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.keys.sorted().flatMap { key -> [String] in
+                let inner = dictionary[key]!
+                if names.contains(key.lowercased()), let string = inner as? String, string != Redactor.placeholder, !string.isEmpty {
+                    return [key]
+                }
+                return secretFields(in: inner, names: names)
+            }
+        }
+        if let array = value as? [Any] {
+            return array.flatMap { secretFields(in: $0, names: names) }
+        }
+        return []
+    }
+
+    /// Recognisable secret formats inside a value.
+    static func secretShape(_ text: String) -> String? {
+        let patterns: [(String, String)] = [
+            (#"(?i)bearer\s+[A-Za-z0-9\-._~+/]{8,}=*"#, "a bearer token"),
+            (#"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
+            (#"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
+            (#"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+            (#"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
+        ]
+        for (pattern, kind) in patterns where text.range(of: pattern, options: .regularExpression) != nil {
+            return kind
+        }
+        return nil
+    }
+}

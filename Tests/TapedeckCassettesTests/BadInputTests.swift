@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckScheduling
+
+@Suite("Cassettes: bad input gets a typed error naming the file and the place")
+struct BadInputTests {
+    private func error(decoding data: Data, file: String = "/cassettes/x.har") -> CassetteError? {
+        do {
+            _ = try CassetteFile.decode(data, file: file)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func har(_ entries: String, version: String = "1.2", format: Int? = 1) -> Data {
+        let tapedeck = format.map { #","_tapedeck":{"formatVersion":\#($0)}"# } ?? ""
+        return Data(#"{"log":{"version":"\#(version)","creator":{"name":"t","version":"1"},"entries":[\#(entries)]\#(tapedeck)}}"#.utf8)
+    }
+
+    private let goodEntry = #"{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://a.test/x","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":0},"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"content":{"size":2,"mimeType":"text/plain","text":"hi"},"redirectURL":"","headersSize":-1,"bodySize":2},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}"#
+
+    @Test("a well-formed minimal HAR reads")
+    func minimalReads() throws {
+        let cassette = try CassetteFile.decode(har(goodEntry), file: "x.har")
+        #expect(cassette.interactions.count == 1)
+        #expect(cassette.interactions[0].response?.body == Data("hi".utf8))
+    }
+
+    @Test("truncated gzip: a compression error at the byte where it stops")
+    func truncatedGzip() throws {
+        let packed = try Zlib.compress(har(goodEntry + "," + goodEntry), format: .gzip)
+        let failure = try #require(error(decoding: packed.prefix(packed.count - 9)))
+        #expect(failure.kind == .compression)
+        #expect(failure.file == "/cassettes/x.har")
+        #expect(failure.place.hasPrefix("byte "))
+        #expect(failure.isBadInput)
+    }
+
+    @Test("corrupt JSON: a JSON error with the parser's position")
+    func corruptJSON() throws {
+        let data = har(goodEntry)
+        let failure = try #require(error(decoding: data.prefix(data.count / 2)))
+        #expect(failure.kind == .json)
+        #expect(failure.description.contains("/cassettes/x.har"))
+        #expect(failure.reason.contains("not valid JSON"))
+    }
+
+    @Test("wrong HAR version and a future format version: version errors that say what is supported")
+    func versions() throws {
+        let har2 = try #require(error(decoding: har(goodEntry, version: "2.0")))
+        #expect(har2.kind == .version && har2.place == "log.version")
+        let future = try #require(error(decoding: har(goodEntry, format: 99)))
+        #expect(future.kind == .version && future.reason.contains("99"))
+        #expect(error(decoding: har(goodEntry, format: nil)) == nil, "a HAR from another tool has no format version")
+    }
+
+    @Test("a missing required field names the entry and the field")
+    func missingField() throws {
+        let noURL = goodEntry.replacingOccurrences(of: #""url":"http://a.test/x","#, with: "")
+        let failure = try #require(error(decoding: har(goodEntry + "," + noURL)))
+        #expect(failure.kind == .json)
+        #expect(failure.place == "entry 1 (request.url)", "\(failure)")
+    }
+
+    @Test("bad values: undecodable base64, a relative URL, an impossible status — entry errors with the field")
+    func badValues() throws {
+        let base64 = goodEntry.replacingOccurrences(of: #""text":"hi"}"#, with: #""text":"%%%","encoding":"base64"}"#)
+        let failure = try #require(error(decoding: har(goodEntry + "," + goodEntry + "," + base64)))
+        #expect(failure.kind == .entry && failure.place == "entry 2 (response.content.text)", "\(failure)")
+
+        let relative = goodEntry.replacingOccurrences(of: "http://a.test/x", with: "/x")
+        #expect(error(decoding: har(relative))?.place == "entry 0 (request.url)")
+
+        let status = goodEntry.replacingOccurrences(of: #""status":200"#, with: #""status":0"#)
+        #expect(error(decoding: har(status))?.place == "entry 0 (response.status)")
+    }
+
+    @Test("an empty file and a missing file: bad input, not a crash")
+    func emptyAndMissing() throws {
+        #expect(error(decoding: Data())?.kind == .json)
+        #expect(throws: CassetteError.self) { try CassetteFile.read(URL(fileURLWithPath: "/nonexistent/cassette.har")) }
+        do {
+            _ = try CassetteFile.read(URL(fileURLWithPath: "/nonexistent/cassette.har"))
+        } catch {
+            #expect(error.kind == .unreadable && error.isBadInput)
+        }
+    }
+
+    @Test("fuzz: 3,000 mutated cassettes (flips, cuts, splices, plain and gzip) never crash or hang")
+    func fuzz() throws {
+        var random = SeededGenerator(seed: 20261121)
+        let plain = HARCodec.encode(try sampleCassette())
+        let packed = try Zlib.compress(plain, format: .gzip)
+        var outcomes = (read: 0, failed: 0)
+        for round in 0..<3_000 {
+            var data = round.isMultiple(of: 2) ? plain : packed
+            switch random.next(below: 5) {
+            case 0:   // flip a few bits
+                for _ in 0...random.next(below: 4) {
+                    let at = random.next(below: data.count)
+                    data[data.startIndex + at] ^= UInt8(1 << random.next(below: 8))
+                }
+            case 1:   // cut
+                data = data.prefix(random.next(below: data.count))
+            case 2:   // splice in random bytes
+                let at = random.next(below: data.count)
+                let noise = Data((0..<random.next(below: 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+                data = data.prefix(at) + noise + data.suffix(from: data.startIndex + at)
+            case 3:   // duplicate a slice (repeated keys, doubled members)
+                let from = random.next(below: data.count)
+                let length = random.next(below: min(200, data.count - from) + 1)
+                data.append(data.subdata(in: data.startIndex + from..<data.startIndex + from + length))
+            default:  // replace a JSON token with another type
+                var text = String(decoding: plain, as: UTF8.self)
+                let swaps = [("\"status\" : 200", "\"status\" : \"x\""), ("\"entries\" : [", "\"entries\" : {"),
+                             ("\"time\" : ", "\"time\" : null, \"t\" : "), ("\"text\" : \"", "\"text\" : 1, \"u\" : \"")]
+                let (from, to) = swaps[random.next(below: swaps.count)]
+                text = text.replacingOccurrences(of: from, with: to)
+                data = Data(text.utf8)
+            }
+            do {
+                _ = try CassetteFile.decode(data, file: "fuzz-\(round)")
+                outcomes.read += 1
+            } catch {
+                #expect(error.file == "fuzz-\(round)")
+                outcomes.failed += 1
+            }
+        }
+        #expect(outcomes.failed > 1_000, "the mutations were mostly fatal, as they should be: \(outcomes)")
+    }
+}

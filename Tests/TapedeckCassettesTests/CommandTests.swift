@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+
+/// `tapedeck cassette ...` run as a real process: output and exit statuses
+/// (0 ok, 1 found something, 2 bad input file, 64 usage, 3 other failure).
+@Suite("Cassettes: the tapedeck cassette command")
+struct CommandTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    private func tapedeck(_ arguments: String...) throws -> Run {
+        let process = Process()
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                   errors: String(decoding: errorData, as: UTF8.self))
+    }
+
+    @Test("inspect prints one row per entry; validate finds the mitmproxy capture's secrets (1), then none after redact (0)")
+    func inspectValidateRedact() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let capture = directory.file("capture.har")
+        try FileManager.default.copyItem(at: fixturesDirectory.appendingPathComponent("interop/mitmproxy.har"), to: capture)
+
+        let inspect = try tapedeck("cassette", "inspect", capture.path)
+        #expect(inspect.status == 0)
+        #expect(inspect.output.contains("6 entries, written by mitmproxy"))
+        #expect(inspect.output.split(separator: "\n").count == 8, "\(inspect.output)")
+
+        let found = try tapedeck("cassette", "validate", capture.path)
+        #expect(found.status == 1)
+        #expect(found.output.contains("entry 0 (request.headers.Authorization)"))
+
+        let redacted = directory.file("clean.har.gz")
+        let redact = try tapedeck("cassette", "redact", capture.path, "-o", redacted.path)
+        #expect(redact.status == 0)
+        #expect(try tapedeck("cassette", "validate", redacted.path).status == 0)
+        #expect(try Data(contentsOf: redacted).prefix(2) == Data([0x1F, 0x8B]), "the output name asked for gzip")
+        #expect(try tapedeck("cassette", "validate", capture.path).status == 1, "the input was left as it was")
+    }
+
+    @Test("convert between .har and .har.gz keeps every interaction")
+    func convert() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let plain = directory.file("a.har")
+        try CassetteFile.write(try sampleCassette(), to: plain)
+        #expect(try tapedeck("cassette", "convert", plain.path, directory.file("b.har.gz").path).status == 0)
+        #expect(try tapedeck("cassette", "convert", directory.file("b.har.gz").path, directory.file("c.har").path).status == 0)
+        #expect(try CassetteFile.read(directory.file("c.har")).interactions == (try sampleCassette()).interactions)
+    }
+
+    @Test("bad input files exit 2 naming the file and place; bad usage 64; a failed write 3")
+    func exitStatuses() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cut = directory.file("cut.har.gz")
+        let whole = CassetteFile.encode(try sampleCassette(), compression: .gzip)
+        try whole.prefix(whole.count / 2).write(to: cut)
+        let truncated = try tapedeck("cassette", "inspect", cut.path)
+        #expect(truncated.status == 2)
+        #expect(truncated.errors.contains(cut.path) && truncated.errors.contains("byte "), "\(truncated.errors)")
+
+        let missing = try tapedeck("cassette", "validate", directory.file("none.har").path)
+        #expect(missing.status == 2)
+
+        let usage = try tapedeck("cassette", "convert", cut.path)
+        #expect(usage.status == 64)
+
+        let good = directory.file("good.har")
+        try CassetteFile.write(try sampleCassette(), to: good)
+        let unwritable = try tapedeck("cassette", "convert", good.path, "/nonexistent-tapedeck-dir/out.har")
+        #expect(unwritable.status == 3, "\(unwritable.errors)")
+    }
+}

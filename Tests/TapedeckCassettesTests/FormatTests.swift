@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+
+@Suite("Cassettes: HAR format and files")
+struct FormatTests {
+    @Test("every kind of interaction survives a round trip, plain and gzip, byte for byte")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = try sampleCassette()
+        for name in ["c.har", "c.har.gz"] {
+            let url = directory.file(name)
+            try CassetteFile.write(cassette, to: url)
+            let read = try CassetteFile.read(url)
+            #expect(read.interactions == cassette.interactions, "\(name)")
+        }
+        let gz = try Data(contentsOf: directory.file("c.har.gz"))
+        #expect(gz.prefix(2) == Data([0x1F, 0x8B]))
+        #expect(try Data(contentsOf: directory.file("c.har")).first == UInt8(ascii: "{"))
+    }
+
+    @Test("the reader sniffs magic bytes, not names: gzip in a .har and JSON in a .har.gz both read")
+    func sniffsContent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = try sampleCassette()
+        try CassetteFile.write(cassette, to: directory.file("gzip-inside.har"), compression: .gzip)
+        try CassetteFile.write(cassette, to: directory.file("json-inside.har.gz"), compression: CassetteFile.Compression.none)
+        #expect(try CassetteFile.read(directory.file("gzip-inside.har")).interactions == cassette.interactions)
+        #expect(try CassetteFile.read(directory.file("json-inside.har.gz")).interactions == cassette.interactions)
+    }
+
+    @Test("text bodies are stored as text, binary and wire-gzip bodies as base64, each saying which form it holds")
+    func bodyStorage() throws {
+        let document = try JSONDecoder().decode(HARDocument.self, from: HARCodec.encode(try sampleCassette()))
+        let entries = document.log.entries
+        #expect(document.log.version == "1.2")
+        #expect(document.log.tapedeck?.formatVersion == Cassette.formatVersion)
+        #expect(entries[0].response.content.encoding == nil)
+        #expect(entries[0].response.content.text?.contains(#""name":"Ada""#) == true)
+        #expect(entries[1].response.content.encoding == "base64")
+        #expect(entries[1].request.postData?.encoding == "base64")
+        #expect(entries[2].response.content.encoding == "base64")
+        #expect(entries[2].response.content.bodyForm == "wire")
+        #expect(entries[3].response.content.bodyForm == "decoded")
+        #expect(entries[3].response.content.text == "already decoded")
+        #expect(entries[4].error?.code == URLError.cannotConnectToHost.rawValue)
+        #expect(entries[4].response.status == 0)
+        #expect(entries[5].response.redirectURL == "/users/1")
+        #expect(entries[0].request.queryString.map(\.name) == ["b", "a"])
+        #expect(entries.map(\.index) == [0, 1, 2, 3, 4, 5])
+        #expect(entries[0].timings.wait == 40 && entries[0].timings.connect == 3 && entries[0].timings.send == 0.25)
+    }
+
+    @Test("the writer is deterministic: same cassette, same bytes; normalised timings hide timing-only changes")
+    func deterministicWriter() throws {
+        let cassette = try sampleCassette()
+        let first = HARCodec.encode(cassette)
+        #expect(HARCodec.encode(cassette) == first)
+        // Decoding and re-encoding changes nothing either.
+        #expect(HARCodec.encode(try HARCodec.decode(first, file: "mem")) == first)
+
+        var retimed = cassette
+        for index in retimed.interactions.indices {
+            retimed.interactions[index].startedDateTime = "2027-01-01T00:00:0\(index).000Z"
+            retimed.interactions[index].timings = ExchangeTimings(send: .milliseconds(index), wait: .milliseconds(7 * index + 1))
+        }
+        let normalised = HARCodec.WriteOptions(normalizesTimings: true)
+        #expect(HARCodec.encode(retimed) != first)
+        #expect(HARCodec.encode(retimed, options: normalised) == HARCodec.encode(cassette, options: normalised))
+
+        // Without normalising, only timing lines differ.
+        let lines = { (data: Data) in String(decoding: data, as: UTF8.self).split(separator: "\n") }
+        let changed = zip(lines(first), lines(HARCodec.encode(retimed))).filter { $0 != $1 }
+        #expect(!changed.isEmpty)
+        for (line, _) in changed {
+            let key = line.trimmingCharacters(in: .whitespaces).split(separator: ":").first.map(String.init) ?? ""
+            #expect(["\"startedDateTime\" ", "\"time\" ", "\"send\" ", "\"wait\" ", "\"receive\" ", "\"connect\" "].contains(key), "\(line)")
+        }
+    }
+
+    @Test("a changed response body gives a small diff: the body line and its two sizes")
+    func smallDiff() throws {
+        var cassette = try sampleCassette()
+        let before = String(decoding: HARCodec.encode(cassette), as: UTF8.self).split(separator: "\n")
+        if case var .response(response) = cassette.interactions[0].outcome {
+            response.body = Data(#"{"id":1,"name":"Grace","tags":["a","b"]}"#.utf8)
+            cassette.interactions[0].outcome = .response(response)
+        }
+        let after = String(decoding: HARCodec.encode(cassette), as: UTF8.self).split(separator: "\n")
+        #expect(before.count == after.count)
+        let changed = zip(before, after).filter { $0 != $1 }.map { $0.0.trimmingCharacters(in: .whitespaces) }
+        #expect(changed.count == 3, "\(changed)")
+        #expect(changed.allSatisfy { $0.hasPrefix("\"text\"") || $0.hasPrefix("\"size\"") || $0.hasPrefix("\"bodySize\"") }, "\(changed)")
+    }
+
+    @Test("a write replaces the file atomically and leaves no temporary file behind")
+    func atomicWrite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("a.har.gz")
+        try CassetteFile.write(try sampleCassette(), to: url)
+        try CassetteFile.write(Cassette(), to: url)
+        #expect(try CassetteFile.read(url).interactions.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["a.har.gz"])
+    }
+
+    @Test("a write into a missing directory is an I/O error and the old file (elsewhere) is untouched")
+    func failedWrite() throws {
+        let missing = URL(fileURLWithPath: "/nonexistent-tapedeck-dir/x.har")
+        #expect {
+            try CassetteFile.write(try sampleCassette(), to: missing)
+        } throws: { error in
+            (error as? CassetteError)?.kind == .io && (error as? CassetteError)?.isBadInput == false
+        }
+    }
+}

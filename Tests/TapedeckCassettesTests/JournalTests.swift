@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Cassettes: the recording journal and crash recovery")
+struct JournalTests {
+    private func interaction(_ index: Int) -> Interaction {
+        Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://j.test/\(index)")!),
+                    outcome: .response(RecordedResponse(status: 200, body: Data("body \(index)".utf8))))
+    }
+
+    @Test("append then finish: the cassette holds the base and every appended interaction, the journal is gone")
+    func appendAndFinish() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let base = Cassette(interactions: [interaction(0)])
+        let journal = try CassetteJournal(cassette: url)
+        for index in 1...5 { try journal.append(interaction(index)) }
+        // The journal alone is a valid multi-member gzip file.
+        let raw = try Data(contentsOf: journal.journalURL)
+        #expect(Zlib.decompressMembers(raw).members.count == 5)
+        try journal.finish(base: base)
+        #expect(try CassetteFile.read(url).interactions == (0...5).map(interaction))
+        #expect(!FileManager.default.fileExists(atPath: journal.journalURL.path))
+    }
+
+    @Test("a journal cut in the middle of its last record: every complete record comes back, the cut bytes are reported")
+    func truncatedJournal() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har")
+        try CassetteFile.write(Cassette(interactions: [interaction(0)]), to: url)
+        let journal = try CassetteJournal(cassette: url)
+        for index in 1...4 { try journal.append(interaction(index)) }
+        let path = journal.journalURL.path
+        let full = try Data(contentsOf: journal.journalURL)
+        try full.prefix(full.count - 7).write(to: journal.journalURL)
+        let recovery = try #require(try CassetteJournal.recover(cassette: url))
+        #expect(recovery.recovered == 3)
+        #expect(recovery.droppedBytes > 0)
+        #expect(try CassetteFile.read(url).interactions == (0...3).map(interaction))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try CassetteJournal.recover(cassette: url) == nil, "nothing left to recover")
+    }
+
+    @Test("SIGKILL mid-recording (a real child process): everything appended before the kill is recovered on the next open")
+    func killedRecorder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("killed.har.gz")
+        let process = Process()
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = ["cassette", "_journal-writer", url.path, "--count", "100000", "--body-bytes", "4000"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Wait until the child says 40 interactions are durable, then kill it without warning.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("appended 40\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        seen.append(output.fileHandleForReading.readDataToEndOfFile())
+        let acknowledged = String(decoding: seen, as: UTF8.self).split(separator: "\n").count
+
+        #expect(!FileManager.default.fileExists(atPath: url.path), "the cassette is only written when a recording finishes")
+        let player = try CassettePlayer(contentsOf: url)   // opening recovers
+        let indices = player.cassette.interactions.map(\.index)
+        #expect(indices.count >= acknowledged, "every acknowledged append survived (\(acknowledged) acknowledged)")
+        #expect(indices == Array(0..<indices.count), "in order, no gaps, no half records")
+        #expect(acknowledged > 40)
+    }
+}
