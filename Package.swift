@@ -76,7 +76,7 @@ let package = Package(
         // Benchmarks: one entry point, `tools/bench NAME`.
         .executableTarget(
             name: "TapedeckBench",
-            dependencies: ["TapedeckBridge", "TapedeckClient", "TapedeckLoopback"],
+            dependencies: ["TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckLoopback"],
             path: "Benchmarks/TapedeckBench"
         ),
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),

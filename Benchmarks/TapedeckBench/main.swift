@@ -7,7 +7,14 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("scheduler", runSchedulerBenchmark),
     ("bridge", runBridgeBenchmark),
     ("pipeline", runPipelineBenchmark),
+    ("cassette", runCassetteBenchmark),
 ]
+
+// Hidden child mode of the cassette benchmark (peak memory of a load, measured alone).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "_cassette-load" {
+    try runCassetteLoadChild(CommandLine.arguments[2])
+    exit(0)
+}
 
 let requested = Array(CommandLine.arguments.dropFirst())
 let unknown = requested.filter { name in !benchmarks.contains { $0.name == name } }

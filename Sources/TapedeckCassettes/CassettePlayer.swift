@@ -28,6 +28,9 @@ public final class CassettePlayer: Responder {
     /// Where the cassette came from (in "no match" reasons).
     public let source: String
     private let state: Mutex<State>
+    /// Interactions by method and URL without query, in recording order: every rule requires
+    /// these to be equal, so a lookup reads one bucket whatever the cassette's size.
+    private let buckets: [String: [Int]]
 
     private struct State {
         var consumed: [Bool]
@@ -42,6 +45,17 @@ public final class CassettePlayer: Responder {
         self.redactor = redactor
         self.source = source
         state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count)))
+        var buckets: [String: [Int]] = [:]
+        for (position, interaction) in cassette.interactions.enumerated() {
+            buckets[Self.bucketKey(interaction.request, rules: rules), default: []].append(position)
+        }
+        self.buckets = buckets
+    }
+
+    private static func bucketKey(_ request: RecordedRequest, rules: MatchRules) -> String {
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        let base = "\(components?.scheme?.lowercased() ?? "")://\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")\(components?.percentEncodedPath ?? "")"
+        return rules.method ? request.method.uppercased() + " " + base : base
     }
 
     /// Reads `url` (recovering an interrupted recording's journal first).
@@ -62,8 +76,9 @@ public final class CassettePlayer: Responder {
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let live = redactor.redact(RecordedRequest(request))
         let interactions = cassette.interactions
+        let candidates = buckets[Self.bucketKey(live, rules: rules)] ?? []
         let chosen: Int? = state.withLock { state in
-            let matching = interactions.indices.filter { rules.mismatches(live, interactions[$0].request).isEmpty }
+            let matching = candidates.filter { rules.mismatches(live, interactions[$0].request).isEmpty }
             guard let first = matching.first else { return nil }
             if afterLast == .alwaysFirst { return first }
             if let fresh = matching.first(where: { !state.consumed[$0] }) {
