@@ -80,8 +80,9 @@ public enum CassetteFile {
     public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
         let path = url.path
         let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Unique per write (parallel writers in one process never share it), created exclusively.
+        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UUID().uuidString)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ioError(path, "cannot create \(temporary)") }
         do throws(CassetteError) {
             try writeAll(descriptor, data, path: temporary)

@@ -19,17 +19,29 @@ public final class CassetteJournal: Sendable {
     public let cassetteURL: URL
     public var journalURL: URL { Self.journalURL(for: cassetteURL) }
     private let descriptor: Mutex<Int32>
+    /// Applied to every interaction before it reaches the disk (redaction is on by default).
+    public let redactor: Redactor
 
     public static func journalURL(for cassette: URL) -> URL {
         cassette.deletingLastPathComponent().appendingPathComponent(cassette.lastPathComponent + ".journal")
     }
 
-    /// Opens (creating if needed) the journal of `cassette` for appending.
-    public init(cassette: URL) throws(CassetteError) {
+    /// Opens (creating if needed) the journal of `cassette` for appending. A record cut off at the
+    /// end of an existing journal (an earlier crash) is trimmed first, so new records stay readable.
+    public init(cassette: URL, redactor: Redactor = Redactor()) throws(CassetteError) {
         cassetteURL = cassette
-        let path = Self.journalURL(for: cassette).path
+        self.redactor = redactor
+        let url = Self.journalURL(for: cassette)
+        let path = url.path
         let opened = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw CassetteFile.ioError(path, "cannot open the journal") }
+        if let existing = try? Data(contentsOf: url), !existing.isEmpty {
+            let valid = Zlib.decompressMembers(existing).validBytes
+            if valid < existing.count && ftruncate(opened, off_t(valid)) != 0 {
+                close(opened)
+                throw CassetteFile.ioError(path, "cannot trim a cut-off record")
+            }
+        }
         descriptor = Mutex(opened)
     }
 
@@ -39,7 +51,7 @@ public final class CassetteJournal: Sendable {
 
     /// Appends one interaction durably (written and fsynced when this returns).
     public func append(_ interaction: Interaction) throws(CassetteError) {
-        var line = HARCodec.encodeJSON(HARCodec.entry(for: interaction), pretty: false)
+        var line = HARCodec.encodeJSON(HARCodec.entry(for: redactor.redact(interaction)), pretty: false)
         line.append(0x0A)
         let member: Data
         do {
@@ -52,8 +64,15 @@ public final class CassetteJournal: Sendable {
             guard descriptor >= 0 else {
                 throw CassetteError(.io, file: path, reason: "the journal is already finished")
             }
-            try CassetteFile.writeAll(descriptor, member, path: path)
-            guard fsync(descriptor) == 0 else { throw CassetteFile.ioError(path, "fsync failed") }
+            let size = lseek(descriptor, 0, SEEK_END)
+            do throws(CassetteError) {
+                try CassetteFile.writeAll(descriptor, member, path: path)
+                guard fsync(descriptor) == 0 else { throw CassetteFile.ioError(path, "fsync failed") }
+            } catch {
+                // Never leave half a record for later records to follow.
+                if size >= 0 { _ = ftruncate(descriptor, size) }
+                throw error
+            }
         }
     }
 
@@ -61,16 +80,19 @@ public final class CassetteJournal: Sendable {
     /// and deletes the journal. Returns the cassette as written.
     @discardableResult
     public func finish(base: Cassette, options: HARCodec.WriteOptions = .init()) throws(CassetteError) -> Cassette {
-        descriptor.withLock { descriptor in
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
+        let wasOpen = descriptor.withLock { descriptor -> Bool in
+            defer { descriptor = -1 }
+            guard descriptor >= 0 else { return false }
+            close(descriptor)
+            return true
+        }
+        guard wasOpen else {
+            throw CassetteError(.io, file: journalURL.path, reason: "the journal is already finished")
         }
         let journalled = try Self.read(journalURL)
-        var cassette = base
-        cassette.interactions += journalled.interactions
+        let cassette = Self.merge(base, journalled.interactions)
         try CassetteFile.write(cassette, to: cassetteURL, options: options)
-        unlink(journalURL.path)
-        CassetteFile.syncDirectory(cassetteURL.deletingLastPathComponent().path)
+        Self.retire(journalURL, damaged: journalled.droppedBytes > 0)
         return cassette
     }
 
@@ -121,11 +143,32 @@ public final class CassetteJournal: Sendable {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
         let contents = try read(journal)
-        var base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
-        base.interactions += contents.interactions
-        try CassetteFile.write(base, to: cassette)
-        unlink(journal.path)
-        CassetteFile.syncDirectory(cassette.deletingLastPathComponent().path)
-        return Recovery(recovered: contents.interactions.count, droppedBytes: contents.droppedBytes)
+        let base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
+        let merged = merge(base, contents.interactions)
+        try CassetteFile.write(merged, to: cassette)
+        retire(journal, damaged: contents.droppedBytes > 0)
+        return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes)
+    }
+
+    /// `base` plus the journalled interactions it does not hold yet (by `_index`): merging twice —
+    /// a crash between writing the cassette and deleting the journal — adds nothing the second time.
+    static func merge(_ base: Cassette, _ journalled: [Interaction]) -> Cassette {
+        var merged = base
+        var present = Set(base.interactions.map(\.index))
+        for interaction in journalled where present.insert(interaction.index).inserted {
+            merged.interactions.append(interaction)
+        }
+        return merged
+    }
+
+    /// Deletes a merged journal; one whose tail was damaged is kept beside it as `.damaged`, so no
+    /// byte is lost for good.
+    static func retire(_ journal: URL, damaged: Bool) {
+        if damaged {
+            rename(journal.path, journal.path + ".damaged")
+        } else {
+            unlink(journal.path)
+        }
+        CassetteFile.syncDirectory(journal.deletingLastPathComponent().path)
     }
 }

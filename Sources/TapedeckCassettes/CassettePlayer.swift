@@ -31,6 +31,9 @@ public final class CassettePlayer: Responder {
     /// Interactions by method and URL without query, in recording order: every rule requires
     /// these to be equal, so a lookup reads one bucket whatever the cassette's size.
     private let buckets: [String: [Int]]
+    /// The recorded requests as matching sees them: redacted with the player's rules, so an
+    /// unredacted recording (another tool's HAR) and a redacted live request still agree.
+    private let matchable: [RecordedRequest]
 
     private struct State {
         var consumed: [Bool]
@@ -45,11 +48,16 @@ public final class CassettePlayer: Responder {
         self.redactor = redactor
         self.source = source
         state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count)))
+        matchable = cassette.interactions.map { redactor.redact($0.request) }
         var buckets: [String: [Int]] = [:]
         for (position, interaction) in cassette.interactions.enumerated() {
             buckets[Self.bucketKey(interaction.request, rules: rules), default: []].append(position)
         }
-        self.buckets = buckets
+        // Within a bucket, recording order (`_index`), whatever order the file lists entries in.
+        let interactions = cassette.interactions
+        self.buckets = buckets.mapValues { positions in
+            positions.sorted { (interactions[$0].index, $0) < (interactions[$1].index, $1) }
+        }
     }
 
     private static func bucketKey(_ request: RecordedRequest, rules: MatchRules) -> String {
@@ -77,8 +85,9 @@ public final class CassettePlayer: Responder {
         let live = redactor.redact(RecordedRequest(request))
         let interactions = cassette.interactions
         let candidates = buckets[Self.bucketKey(live, rules: rules)] ?? []
+        // Matching (which may run a custom closure) happens outside the lock.
+        let matching = candidates.filter { rules.mismatches(live, matchable[$0]).isEmpty }
         let chosen: Int? = state.withLock { state in
-            let matching = candidates.filter { rules.mismatches(live, interactions[$0].request).isEmpty }
             guard let first = matching.first else { return nil }
             if afterLast == .alwaysFirst { return first }
             if let fresh = matching.first(where: { !state.consumed[$0] }) {
@@ -109,9 +118,7 @@ public final class CassettePlayer: Responder {
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
-        let scored = cassette.interactions.enumerated().map { position, interaction in
-            (position, rules.mismatches(live, interaction.request))
-        }
+        let scored = matchable.enumerated().map { position, recorded in (position, rules.mismatches(live, recorded)) }
         let closest = scored.sorted { ($0.1.count, $0.0) < ($1.1.count, $1.0) }.prefix(3)
         var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
         if cassette.interactions.isEmpty {

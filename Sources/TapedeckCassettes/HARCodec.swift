@@ -115,6 +115,9 @@ public enum HARCodec {
         do {
             document = try JSONDecoder().decode(HARDocument.self, from: data)
         } catch let error as DecodingError {
+            if case let .dataCorrupted(context) = error, context.codingPath.isEmpty {
+                throw syntaxError(data, file: file)
+            }
             throw decodingError(error, file: file)
         } catch {
             throw CassetteError(.json, file: file, reason: "not HAR JSON: \(error)", hint: "check that the file is a HAR export")
@@ -210,7 +213,11 @@ public enum HARCodec {
         }
         switch coding {
         case "gzip", "x-gzip": return Zlib.looksLikeGzip(body) ? .wire : .decoded
-        case "deflate": return body[body.startIndex] & 0x0F == 8 ? .wire : .decoded
+        case "deflate":
+            // A zlib header: compression method 8 and a check value making the first two bytes a multiple of 31.
+            guard body.count >= 2 else { return .decoded }
+            let first = Int(body[body.startIndex]), second = Int(body[body.startIndex + 1])
+            return first & 0x0F == 8 && (first << 8 | second) % 31 == 0 ? .wire : .decoded
         default: return .decoded
         }
     }
@@ -218,7 +225,9 @@ public enum HARCodec {
     /// Recorded phases; nil when the entry records none (every phase zero or not applicable).
     private static func timings(_ timings: HARTimings) -> ExchangeTimings? {
         func duration(_ milliseconds: Double?) -> Duration? {
-            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0 else { return nil }
+            // Negative means "does not apply"; beyond a year is not a timing but damage (and
+            // would overflow nanoseconds), so it is treated as absent too.
+            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 31_536_000_000 else { return nil }
             return .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
         }
         let connect = duration(timings.connect)
@@ -226,6 +235,28 @@ public enum HARCodec {
         return ExchangeTimings(
             connect: connect, send: duration(timings.send) ?? .zero,
             wait: duration(timings.wait) ?? .zero, receive: duration(timings.receive) ?? .zero)
+    }
+
+    /// Invalid JSON: where the parser stopped (JSONDecoder does not say; JSONSerialization does).
+    private static func syntaxError(_ data: Data, file: String) -> CassetteError {
+        var detail = "the parser rejected it"
+        var place = ""
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        }
+        if let range = detail.range(of: #"character \d+"#, options: .regularExpression) {
+            let offset = Int(detail[range].dropFirst("character ".count)) ?? 0
+            let prefix = data.prefix(offset)
+            let line = prefix.count { $0 == 0x0A } + 1
+            let column = offset - (prefix.lastIndex(of: 0x0A).map { $0 - data.startIndex + 1 } ?? 0) + 1
+            place = "line \(line), column \(column)"
+        } else if detail.lowercased().contains("end of file") {
+            place = "end of file (byte \(data.count))"
+        }
+        return CassetteError(.json, file: file, place: place, reason: "not valid JSON: \(detail)",
+                             hint: "the file is damaged or cut; restore it or re-record")
     }
 
     private static func decodingError(_ error: DecodingError, file: String) -> CassetteError {

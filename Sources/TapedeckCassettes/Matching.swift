@@ -51,7 +51,7 @@ public struct MatchRules: Sendable {
         for name in headers {
             let liveValue = live.headers.value(for: name)
             let recordedValue = recorded.headers.value(for: name)
-            if recordedValue == Redactor.placeholder { continue }
+            if recordedValue == Redactor.placeholder || liveValue == Redactor.placeholder { continue }
             if liveValue != recordedValue {
                 reasons.append("header \(name): \(liveValue.map { "'\($0)'" } ?? "absent") ≠ \(recordedValue.map { "'\($0)'" } ?? "absent")")
             }
@@ -77,7 +77,7 @@ public struct MatchRules: Sendable {
             let liveItems = (a?.queryItems ?? []).map { QueryItem($0) }.sorted()
             let recordedItems = (b?.queryItems ?? []).map { QueryItem($0) }.sorted()
             guard liveItems.count == recordedItems.count,
-                  zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($1.value == Redactor.placeholder || $0.value == $1.value) }) else {
+                  zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($0.value == $1.value || $0.value == Redactor.placeholder || $1.value == Redactor.placeholder) }) else {
                 return "query \(a?.percentEncodedQuery ?? "") ≠ \(b?.percentEncodedQuery ?? "")"
             }
             return nil

@@ -46,6 +46,11 @@ struct BadInputTests {
         #expect(failure.kind == .json)
         #expect(failure.description.contains("/cassettes/x.har"))
         #expect(failure.reason.contains("not valid JSON"))
+        #expect(failure.place == "end of file (byte \(data.count / 2))", "\(failure)")
+        var broken = data
+        broken[broken.startIndex + 40] = UInt8(ascii: "}")
+        let syntax = try #require(error(decoding: broken))
+        #expect(syntax.place.hasPrefix("line 1, column "), "\(syntax)")
     }
 
     @Test("wrong HAR version and a future format version: version errors that say what is supported")
@@ -116,7 +121,9 @@ struct BadInputTests {
             default:  // replace a JSON token with another type
                 var text = String(decoding: plain, as: UTF8.self)
                 let swaps = [("\"status\" : 200", "\"status\" : \"x\""), ("\"entries\" : [", "\"entries\" : {"),
-                             ("\"time\" : ", "\"time\" : null, \"t\" : "), ("\"text\" : \"", "\"text\" : 1, \"u\" : \"")]
+                             ("\"time\" : ", "\"time\" : null, \"t\" : "), ("\"text\" : \"", "\"text\" : 1, \"u\" : \""),
+                             ("\"wait\" : ", "\"wait\" : 1e300, \"w\" : "), ("\"send\" : ", "\"send\" : 9.3e12, \"s\" : "),
+                             ("\"_index\" : ", "\"_index\" : 1e300, \"i\" : "), ("\"size\" : ", "\"size\" : -1e19, \"z\" : ")]
                 let (from, to) = swaps[random.next(below: swaps.count)]
                 text = text.replacingOccurrences(of: from, with: to)
                 data = Data(text.utf8)

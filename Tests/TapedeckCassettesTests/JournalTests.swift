@@ -45,7 +45,60 @@ struct JournalTests {
         #expect(recovery.droppedBytes > 0)
         #expect(try CassetteFile.read(url).interactions == (0...3).map(interaction))
         #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(FileManager.default.fileExists(atPath: path + ".damaged"), "the damaged journal is kept aside, not deleted")
         #expect(try CassetteJournal.recover(cassette: url) == nil, "nothing left to recover")
+    }
+
+    @Test("appending after a crash cut a record: the cut is trimmed and the new records stay readable")
+    func appendAfterCut() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let first = try CassetteJournal(cassette: url)
+        for index in 0..<3 { try first.append(interaction(index)) }
+        let full = try Data(contentsOf: first.journalURL)
+        try full.prefix(full.count - 5).write(to: first.journalURL)
+        let second = try CassetteJournal(cassette: url)
+        for index in 3..<5 { try second.append(interaction(index)) }
+        let recovery = try #require(try CassetteJournal.recover(cassette: url))
+        #expect(recovery.droppedBytes == 0)
+        #expect(try CassetteFile.read(url).interactions.map(\.index) == [0, 1, 3, 4], "record 2 was cut; 3 and 4 survive")
+    }
+
+    @Test("a crash between writing the cassette and deleting the journal: merging again adds nothing")
+    func mergeIsIdempotent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har")
+        let journal = try CassetteJournal(cassette: url)
+        for index in 0..<3 { try journal.append(interaction(index)) }
+        let bytes = try Data(contentsOf: journal.journalURL)
+        try CassetteJournal.recover(cassette: url)
+        try bytes.write(to: journal.journalURL)          // as if the unlink never happened
+        let again = try #require(try CassetteJournal.recover(cassette: url))
+        #expect(again.recovered == 0)
+        #expect(try CassetteFile.read(url).interactions.count == 3)
+        try journal.finish(base: try CassetteFile.read(url))
+        #expect(try CassetteFile.read(url).interactions.count == 3)
+        #expect(throws: CassetteError.self, "finishing twice is refused, not a rewrite without the journal") {
+            try journal.finish(base: Cassette())
+        }
+        #expect(try CassetteFile.read(url).interactions.count == 3)
+    }
+
+    @Test("the journal redacts by default: a secret never reaches the disk")
+    func journalRedacts() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har")
+        let journal = try CassetteJournal(cassette: url)
+        var secret = interaction(0)
+        secret.request.headers = [HeaderField("Authorization", "Bearer s3cr3t-value")]
+        try journal.append(secret)
+        let raw = try Zlib.decompress(Data(contentsOf: journal.journalURL))
+        #expect(!String(decoding: raw, as: UTF8.self).contains("s3cr3t"))
+        try journal.finish(base: Cassette())
+        #expect(try CassetteFile.read(url).interactions[0].request.headers == [HeaderField("Authorization", "REDACTED")])
     }
 
     @Test("SIGKILL mid-recording (a real child process): everything appended before the kill is recovered on the next open")

@@ -56,9 +56,12 @@ struct ReplayTests {
         let url = fixturesDirectory.appendingPathComponent("interop/mitmproxy.har")
         let cassette = try CassetteFile.read(url)
         #expect(cassette.creator == "mitmproxy")
-        let world = ReplayWorld(CassettePlayer(cassette: cassette, redactor: .none))
+        // Default redaction on an unredacted recording: both sides are redacted before matching.
+        let world = ReplayWorld(CassettePlayer(cassette: cassette))
         let base = "http://127.0.0.1:18081"
-        world.send("user", base + "/users/1")
+        var user = URLRequest(url: URL(string: base + "/users/1")!)
+        user.setValue("Bearer another-token", forHTTPHeaderField: "Authorization")
+        world.send("user", user)
         world.send("search", base + "/search?page=2&q=swift")      // query order differs from the recording
         world.send("gzip", base + "/gzip")
         world.send("image", base + "/image.png")
