@@ -59,7 +59,7 @@ final class SessionLink: @unchecked Sendable {
         if scheduler.isCurrentThreadOwner {
             simulatorBlockCount += 1
             clientQueue.async(named: "urlsession.delegate", block)
-        } else if let link = stopping.withLock({ $0.removeValue(forKey: threadID()) }) {
+        } else if let link = stopping.withLock({ $0.removeValue(forKey: currentThreadID()) }) {
             harness.attachCancellationCallback(block, to: link)
         } else {
             // Neither caused by the simulator nor by a stop (session invalidation, getAllTasks):
@@ -71,7 +71,7 @@ final class SessionLink: @unchecked Sendable {
 
     /// Marks the calling URLSession thread as stopping `link` (see `stopping`).
     func beginStop(of link: ExchangeLink) {
-        stopping.withLock { $0[threadID()] = link }
+        stopping.withLock { $0[currentThreadID()] = link }
     }
 
     /// Forgets the marks of `link`'s stops once their work items are over (a suspend's stop

@@ -128,7 +128,7 @@ extension CassetteCommand {
             let destination = output ?? file
             do {
                 try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
-                                       compression: output == nil ? sniffedCompression(file) : nil)
+                                       compression: output == nil ? CassetteFile.storedCompression(of: URL(fileURLWithPath: file)) : nil)
             } catch {
                 throw ExitStatus.report(error)
             }
@@ -196,9 +196,4 @@ extension CassetteCommand {
             }
         }
     }
-}
-
-private func sniffedCompression(_ path: String) -> CassetteFile.Compression {
-    guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 2) else { return .forPath(path) }
-    return head == Data([0x1F, 0x8B]) ? .gzip : CassetteFile.Compression.none
 }

@@ -21,6 +21,14 @@ public enum CassetteFile {
         }
     }
 
+    /// How the file at `url` is stored, by its first bytes (by its name when it cannot be read).
+    public static func storedCompression(of url: URL) -> Compression {
+        guard let handle = FileHandle(forReadingAtPath: url.path), let head = try? handle.read(upToCount: 2) else {
+            return .forPath(url.path)
+        }
+        return Zlib.looksLikeGzip(head) ? .gzip : Compression.none
+    }
+
     /// Reads the cassette at `url`. A journal left by an interrupted recording is not merged here;
     /// ``CassetteJournal/recover(cassette:)`` does that.
     public static func read(_ url: URL) throws(CassetteError) -> Cassette {

@@ -61,8 +61,7 @@ public final class CassettePlayer: Responder {
     }
 
     private static func bucketKey(_ request: RecordedRequest, rules: MatchRules) -> String {
-        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        let base = "\(components?.scheme?.lowercased() ?? "")://\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")\(components?.percentEncodedPath ?? "")"
+        let base = MatchRules.resource(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
         return rules.method ? request.method.uppercased() + " " + base : base
     }
 

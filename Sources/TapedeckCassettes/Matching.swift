@@ -68,9 +68,7 @@ public struct MatchRules: Sendable {
         case .ignoringQuery, .ignoringQueryOrder:
             let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
             let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
-            let liveBase = "\(a?.scheme?.lowercased() ?? "")://\(a?.host?.lowercased() ?? ""):\(a?.port.map(String.init) ?? "")\(a?.percentEncodedPath ?? "")"
-            let recordedBase = "\(b?.scheme?.lowercased() ?? "")://\(b?.host?.lowercased() ?? ""):\(b?.port.map(String.init) ?? "")\(b?.percentEncodedPath ?? "")"
-            if liveBase != recordedBase {
+            if Self.resource(a) != Self.resource(b) {
                 return "path \(a?.host ?? "")\(a?.percentEncodedPath ?? "") ≠ \(b?.host ?? "")\(b?.percentEncodedPath ?? "")"
             }
             guard url == .ignoringQueryOrder else { return nil }
@@ -82,6 +80,11 @@ public struct MatchRules: Sendable {
             }
             return nil
         }
+    }
+
+    /// Scheme, host, port and path, normalised: what every URL rule requires to be equal.
+    static func resource(_ components: URLComponents?) -> String {
+        "\(components?.scheme?.lowercased() ?? "")://\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")\(components?.percentEncodedPath ?? "")"
     }
 
     private struct QueryItem: Comparable {

@@ -37,48 +37,12 @@ public enum Zlib {
     /// them) are decoded one after another. Throws ``ZlibError`` for corrupt or truncated input,
     /// with the byte offset where decoding stopped.
     public static func decompress(_ data: Data, format: Format = .gzip, sizeHint: Int = 0) throws -> Data {
-        var stream = z_stream()
-        var status = tapedeck_inflateInit2(&stream, format.windowBits)
-        guard status == Z_OK else { throw ZlibError(operation: "inflateInit2", status: status, offset: 0) }
-        defer { inflateEnd(&stream) }
-
-        var output = Data()
-        output.reserveCapacity(max(sizeHint, data.count * 4))
-        let chunk = 256 * 1024
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        var consumed = 0
-        try data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
-            guard let base = input.baseAddress, !input.isEmpty else {
-                throw ZlibError(operation: "inflate", status: Z_BUF_ERROR, offset: 0, detail: "input is empty")
-            }
-            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(input.count)
-            while true {
-                let produced: Int = buffer.withUnsafeMutableBytes { out in
-                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_out = uInt(chunk)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    return chunk - Int(stream.avail_out)
-                }
-                output.append(contentsOf: buffer[0..<produced])
-                consumed = input.count - Int(stream.avail_in)
-                switch status {
-                case Z_STREAM_END:
-                    // Another gzip member may follow (journals append members).
-                    if stream.avail_in == 0 || format != .gzip { return }
-                    status = inflateReset(&stream)
-                    guard status == Z_OK else { throw ZlibError(operation: "inflateReset", status: status, offset: consumed) }
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR where stream.avail_in == 0:
-                    throw ZlibError(operation: "inflate", status: status, offset: consumed, detail: "input ends inside a compressed stream (truncated?)")
-                default:
-                    let message = stream.msg.map { String(cString: $0) }
-                    throw ZlibError(operation: "inflate", status: status, offset: consumed, detail: message)
-                }
-            }
+        guard !data.isEmpty else {
+            throw ZlibError(operation: "inflate", status: Z_BUF_ERROR, offset: 0, detail: "input is empty")
         }
-        return output
+        let (members, _, failure) = inflateMembers(data, format: format, sizeHint: sizeHint)
+        if let failure { throw failure }
+        return members.count == 1 ? members[0] : members.reduce(into: Data()) { $0.append($1) }
     }
 
     /// Decodes concatenated gzip members one by one (an append-only journal), stopping at the first
@@ -86,14 +50,21 @@ public enum Zlib {
     /// and the error that stopped decoding (nil when the input ended cleanly).
     public static func decompressMembers(_ data: Data) -> (members: [Data], validBytes: Int, error: ZlibError?) {
         guard !data.isEmpty else { return ([], 0, nil) }
+        return inflateMembers(data, format: .gzip, sizeHint: 0)
+    }
+
+    /// The one inflate loop: each stream end closes a member; with `.gzip` another member may
+    /// follow, with the other formats the first stream is the whole result. `data` is not empty.
+    private static func inflateMembers(_ data: Data, format: Format, sizeHint: Int) -> (members: [Data], validBytes: Int, error: ZlibError?) {
         var stream = z_stream()
-        var status = tapedeck_inflateInit2(&stream, Format.gzip.windowBits)
+        var status = tapedeck_inflateInit2(&stream, format.windowBits)
         guard status == Z_OK else { return ([], 0, ZlibError(operation: "inflateInit2", status: status, offset: 0)) }
         defer { inflateEnd(&stream) }
         var members: [Data] = []
         var current = Data()
+        current.reserveCapacity(max(sizeHint, data.count * 4))
         var validBytes = 0
-        let chunk = 64 * 1024
+        let chunk = 256 * 1024
         var buffer = [UInt8](repeating: 0, count: chunk)
         let failure: ZlibError? = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> ZlibError? in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
@@ -112,7 +83,7 @@ public enum Zlib {
                     members.append(current)
                     current = Data()
                     validBytes = consumed
-                    if stream.avail_in == 0 { return nil }
+                    if stream.avail_in == 0 || format != .gzip { return nil }
                     status = inflateReset(&stream)
                     guard status == Z_OK else { return ZlibError(operation: "inflateReset", status: status, offset: consumed) }
                 case Z_OK:

@@ -97,15 +97,16 @@ final class Exchange: @unchecked Sendable {
 
     private func stopEverything() {
         ended = true
-        for work in scheduled { work.cancel() }
-        scheduled.removeAll()
-        idleTimer?.cancel()
-        resourceTimer?.cancel()
+        cancelScheduledWork()
     }
 
     /// The client can no longer take callbacks: stop scheduling, keep the exchange until abandoned.
     private func halt() {
         halted = true
+        cancelScheduledWork()
+    }
+
+    private func cancelScheduledWork() {
         for work in scheduled { work.cancel() }
         scheduled.removeAll()
         idleTimer?.cancel()

@@ -6,9 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// A nonzero number identifying the calling thread while it lives.
+/// A nonzero number identifying the calling thread while it lives (also used by the bridge, hence `package`).
 @inline(__always)
-func currentThreadID() -> UInt {
+package func currentThreadID() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())
     #else
