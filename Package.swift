@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
         .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
         .library(name: "TapedeckClient", targets: ["TapedeckClient"]),
+        .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBench"]),
     ],
@@ -42,7 +43,10 @@ let package = Package(
             ]
         ),
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
-        .target(name: "TapedeckCassettes", dependencies: ["TapedeckHTTP"]),
+        .target(
+            name: "TapedeckCassettes",
+            dependencies: ["TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // Layer 4: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
         .target(name: "TapedeckNetwork", dependencies: ["TapedeckHTTP"]),
         // Layer 5: the URLProtocol bridge and the harness that hands out URLSessions.
@@ -59,6 +63,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Layer 8: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
+        .target(name: "TapedeckTesting", dependencies: ["TapedeckBridge", "TapedeckCassettes"]),
         // Support (not a product): a real HTTP server on loopback, for recording tests and benchmarks.
         .target(
             name: "TapedeckLoopback",
@@ -82,7 +88,12 @@ let package = Package(
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),
         .testTarget(name: "TapedeckHTTPTests", dependencies: ["TapedeckHTTP"]),
         // The CLI is a dependency so that the crash-recovery test can run it as a child process.
-        .testTarget(name: "TapedeckCassettesTests", dependencies: ["TapedeckCassettes", "TapedeckBridge", "TapedeckCLI"]),
+        .testTarget(
+            name: "TapedeckCassettesTests",
+            dependencies: ["TapedeckCassettes", "TapedeckBridge", "TapedeckCLI", "TapedeckTesting", "TapedeckLoopback", "TapedeckClient"],
+            // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
+            exclude: ["Cassettes"]
+        ),
         .testTarget(name: "TapedeckNetworkTests", dependencies: ["TapedeckNetwork"]),
         .testTarget(name: "TapedeckBridgeTests", dependencies: ["TapedeckBridge"]),
         .testTarget(name: "TapedeckClientTests", dependencies: ["TapedeckClient", "TapedeckBridge", "TapedeckLoopback"]),

@@ -33,6 +33,8 @@ public final class CassetteJournal: Sendable {
         self.redactor = redactor
         let url = Self.journalURL(for: cassette)
         let path = url.path
+        // A first recording may be the first file of its directory.
+        try? FileManager.default.createDirectory(at: cassette.deletingLastPathComponent(), withIntermediateDirectories: true)
         let opened = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw CassetteFile.ioError(path, "cannot open the journal") }
         if let existing = try? Data(contentsOf: url), !existing.isEmpty {
@@ -77,9 +79,10 @@ public final class CassetteJournal: Sendable {
     }
 
     /// Closes the journal, writes `base` plus everything journalled to the cassette atomically,
-    /// and deletes the journal. Returns the cassette as written.
+    /// and deletes the journal. Returns the cassette as written. With `replacing`, the cassette
+    /// holds only what was journalled, renumbered from 0 (a re-recording).
     @discardableResult
-    public func finish(base: Cassette, options: HARCodec.WriteOptions = .init()) throws(CassetteError) -> Cassette {
+    public func finish(base: Cassette, replacing: Bool = false, options: HARCodec.WriteOptions = .init()) throws(CassetteError) -> Cassette {
         let wasOpen = descriptor.withLock { descriptor -> Bool in
             defer { descriptor = -1 }
             guard descriptor >= 0 else { return false }
@@ -90,7 +93,11 @@ public final class CassetteJournal: Sendable {
             throw CassetteError(.io, file: journalURL.path, reason: "the journal is already finished")
         }
         let journalled = try Self.read(journalURL)
-        let cassette = Self.merge(base, journalled.interactions)
+        var cassette = Self.merge(replacing ? Cassette() : base,
+                                  journalled.interactions)
+        if replacing {
+            for position in cassette.interactions.indices { cassette.interactions[position].index = position }
+        }
         try CassetteFile.write(cassette, to: cassetteURL, options: options)
         Self.retire(journalURL, damaged: journalled.droppedBytes > 0)
         return cassette
@@ -155,7 +162,8 @@ public final class CassetteJournal: Sendable {
     static func merge(_ base: Cassette, _ journalled: [Interaction]) -> Cassette {
         var merged = base
         var present = Set(base.interactions.map(\.index))
-        for interaction in journalled where present.insert(interaction.index).inserted {
+        // Appends may reach the journal out of order (live answers finish when they finish).
+        for interaction in journalled.sorted(by: { $0.index < $1.index }) where present.insert(interaction.index).inserted {
             merged.interactions.append(interaction)
         }
         return merged

@@ -18,8 +18,8 @@ public struct Redactor: Hashable, Sendable {
         "access_token", "api_key", "apikey", "auth", "client_secret", "key", "password", "secret", "sig", "signature", "token",
     ]
     public static let defaultJSONFields: Set<String> = [
-        "access_token", "accesstoken", "api_key", "apikey", "client_secret", "id_token", "password", "refresh_token",
-        "refreshtoken", "secret", "token",
+        "access_token", "accesstoken", "api_key", "apikey", "authorization", "client_secret", "id_token", "password",
+        "proxy-authorization", "refresh_token", "refreshtoken", "secret", "token",
     ]
 
     /// The default rules, plus `extraHeaders`, `extraQueryItems` and `extraJSONFields`.
@@ -44,7 +44,12 @@ public struct Redactor: Hashable, Sendable {
         if case var .response(response) = copy.outcome {
             response.headers = redact(response.headers)
             if response.bodyForm == .decoded || response.headers.value(for: "Content-Encoding") == nil {
-                response.body = redactJSON(response.body, contentType: response.headers.value(for: "Content-Type"))
+                let body = redactJSON(response.body, contentType: response.headers.value(for: "Content-Type"))
+                if body != response.body {
+                    // A wire body's length header follows the body (a decoded one keeps the wire's).
+                    if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
+                    response.body = body
+                }
             }
             copy.outcome = .response(response)
         }
@@ -56,7 +61,14 @@ public struct Redactor: Hashable, Sendable {
         copy.url = redact(request.url)
         copy.headers = redact(request.headers)
         copy.body = request.body.map { redactJSON($0, contentType: request.headers.value(for: "Content-Type")) }
+        if let body = copy.body, body != request.body { Self.setContentLength(&copy.headers, body.count) }
         return copy
+    }
+
+    private static func setContentLength(_ headers: inout [HeaderField], _ length: Int) {
+        for position in headers.indices where headers[position].name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+            headers[position].value = String(length)
+        }
     }
 
     public func redact(_ headers: [HeaderField]) -> [HeaderField] {
@@ -77,9 +89,11 @@ public struct Redactor: Hashable, Sendable {
     }
 
     /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.
-    /// The output keeps key order stable (sorted), so it is deterministic.
+    /// A body is taken as JSON when its type says so or when it looks like JSON (servers that echo
+    /// a login as `application/octet-stream` must not leak it). The output keeps key order stable
+    /// (sorted), so it is deterministic.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
-        guard !jsonFields.isEmpty, !body.isEmpty, contentType?.lowercased().contains("json") ?? looksLikeJSON(body),
+        guard !jsonFields.isEmpty, !body.isEmpty, contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }

@@ -42,6 +42,28 @@ public enum Reply: Sendable {
     case stall
     /// This responder has nothing for the request; `reason` says why (shown in "no route" errors).
     case noMatch(reason: String)
+    /// The answer comes later from another thread — a live network call while recording. The
+    /// simulation expects it (in the deterministic order of the request) and waits for it in real
+    /// time, up to the deferred reply's patience; virtual time stands still meanwhile.
+    case deferred(DeferredReply)
+}
+
+/// An answer a responder cannot give at once: `start` begins the work and calls `deliver` once,
+/// from any thread, with the final reply (which must not be `.deferred` again).
+public struct DeferredReply: Sendable {
+    public typealias Deliver = @Sendable (Reply) -> Void
+
+    /// Names the wait in traces and in "external work timed out" reports.
+    public let label: String
+    /// How long, in real time, the simulation may wait for `deliver`.
+    public let patience: Duration
+    public let start: @Sendable (_ deliver: @escaping Deliver) -> Void
+
+    public init(label: String, patience: Duration, start: @escaping @Sendable (_ deliver: @escaping Deliver) -> Void) {
+        self.label = label
+        self.patience = patience
+        self.start = start
+    }
 }
 
 /// How a response goes: its head, its body, how the body is cut into chunks and how long each

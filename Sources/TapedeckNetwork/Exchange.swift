@@ -184,6 +184,10 @@ final class Exchange: @unchecked Sendable {
     private func connect() {
         let responderContext = ResponderContext(exchange: id, transaction: transactionIndex, time: now)
         let (route, reply) = network.routeFor(request, context: responderContext)
+        take(reply, route: route)
+    }
+
+    private func take(_ reply: Reply, route: Route) {
         switch reply {
         case let .failure(failure, after):
             at(now.advanced(by: after), "net.fail") { [self] in finish(failure) }
@@ -191,6 +195,21 @@ final class Exchange: @unchecked Sendable {
             return
         case let .response(plan):
             schedule(plan, options: route.options)
+        case let .deferred(deferred):
+            // Expected before the work starts, so its number (and the order arrivals are taken in)
+            // follows the simulation, not the threads.
+            let ticket = scheduler.expectExternal("\(deferred.label) #\(id)", patience: deferred.patience)
+            let transaction = transactionIndex
+            deferred.start { [self] reply in
+                ticket.arrive(on: network.queue, named: "net.deferred-reply") { [self] in
+                    guard !ended && !halted && transaction == transactionIndex else { return }
+                    if case .deferred = reply {
+                        finish(.badServerResponse)
+                        return
+                    }
+                    take(reply, route: route)
+                }
+            }
         }
     }
 

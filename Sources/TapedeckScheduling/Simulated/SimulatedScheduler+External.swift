@@ -50,11 +50,14 @@ struct Arrival {
 extension SimulatedScheduler {
     /// Registers a callback that another thread will deliver. Call it from simulated code (a job),
     /// strictly before the action that causes the callback, so the numbering is deterministic.
-    public func expectExternal(_ label: String) -> ExternalExpectation {
+    /// `patience` raises the real-time bound on waiting for this one callback above the
+    /// scheduler's `externalWaitLimit` (a live network call while recording may take a while).
+    public func expectExternal(_ label: String, patience: Duration? = nil) -> ExternalExpectation {
         condition.lock()
         let number = nextTicket
         nextTicket += 1
         outstanding[number] = label
+        if let patience, patience > externalWaitLimit { self.patience[number] = patience }
         if !isOwnerThread && ownerIsDriving {
             externalDiagnostics.append("expectation #\(number) \(label) was registered from another thread while the simulation ran: its number depends on thread timing")
         }
@@ -72,6 +75,7 @@ extension SimulatedScheduler {
     func arrive(_ expectation: ExternalExpectation, arrival: Arrival) {
         condition.lock()
         defer { condition.unlock() }
+        patience[expectation.number] = nil
         guard outstanding.removeValue(forKey: expectation.number) != nil else {
             let state = arrivals[expectation.number] == nil ? "withdrawn or unknown" : "already arrived"
             externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")
@@ -84,6 +88,7 @@ extension SimulatedScheduler {
     func withdraw(_ expectation: ExternalExpectation) {
         condition.lock()
         defer { condition.unlock() }
+        patience[expectation.number] = nil
         if outstanding.removeValue(forKey: expectation.number) != nil {
             condition.broadcast()
         }
@@ -99,7 +104,8 @@ extension SimulatedScheduler {
             return false
         }
         // The one place the simulated path touches real time: a bounded wait that never decides order.
-        let giveUp = Date(timeIntervalSinceNow: externalWaitLimit.timeInterval)
+        let limit = patience.values.max().map { max($0, externalWaitLimit) } ?? externalWaitLimit
+        let giveUp = Date(timeIntervalSinceNow: limit.timeInterval)
         while true {
             if serveOwnershipRequestsLocked() { continue }
             if outstanding.isEmpty { break }
@@ -107,7 +113,7 @@ extension SimulatedScheduler {
                 let missing = outstanding.keys.sorted().map { ExternalTimeoutReport.Item(number: $0, label: outstanding[$0]!) }
                 condition.unlock()
                 throw SimulationError.externalWorkTimedOut(ExternalTimeoutReport(
-                    time: VirtualInstant(nanoseconds: nowNanos), waited: externalWaitLimit, missing: missing))
+                    time: VirtualInstant(nanoseconds: nowNanos), waited: limit, missing: missing))
             }
         }
         externalRounds += 1

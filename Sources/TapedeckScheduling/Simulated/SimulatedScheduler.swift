@@ -70,6 +70,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var ownerIsDriving = false
     var nextTicket: UInt64 = 1
     var outstanding: [UInt64: String] = [:]
+    /// Longer real-time waits some outstanding expectations asked for (a live network call).
+    var patience: [UInt64: Duration] = [:]
     var arrivals: [UInt64: Arrival] = [:]
     var inbox: [InboxItem] = []
     var ownershipRequests: [OwnershipRequest] = []

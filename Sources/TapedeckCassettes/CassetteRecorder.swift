@@ -1,0 +1,243 @@
+public import Foundation
+public import TapedeckHTTP
+import Synchronization
+
+/// A cassette in use by a test or a tool: a ``Responder`` that replays what the cassette holds and,
+/// depending on its ``Mode``, records what it does not through a ``LiveForwarder`` into the
+/// cassette's crash-safe journal. ``finish()`` merges the journal into the cassette atomically.
+///
+/// ```swift
+/// let recorder = try CassetteRecorder(cassette: url, options: .init(mode: .once))
+/// network.setFallback(recorder, options: RouteOptions(latency: .recorded(scale: 1)))
+/// ... run the simulation ...
+/// let summary = try recorder.finish()     // summary.misses: requests nothing answered
+/// ```
+///
+/// The client of a recording run gets the live, unredacted answers (a login's real token works
+/// for the next request); the journal and the cassette get the redacted ones.
+public final class CassetteRecorder: Responder {
+    /// When to go to the live network (the modes of Ruby's vcr).
+    public enum Mode: String, CaseIterable, Hashable, Sendable {
+        /// Replay only (vcr's `none`; spelled so that it never reads as `Optional.none`): a request
+        /// the cassette does not answer is an error naming the closest entries.
+        case replayOnly = "none"
+        /// Record everything when the cassette does not exist yet; otherwise like `none`.
+        case once
+        /// Replay what matches, record what does not (appended to the cassette).
+        case newEpisodes = "new_episodes"
+        /// Record everything again; the cassette is replaced when the recording finishes.
+        case all
+
+        /// Parses `none`, `once`, `new_episodes` (also `newEpisodes`, `new-episodes`) or `all`.
+        public init?(parsing text: String) {
+            let key = text.lowercased().replacingOccurrences(of: "-", with: "_")
+            switch key {
+            case "none", "replay_only", "replayonly": self = .replayOnly
+            case "once": self = .once
+            case "new_episodes", "newepisodes": self = .newEpisodes
+            case "all": self = .all
+            default: return nil
+            }
+        }
+    }
+
+    /// What to do with a request the cassette does not answer when not recording.
+    public enum Playback: String, Hashable, Sendable {
+        /// Fail it (URLError `.unsupportedURL`, with the closest recorded entries in its description).
+        case strict
+        /// Send it to the live network without recording it.
+        case passthrough
+    }
+
+    public struct Options: Sendable {
+        public var mode: Mode
+        public var playback: Playback
+        public var rules: MatchRules
+        public var afterLast: CassettePlayer.AfterLast
+        /// Applied to everything recorded, and to both sides of matching.
+        public var redactor: Redactor
+        public var live: LiveForwarder.Options
+        public var writeOptions: HARCodec.WriteOptions
+
+        public init(
+            mode: Mode = .replayOnly, playback: Playback = .strict, rules: MatchRules = MatchRules(),
+            afterLast: CassettePlayer.AfterLast = .repeatLast, redactor: Redactor = Redactor(),
+            live: LiveForwarder.Options = LiveForwarder.Options(), writeOptions: HARCodec.WriteOptions = .init()
+        ) {
+            self.mode = mode
+            self.playback = playback
+            self.rules = rules
+            self.afterLast = afterLast
+            self.redactor = redactor
+            self.live = live
+            self.writeOptions = writeOptions
+        }
+    }
+
+    /// What a recorder did, from ``finish()``.
+    public struct Summary: Sendable {
+        /// Requests answered from the cassette.
+        public var replayed: Int
+        /// Requests recorded from the live network.
+        public var recorded: Int
+        /// Requests sent live without recording (passthrough playback).
+        public var passedThrough: Int
+        /// Requests nothing answered, each explained (closest entries and why they differ).
+        public var misses: [String]
+        /// Recorded interactions nobody asked for.
+        public var unplayed: [Interaction]
+        /// The cassette as written, or nil when nothing had to be written.
+        public var written: Cassette?
+    }
+
+    public let cassetteURL: URL
+    public let options: Options
+    /// True when requests the cassette does not answer go to the live network and are recorded.
+    public let isRecording: Bool
+    /// The cassette as it was when the recorder opened it (empty when it did not exist).
+    public let base: Cassette
+
+    private let player: CassettePlayer?
+    private let state: Mutex<State>
+    private let forwarder = Mutex<LiveForwarder?>(nil)
+
+    private struct State {
+        var nextIndex: Int
+        var journal: CassetteJournal?
+        var replayed = 0
+        var recorded = 0
+        var passedThrough = 0
+        var misses: [String] = []
+        var storeErrors: [CassetteError] = []
+        var finished = false
+    }
+
+    /// Opens `cassette` (recovering an interrupted recording's journal first). A cassette that
+    /// cannot be read is an error in every mode: nothing already stored is overwritten.
+    public init(cassette: URL, options: Options = Options()) throws(CassetteError) {
+        cassetteURL = cassette
+        self.options = options
+        try CassetteJournal.recover(cassette: cassette)
+        let exists = FileManager.default.fileExists(atPath: cassette.path)
+        base = exists ? try CassetteFile.read(cassette) : Cassette()
+        switch options.mode {
+        case .replayOnly: isRecording = false
+        case .once: isRecording = !exists
+        case .newEpisodes, .all: isRecording = true
+        }
+        let replays = options.mode == .replayOnly || options.mode == .newEpisodes || (options.mode == .once && exists)
+        // When misses are recorded, a consumed entry must not answer again: the new request is a new episode.
+        let afterLast = options.mode == .newEpisodes ? .noMatch : options.afterLast
+        player = replays
+            ? CassettePlayer(cassette: base, rules: options.rules, afterLast: afterLast, redactor: options.redactor, source: cassette.path)
+            : nil
+        // New interactions are numbered after the old ones, so a recording that crashes before
+        // `finish` is recovered as an addition to the cassette, never a loss of it.
+        state = Mutex(State(nextIndex: (base.interactions.map(\.index).max() ?? -1) + 1))
+    }
+
+    public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
+        var missReason: String?
+        if let player {
+            let reply = player.reply(to: request, context: context)
+            if case let .noMatch(reason) = reply {
+                missReason = reason
+            } else {
+                state.withLock { $0.replayed += 1 }
+                return reply
+            }
+        }
+        if isRecording {
+            let index = state.withLock { state in
+                defer { state.nextIndex += 1 }
+                return state.nextIndex
+            }
+            return live(request, label: "record") { [self] result in
+                store(result.interaction(index: index))
+            }
+        }
+        let reason = missReason ?? "\(cassetteURL.path): no recorded interaction matches \(request)"
+        if options.playback == .passthrough {
+            state.withLock { $0.passedThrough += 1 }
+            return live(request, label: "passthrough") { _ in }
+        }
+        state.withLock { $0.misses.append(reason) }
+        return .noMatch(reason: reason)
+    }
+
+    /// A deferred reply that forwards `request` live, lets `keep` see the result, then answers.
+    private func live(_ request: RequestSnapshot, label: String, keep: @escaping @Sendable (LiveForwarder.Result) -> Void) -> Reply {
+        let forwarder = liveForwarder()
+        // The live request's own timeout, plus room for the body to arrive.
+        let patience = options.live.timeout + .seconds(30)
+        return .deferred(DeferredReply(label: "\(label) \(request)", patience: patience) { deliver in
+            forwarder.forward(request) { result in
+                keep(result)
+                deliver(result.reply)
+            }
+        })
+    }
+
+    private func liveForwarder() -> LiveForwarder {
+        forwarder.withLock { forwarder in
+            if let forwarder { return forwarder }
+            let made = LiveForwarder(options: options.live)
+            forwarder = made
+            return made
+        }
+    }
+
+    /// Journals one recorded interaction (on a URLSession thread: durable as soon as it is known).
+    private func store(_ interaction: Interaction) {
+        state.withLock { state in
+            guard !state.finished else {
+                state.storeErrors.append(CassetteError(
+                    .io, file: cassetteURL.path, reason: "interaction \(interaction.index) arrived after finish() and was not recorded",
+                    hint: "finish the recorder only after the simulation has run"))
+                return
+            }
+            do throws(CassetteError) {
+                if state.journal == nil {
+                    state.journal = try CassetteJournal(cassette: cassetteURL, redactor: options.redactor)
+                }
+                try state.journal?.append(interaction)
+                state.recorded += 1
+            } catch {
+                state.storeErrors.append(error)
+            }
+        }
+    }
+
+    /// Requests nothing answered so far, each explained.
+    public var misses: [String] {
+        state.withLock { $0.misses }
+    }
+
+    /// Merges what was recorded into the cassette (atomically; in `all` mode the cassette is
+    /// replaced) and says what happened. Throws when something recorded could not be stored;
+    /// whatever was stored is in the cassette by then.
+    @discardableResult
+    public func finish() throws(CassetteError) -> Summary {
+        let (journal, snapshot) = state.withLock { state -> (CassetteJournal?, State) in
+            state.finished = true
+            return (state.journal, state)
+        }
+        var written: Cassette?
+        if let journal {
+            written = try journal.finish(base: base, replacing: options.mode == .all, options: options.writeOptions)
+        } else if options.mode == .all && isRecording {
+            // Re-recording with no traffic: the cassette is replaced by an empty one, as asked.
+            written = Cassette()
+            try? FileManager.default.createDirectory(at: cassetteURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try CassetteFile.write(Cassette(), to: cassetteURL, options: options.writeOptions)
+        }
+        if let error = snapshot.storeErrors.first {
+            throw CassetteError(error.kind, file: error.file, place: error.place,
+                                reason: "\(snapshot.storeErrors.count) recorded interaction(s) could not be stored; first: \(error.reason)",
+                                hint: error.hint)
+        }
+        return Summary(
+            replayed: snapshot.replayed, recorded: snapshot.recorded, passedThrough: snapshot.passedThrough,
+            misses: snapshot.misses, unplayed: player?.unplayed ?? [], written: written)
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+public import TapedeckHTTP
+import HTTPTypes
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends requests to the real network through an inner URLSession (one without Tapedeck's
+/// protocol) and reports each exchange as an ``Interaction``: what a recorder journals.
+///
+/// What it records, honestly:
+/// - Redirects are not followed: each hop is its own interaction (the 3xx with its `Location`),
+///   and the simulated network follows them on replay as it would any redirect.
+/// - Bodies are what URLSession hands a client: a `gzip`/`deflate` response arrives decoded (libcurl
+///   and Darwin's loader both decode it) and is stored as such (`_bodyForm: decoded`), with its
+///   `Content-Encoding` header kept, as browsers and mitmproxy write HAR.
+/// - Timings come from a monotonic clock on the live path: `wait` until the response head,
+///   `receive` until the last byte (connection set-up is not visible through URLSession on Linux).
+/// - A transport error (refused connection, timeout, unknown host) becomes a recorded failure with
+///   the time it took.
+public final class LiveForwarder: Sendable {
+    public struct Options: Sendable {
+        /// The timeout of each forwarded request (URLSession's `timeoutIntervalForRequest`).
+        public var timeout: Duration
+        public init(timeout: Duration = .seconds(60)) {
+            self.timeout = timeout
+        }
+    }
+
+    /// One live exchange.
+    public struct Result: Sendable {
+        public var request: RecordedRequest
+        public var outcome: Interaction.Outcome
+        public var timings: ExchangeTimings
+        /// When it started (ISO 8601, wall clock: this is the live path).
+        public var startedDateTime: String
+
+        public func interaction(index: Int) -> Interaction {
+            Interaction(index: index, startedDateTime: startedDateTime, request: request, outcome: outcome, timings: timings)
+        }
+
+        /// What a responder answers with this result (the unredacted live response).
+        public var reply: Reply {
+            CassettePlayer.reply(for: interaction(index: 0))
+        }
+    }
+
+    public let options: Options
+    private let session: URLSession
+    private let delegate: ForwardingDelegate
+
+    public init(options: Options = Options()) {
+        self.options = options
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = options.timeout.timeInterval
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        delegate = ForwardingDelegate()
+        let queue = OperationQueue()
+        queue.name = "tapedeck.live-forwarder"
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Sends `request` to the live network; `completion` runs once, on a URLSession thread.
+    public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (Result) -> Void) {
+        var urlRequest = request.urlRequest()
+        urlRequest.timeoutInterval = options.timeout.timeInterval
+        let task = session.dataTask(with: urlRequest)
+        delegate.begin(task, request: RecordedRequest(request), completion: completion)
+        task.resume()
+    }
+
+    /// Forwards and waits (for tools and tests; never call it from simulated code).
+    public func forwardAndWait(_ request: RequestSnapshot) -> Result {
+        let box = Mutex<Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        forward(request) { result in
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0! }
+    }
+}
+
+/// Collects each forwarded task's response, body and times.
+private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: all state is in `tasks` (a Mutex).
+
+    struct InFlight {
+        var request: RecordedRequest
+        var completion: @Sendable (LiveForwarder.Result) -> Void
+        var started: ContinuousClock.Instant
+        var startedDate: Date
+        var headAt: ContinuousClock.Instant?
+        var response: HTTPURLResponse?
+        var body = Data()
+    }
+
+    private let tasks = Mutex<[Int: InFlight]>([:])
+    private let clock = ContinuousClock()
+
+    func begin(_ task: URLSessionTask, request: RecordedRequest, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
+        let entry = InFlight(request: request, completion: completion, started: clock.now, startedDate: Date())
+        tasks.withLock { $0[task.taskIdentifier] = entry }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        // Record the hop itself; the simulated network follows redirects on replay.
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let now = clock.now
+        tasks.withLock { tasks in
+            tasks[dataTask.taskIdentifier]?.headAt = now
+            tasks[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        tasks.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let end = clock.now
+        guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        // A 3xx whose redirect was refused arrives as the task's response (corelibs may not call
+        // didReceive for it, so fall back to the task's own response).
+        let response = entry.response ?? (task.response as? HTTPURLResponse)
+        let outcome: Interaction.Outcome
+        let timings: ExchangeTimings
+        if let error {
+            let urlError = error as? URLError
+            let code = urlError?.code.rawValue ?? URLError.unknown.rawValue
+            outcome = .failure(RecordedFailure(code: code, message: Self.describe(error)))
+            timings = ExchangeTimings(wait: entry.started.duration(to: end))
+        } else if let response {
+            outcome = .response(Self.recorded(response, body: entry.body))
+            let head = entry.headAt ?? end
+            timings = ExchangeTimings(wait: entry.started.duration(to: head), receive: head.duration(to: end))
+        } else {
+            outcome = .failure(RecordedFailure(code: URLError.badServerResponse.rawValue, message: "no response"))
+            timings = ExchangeTimings(wait: entry.started.duration(to: end))
+        }
+        entry.completion(LiveForwarder.Result(
+            request: entry.request, outcome: outcome, timings: timings,
+            startedDateTime: Self.iso8601(entry.startedDate)))
+    }
+
+    /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
+    /// order), the body as delivered (decoded when it had a content coding).
+    static func recorded(_ response: HTTPURLResponse, body: Data) -> RecordedResponse {
+        var headers: [HeaderField] = []
+        for (name, value) in response.allHeaderFields {
+            headers.append(HeaderField("\(name)", "\(value)"))
+        }
+        headers.sort { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }
+        let coded = ContentCoding.isDecodable(headers.value(for: "Content-Encoding"))
+        return RecordedResponse(
+            status: response.statusCode, statusText: HTTPResponse.Status(code: response.statusCode).reasonPhrase,
+            headers: headers, body: body, bodyForm: coded ? .decoded : .wire)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let urlError = error as? URLError {
+            return "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
+        }
+        return "\(error)"
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,60 @@
+public import Testing
+public import TapedeckCassettes
+
+/// Runs a Swift Testing test with a ``Tape`` bound to a cassette: the tape is ``Tape/current``
+/// inside the test, and is finished afterwards — recordings merged into the cassette, and every
+/// request the cassette could not answer reported as an issue naming the closest entries.
+///
+/// ```swift
+/// @Test(.cassette("login"))
+/// func login() throws {
+///     let tape = try #require(Tape.current)
+///     let (data, response) = try tape.perform(URL(string: "https://api.example/login")!)
+///     #expect(response.statusCode == 200)
+/// }
+/// ```
+public struct CassetteTrait: TestTrait, TestScoping {
+    public let name: String
+    public let mode: CassetteRecorder.Mode?
+    public let playback: CassetteRecorder.Playback
+    public let rules: MatchRules
+    public let redactor: Redactor
+    public let timing: Tape.Timing
+    public let seed: UInt64
+    public let filePath: String
+    public let sourceLocation: SourceLocation
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let tape = try Tape(
+            cassette: RecordSettings.cassetteURL(named: name, filePath: filePath), mode: mode, playback: playback,
+            matching: rules, redactor: redactor, timing: timing, seed: seed)
+        var bodyError: (any Error)?
+        do {
+            try await Tape.$current.withValue(tape) { try await function() }
+        } catch {
+            bodyError = error
+        }
+        // Finish even when the body failed: what was recorded is kept.
+        do {
+            try tape.finish()
+        } catch let TapeError.unansweredRequests(misses) {
+            for miss in misses { Issue.record(Comment(rawValue: miss), sourceLocation: sourceLocation) }
+        }
+        if let bodyError { throw bodyError }
+    }
+}
+
+extension Trait where Self == CassetteTrait {
+    /// Binds the test to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
+    /// `TAPEDECK_CASSETTES`). `mode` nil: `TAPEDECK_RECORD`, else `none` in CI and `once` elsewhere.
+    public static func cassette(
+        _ name: String, mode: CassetteRecorder.Mode? = nil, playback: CassetteRecorder.Playback = .strict,
+        matching rules: MatchRules = MatchRules(), redactor: Redactor = Redactor(), timing: Tape.Timing = .asRecorded,
+        seed: UInt64 = 1, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Self {
+        CassetteTrait(name: name, mode: mode, playback: playback, rules: rules, redactor: redactor, timing: timing,
+                      seed: seed, filePath: filePath, sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,209 @@
+public import Foundation
+public import TapedeckBridge
+public import TapedeckCassettes
+public import TapedeckNetwork
+public import TapedeckScheduling
+import Synchronization
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// A test's simulated world bound to one cassette: a seeded scheduler, a simulated network whose
+/// answers come from the cassette (recording what it lacks, per the record mode), a harness that
+/// hands out URLSessions, and a root queue for the client.
+///
+/// ```swift
+/// let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"))
+/// let (data, response) = try tape.perform(URLRequest(url: URL(string: "https://api.example/login")!))
+/// try tape.finish()       // merges anything recorded; throws if a request had no answer
+/// ```
+///
+/// In Swift Testing, the ``Testing/Trait/cassette(_:mode:playback:matching:redactor:timing:seed:filePath:)``
+/// trait builds it, publishes it as ``current`` for the test body and finishes it afterwards; in
+/// XCTest, `useCassette(_:)` does the same around a test method.
+public final class Tape: Sendable {
+    /// How recorded timings are replayed on the virtual clock.
+    public enum Timing: Hashable, Sendable {
+        /// Every answer at once.
+        case instant
+        /// Each phase as long as it was when recorded (free: the clock is virtual).
+        case asRecorded
+        /// Recorded durations multiplied by a factor.
+        case scaled(Double)
+
+        var scale: Double {
+            switch self {
+            case .instant: 0
+            case .asRecorded: 1
+            case let .scaled(factor): factor
+            }
+        }
+    }
+
+    /// The tape bound to the running test by the `.cassette` trait (nil outside such a test).
+    @TaskLocal public static var current: Tape?
+
+    public let cassetteURL: URL
+    public let mode: CassetteRecorder.Mode
+    public let scheduler: SimulatedScheduler
+    public let network: SimulatedNetwork
+    public let harness: Harness
+    /// The queue URLSession callbacks and completion handlers run on (the client's root queue).
+    public let rootQueue: SimulatedQueue
+    public let recorder: CassetteRecorder
+    private let defaultSession = Mutex<URLSession?>(nil)
+    /// Where async callers' simulation runs.
+    private let driver = DispatchQueue(label: "tapedeck.tape.driver")
+
+    /// Opens `cassette` (a `.har.gz` or `.har` path) in `mode` (nil: ``RecordSettings/mode()``,
+    /// i.e. `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere).
+    public init(
+        cassette: URL, mode: CassetteRecorder.Mode? = nil, playback: CassetteRecorder.Playback = .strict,
+        matching rules: MatchRules = MatchRules(), afterLast: CassettePlayer.AfterLast = .repeatLast,
+        redactor: Redactor = Redactor(), live: LiveForwarder.Options = LiveForwarder.Options(),
+        timing: Timing = .asRecorded, seed: UInt64 = 1
+    ) throws {
+        let mode = try mode ?? RecordSettings.mode()
+        cassetteURL = cassette
+        self.mode = mode
+        recorder = try CassetteRecorder(cassette: cassette, options: CassetteRecorder.Options(
+            mode: mode, playback: playback, rules: rules, afterLast: afterLast, redactor: redactor, live: live))
+        scheduler = SimulatedScheduler(seed: seed)
+        network = SimulatedNetwork(scheduler: scheduler)
+        network.add(Route(.any, responder: recorder, options: RouteOptions(latency: .recorded(scale: timing.scale))))
+        harness = Harness(network: network)
+        rootQueue = scheduler.makeSimulatedQueue(label: "tape.rootQueue", target: nil)
+    }
+
+    /// A URLSession bound to the cassette; its delegate and completion handlers run on ``rootQueue``.
+    public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral, delegate: (any URLSessionDelegate)? = nil) -> URLSession {
+        harness.makeSession(configuration: configuration, delegate: delegate, delegateQueue: rootQueue)
+    }
+
+    /// The session ``perform(_:)`` uses.
+    public var session: URLSession {
+        defaultSession.withLock { session in
+            if let session { return session }
+            let made = makeURLSession()
+            session = made
+            return made
+        }
+    }
+
+    /// Sends `request`, runs the simulation until nothing is left to do, and returns the answer
+    /// (throws the `URLError` the client got, or a ``TapeError``).
+    public func perform(_ request: URLRequest) throws -> (data: Data, response: HTTPURLResponse) {
+        let answer = Mutex<(Data?, URLResponse?, (any Error)?)?>(nil)
+        let session = session
+        rootQueue.async {
+            session.dataTask(with: request) { data, response, error in
+                answer.withLock { $0 = (data, response, error) }
+            }.resume()
+        }
+        try scheduler.runUntilIdle()
+        guard let (data, response, error) = answer.withLock({ $0 }) else {
+            throw TapeError.noAnswer(request.url?.absoluteString ?? "?")
+        }
+        if let error { throw error }
+        guard let http = response as? HTTPURLResponse else { throw TapeError.noAnswer(request.url?.absoluteString ?? "?") }
+        return (data ?? Data(), http)
+    }
+
+    /// `perform` for a URL (GET).
+    public func perform(_ url: URL) throws -> (data: Data, response: HTTPURLResponse) {
+        try perform(URLRequest(url: url))
+    }
+
+    /// Runs the simulation until nothing is left to do (for tests that start their own tasks).
+    @discardableResult
+    public func run() throws -> RunSummary {
+        try scheduler.runUntilIdle()
+    }
+
+    // Async callers: the simulation runs on the tape's own thread, never blocking a thread of
+    // Swift's cooperative pool (where an in-process server being recorded may need to run).
+
+    /// ``perform(_:)-(URLRequest)`` from async code.
+    public func perform(_ request: URLRequest) async throws -> (data: Data, response: HTTPURLResponse) {
+        try await onDriver { try self.perform(request) }
+    }
+
+    /// ``perform(_:)-(URL)`` from async code.
+    public func perform(_ url: URL) async throws -> (data: Data, response: HTTPURLResponse) {
+        try await onDriver { try self.perform(URLRequest(url: url)) }
+    }
+
+    /// ``run()`` from async code.
+    @discardableResult
+    public func run() async throws -> RunSummary {
+        try await onDriver { try self.scheduler.runUntilIdle() }
+    }
+
+    private func onDriver<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            driver.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Writes what was recorded into the cassette and checks that every request was answered:
+    /// throws ``TapeError/unansweredRequests(_:)`` listing each miss with the closest recorded
+    /// entries. Recordings are kept even when it throws.
+    @discardableResult
+    public func finish() throws -> CassetteRecorder.Summary {
+        defaultSession.withLock { $0?.finishTasksAndInvalidate() }
+        let summary = try recorder.finish()
+        if !summary.misses.isEmpty { throw TapeError.unansweredRequests(summary.misses) }
+        return summary
+    }
+}
+
+/// What went wrong around a tape.
+public enum TapeError: Error, CustomStringConvertible, Sendable {
+    /// `TAPEDECK_RECORD` holds something that is not a record mode.
+    case invalidRecordMode(String)
+    /// The simulation ended without answering a request (it stalled).
+    case noAnswer(String)
+    /// Requests the cassette did not answer, each explained.
+    case unansweredRequests([String])
+
+    public var description: String {
+        switch self {
+        case let .invalidRecordMode(value):
+            "TAPEDECK_RECORD=\(value) is not a record mode — use none, once, new_episodes or all"
+        case let .noAnswer(url):
+            "the simulation ended without answering \(url)"
+        case let .unansweredRequests(misses):
+            "\(misses.count) request(s) had no recorded answer (replay only; record with TAPEDECK_RECORD=new_episodes):\n"
+                + misses.joined(separator: "\n")
+        }
+    }
+}
+
+/// Where cassettes live and which record mode applies, from the environment.
+public enum RecordSettings {
+    /// `TAPEDECK_RECORD` when set; otherwise `none` when the `CI` variable is set (a CI run never
+    /// goes live by surprise) and `once` elsewhere.
+    public static func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
+        if let value = environment["TAPEDECK_RECORD"], !value.isEmpty {
+            guard let mode = CassetteRecorder.Mode(parsing: value) else { throw TapeError.invalidRecordMode(value) }
+            return mode
+        }
+        let ci = environment["CI"]?.lowercased() ?? ""
+        return ci.isEmpty || ci == "false" || ci == "0" ? .once : .replayOnly
+    }
+
+    /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
+    /// directory beside the test file. A name without an extension gets `.har.gz`.
+    public static func cassetteURL(
+        named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        let directory: URL
+        if let configured = environment["TAPEDECK_CASSETTES"], !configured.isEmpty {
+            directory = URL(fileURLWithPath: configured, isDirectory: true)
+        } else {
+            directory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Cassettes", isDirectory: true)
+        }
+        let file = name.hasSuffix(".har") || name.hasSuffix(".har.gz") ? name : name + ".har.gz"
+        return directory.appendingPathComponent(file)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckClient
+import TapedeckLoopback
+import TapedeckTesting
+import XCTest
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The host the committed `Cassettes/login.har.gz` was rewritten to (it was recorded from the
+/// loopback server; see `regenerateLoginCassette`).
+private let api = "http://api.tapedeck.test"
+
+private func loginRequest() -> URLRequest {
+    var request = URLRequest(url: URL(string: api + "/echo")!)
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(#"{"user":"ada","password":"correct horse"}"#.utf8)
+    return request
+}
+
+private func profileRequest(token: String) -> URLRequest {
+    var request = URLRequest(url: URL(string: api + "/headers")!)
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    return request
+}
+
+private struct Echo: Decodable, Sendable, Equatable {
+    var method: String
+    var path: String
+    var query: String
+}
+
+@Suite("Testing integration: the .cassette trait")
+struct TraitTests {
+    @Test("the trait binds Tape.current to Cassettes/login.har.gz beside this file and replays it", .cassette("login", mode: .replayOnly))
+    func traitReplays() async throws {
+        let tape = try #require(Tape.current)
+        #expect(tape.cassetteURL.path.hasSuffix("TapedeckCassettesTests/Cassettes/login.har.gz"))
+        #expect(tape.mode == .replayOnly)
+        let login = try await tape.perform(loginRequest())
+        #expect(login.response.statusCode == 200)
+        // The password was redacted when recorded (the echo too, though it is not labelled JSON);
+        // the live request, with the real password, still matches.
+        let echoed = String(decoding: login.data, as: UTF8.self)
+        #expect(echoed.contains(#""password":"REDACTED""#) && !echoed.contains("correct horse"))
+        #expect(login.response.value(forHTTPHeaderField: "Content-Length") == String(login.data.count))
+        let profile = try await tape.perform(profileRequest(token: "any-token-at-all"))
+        #expect(String(decoding: profile.data, as: UTF8.self).contains("\"authorization\":\"REDACTED\""))
+        let gzip = try await tape.perform(URL(string: api + "/gzip")!)
+        #expect(gzip.response.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+        #expect(try JSONDecoder().decode(Echo.self, from: gzip.data).path == "/gzip")
+    }
+
+    @Test("the Alamofire-shaped client runs over the cassette: validation and decoding", .cassette("login", mode: .replayOnly, timing: .instant))
+    func clientOverCassette() async throws {
+        let tape = try #require(Tape.current)
+        let session = Session(provider: tape.harness, scheduler: tape.scheduler, rootQueue: tape.rootQueue)
+        let decoded = Mutex<ClientDataResponse<Echo>?>(nil)
+        let missing = Mutex<ClientDataResponse<Data>?>(nil)
+        session.request(api + "/get?user=ada").validate().responseDecodable(of: Echo.self) { response in
+            decoded.withLock { $0 = response }
+        }
+        session.request(api + "/status/404").validate().responseData { response in
+            missing.withLock { $0 = response }
+        }
+        try await tape.run()
+        let echo = try #require(decoded.withLock { $0 })
+        #expect(echo.value == Echo(method: "GET", path: "/get", query: "user=ada"))
+        let notFound = try #require(missing.withLock { $0 })
+        #expect(notFound.response?.statusCode == 404)
+        #expect(notFound.error?.isResponseValidationError == true)
+    }
+
+    /// Rewrites `Cassettes/login.har.gz` from the loopback server (run with
+    /// TAPEDECK_REGENERATE_FIXTURES=1); the host is renamed so replay needs no port.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TAPEDECK_REGENERATE_FIXTURES"] == "1"))
+    func regenerateLoginCassette() async throws {
+        let server = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let recorded = directory.file("login.har.gz")
+        let tape = try Tape(cassette: recorded, mode: .all)
+        let base = server.baseURL.absoluteString
+        func local(_ request: URLRequest) -> URLRequest {
+            var copy = request
+            copy.url = URL(string: request.url!.absoluteString.replacingOccurrences(of: api, with: base))
+            return copy
+        }
+        _ = try await tape.perform(local(loginRequest()))
+        _ = try await tape.perform(local(profileRequest(token: "live-token-123")))
+        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/gzip")!)))
+        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/get?user=ada")!)))
+        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/status/404")!)))
+        try tape.finish()
+        var cassette = try CassetteFile.read(recorded)
+        for position in cassette.interactions.indices {
+            let url = cassette.interactions[position].request.url.absoluteString.replacingOccurrences(of: base, with: api)
+            cassette.interactions[position].request.url = URL(string: url)!
+            if case var .response(response) = cassette.interactions[position].outcome {
+                response.headers.removeAll { $0.name.lowercased() == "date" }
+                cassette.interactions[position].outcome = .response(response)
+            }
+        }
+        let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cassettes/login.har.gz")
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try CassetteFile.write(cassette, to: target, options: HARCodec.WriteOptions(normalizesTimings: false))
+    }
+}
+
+/// The XCTest helper, used the way an XCTest suite would.
+final class CassetteXCTests: XCTestCase {
+    func testUseCassetteReplaysAndFinishesAtTeardown() throws {
+        let tape = try useCassette("login", mode: .replayOnly)
+        let profile = try tape.perform(profileRequest(token: "xctest-token"))
+        XCTAssertEqual(profile.response.statusCode, 200)
+        let login = try tape.perform(loginRequest())
+        XCTAssertTrue(String(decoding: login.data, as: UTF8.self).contains("\"user\":\"ada\""))
+        XCTAssertEqual(tape.recorder.misses, [])
+    }
+}
