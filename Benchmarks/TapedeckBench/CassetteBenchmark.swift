@@ -24,6 +24,11 @@ func runCassetteBenchmark() throws {
     }
     let inflate = try medianSeconds(repetitions: 3) { _ = try Zlib.decompress(packed, format: .gzip) }
     let peak = try childPeakMemory(loading: url)
+    // Why the codec is hand-written: the JSON step alone, Foundation's coders beside ours.
+    let foundationParse = try medianSeconds(repetitions: 3) { _ = try HARCodec.decodeWithFoundation(json, file: "bench") }
+    let fastParse = medianSeconds(repetitions: 3) { precondition(HARCodec.decodeFast(json) != nil) }
+    let foundationEncode = medianSeconds(repetitions: 3) { _ = HARCodec.encodeWithFoundation(cassette) }
+    let fastEncode = medianSeconds(repetitions: 3) { _ = HARCodec.encode(cassette) }
 
     report("cassette", [
         "entries": String(cassette.interactions.count),
@@ -35,6 +40,10 @@ func runCassetteBenchmark() throws {
         "load_mb_s": fixed(megabytes / load, 1),
         "inflate_mb_s": fixed(megabytes / inflate, 1),
         "load_ratio": fixed(inflate / load),
+        "parse_foundation_mb_s": fixed(megabytes / foundationParse, 1),
+        "parse_fast_mb_s": fixed(megabytes / fastParse, 1),
+        "encode_foundation_mb_s": fixed(megabytes / foundationEncode, 1),
+        "encode_fast_mb_s": fixed(megabytes / fastEncode, 1),
         "load_peak_mb": peak.map { fixed(Double($0) / 1_048_576, 1) } ?? "n/a",
         "peak_vs_json": peak.map { fixed(Double($0) / Double(json.count)) } ?? "n/a",
         "goal": "load_ratio>=0.3,save_ratio>=0.7,peak_vs_json<=3",

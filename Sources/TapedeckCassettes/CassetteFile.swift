@@ -54,7 +54,7 @@ public enum CassetteFile {
     static func json(from data: Data, file: String) throws(CassetteError) -> Data {
         guard Zlib.looksLikeGzip(data) else { return data }
         do {
-            return try Zlib.decompress(data, format: .gzip)
+            return try Zlib.decompress(data, format: .gzip, sizeHint: gzipSizeHint(data))
         } catch let error as ZlibError {
             throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
                                 reason: "the gzip stream is damaged: \(error.detail ?? "zlib status \(error.status)")",
@@ -64,15 +64,26 @@ public enum CassetteFile {
         }
     }
 
+    /// The uncompressed size a gzip stream's trailer states (ISIZE, modulo 2³²) when it is
+    /// plausible, so inflating allocates once instead of growing (peak memory of a load). Only a
+    /// hint: a multi-member or damaged stream merely grows as usual.
+    static func gzipSizeHint(_ data: Data) -> Int {
+        guard data.count >= 18 else { return 0 }
+        let tail = data.suffix(4)
+        let size = tail.reversed().reduce(0) { $0 << 8 | Int($1) }
+        return size <= data.count * 1_100 ? size : 0
+    }
+
     /// Encodes `cassette` as HAR JSON, gzip-compressed when asked.
+    ///
+    /// With gzip, the JSON is produced in pieces that a second thread compresses while the next
+    /// piece is written (level 6; the bytes equal compressing the whole JSON at once), with at
+    /// most a few pieces waiting, so the whole JSON never has to sit in memory.
     public static func encode(_ cassette: Cassette, compression: Compression, options: HARCodec.WriteOptions = .init()) -> Data {
-        let json = HARCodec.encode(cassette, options: options)
-        guard compression == .gzip else { return json }
-        do {
-            return try Zlib.compress(json, format: .gzip, level: 6)
-        } catch {
-            preconditionFailure("tapedeck: gzip of an in-memory buffer failed: \(error)")
-        }
+        guard compression == .gzip else { return HARCodec.encode(cassette, options: options) }
+        let compressor = PipelinedCompressor()
+        HARCodec.encode(cassette, options: options, chunkSize: 1 << 20) { compressor.submit($0) }
+        return compressor.finish()
     }
 
     /// Writes `cassette` to `url` atomically. `compression` nil: by the file name.
@@ -145,4 +156,46 @@ func posixWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) ->
     #else
     Darwin.write(descriptor, bytes, count)
     #endif
+}
+
+/// Level-6 gzip on its own serial queue, fed in order; `submit` blocks when a few pieces are
+/// already waiting (bounded memory).
+private final class PipelinedCompressor: @unchecked Sendable {
+    // @unchecked Sendable: `deflater` and `output` are touched only on `queue`; `finish` reads
+    // `output` after a `queue.sync`.
+    private let queue = DispatchQueue(label: "tapedeck.cassette-compress")
+    private let slots = DispatchSemaphore(value: 4)
+    private let deflater: Deflater
+    private var output = Data()
+
+    init() {
+        do {
+            deflater = try Deflater(format: .gzip, level: 6)
+        } catch {
+            preconditionFailure("tapedeck: zlib could not start a deflate stream: \(error)")
+        }
+    }
+
+    func submit(_ piece: Data) {
+        slots.wait()
+        queue.async { [self] in
+            do {
+                output.append(try deflater.append(piece))
+            } catch {
+                preconditionFailure("tapedeck: gzip of an in-memory buffer failed: \(error)")
+            }
+            slots.signal()
+        }
+    }
+
+    func finish() -> Data {
+        queue.sync {
+            do {
+                output.append(try deflater.finish())
+            } catch {
+                preconditionFailure("tapedeck: gzip of an in-memory buffer failed: \(error)")
+            }
+        }
+        return output
+    }
 }

@@ -22,11 +22,32 @@ public enum HARCodec {
     // MARK: writing
 
     public static func encode(_ cassette: Cassette, options: WriteOptions = WriteOptions()) -> Data {
-        let document = HARDocument(log: HARLog(
+        var whole = Data()
+        HARFastWriter.encode(document(for: cassette, options: options), pretty: options.prettyPrinted, chunkSize: nil) { whole = $0 }
+        return whole
+    }
+
+    /// ``encode(_:options:)`` in consecutive pieces of about `chunkSize` bytes.
+    static func encode(_ cassette: Cassette, options: WriteOptions, chunkSize: Int, emit: (Data) -> Void) {
+        HARFastWriter.encode(document(for: cassette, options: options), pretty: options.prettyPrinted, chunkSize: chunkSize, emit: emit)
+    }
+
+    /// The same document through Foundation's JSONEncoder: the reference the fast writer is
+    /// tested against, and the baseline `tools/bench cassette` compares with.
+    package static func encodeWithFoundation(_ cassette: Cassette, options: WriteOptions = WriteOptions()) -> Data {
+        encodeJSON(document(for: cassette, options: options), pretty: options.prettyPrinted)
+    }
+
+    /// One entry as a compact JSON line's content (a journal record).
+    static func encodeEntry(_ entry: HAREntry) -> Data {
+        HARFastWriter.encode(entry)
+    }
+
+    static func document(for cassette: Cassette, options: WriteOptions) -> HARDocument {
+        HARDocument(log: HARLog(
             creator: HARCreator(name: cassette.creator, version: cassette.creatorVersion),
             entries: cassette.interactions.map { entry(for: $0, options: options) },
             tapedeck: HARTapedeckInfo(formatVersion: Cassette.formatVersion)))
-        return encodeJSON(document, pretty: options.prettyPrinted)
     }
 
     static func encodeJSON(_ value: some Encodable, pretty: Bool) -> Data {
@@ -93,27 +114,45 @@ public enum HARCodec {
         (duration.timeInterval * 1_000_000).rounded() / 1_000
     }
 
-    /// A body as HAR text: plain when it is printable UTF-8, else base64.
+    /// A body as HAR text: plain when it is printable UTF-8 (no control characters but tab, line
+    /// feed and carriage return), else base64.
     static func bodyText(_ body: Data, preferBase64: Bool) -> (String, String?) {
-        if !preferBase64, let text = String(data: body, encoding: .utf8), isPrintable(text) {
+        if !preferBase64, isPrintable(body), let text = String(validating: body, as: UTF8.self) {
             return (text, nil)
         }
         return (body.base64EncodedString(), "base64")
     }
 
-    private static func isPrintable(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            scalar.value >= 0x20 ? scalar.value != 0x7F : (scalar == "\n" || scalar == "\r" || scalar == "\t")
+    private static func isPrintable(_ body: Data) -> Bool {
+        body.withUnsafeBytes { bytes in
+            !bytes.contains { byte in byte == 0x7F || (byte < 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09) }
         }
     }
 
     // MARK: reading
 
     /// Parses HAR JSON. `file` names the source in errors.
-    public static func decode(_ data: Data, file: String) throws(CassetteError) -> Cassette {
+    public static func decode(_ data: consuming Data, file: String) throws(CassetteError) -> Cassette {
         let document: HARDocument
+        if let fast = HARFastReader.document(data) {
+            document = fast
+        } else {
+            document = try decodeWithFoundation(data, file: file)
+        }
+        _ = consume data   // the JSON is no longer needed: free it before the bodies are copied out
+        return try cassette(from: document, file: file)
+    }
+
+    /// The document through the fast reader alone (nil when it declines the input).
+    package static func decodeFast(_ data: Data) -> HARDocument? {
+        HARFastReader.document(data)
+    }
+
+    /// The document through Foundation's JSONDecoder: what the fast reader falls back to (for the
+    /// exact error, or a lenient oddity it declines), and the baseline of the benchmark.
+    package static func decodeWithFoundation(_ data: Data, file: String) throws(CassetteError) -> HARDocument {
         do {
-            document = try JSONDecoder().decode(HARDocument.self, from: data)
+            return try JSONDecoder().decode(HARDocument.self, from: data)
         } catch let error as DecodingError {
             if case let .dataCorrupted(context) = error, context.codingPath.isEmpty {
                 throw syntaxError(data, file: file)
@@ -122,6 +161,10 @@ public enum HARCodec {
         } catch {
             throw CassetteError(.json, file: file, reason: "not HAR JSON: \(error)", hint: "check that the file is a HAR export")
         }
+    }
+
+    /// A decoded document's interactions, after the version checks.
+    package static func cassette(from document: consuming HARDocument, file: String) throws(CassetteError) -> Cassette {
         guard document.log.version.hasPrefix("1.") else {
             throw CassetteError(.version, file: file, place: "log.version", reason: "HAR version \(document.log.version) is not supported",
                                 hint: "Tapedeck reads HAR 1.x")
@@ -131,13 +174,24 @@ public enum HARCodec {
                                 reason: "format version \(format) is not one this build reads (it reads 1...\(Cassette.formatVersion))",
                                 hint: "update Tapedeck, or re-record the cassette")
         }
+        // Each entry is released as soon as it is converted, so its body text and the body bytes
+        // copied out of it are never all alive at once (peak memory of a load).
+        var entries = document.log.entries
+        document.log.entries = []
         var interactions: [Interaction] = []
-        interactions.reserveCapacity(document.log.entries.count)
-        for (position, entry) in document.log.entries.enumerated() {
-            interactions.append(try interaction(from: entry, position: position, file: file))
+        interactions.reserveCapacity(entries.count)
+        for position in entries.indices {
+            interactions.append(try interaction(from: entries[position], position: position, file: file))
+            entries[position] = released
         }
         return Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
     }
+
+    private static let released = HAREntry(
+        startedDateTime: "", time: 0, request: HARRequest(method: "", url: "", headers: [], queryString: [], postData: nil, bodySize: 0),
+        response: HARResponse(status: 0, statusText: "", headers: [], content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
+                              redirectURL: "", bodySize: 0),
+        timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
 
     public static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
         func bad(_ field: String, _ reason: String) -> CassetteError {
