@@ -64,7 +64,10 @@ let package = Package(
             ]
         ),
         // Layer 8: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
-        .target(name: "TapedeckTesting", dependencies: ["TapedeckBridge", "TapedeckCassettes"]),
+        .target(
+            name: "TapedeckTesting",
+            dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes"]
+        ),
         // Support (not a product): a real HTTP server on loopback, for recording tests and benchmarks.
         .target(
             name: "TapedeckLoopback",

@@ -86,6 +86,9 @@ public final class CassetteRecorder: Responder {
         public var misses: [String]
         /// Recorded interactions nobody asked for.
         public var unplayed: [Interaction]
+        /// Transport errors (refused, timed out...) that were recorded as answers: a first
+        /// recording made while a server was down keeps answering "down" until re-recorded.
+        public var recordedFailures: [String]
         /// The cassette as written, or nil when nothing had to be written.
         public var written: Cassette?
     }
@@ -98,6 +101,9 @@ public final class CassetteRecorder: Responder {
     public let base: Cassette
 
     private let player: CassettePlayer?
+    /// This recorder's entry in ``CassetteHolds`` (released by `finish` or deinit).
+    private let holdKey: String
+    private let holding = Mutex(true)
     private let state: Mutex<State>
     private let forwarder = Mutex<LiveForwarder?>(nil)
 
@@ -109,6 +115,8 @@ public final class CassetteRecorder: Responder {
         var passedThrough = 0
         var misses: [String] = []
         var storeErrors: [CassetteError] = []
+        var recordedFailures: [String] = []
+        var inFlight = 0
         var finished = false
     }
 
@@ -117,13 +125,20 @@ public final class CassetteRecorder: Responder {
     public init(cassette: URL, options: Options = Options()) throws(CassetteError) {
         cassetteURL = cassette
         self.options = options
-        try CassetteJournal.recover(cassette: cassette)
         let exists = FileManager.default.fileExists(atPath: cassette.path)
-        base = exists ? try CassetteFile.read(cassette) : Cassette()
         switch options.mode {
         case .replayOnly: isRecording = false
         case .once: isRecording = !exists
         case .newEpisodes, .all: isRecording = true
+        }
+        holdKey = cassette.standardizedFileURL.path
+        try CassetteHolds.acquire(holdKey, exclusive: isRecording, file: cassette.path)
+        do {
+            try CassetteJournal.recover(cassette: cassette)
+            base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
+        } catch {
+            CassetteHolds.release(holdKey, exclusive: isRecording)
+            throw error
         }
         let replays = options.mode == .replayOnly || options.mode == .newEpisodes || (options.mode == .once && exists)
         // When misses are recorded, a consumed entry must not answer again: the new request is a new episode.
@@ -166,14 +181,26 @@ public final class CassetteRecorder: Responder {
     }
 
     /// A deferred reply that forwards `request` live, lets `keep` see the result, then answers.
+    /// A request the client cancelled is neither kept nor answered.
     private func live(_ request: RequestSnapshot, label: String, keep: @escaping @Sendable (LiveForwarder.Result) -> Void) -> Reply {
         let forwarder = liveForwarder()
-        // The live request's own timeout, plus room for the body to arrive.
-        let patience = options.live.timeout + .seconds(30)
-        return .deferred(DeferredReply(label: "\(label) \(request)", patience: patience) { deliver in
-            forwarder.forward(request) { result in
-                keep(result)
-                deliver(result.reply)
+        // The live request's whole allowance, plus a margin: the simulation never gives up first.
+        let patience = options.live.resourceTimeout + .seconds(10)
+        // Traces and timeout reports show the request with its secrets redacted.
+        let shown = "\(label) \(request.method.rawValue) \(options.redactor.redact(request.url).absoluteString)"
+        return .deferred(DeferredReply(label: shown, patience: patience) { [self] deliver in
+            let cancelled = Mutex(false)
+            state.withLock { $0.inFlight += 1 }
+            let cancelTask = forwarder.forward(request) { [self] result in
+                // Kept (journalled) before the simulation hears of it, counted done before that too.
+                let wanted = !cancelled.withLock { $0 }
+                if wanted { keep(result) }
+                state.withLock { $0.inFlight -= 1 }
+                if wanted { deliver(result.reply) }
+            }
+            return {
+                cancelled.withLock { $0 = true }
+                cancelTask()
             }
         })
     }
@@ -202,6 +229,10 @@ public final class CassetteRecorder: Responder {
                 }
                 try state.journal?.append(interaction)
                 state.recorded += 1
+                if case let .failure(failure) = interaction.outcome {
+                    let url = options.redactor.redact(interaction.request.url).absoluteString
+                    state.recordedFailures.append("\(interaction.request.method) \(url): \(failure.message)")
+                }
             } catch {
                 state.storeErrors.append(error)
             }
@@ -213,31 +244,83 @@ public final class CassetteRecorder: Responder {
         state.withLock { $0.misses }
     }
 
-    /// Merges what was recorded into the cassette (atomically; in `all` mode the cassette is
-    /// replaced) and says what happened. Throws when something recorded could not be stored;
-    /// whatever was stored is in the cassette by then.
+    /// Merges what was recorded into the cassette (atomically) and says what happened. In `all`
+    /// mode the cassette is replaced — unless `succeeded` is false (the test failed) or something
+    /// could not be stored: then the new recording is added to the old one, so a half-done
+    /// re-recording never replaces a good cassette and nothing recorded is lost. With no traffic,
+    /// nothing is written. Throws when something recorded could not be stored (or live requests
+    /// were still running); whatever was stored is in the cassette by then.
     @discardableResult
-    public func finish() throws(CassetteError) -> Summary {
+    public func finish(succeeded: Bool = true) throws(CassetteError) -> Summary {
         let (journal, snapshot) = state.withLock { state -> (CassetteJournal?, State) in
             state.finished = true
             return (state.journal, state)
         }
+        defer { releaseHold() }
+        var problems = snapshot.storeErrors
+        if snapshot.inFlight > 0 {
+            problems.append(CassetteError(
+                .io, file: cassetteURL.path, reason: "\(snapshot.inFlight) live request(s) were still running and were not recorded",
+                hint: "finish the recorder after the simulation has run to the end"))
+        }
         var written: Cassette?
         if let journal {
-            written = try journal.finish(base: base, replacing: options.mode == .all, options: options.writeOptions)
-        } else if options.mode == .all && isRecording {
-            // Re-recording with no traffic: the cassette is replaced by an empty one, as asked.
-            written = Cassette()
-            try? FileManager.default.createDirectory(at: cassetteURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try CassetteFile.write(Cassette(), to: cassetteURL, options: options.writeOptions)
+            let replacing = options.mode == .all && succeeded && problems.isEmpty
+            written = try journal.finish(base: base, replacing: replacing, options: options.writeOptions)
         }
-        if let error = snapshot.storeErrors.first {
+        if let error = problems.first {
             throw CassetteError(error.kind, file: error.file, place: error.place,
-                                reason: "\(snapshot.storeErrors.count) recorded interaction(s) could not be stored; first: \(error.reason)",
-                                hint: error.hint)
+                                reason: "\(problems.count) problem(s) while recording; first: \(error.reason)", hint: error.hint)
         }
         return Summary(
             replayed: snapshot.replayed, recorded: snapshot.recorded, passedThrough: snapshot.passedThrough,
-            misses: snapshot.misses, unplayed: player?.unplayed ?? [], written: written)
+            misses: snapshot.misses, unplayed: player?.unplayed ?? [], recordedFailures: snapshot.recordedFailures, written: written)
+    }
+
+    deinit {
+        releaseHold()
+    }
+
+    private func releaseHold() {
+        let held = holding.withLock { held in
+            defer { held = false }
+            return held
+        }
+        if held { CassetteHolds.release(holdKey, exclusive: isRecording) }
+    }
+}
+
+/// Which cassettes recorders in this process have open: many may replay one, but one that may
+/// record holds it alone (two recorders would number entries alike and merge each other's journal).
+enum CassetteHolds {
+    private static let table = Mutex<[String: Int]>([:])   // path → readers, or -1 for a recorder
+
+    static func acquire(_ key: String, exclusive: Bool, file: String) throws(CassetteError) {
+        let current: Int = table.withLock { table in
+            let current = table[key] ?? 0
+            if exclusive ? current == 0 : current >= 0 {
+                table[key] = exclusive ? -1 : current + 1
+            }
+            return current
+        }
+        if exclusive && current != 0 {
+            throw CassetteError(
+                .io, file: file, reason: current < 0 ? "another recorder in this process is recording this cassette"
+                    : "other tests in this process are replaying this cassette while this one would record it",
+                hint: "tests that record the same cassette cannot run at the same time: give each its own cassette, record it first, or mark the suite .serialized")
+        }
+        if !exclusive && current < 0 {
+            throw CassetteError(
+                .io, file: file, reason: "another recorder in this process is recording this cassette",
+                hint: "let the recording test finish first (mark the suite .serialized), or give each test its own cassette")
+        }
+    }
+
+    static func release(_ key: String, exclusive: Bool) {
+        table.withLock { table in
+            guard let current = table[key] else { return }
+            let remaining = exclusive ? 0 : current - 1
+            table[key] = remaining > 0 ? remaining : nil
+        }
     }
 }

@@ -21,10 +21,15 @@ import FoundationNetworking
 ///   the time it took.
 public final class LiveForwarder: Sendable {
     public struct Options: Sendable {
-        /// The timeout of each forwarded request (URLSession's `timeoutIntervalForRequest`).
+        /// How long a forwarded request may go without receiving data (URLSession's
+        /// `timeoutIntervalForRequest`; corelibs counts it in whole seconds).
         public var timeout: Duration
-        public init(timeout: Duration = .seconds(60)) {
+        /// How long a forwarded request may take in all (`timeoutIntervalForResource`).
+        public var resourceTimeout: Duration
+
+        public init(timeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(600)) {
             self.timeout = timeout
+            self.resourceTimeout = resourceTimeout
         }
     }
 
@@ -54,6 +59,7 @@ public final class LiveForwarder: Sendable {
         self.options = options
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = options.timeout.timeInterval
+        configuration.timeoutIntervalForResource = options.resourceTimeout.timeInterval
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
@@ -69,13 +75,16 @@ public final class LiveForwarder: Sendable {
         session.invalidateAndCancel()
     }
 
-    /// Sends `request` to the live network; `completion` runs once, on a URLSession thread.
-    public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (Result) -> Void) {
+    /// Sends `request` to the live network; `completion` runs once, on a URLSession thread (with
+    /// a `cancelled` failure after the returned cancel action was called).
+    @discardableResult
+    public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (Result) -> Void) -> @Sendable () -> Void {
         var urlRequest = request.urlRequest()
         urlRequest.timeoutInterval = options.timeout.timeInterval
         let task = session.dataTask(with: urlRequest)
         delegate.begin(task, request: RecordedRequest(request), completion: completion)
         task.resume()
+        return { task.cancel() }
     }
 
     /// Forwards and waits (for tools and tests; never call it from simulated code).

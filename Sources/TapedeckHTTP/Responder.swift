@@ -48,18 +48,20 @@ public enum Reply: Sendable {
     case deferred(DeferredReply)
 }
 
-/// An answer a responder cannot give at once: `start` begins the work and calls `deliver` once,
-/// from any thread, with the final reply (which must not be `.deferred` again).
+/// An answer a responder cannot give at once: `start` begins the work, calls `deliver` once, from
+/// any thread, with the final reply (a further `.deferred` fails the exchange), and returns how to
+/// cancel the work — called instead when the exchange ends first (the client cancelled).
 public struct DeferredReply: Sendable {
     public typealias Deliver = @Sendable (Reply) -> Void
+    public typealias Cancel = @Sendable () -> Void
 
     /// Names the wait in traces and in "external work timed out" reports.
     public let label: String
     /// How long, in real time, the simulation may wait for `deliver`.
     public let patience: Duration
-    public let start: @Sendable (_ deliver: @escaping Deliver) -> Void
+    public let start: @Sendable (_ deliver: @escaping Deliver) -> Cancel
 
-    public init(label: String, patience: Duration, start: @escaping @Sendable (_ deliver: @escaping Deliver) -> Void) {
+    public init(label: String, patience: Duration, start: @escaping @Sendable (_ deliver: @escaping Deliver) -> Cancel) {
         self.label = label
         self.patience = patience
         self.start = start

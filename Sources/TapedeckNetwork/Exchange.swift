@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -23,6 +24,8 @@ final class Exchange: @unchecked Sendable {
     private var idleTimer: ScheduledWork?
     private var resourceTimer: ScheduledWork?
     private var pending: PendingWork?
+    /// A deferred answer being waited for: its expectation, who goes first, how to cancel its work.
+    private var pendingDeferred: (ExternalExpectation, OnceGate, DeferredReply.Cancel)?
     private var lastStatus: Int?
     private(set) var ended = false
     /// The client stopped taking callbacks; waiting for the bridge to abandon the exchange.
@@ -111,6 +114,11 @@ final class Exchange: @unchecked Sendable {
         scheduled.removeAll()
         idleTimer?.cancel()
         resourceTimer?.cancel()
+        if let (ticket, gate, cancel) = pendingDeferred, gate.pass() {
+            ticket.cancel()
+            cancel()
+        }
+        pendingDeferred = nil
     }
 
     private func closeMetrics() -> TransferMetrics {
@@ -191,26 +199,39 @@ final class Exchange: @unchecked Sendable {
         switch reply {
         case let .failure(failure, after):
             at(now.advanced(by: after), "net.fail") { [self] in finish(failure) }
-        case .stall, .noMatch:
+        case .stall:
             return
+        case let .noMatch(reason):
+            // Only a deferred reply gets here (routing turns a first-hand "no match" into a failure).
+            finish(.noRoute("\(request): \(reason)"))
         case let .response(plan):
             schedule(plan, options: route.options)
         case let .deferred(deferred):
-            // Expected before the work starts, so its number (and the order arrivals are taken in)
-            // follows the simulation, not the threads.
-            let ticket = scheduler.expectExternal("\(deferred.label) #\(id)", patience: deferred.patience)
-            let transaction = transactionIndex
-            deferred.start { [self] reply in
-                ticket.arrive(on: network.queue, named: "net.deferred-reply") { [self] in
-                    guard !ended && !halted && transaction == transactionIndex else { return }
-                    if case .deferred = reply {
-                        finish(.badServerResponse)
-                        return
-                    }
-                    take(reply, route: route)
+            awaitDeferred(deferred, route: route)
+        }
+    }
+
+    /// Expects the deferred answer before its work starts, so its number (and the order arrivals
+    /// are taken in) follows the simulation, not the threads. Exactly one of "it arrives" and "the
+    /// exchange ended first: withdraw the wait, cancel the work" happens.
+    private func awaitDeferred(_ deferred: DeferredReply, route: Route) {
+        let ticket = scheduler.expectExternal("\(deferred.label) #\(id)", patience: deferred.patience)
+        let gate = OnceGate()
+        let transaction = transactionIndex
+        let queue = network.queue   // not `network` itself on another thread: it may be gone by then
+        let cancel = deferred.start { [self] reply in
+            guard gate.pass() else { return }
+            ticket.arrive(on: queue, named: "net.deferred-reply") { [self] in
+                pendingDeferred = nil
+                guard !ended && !halted && transaction == transactionIndex else { return }
+                if case .deferred = reply {
+                    finish(.badServerResponse)
+                    return
                 }
+                take(reply, route: route)
             }
         }
+        if !gate.isPassed { pendingDeferred = (ticket, gate, cancel) }
     }
 
     private struct Timeline {
@@ -473,4 +494,20 @@ final class Exchange: @unchecked Sendable {
         let nanos = duration.wholeNanoseconds
         return .nanoseconds(Int64((Double(nanos) * Double(part) / Double(total)).rounded()))
     }
+}
+
+/// Lets exactly one of two racing parties through (a deferred answer arriving on another thread,
+/// the exchange ending on the network queue).
+private final class OnceGate: Sendable {
+    private let open = Mutex(true)
+
+    /// True for the first caller only.
+    func pass() -> Bool {
+        open.withLock { open in
+            defer { open = false }
+            return open
+        }
+    }
+
+    var isPassed: Bool { open.withLock { !$0 } }
 }

@@ -7,15 +7,15 @@ public import TapedeckCassettes
 ///
 /// ```swift
 /// @Test(.cassette("login"))
-/// func login() throws {
+/// func login() async throws {
 ///     let tape = try #require(Tape.current)
-///     let (data, response) = try tape.perform(URL(string: "https://api.example/login")!)
+///     let (data, response) = try await tape.perform(URL(string: "https://api.example/login")!)
 ///     #expect(response.statusCode == 200)
 /// }
 /// ```
 public struct CassetteTrait: TestTrait, TestScoping {
     public let name: String
-    public let mode: CassetteRecorder.Mode?
+    public let mode: TapeMode
     public let playback: CassetteRecorder.Playback
     public let rules: MatchRules
     public let redactor: Redactor
@@ -36,11 +36,14 @@ public struct CassetteTrait: TestTrait, TestScoping {
         } catch {
             bodyError = error
         }
-        // Finish even when the body failed: what was recorded is kept.
+        // Finish even when the body failed: what was recorded is kept (a failed re-recording is
+        // added to the cassette, not put in its place). The body's own error stays the one thrown.
         do {
-            try tape.finish()
+            try tape.finish(succeeded: bodyError == nil)
         } catch let TapeError.unansweredRequests(misses) {
             for miss in misses { Issue.record(Comment(rawValue: miss), sourceLocation: sourceLocation) }
+        } catch where bodyError != nil {
+            Issue.record(error, sourceLocation: sourceLocation)
         }
         if let bodyError { throw bodyError }
     }
@@ -48,9 +51,11 @@ public struct CassetteTrait: TestTrait, TestScoping {
 
 extension Trait where Self == CassetteTrait {
     /// Binds the test to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
-    /// `TAPEDECK_CASSETTES`). `mode` nil: `TAPEDECK_RECORD`, else `none` in CI and `once` elsewhere.
+    /// `TAPEDECK_CASSETTES`). `mode` by default: `TAPEDECK_RECORD`, else replay-only in CI and
+    /// `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
+    /// cassette); failed expectations that do not throw are not seen by the trait.
     public static func cassette(
-        _ name: String, mode: CassetteRecorder.Mode? = nil, playback: CassetteRecorder.Playback = .strict,
+        _ name: String, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), redactor: Redactor = Redactor(), timing: Tape.Timing = .asRecorded,
         seed: UInt64 = 1, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Self {

@@ -14,13 +14,13 @@ public import FoundationNetworking
 ///
 /// ```swift
 /// let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"))
-/// let (data, response) = try tape.perform(URLRequest(url: URL(string: "https://api.example/login")!))
+/// let (data, response) = try await tape.perform(URL(string: "https://api.example/login")!)
 /// try tape.finish()       // merges anything recorded; throws if a request had no answer
 /// ```
 ///
-/// In Swift Testing, the ``Testing/Trait/cassette(_:mode:playback:matching:redactor:timing:seed:filePath:)``
-/// trait builds it, publishes it as ``current`` for the test body and finishes it afterwards; in
-/// XCTest, `useCassette(_:)` does the same around a test method.
+/// In Swift Testing, the `.cassette("name")` trait (``CassetteTrait``) builds it, publishes it as
+/// ``current`` for the test body and finishes it afterwards; in XCTest, `useCassette(_:)` does the
+/// same around a test method.
 public final class Tape: Sendable {
     /// How recorded timings are replayed on the virtual clock.
     public enum Timing: Hashable, Sendable {
@@ -55,15 +55,15 @@ public final class Tape: Sendable {
     /// Where async callers' simulation runs.
     private let driver = DispatchQueue(label: "tapedeck.tape.driver")
 
-    /// Opens `cassette` (a `.har.gz` or `.har` path) in `mode` (nil: ``RecordSettings/mode()``,
-    /// i.e. `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere).
+    /// Opens `cassette` (a `.har.gz` or `.har` path) in `mode` (by default from the environment:
+    /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere).
     public init(
-        cassette: URL, mode: CassetteRecorder.Mode? = nil, playback: CassetteRecorder.Playback = .strict,
+        cassette: URL, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), afterLast: CassettePlayer.AfterLast = .repeatLast,
         redactor: Redactor = Redactor(), live: LiveForwarder.Options = LiveForwarder.Options(),
         timing: Timing = .asRecorded, seed: UInt64 = 1
     ) throws {
-        let mode = try mode ?? RecordSettings.mode()
+        let mode = try mode.resolved()
         cassetteURL = cassette
         self.mode = mode
         recorder = try CassetteRecorder(cassette: cassette, options: CassetteRecorder.Options(
@@ -147,11 +147,18 @@ public final class Tape: Sendable {
 
     /// Writes what was recorded into the cassette and checks that every request was answered:
     /// throws ``TapeError/unansweredRequests(_:)`` listing each miss with the closest recorded
-    /// entries. Recordings are kept even when it throws.
+    /// entries. Recordings are kept even when it throws. `succeeded` false (the test failed):
+    /// a re-recording (`all`) is added to the cassette instead of replacing it.
+    /// Transport failures that were recorded (a server that was down) are printed to standard
+    /// error, since they will be replayed from now on.
     @discardableResult
-    public func finish() throws -> CassetteRecorder.Summary {
+    public func finish(succeeded: Bool = true) throws -> CassetteRecorder.Summary {
         defaultSession.withLock { $0?.finishTasksAndInvalidate() }
-        let summary = try recorder.finish()
+        let summary = try recorder.finish(succeeded: succeeded)
+        for failure in summary.recordedFailures {
+            FileHandle.standardError.write(Data(
+                "tapedeck: recorded a transport failure into \(cassetteURL.lastPathComponent): \(failure) — it will be replayed; re-record to change it\n".utf8))
+        }
         if !summary.misses.isEmpty { throw TapeError.unansweredRequests(summary.misses) }
         return summary
     }
@@ -176,6 +183,34 @@ public enum TapeError: Error, CustomStringConvertible, Sendable {
             "\(misses.count) request(s) had no recorded answer (replay only; record with TAPEDECK_RECORD=new_episodes):\n"
                 + misses.joined(separator: "\n")
         }
+    }
+}
+
+/// Which record mode a tape uses: a fixed one, or the environment's (the default).
+///
+/// A type of its own (not an optional mode) so that `mode: .none` cannot silently mean "nil";
+/// vcr's `none` is spelled `.replayOnly`.
+public struct TapeMode: Hashable, Sendable {
+    let fixed: CassetteRecorder.Mode?
+
+    /// `TAPEDECK_RECORD` when set; else replay-only when `CI` is set, `once` elsewhere.
+    public static let fromEnvironment = TapeMode(fixed: nil)
+    /// Replay only: a request the cassette does not answer fails, naming the closest entries.
+    public static let replayOnly = TapeMode(fixed: .replayOnly)
+    /// Record everything when the cassette does not exist; otherwise replay only.
+    public static let once = TapeMode(fixed: .once)
+    /// Replay what matches, record what does not.
+    public static let newEpisodes = TapeMode(fixed: .newEpisodes)
+    /// Re-record everything, replacing the cassette when the test succeeds.
+    public static let all = TapeMode(fixed: .all)
+
+    public static func fixed(_ mode: CassetteRecorder.Mode) -> TapeMode {
+        TapeMode(fixed: mode)
+    }
+
+    /// The mode to use now (reads the environment for ``fromEnvironment``).
+    public func resolved(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
+        try fixed ?? RecordSettings.mode(environment: environment)
     }
 }
 

@@ -139,10 +139,10 @@ struct RecordingTests {
         await #expect(throws: URLError.self) { try await recording.perform(refused) }
         let failing = try await recording.perform(server.url("/status/500"))
         let slow = try await recording.perform(server.url("/delay/250"))
-        try recording.finish()
         #expect(failing.response.statusCode == 500)
         #expect(slow.response.statusCode == 200)
 
+        #expect(try recording.finish().recordedFailures.count == 1, "the refusal is reported as recorded")
         let stored = try CassetteFile.read(cassette).interactions
         guard case let .failure(timeout) = stored[0].outcome, case let .failure(refusal) = stored[1].outcome else {
             Issue.record("transport errors were not recorded as failures: \(stored.map(\.outcome))")
@@ -288,13 +288,53 @@ struct RecordModeTests {
         #expect(stored.map(\.index) == [0])
         #expect(stored[0].request.url.query == "x=9")
 
-        // Re-recording again, but the process "dies" before finish: the journal is recovered as an
-        // addition, so neither the old cassette nor the new recording is lost.
+        // A re-recording whose test failed is added to the cassette, not put in its place.
+        let failed = try Tape(cassette: cassette, mode: .all)
+        _ = try await failed.perform(server.url("/get?x=10"))
+        try failed.finish(succeeded: false)
+        #expect(try CassetteFile.read(cassette).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10"])
+
+        // A re-recording with no traffic leaves the cassette alone.
+        let before = try Data(contentsOf: cassette)
+        let idle = try Tape(cassette: cassette, mode: .all)
+        #expect(try idle.finish().written == nil)
+        #expect(try Data(contentsOf: cassette) == before)
+
+        // Re-recording again, but the process "dies" before finish: what the next process's open
+        // does (recovering the journal) adds it, so neither the old cassette nor the new recording
+        // is lost.
         let interrupted = try Tape(cassette: cassette, mode: .all)
-        _ = try await interrupted.perform(server.url("/get?x=10"))
+        _ = try await interrupted.perform(server.url("/get?x=11"))
         #expect(FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path))
-        let reopened = try CassetteRecorder(cassette: cassette)
-        #expect(reopened.base.interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10"])
+        #expect(try CassetteJournal.recover(cassette: cassette)?.recovered == 1)
+        #expect(try CassetteFile.read(cassette).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10", "x=11"])
+    }
+
+    @Test("one recorder per cassette at a time in a process; replay-only tapes share it")
+    func holds() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("shared.har.gz")
+        let recording = try Tape(cassette: cassette, mode: .once)
+        #expect(recording.recorder.isRecording)
+        do {
+            _ = try Tape(cassette: cassette, mode: .once)
+            Issue.record("a second recorder opened a cassette being recorded")
+        } catch let error as CassetteError {
+            #expect(error.reason.contains("another recorder in this process"))
+            #expect(error.hint.contains(".serialized"))
+        }
+        #expect(throws: CassetteError.self) { try Tape(cassette: cassette, mode: .replayOnly) }
+        try recording.finish()
+
+        try CassetteFile.write(Cassette(), to: cassette)
+        let first = try Tape(cassette: cassette, mode: .replayOnly)
+        let second = try Tape(cassette: cassette, mode: .replayOnly)
+        #expect(throws: CassetteError.self) { try Tape(cassette: cassette, mode: .newEpisodes) }
+        try first.finish()
+        try second.finish()
+        let afterwards = try Tape(cassette: cassette, mode: .newEpisodes)
+        try afterwards.finish()
     }
 
     @Test("passthrough sends a miss to the live network without recording it")

@@ -224,6 +224,31 @@ struct RedactionTests {
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"profile":{"name":"Ada","token":"REDACTED"}}"#)
     }
 
+    @Test("a redacted body's Content-Length follows it (wire bodies); JSON without a JSON type is redacted too")
+    func lengthsAndUnlabelledJSON() throws {
+        let echo = Data(#"{"user":"ada","password":"correct horse battery"}"#.utf8)
+        let interaction = Interaction(
+            index: 0,
+            request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/echo")!,
+                                     headers: [HeaderField("Content-Length", String(echo.count))], body: echo),
+            outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/octet-stream"),
+                                                                       HeaderField("Content-Length", String(echo.count))], body: echo)))
+        let redacted = Redactor().redact(interaction)
+        let response = try #require(redacted.response)
+        #expect(!String(decoding: response.body, as: UTF8.self).contains("correct horse"))
+        #expect(response.headers.value(for: "Content-Length") == String(response.body.count))
+        #expect(redacted.request.headers.value(for: "Content-Length") == String(redacted.request.body?.count ?? -1))
+        // A decoded body keeps the wire's length header (what libcurl hands a client too).
+        var decoded = interaction
+        decoded.outcome = .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", "gzip"),
+                                                                            HeaderField("Content-Length", "31")],
+                                                     body: echo, bodyForm: .decoded))
+        #expect(Redactor().redact(decoded).response?.headers.value(for: "Content-Length") == "31")
+        // Binary that merely starts with "{" is left alone.
+        let binary = Data([0x7B, 0x00, 0xFF, 0x10])
+        #expect(Redactor().redactJSON(binary, contentType: nil) == binary)
+    }
+
     @Test("the secrets check finds what redaction would remove, plus recognisable token shapes; nothing after redaction")
     func scans() {
         let findings = SecretScanner.scan(Cassette(interactions: [secretive()]))

@@ -52,6 +52,28 @@ struct ExternalWorkTests {
         #expect(report.description.contains("never arrived: #1 didCompleteWithError for exchange #4"))
     }
 
+    @Test("an expectation with patience is waited for beyond the scheduler's limit; without it the wait times out")
+    func patience() throws {
+        for patient in [true, false] {
+            let scheduler = SimulatedScheduler(externalWaitLimit: .milliseconds(50))
+            let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+            let log = Log<String>()
+            root.async {
+                let expectation = scheduler.expectExternal("a live answer", patience: patient ? .seconds(20) : nil)
+                DispatchQueue.global().async {
+                    usleep(300_000)   // a slow live server: six times the scheduler's own limit
+                    expectation.arrive(on: root, named: "answer") { log.append("answered") }
+                }
+            }
+            if patient {
+                try scheduler.runUntilIdle()
+                #expect(log.values == ["answered"])
+            } else {
+                #expect(throws: SimulationError.self) { try scheduler.runUntilIdle() }
+            }
+        }
+    }
+
     @Test("a withdrawn expectation is not waited for; a late or second arrival is ignored and reported")
     func withdrawAndDuplicates() throws {
         let scheduler = SimulatedScheduler(externalWaitLimit: .seconds(5))

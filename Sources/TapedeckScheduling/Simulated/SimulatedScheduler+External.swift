@@ -50,8 +50,9 @@ struct Arrival {
 extension SimulatedScheduler {
     /// Registers a callback that another thread will deliver. Call it from simulated code (a job),
     /// strictly before the action that causes the callback, so the numbering is deterministic.
-    /// `patience` raises the real-time bound on waiting for this one callback above the
-    /// scheduler's `externalWaitLimit` (a live network call while recording may take a while).
+    /// `patience` raises the real-time bound above the scheduler's `externalWaitLimit` (a live
+    /// network call while recording may take a while): while this expectation is outstanding,
+    /// a wait for arrivals lasts up to the longest patience among those outstanding.
     public func expectExternal(_ label: String, patience: Duration? = nil) -> ExternalExpectation {
         condition.lock()
         let number = nextTicket
