@@ -1,4 +1,5 @@
 public import Foundation
+import TapedeckHTTP
 
 /// Replaces secrets in interactions before they are stored: header values, query items and JSON
 /// body fields, matched by name (case-insensitive). On by default when recording; replay applies
@@ -43,12 +44,21 @@ public struct Redactor: Hashable, Sendable {
         copy.request = redact(copy.request)
         if case var .response(response) = copy.outcome {
             response.headers = redact(response.headers)
-            if response.bodyForm == .decoded || response.headers.value(for: "Content-Encoding") == nil {
-                let body = redactJSON(response.body, contentType: response.headers.value(for: "Content-Type"))
+            let contentType = response.headers.value(for: "Content-Type")
+            let coding = response.headers.value(for: "Content-Encoding")
+            if response.bodyForm == .decoded || coding == nil {
+                let body = redactJSON(response.body, contentType: contentType)
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
                     response.body = body
+                }
+            } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
+                // Compressed wire bytes: redact inside, compress again only if something changed.
+                let redacted = redactJSON(plain, contentType: contentType)
+                if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
+                    Self.setContentLength(&response.headers, encoded.count)
+                    response.body = encoded
                 }
             }
             copy.outcome = .response(response)
@@ -173,8 +183,11 @@ public enum SecretScanner {
             var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
             if let response = interaction.response {
                 checkHeaders(response.headers, "response")
-                if response.bodyForm == .decoded || response.headers.value(for: "Content-Encoding") == nil {
+                let coding = response.headers.value(for: "Content-Encoding")
+                if response.bodyForm == .decoded || coding == nil {
                     bodies.append(("response.body", response.body))
+                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
+                    bodies.append(("response.body (decoded \(coding ?? ""))", plain))
                 }
             }
             for (place, body) in bodies {

@@ -18,6 +18,16 @@ public enum ContentCoding {
         }
     }
 
+    /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:)`` knows (gzip,
+    /// or zlib-wrapped deflate, at level 6); nil for any other coding.
+    public static func encode(_ body: Data, contentEncoding: String?) throws -> Data? {
+        switch contentEncoding?.lowercased() {
+        case "gzip", "x-gzip": return try Zlib.compress(body, format: .gzip)
+        case "deflate": return try Zlib.compress(body, format: .zlib)
+        default: return nil
+        }
+    }
+
     /// True for the codings ``decode(_:contentEncoding:)`` knows.
     public static func isDecodable(_ contentEncoding: String?) -> Bool {
         ["gzip", "x-gzip", "deflate"].contains(contentEncoding?.lowercased() ?? "")

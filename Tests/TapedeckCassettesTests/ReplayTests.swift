@@ -244,6 +244,18 @@ struct RedactionTests {
                                                                             HeaderField("Content-Length", "31")],
                                                      body: echo, bodyForm: .decoded))
         #expect(Redactor().redact(decoded).response?.headers.value(for: "Content-Length") == "31")
+        // Compressed wire bytes are redacted inside and compressed again; the scanner looks inside too.
+        var compressed = interaction
+        let gzipped = try Zlib.compress(echo, format: .gzip)
+        compressed.outcome = .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", "gzip"),
+                                                                               HeaderField("Content-Length", String(gzipped.count))],
+                                                        body: gzipped, bodyForm: .wire))
+        #expect(SecretScanner.scan(Cassette(interactions: [compressed])).contains { $0.place.hasPrefix("response.body (decoded gzip)") })
+        let wire = try #require(Redactor().redact(compressed).response)
+        let inside = String(decoding: try Zlib.decompress(wire.body, format: .gzip), as: UTF8.self)
+        #expect(inside.contains(#""password":"REDACTED""#) && !inside.contains("correct horse"))
+        #expect(wire.headers.value(for: "Content-Length") == String(wire.body.count))
+        #expect(SecretScanner.scan(Cassette(interactions: [Redactor().redact(compressed)])).isEmpty)
         // Binary that merely starts with "{" is left alone.
         let binary = Data([0x7B, 0x00, 0xFF, 0x10])
         #expect(Redactor().redactJSON(binary, contentType: nil) == binary)
