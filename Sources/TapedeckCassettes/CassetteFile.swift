@@ -43,18 +43,23 @@ public enum CassetteFile {
     }
 
     /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
-    public static func decode(_ data: Data, file: String) throws(CassetteError) -> Cassette {
+    /// A `.har.gz` that would inflate to more than `maximumJSONSize` bytes is refused.
+    public static func decode(_ data: Data, file: String, maximumJSONSize: Int = maximumJSONSize) throws(CassetteError) -> Cassette {
         guard !data.isEmpty else {
             throw CassetteError(.json, file: file, reason: "the file is empty", hint: "delete it to record again, or restore it")
         }
-        return try HARCodec.decode(try json(from: data, file: file), file: file)
+        return try HARCodec.decode(try json(from: data, file: file, limit: maximumJSONSize), file: file)
     }
 
     /// The HAR JSON inside `data`, decompressing when it is gzip.
-    static func json(from data: Data, file: String) throws(CassetteError) -> Data {
+    static func json(from data: Data, file: String, limit: Int = maximumJSONSize) throws(CassetteError) -> Data {
         guard Zlib.looksLikeGzip(data) else { return data }
         do {
-            return try Zlib.decompress(data, format: .gzip, sizeHint: gzipSizeHint(data))
+            return try Zlib.decompress(data, format: .gzip, sizeHint: gzipSizeHint(data), limit: limit)
+        } catch let error as ZlibError where error.exceededLimit {
+            throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
+                                reason: "the cassette inflates to more than \(limit) bytes, the most a cassette may hold",
+                                hint: "a damaged or hostile file; restore it or re-record")
         } catch let error as ZlibError {
             throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
                                 reason: "the gzip stream is damaged: \(error.detail ?? "zlib status \(error.status)")",
@@ -63,6 +68,10 @@ public enum CassetteFile {
             throw CassetteError(.compression, file: file, reason: "\(error)")
         }
     }
+
+    /// The largest cassette JSON a `.har.gz` may inflate to (1 GiB): beyond it reading fails with
+    /// a compression error instead of exhausting memory on a hostile or damaged file.
+    public static let maximumJSONSize = 1 << 30
 
     /// The uncompressed size a gzip stream's trailer states (ISIZE, modulo 2³²) when it is
     /// plausible, so inflating allocates once instead of growing (peak memory of a load). Only a

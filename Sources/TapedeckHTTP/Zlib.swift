@@ -35,12 +35,13 @@ public enum Zlib {
 
     /// Decompresses `data`. With `.gzip`, concatenated members (as an append-only journal writes
     /// them) are decoded one after another. Throws ``ZlibError`` for corrupt or truncated input,
-    /// with the byte offset where decoding stopped.
-    public static func decompress(_ data: Data, format: Format = .gzip, sizeHint: Int = 0) throws -> Data {
+    /// with the byte offset where decoding stopped — also when the output would exceed `limit`
+    /// bytes (a "zip bomb" is refused instead of filling memory).
+    public static func decompress(_ data: Data, format: Format = .gzip, sizeHint: Int = 0, limit: Int = .max) throws -> Data {
         guard !data.isEmpty else {
             throw ZlibError(operation: "inflate", status: Z_BUF_ERROR, offset: 0, detail: "input is empty")
         }
-        let (members, _, failure) = inflateMembers(data, format: format, sizeHint: sizeHint)
+        let (members, _, failure) = inflateMembers(data, format: format, sizeHint: min(sizeHint, limit), limit: limit)
         if let failure { throw failure }
         return members.count == 1 ? members[0] : members.reduce(into: Data()) { $0.append($1) }
     }
@@ -50,20 +51,21 @@ public enum Zlib {
     /// and the error that stopped decoding (nil when the input ended cleanly).
     public static func decompressMembers(_ data: Data) -> (members: [Data], validBytes: Int, error: ZlibError?) {
         guard !data.isEmpty else { return ([], 0, nil) }
-        return inflateMembers(data, format: .gzip, sizeHint: 0)
+        return inflateMembers(data, format: .gzip, sizeHint: 0, limit: .max)
     }
 
     /// The one inflate loop: each stream end closes a member; with `.gzip` another member may
     /// follow, with the other formats the first stream is the whole result. `data` is not empty.
-    private static func inflateMembers(_ data: Data, format: Format, sizeHint: Int) -> (members: [Data], validBytes: Int, error: ZlibError?) {
+    private static func inflateMembers(_ data: Data, format: Format, sizeHint: Int, limit: Int) -> (members: [Data], validBytes: Int, error: ZlibError?) {
         var stream = z_stream()
         var status = tapedeck_inflateInit2(&stream, format.windowBits)
         guard status == Z_OK else { return ([], 0, ZlibError(operation: "inflateInit2", status: status, offset: 0)) }
         defer { inflateEnd(&stream) }
         var members: [Data] = []
         var current = Data()
-        current.reserveCapacity(max(sizeHint, data.count * 4))
+        current.reserveCapacity(min(max(sizeHint, data.count * 4), limit))
         var validBytes = 0
+        var total = 0
         let chunk = 256 * 1024
         var buffer = [UInt8](repeating: 0, count: chunk)
         let failure: ZlibError? = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> ZlibError? in
@@ -76,8 +78,13 @@ public enum Zlib {
                     status = inflate(&stream, Z_NO_FLUSH)
                     return chunk - Int(stream.avail_out)
                 }
-                current.append(contentsOf: buffer[0..<produced])
                 let consumed = input.count - Int(stream.avail_in)
+                total += produced
+                guard total <= limit else {
+                    return ZlibError(operation: ZlibError.limitOperation, status: Z_BUF_ERROR, offset: consumed,
+                                     detail: "the output exceeds the limit of \(limit) bytes")
+                }
+                current.append(contentsOf: buffer[0..<produced])
                 switch status {
                 case Z_STREAM_END:
                     members.append(current)
@@ -172,6 +179,11 @@ public struct ZlibError: Error, Hashable, Sendable, CustomStringConvertible {
         self.offset = offset
         self.detail = detail
     }
+
+    static let limitOperation = "inflate (output limit)"
+
+    /// True when decoding stopped because the output would exceed the caller's limit.
+    public var exceededLimit: Bool { operation == Self.limitOperation }
 
     public var description: String {
         "zlib \(operation) failed (status \(status)) at input byte \(offset)" + (detail.map { ": \($0)" } ?? "")

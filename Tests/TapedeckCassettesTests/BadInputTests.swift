@@ -83,6 +83,23 @@ struct BadInputTests {
         #expect(error(decoding: har(status))?.place == "entry 0 (response.status)")
     }
 
+    @Test("a gzip cassette that inflates past the limit is refused as bad input, before it fills memory")
+    func inflationLimit() throws {
+        let big = HARCodec.encode(try sampleCassette())
+        let packed = try Zlib.compress(big, format: .gzip)
+        #expect(try CassetteFile.decode(packed, file: "/c/ok.har.gz", maximumJSONSize: big.count).interactions.count == (try sampleCassette()).interactions.count)
+        do {
+            _ = try CassetteFile.decode(packed, file: "/c/bomb.har.gz", maximumJSONSize: big.count - 1)
+            Issue.record("a cassette over the limit was read")
+        } catch {
+            #expect(error.kind == .compression && error.isBadInput)
+            #expect(error.reason.contains("inflates to more than \(big.count - 1) bytes"))
+        }
+        let zeros = try Zlib.compress(Data(count: 10_000_000), format: .gzip)
+        #expect(throws: ZlibError.self) { try Zlib.decompress(zeros, limit: 1_000_000) }
+        #expect(try Zlib.decompress(zeros, limit: 10_000_000).count == 10_000_000)
+    }
+
     @Test("an empty file and a missing file: bad input, not a crash")
     func emptyAndMissing() throws {
         #expect(error(decoding: Data())?.kind == .json)
