@@ -52,6 +52,29 @@ struct CommandTests {
         #expect(try tapedeck("cassette", "validate", capture.path).status == 1, "the input was left as it was")
     }
 
+    @Test("the README's main job: faults injected into fixtures/cassettes/shop.har.gz, deterministic over runs; a bad cassette exits 2")
+    func demoOverCassette() throws {
+        let shop = fixturesDirectory.appendingPathComponent("cassettes/shop.har.gz").path
+        let run = try tapedeck("demo", "urlsession", "--cassette", shop, "--seed", "7", "--check", "5")
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("GET /bytes/1500: 200, 1500 bytes") }, "\(run.output)")
+        #expect(lines.contains { $0.contains("GET /status/404: 404") })
+        #expect(lines.contains { $0.contains("after 1 retry") || $0.contains("after 2 retries") }, "faults were injected and retried")
+        #expect(lines.last?.hasPrefix("deterministic: seed 7, 5 runs") == true)
+        let again = try tapedeck("demo", "urlsession", "--cassette", shop, "--seed", "7")
+        #expect(again.output.split(separator: "\n").map(String.init) == Array(lines.dropLast()), "the same seed gives the same timeline")
+
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cut = directory.file("cut.har.gz")
+        let packed = try Data(contentsOf: URL(fileURLWithPath: shop))
+        try packed.prefix(packed.count / 2).write(to: cut)
+        let bad = try tapedeck("demo", "urlsession", "--cassette", cut.path)
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains(cut.path) && bad.errors.contains("byte"), "\(bad.errors)")
+    }
+
     @Test("convert between .har and .har.gz keeps every interaction")
     func convert() throws {
         let directory = try TemporaryDirectory()

@@ -79,35 +79,11 @@ struct TraitTests {
     /// TAPEDECK_REGENERATE_FIXTURES=1); the host is renamed so replay needs no port.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TAPEDECK_REGENERATE_FIXTURES"] == "1"))
     func regenerateLoginCassette() async throws {
-        let server = try await LoopbackServer.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let recorded = directory.file("login.har.gz")
-        let tape = try Tape(cassette: recorded, mode: .all)
-        let base = server.baseURL.absoluteString
-        func local(_ request: URLRequest) -> URLRequest {
-            var copy = request
-            copy.url = URL(string: request.url!.absoluteString.replacingOccurrences(of: api, with: base))
-            return copy
-        }
-        _ = try await tape.perform(local(loginRequest()))
-        _ = try await tape.perform(local(profileRequest(token: "live-token-123")))
-        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/gzip")!)))
-        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/get?user=ada")!)))
-        _ = try await tape.perform(local(URLRequest(url: URL(string: api + "/status/404")!)))
-        try tape.finish()
-        var cassette = try CassetteFile.read(recorded)
-        for position in cassette.interactions.indices {
-            let url = cassette.interactions[position].request.url.absoluteString.replacingOccurrences(of: base, with: api)
-            cassette.interactions[position].request.url = URL(string: url)!
-            if case var .response(response) = cassette.interactions[position].outcome {
-                response.headers.removeAll { $0.name.lowercased() == "date" }
-                cassette.interactions[position].outcome = .response(response)
-            }
-        }
         let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cassettes/login.har.gz")
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try CassetteFile.write(cassette, to: target, options: HARCodec.WriteOptions(normalizesTimings: false))
+        try await recordFixture(to: target, host: api, requests: [
+            loginRequest(), profileRequest(token: "live-token-123"), URLRequest(url: URL(string: api + "/gzip")!),
+            URLRequest(url: URL(string: api + "/get?user=ada")!), URLRequest(url: URL(string: api + "/status/404")!),
+        ])
     }
 }
 

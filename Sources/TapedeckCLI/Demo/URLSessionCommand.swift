@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import TapedeckCassettes
 import TapedeckScheduling
 
 struct URLSessionCommand: ParsableCommand {
@@ -10,7 +12,8 @@ struct URLSessionCommand: ParsableCommand {
             requests to a simulated API: jittered latency, a gzip body, a redirect, a slow endpoint \
             with a 2 s timeout, 503s and connection resets injected at random from the seed. The \
             client retries 503s and resets with exponential backoff (0.5 s, 1 s, 2 s) on virtual time. \
-            Prints one line per request and the trace hash.
+            Prints one line per request and the trace hash. With --cassette, a recording answers \
+            instead (its timings on the virtual clock) and 503s and resets are injected into it.
             """
     )
 
@@ -19,6 +22,9 @@ struct URLSessionCommand: ParsableCommand {
     @Option(help: "Number of requests.")
     var requests: Int = 12
 
+    @Option(help: "Answer from this cassette (.har or .har.gz) instead of the built-in API: the client asks for its GET URLs in turn.")
+    var cassette: String?
+
     func validate() throws {
         guard (1...10_000).contains(requests) else {
             throw ValidationError("--requests must be between 1 and 10000 (got \(requests))")
@@ -26,12 +32,23 @@ struct URLSessionCommand: ParsableCommand {
     }
 
     func run() throws {
+        var demo = URLSessionDemo(requests: requests)
+        if let cassette {
+            do {
+                demo.cassette = try CassetteFile.read(URL(fileURLWithPath: cassette))
+            } catch {
+                throw ExitStatus.report(error)
+            }
+            guard demo.cassette?.interactions.contains(where: { $0.request.method == "GET" }) == true else {
+                printError("tapedeck: \(cassette): the cassette holds no GET request to replay — record one first")
+                throw ExitStatus.badInput
+            }
+        }
         let scheduler = SimulatedScheduler(seed: options.seed, violationPolicy: .record)
-        let demo = URLSessionDemo(requests: requests)
         let lines = try demo.run(on: scheduler)
         for line in lines { print(line) }
         try options.finish(scheduler) { scheduler in
-            _ = try URLSessionDemo(requests: requests).run(on: scheduler)
+            _ = try demo.run(on: scheduler)
         }
     }
 }

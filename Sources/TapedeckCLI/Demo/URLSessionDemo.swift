@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TapedeckBridge
+import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -8,13 +9,68 @@ import TapedeckScheduling
 import FoundationNetworking
 #endif
 
-/// The `tapedeck demo urlsession` workload: a URLSession client with retries, on a faulty network.
+/// The `tapedeck demo urlsession` workload: a URLSession client with retries, on a faulty network
+/// answered by built-in stubs or by a cassette.
 struct URLSessionDemo {
     let requests: Int
+    /// Answers from this recording instead of the stubs (its GET URLs are what the client asks for).
+    var cassette: Cassette?
 
     /// Runs the workload to the end and returns one line per request, in request order.
     func run(on scheduler: SimulatedScheduler) throws -> [String] {
         let network = SimulatedNetwork(scheduler: scheduler)
+        let urls: [URL]
+        if let cassette {
+            urls = Self.configureReplay(network, cassette: cassette)
+        } else {
+            urls = try Self.configureStubs(network).map { URL(string: "http://api.demo\($0)")! }
+        }
+        let harness = Harness(network: network)
+        let root = scheduler.makeSimulatedQueue(label: "demo.client.rootQueue", target: nil)
+        let client = DemoClient(root: root, scheduler: scheduler)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 2
+        let session = harness.makeSession(configuration: configuration, delegate: client, delegateQueue: root)
+        client.session = session
+        for index in 0..<requests {
+            let url = urls[index % urls.count]
+            root.asyncAfter(delay: .milliseconds(10 * index), named: "demo.send") {
+                client.send(index, url)
+            }
+        }
+        try scheduler.runUntilIdle()
+        return client.summary
+    }
+
+    /// The cassette answers with its recorded timings on the virtual clock; 503s (one answer in
+    /// four) and dropped connections (one attempt in eight) are injected from the seed. Returns the
+    /// cassette's distinct GET URLs in recording order (redirect targets excluded: the client
+    /// reaches them by following).
+    private static func configureReplay(_ network: SimulatedNetwork, cassette: Cassette) -> [URL] {
+        network.add(Route(.any, responder: CassettePlayer(cassette: cassette), options: RouteOptions(latency: .recorded(scale: 1))))
+        network.faults = FaultRules([
+            .init(.responseHead, .overrideStatus(503), probability: (1, 4)),
+            .init(.beforeConnect, .fail(.networkConnectionLost), probability: (1, 8)),
+        ])
+        let ordered = cassette.interactions.sorted { $0.index < $1.index }
+        var redirectTargets = Set<String>()
+        for interaction in ordered {
+            guard let response = interaction.response, (300..<400).contains(response.status),
+                  let location = response.headers.value(for: "Location"),
+                  let target = URL(string: location, relativeTo: interaction.request.url) else { continue }
+            redirectTargets.insert(target.absoluteURL.absoluteString)
+        }
+        var seen = Set<String>()
+        return ordered.compactMap { interaction in
+            let url = interaction.request.url
+            guard interaction.request.method == "GET", !redirectTargets.contains(url.absoluteString),
+                  seen.insert(url.absoluteString).inserted else { return nil }
+            return url
+        }
+    }
+
+    /// The built-in API: jittered JSON, a slow gzip report, a redirect, an endpoint that never answers.
+    private static func configureStubs(_ network: SimulatedNetwork) throws -> [String] {
         let jitter = RouteOptions(latency: .jittered(base: .milliseconds(40), jitter: .milliseconds(80)))
         network.stub(.get, host: "api.demo", path: "/items", options: jitter, .json(200, #"{"items":[1,2,3]}"#))
         let packed = try Zlib.compress(Data(String(repeating: #"{"report":"quarterly"}"#, count: 50).utf8))
@@ -26,22 +82,7 @@ struct URLSessionDemo {
             .init(.responseHead, .overrideStatus(503), matching: RouteMatcher(path: "/items"), probability: (1, 3)),
             .init(.beforeConnect, .fail(.networkConnectionLost), probability: (1, 8)),
         ])
-        let harness = Harness(network: network)
-        let root = scheduler.makeSimulatedQueue(label: "demo.client.rootQueue", target: nil)
-        let client = DemoClient(root: root, scheduler: scheduler)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 2
-        let session = harness.makeSession(configuration: configuration, delegate: client, delegateQueue: root)
-        client.session = session
-        let paths = ["/items", "/report", "/old", "/slow"]
-        for index in 0..<requests {
-            let path = paths[index % paths.count]
-            root.asyncAfter(delay: .milliseconds(10 * index), named: "demo.send") {
-                client.send(index, URL(string: "http://api.demo\(path)")!)
-            }
-        }
-        try scheduler.runUntilIdle()
-        return client.summary
+        return ["/items", "/report", "/old", "/slow"]
     }
 }
 
