@@ -183,16 +183,20 @@ extension CassetteCommand {
         @Option var bodyBytes: Int = 2_000
 
         func run() throws {
-            let journal = try CassetteJournal(cassette: URL(fileURLWithPath: file))
-            let filler = String(repeating: "x", count: bodyBytes)
-            for index in 0..<count {
-                let interaction = Interaction(
-                    index: index,
-                    request: RecordedRequest(method: "GET", url: URL(string: "http://journal.test/items/\(index)")!),
-                    outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
-                                                        body: Data(#"{"index":\#(index),"filler":"\#(filler)"}"#.utf8))))
-                try journal.append(interaction)
-                FileHandle.standardOutput.write(Data("appended \(index)\n".utf8))   // unbuffered
+            do throws(CassetteError) {
+                let journal = try CassetteJournal(cassette: URL(fileURLWithPath: file))
+                let filler = String(repeating: "x", count: bodyBytes)
+                for index in 0..<count {
+                    let interaction = Interaction(
+                        index: index,
+                        request: RecordedRequest(method: "GET", url: URL(string: "http://journal.test/items/\(index)")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
+                                                            body: Data(#"{"index":\#(index),"filler":"\#(filler)"}"#.utf8))))
+                    try journal.append(interaction)
+                    FileHandle.standardOutput.write(Data("appended \(index)\n".utf8))   // unbuffered
+                }
+            } catch {
+                throw ExitStatus.report(error)   // the exit statuses every tapedeck command keeps
             }
         }
     }
