@@ -103,6 +103,7 @@ public final class CassetteRecorder: Responder {
     private let player: CassettePlayer?
     /// This recorder's entry in ``CassetteHolds`` (released by `finish` or deinit).
     private let holdKey: String
+    private let holdIsExclusive: Bool
     private let holding = Mutex(true)
     private let state: Mutex<State>
     private let forwarder = Mutex<LiveForwarder?>(nil)
@@ -125,20 +126,29 @@ public final class CassetteRecorder: Responder {
     public init(cassette: URL, options: Options = Options()) throws(CassetteError) {
         cassetteURL = cassette
         self.options = options
-        let exists = FileManager.default.fileExists(atPath: cassette.path)
-        switch options.mode {
-        case .replayOnly: isRecording = false
-        case .once: isRecording = !exists
-        case .newEpisodes, .all: isRecording = true
+        let files = FileManager.default
+        // Whether this recorder may write decides the hold, before recovery (which writes) runs.
+        let mayRecord = switch options.mode {
+        case .replayOnly: false
+        case .once: !files.fileExists(atPath: cassette.path) || files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
+        case .newEpisodes, .all: true
         }
         holdKey = cassette.standardizedFileURL.path
-        try CassetteHolds.acquire(holdKey, exclusive: isRecording, file: cassette.path)
+        holdIsExclusive = mayRecord
+        try CassetteHolds.acquire(holdKey, exclusive: mayRecord, file: cassette.path)
         do {
             try CassetteJournal.recover(cassette: cassette)
-            base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
+            base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
         } catch {
-            CassetteHolds.release(holdKey, exclusive: isRecording)
+            CassetteHolds.release(holdKey, exclusive: mayRecord)
             throw error
+        }
+        // After recovery: a crashed first recording brought back counts as an existing cassette.
+        let exists = files.fileExists(atPath: cassette.path)
+        isRecording = switch options.mode {
+        case .replayOnly: false
+        case .once: !exists
+        case .newEpisodes, .all: true
         }
         let replays = options.mode == .replayOnly || options.mode == .newEpisodes || (options.mode == .once && exists)
         // When misses are recorded, a consumed entry must not answer again: the new request is a new episode.
@@ -286,7 +296,7 @@ public final class CassetteRecorder: Responder {
             defer { held = false }
             return held
         }
-        if held { CassetteHolds.release(holdKey, exclusive: isRecording) }
+        if held { CassetteHolds.release(holdKey, exclusive: holdIsExclusive) }
     }
 }
 

@@ -310,6 +310,22 @@ struct RecordModeTests {
         #expect(try CassetteFile.read(cassette).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10", "x=11"])
     }
 
+    @Test("once after a first recording crashed: the journal is recovered and replayed, not recorded again")
+    func onceAfterCrash() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("first.har.gz")
+        let journal = try CassetteJournal(cassette: cassette)
+        try journal.append(Interaction(
+            index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/ping")!),
+            outcome: .response(RecordedResponse(status: 200, body: Data("pong".utf8)))))
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+        let tape = try Tape(cassette: cassette, mode: .once)
+        #expect(!tape.recorder.isRecording)
+        #expect(try await tape.perform(URL(string: "http://api.test/ping")!).data == Data("pong".utf8))
+        #expect(try tape.finish().replayed == 1)
+    }
+
     @Test("one recorder per cassette at a time in a process; replay-only tapes share it")
     func holds() async throws {
         let directory = try TemporaryDirectory()
