@@ -39,16 +39,18 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
                                 hint: FileManager.default.fileExists(atPath: url.path) ? "check the file's permissions" : "check the path")
         }
-        return try decode(data, file: url.path)
+        return try decode(consume data, file: url.path)
     }
 
     /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
     /// A `.har.gz` that would inflate to more than `maximumJSONSize` bytes is refused.
-    public static func decode(_ data: Data, file: String, maximumJSONSize: Int = maximumJSONSize) throws(CassetteError) -> Cassette {
+    public static func decode(_ data: consuming Data, file: String, maximumJSONSize: Int = maximumJSONSize) throws(CassetteError) -> Cassette {
         guard !data.isEmpty else {
             throw CassetteError(.json, file: file, reason: "the file is empty", hint: "delete it to record again, or restore it")
         }
-        return try HARCodec.decode(try json(from: data, file: file, limit: maximumJSONSize), file: file)
+        let json = try json(from: data, file: file, limit: maximumJSONSize)
+        _ = consume data   // a plain file's bytes now live only in `json`, which the decoder frees early
+        return try HARCodec.decode(consume json, file: file)
     }
 
     /// The HAR JSON inside `data`, decompressing when it is gzip.
@@ -80,7 +82,9 @@ public enum CassetteFile {
         guard data.count >= 18 else { return 0 }
         let tail = data.suffix(4)
         let size = tail.reversed().reduce(0) { $0 << 8 | Int($1) }
-        return size <= data.count * 1_100 ? size : 0
+        // JSON cassettes compress 5–20×; a trailer claiming far more is not trusted with an
+        // up-front allocation (the buffer then grows as the bytes really arrive).
+        return size <= data.count * 64 ? size : 0
     }
 
     /// Encodes `cassette` as HAR JSON, gzip-compressed when asked.

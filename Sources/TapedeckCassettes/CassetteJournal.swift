@@ -118,7 +118,8 @@ public final class CassetteJournal: Sendable {
         } catch {
             throw CassetteError(.io, file: url.path, reason: "cannot read the journal: \(error.localizedDescription)")
         }
-        let (members, validBytes, _) = Zlib.decompressMembers(data)
+        // Past the size limit the rest counts as damaged: kept aside as `.damaged`, never lost.
+        let (members, validBytes, _) = Zlib.decompressMembers(data, limit: CassetteFile.maximumJSONSize)
         var interactions: [Interaction] = []
         let decoder = JSONDecoder()
         for (position, member) in members.enumerated() {
@@ -144,9 +145,19 @@ public final class CassetteJournal: Sendable {
     }
 
     /// Merges a journal left by an interrupted recording into its cassette (atomically) and
-    /// deletes it. Returns nil when there was no journal.
+    /// deletes it. Returns nil when there was no journal — or when a recorder in this process is
+    /// using the cassette (its journal is live, not left over), or another opener is recovering it.
     @discardableResult
     public static func recover(cassette: URL) throws(CassetteError) -> Recovery? {
+        let key = CassetteHolds.key(for: cassette)
+        guard CassetteHolds.shared.beginRecovery(key) else { return nil }
+        defer { CassetteHolds.shared.endRecovery(key) }
+        return try recoverHeld(cassette: cassette)
+    }
+
+    /// ``recover(cassette:)`` for a caller that already holds the cassette alone.
+    @discardableResult
+    static func recoverHeld(cassette: URL) throws(CassetteError) -> Recovery? {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
         let contents = try read(journal)

@@ -133,14 +133,19 @@ public final class CassetteRecorder: Responder {
         case .once: !files.fileExists(atPath: cassette.path) || files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
         case .newEpisodes, .all: true
         }
-        holdKey = cassette.standardizedFileURL.path
+        holdKey = CassetteHolds.key(for: cassette)
         holdIsExclusive = mayRecord
-        try CassetteHolds.acquire(holdKey, exclusive: mayRecord, file: cassette.path)
+        // A reader that finds a journal holds the cassette alone while it recovers it.
+        let journalLeft = files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
+        let recovers = try CassetteHolds.shared.acquire(
+            holdKey, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
         do {
-            try CassetteJournal.recover(cassette: cassette)
+            if recovers { try CassetteJournal.recoverHeld(cassette: cassette) }
+            if recovers && !mayRecord { CassetteHolds.shared.finishRecovery(holdKey) }
             base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
         } catch {
-            CassetteHolds.release(holdKey, exclusive: mayRecord)
+            if recovers && !mayRecord { CassetteHolds.shared.finishRecovery(holdKey) }
+            CassetteHolds.shared.release(holdKey, exclusive: mayRecord)
             throw error
         }
         // After recovery: a crashed first recording brought back counts as an existing cassette.
@@ -296,41 +301,6 @@ public final class CassetteRecorder: Responder {
             defer { held = false }
             return held
         }
-        if held { CassetteHolds.release(holdKey, exclusive: holdIsExclusive) }
-    }
-}
-
-/// Which cassettes recorders in this process have open: many may replay one, but one that may
-/// record holds it alone (two recorders would number entries alike and merge each other's journal).
-enum CassetteHolds {
-    private static let table = Mutex<[String: Int]>([:])   // path → readers, or -1 for a recorder
-
-    static func acquire(_ key: String, exclusive: Bool, file: String) throws(CassetteError) {
-        let current: Int = table.withLock { table in
-            let current = table[key] ?? 0
-            if exclusive ? current == 0 : current >= 0 {
-                table[key] = exclusive ? -1 : current + 1
-            }
-            return current
-        }
-        if exclusive && current != 0 {
-            throw CassetteError(
-                .io, file: file, reason: current < 0 ? "another recorder in this process is recording this cassette"
-                    : "other tests in this process are replaying this cassette while this one would record it",
-                hint: "tests that record the same cassette cannot run at the same time: give each its own cassette, record it first, or mark the suite .serialized")
-        }
-        if !exclusive && current < 0 {
-            throw CassetteError(
-                .io, file: file, reason: "another recorder in this process is recording this cassette",
-                hint: "let the recording test finish first (mark the suite .serialized), or give each test its own cassette")
-        }
-    }
-
-    static func release(_ key: String, exclusive: Bool) {
-        table.withLock { table in
-            guard let current = table[key] else { return }
-            let remaining = exclusive ? 0 : current - 1
-            table[key] = remaining > 0 ? remaining : nil
-        }
+        if held { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
     }
 }

@@ -140,7 +140,7 @@ public enum HARCodec {
             document = try decodeWithFoundation(data, file: file)
         }
         _ = consume data   // the JSON is no longer needed: free it before the bodies are copied out
-        return try cassette(from: document, file: file)
+        return try cassette(from: consume document, file: file)
     }
 
     /// The document through the fast reader alone (nil when it declines the input).

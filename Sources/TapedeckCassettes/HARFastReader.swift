@@ -212,18 +212,24 @@ enum HARFastReader {
         var text: String?
         var encoding: String?
         var comment: String?
+        var params: [HARParam]?
         guard cursor.object({ cursor, key in
             switch key {
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
             case "_encoding": return cursor.optionalString(into: &encoding)
             case "comment": return cursor.optionalString(into: &comment)
-            case "params": return emptyArray(&cursor)
+            case "params":
+                if cursor.null() { return true }
+                guard cursor.array({ _ in false }) else { return false }   // non-empty: the strict reader's
+                params = []
+                return true
             default: return cursor.skipValue()
             }
         }) else { return nil }
         var postData = HARPostData(mimeType: mimeType ?? "", text: text ?? "", encoding: encoding)
         postData.text = text
+        postData.params = params
         postData.comment = comment
         return postData
     }
@@ -370,8 +376,12 @@ struct JSONCursor {
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { return false }
         if take(UInt8(ascii: "}")) { return true }
+        // JSONDecoder keeps the first of repeated keys; rather than copy that rule, decline them.
+        var seen: [String] = []
         while true {
             guard peek() == UInt8(ascii: "\""), let key = readString(), take(UInt8(ascii: ":")) else { return false }
+            guard !seen.contains(key) else { return false }
+            seen.append(key)
             guard body(&self, key) else { return false }
             if take(UInt8(ascii: ",")) { continue }
             return take(UInt8(ascii: "}"))
@@ -441,6 +451,11 @@ struct JSONCursor {
         while position < count, base[position] >= 0x30 && base[position] <= 0x39 { position += 1; digits += 1 }
         guard digits > 0 else { return nil }
         var integral = true
+        // JSONDecoder also refuses an exponent straight after a lone zero ("0e5"); so do we.
+        if digits == 1 && base[position - 1] == UInt8(ascii: "0") && position < count
+            && (base[position] == UInt8(ascii: "e") || base[position] == UInt8(ascii: "E")) {
+            return nil
+        }
         if position < count && base[position] == UInt8(ascii: ".") {
             integral = false
             position += 1
@@ -457,12 +472,25 @@ struct JSONCursor {
             guard exponent > 0 else { return nil }
         }
         let bytes = UnsafeBufferPointer(start: base + start, count: position - start)
+        let negative = bytes[0] == UInt8(ascii: "-")
+        let firstDigit = negative ? 1 : 0
+        // JSON allows no leading zero ("01"); JSONDecoder rejects it, so do we.
+        if digits > 1 && bytes[firstDigit] == UInt8(ascii: "0") { return nil }
         if integral && digits <= 15 {
             var value = 0
-            for byte in bytes where byte != UInt8(ascii: "-") { value = value * 10 + Int(byte - 0x30) }
-            return Double(bytes[0] == UInt8(ascii: "-") ? -value : value)
+            for byte in bytes[firstDigit...] { value = value * 10 + Int(byte - 0x30) }
+            return negative ? -Double(value) : Double(value)   // "-0" stays -0.0, as JSONDecoder reads it
         }
-        return Double(String(decoding: bytes, as: UTF8.self))
+        // Out of Double's range either way (1e999, 1e-400) is not a number JSONDecoder accepts.
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        if value == 0 && !Self.onlyExponentNonZero(bytes) { return nil }   // underflowed to zero
+        return value
+    }
+
+    /// True when the only non-zero digits are in the exponent ("0e5", "0.0e-7"): a true zero.
+    private static func onlyExponentNonZero(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let mantissa = bytes.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        return !mantissa.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Reads a string whose opening quote is next. Escapes are decoded; invalid UTF-8, a raw

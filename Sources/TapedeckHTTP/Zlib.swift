@@ -49,9 +49,10 @@ public enum Zlib {
     /// Decodes concatenated gzip members one by one (an append-only journal), stopping at the first
     /// damaged or cut-off member. Returns every complete member, how many input bytes they span,
     /// and the error that stopped decoding (nil when the input ended cleanly).
-    public static func decompressMembers(_ data: Data) -> (members: [Data], validBytes: Int, error: ZlibError?) {
+    /// Stops, with an error, once the members together would exceed `limit` bytes.
+    public static func decompressMembers(_ data: Data, limit: Int = .max) -> (members: [Data], validBytes: Int, error: ZlibError?) {
         guard !data.isEmpty else { return ([], 0, nil) }
-        return inflateMembers(data, format: .gzip, sizeHint: 0, limit: .max)
+        return inflateMembers(data, format: .gzip, sizeHint: 0, limit: limit)
     }
 
     /// The one inflate loop: each stream end closes a member; with `.gzip` another member may

@@ -71,6 +71,28 @@ struct FastCodecTests {
         #expect(try HARCodec.decode(mitmproxy, file: "m") == (try HARCodec.cassette(from: reference, file: "m")))
     }
 
+    @Test("what JSONDecoder refuses or reads its own way the fast reader declines: repeated keys, leading zeros, out-of-range numbers")
+    func declines() throws {
+        let base = String(decoding: HARCodec.encode(trickyCassette(), options: HARCodec.WriteOptions(prettyPrinted: false)), as: UTF8.self)
+        let variants = [
+            base.replacingOccurrences(of: #""cache":{}"#, with: #""cache":{},"cache":{}"#),
+            base.replacingOccurrences(of: #""status":200"#, with: #""status":0200"#),
+            base.replacingOccurrences(of: #""time":"#, with: #""time":1e999,"t":"#),
+            base.replacingOccurrences(of: #""time":"#, with: #""time":1e-400,"t":"#),
+            base.replacingOccurrences(of: #""time":"#, with: #""time":0e5,"t":"#),   // JSONDecoder's own refusal
+        ]
+        for variant in variants {
+            #expect(variant != base)
+            #expect(HARCodec.decodeFast(Data(variant.utf8)) == nil, "\(variant.prefix(200))")
+        }
+        // A true zero written with an exponent, and an empty params list, read as JSONDecoder reads them.
+        let zero = Data(base.replacingOccurrences(of: #""time":"#, with: #""time":0.0e5,"t":"#).utf8)
+        #expect(HARCodec.decodeFast(zero) == (try HARCodec.decodeWithFoundation(zero, file: "z")))
+        let params = Data(base.replacingOccurrences(of: #""mimeType":"","text""#, with: #""mimeType":"","params":[],"text""#).utf8)
+        #expect(params != Data(base.utf8))
+        #expect(HARCodec.decodeFast(params) == (try HARCodec.decodeWithFoundation(params, file: "p")))
+    }
+
     @Test("a gzip cassette written in pipelined pieces is byte-identical to compressing the whole JSON at once")
     func pipelinedCompression() throws {
         // About 3 MB of JSON: several 1 MB pieces.
@@ -108,6 +130,9 @@ struct FastCodecTests {
             }
             let fast = HARCodec.decodeFast(data)
             let reference = try? HARCodec.decodeWithFoundation(data, file: "m")
+            if fast != nil {
+                #expect(reference != nil, "the fast reader accepted what JSONDecoder rejects: \(String(decoding: data, as: UTF8.self))")
+            }
             if let fast, let reference {
                 #expect(fast == reference)
                 agreed += 1

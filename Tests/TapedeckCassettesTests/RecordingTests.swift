@@ -300,14 +300,17 @@ struct RecordModeTests {
         #expect(try idle.finish().written == nil)
         #expect(try Data(contentsOf: cassette) == before)
 
-        // Re-recording again, but the process "dies" before finish: what the next process's open
-        // does (recovering the journal) adds it, so neither the old cassette nor the new recording
-        // is lost.
+        // Re-recording again, but the process "dies" before finish: the files as they are on disk
+        // at that moment (copied elsewhere, as the next process would find them) recover as an
+        // addition, so neither the old cassette nor the new recording is lost.
         let interrupted = try Tape(cassette: cassette, mode: .all)
         _ = try await interrupted.perform(server.url("/get?x=11"))
-        #expect(FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path))
-        #expect(try CassetteJournal.recover(cassette: cassette)?.recovered == 1)
-        #expect(try CassetteFile.read(cassette).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10", "x=11"])
+        let afterCrash = directory.file("after-crash/modes.har.gz")
+        try FileManager.default.createDirectory(at: afterCrash.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: cassette, to: afterCrash)
+        try FileManager.default.copyItem(at: CassetteJournal.journalURL(for: cassette), to: CassetteJournal.journalURL(for: afterCrash))
+        #expect(try CassetteJournal.recover(cassette: afterCrash)?.recovered == 1)
+        #expect(try CassetteFile.read(afterCrash).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10", "x=11"])
     }
 
     @Test("once after a first recording crashed: the journal is recovered and replayed, not recorded again")
@@ -324,6 +327,24 @@ struct RecordModeTests {
         #expect(!tape.recorder.isRecording)
         #expect(try await tape.perform(URL(string: "http://api.test/ping")!).data == Data("pong".utf8))
         #expect(try tape.finish().replayed == 1)
+    }
+
+    @Test("while a recorder records, opening the cassette elsewhere never takes its live journal")
+    func liveJournalIsNotRecovered() async throws {
+        let server = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = try await seeded(server, directory)
+        let recording = try Tape(cassette: cassette, mode: .newEpisodes)
+        _ = try await recording.perform(server.url("/get?x=live"))
+        let journal = CassetteJournal.journalURL(for: cassette)
+        #expect(FileManager.default.fileExists(atPath: journal.path))
+        #expect(try CassetteJournal.recover(cassette: cassette) == nil)
+        let player = try CassettePlayer(contentsOf: cassette)
+        #expect(player.cassette.interactions.count == 2, "the player reads the cassette as it is on disk")
+        #expect(FileManager.default.fileExists(atPath: journal.path), "the recorder's journal is still its own")
+        #expect(try recording.finish().recorded == 1)
+        #expect(try CassetteFile.read(cassette).interactions.count == 3)
     }
 
     @Test("one recorder per cassette at a time in a process; replay-only tapes share it")

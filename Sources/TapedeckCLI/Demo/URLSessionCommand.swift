@@ -39,8 +39,8 @@ struct URLSessionCommand: ParsableCommand {
             } catch {
                 throw ExitStatus.report(error)
             }
-            guard demo.cassette?.interactions.contains(where: { $0.request.method == "GET" }) == true else {
-                printError("tapedeck: \(cassette): the cassette holds no GET request to replay — record one first")
+            guard let loaded = demo.cassette, !URLSessionDemo.replayURLs(loaded).isEmpty else {
+                printError("tapedeck: \(cassette): the cassette holds no GET request the client could start with — record one first")
                 throw ExitStatus.badInput
             }
         }

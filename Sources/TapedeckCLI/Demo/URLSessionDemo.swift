@@ -21,7 +21,8 @@ struct URLSessionDemo {
         let network = SimulatedNetwork(scheduler: scheduler)
         let urls: [URL]
         if let cassette {
-            urls = Self.configureReplay(network, cassette: cassette)
+            Self.configureReplay(network, cassette: cassette)
+            urls = Self.replayURLs(cassette)
         } else {
             urls = try Self.configureStubs(network).map { URL(string: "http://api.demo\($0)")! }
         }
@@ -43,15 +44,18 @@ struct URLSessionDemo {
     }
 
     /// The cassette answers with its recorded timings on the virtual clock; 503s (one answer in
-    /// four) and dropped connections (one attempt in eight) are injected from the seed. Returns the
-    /// cassette's distinct GET URLs in recording order (redirect targets excluded: the client
-    /// reaches them by following).
-    private static func configureReplay(_ network: SimulatedNetwork, cassette: Cassette) -> [URL] {
+    /// four) and dropped connections (one attempt in eight) are injected from the seed.
+    private static func configureReplay(_ network: SimulatedNetwork, cassette: Cassette) {
         network.add(Route(.any, responder: CassettePlayer(cassette: cassette), options: RouteOptions(latency: .recorded(scale: 1))))
         network.faults = FaultRules([
             .init(.responseHead, .overrideStatus(503), probability: (1, 4)),
             .init(.beforeConnect, .fail(.networkConnectionLost), probability: (1, 8)),
         ])
+    }
+
+    /// What the client asks a cassette for: its distinct GET URLs in recording order, redirect
+    /// targets excluded (the client reaches them by following). Empty: nothing to replay.
+    static func replayURLs(_ cassette: Cassette) -> [URL] {
         let ordered = cassette.interactions.sorted { $0.index < $1.index }
         var redirectTargets = Set<String>()
         for interaction in ordered {
