@@ -43,10 +43,7 @@ let package = Package(
             ]
         ),
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
-        .target(
-            name: "TapedeckCassettes",
-            dependencies: ["TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
-        ),
+        .target(name: "TapedeckCassettes", dependencies: ["TapedeckHTTP"]),
         // Layer 4: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
         .target(name: "TapedeckNetwork", dependencies: ["TapedeckHTTP"]),
         // Layer 5: the URLProtocol bridge and the harness that hands out URLSessions.

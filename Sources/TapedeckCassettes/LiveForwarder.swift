@@ -1,6 +1,5 @@
 import Foundation
 public import TapedeckHTTP
-import HTTPTypes
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -178,7 +177,8 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         headers.sort { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }
         let coded = ContentCoding.isDecodable(headers.value(for: "Content-Encoding"))
         return RecordedResponse(
-            status: response.statusCode, statusText: HTTPResponse.Status(code: response.statusCode).reasonPhrase,
+            // URLSession does not show the reason phrase the server sent; HAR allows it empty.
+            status: response.statusCode, statusText: "",
             headers: headers, body: body, bodyForm: coded ? .decoded : .wire)
     }
 
