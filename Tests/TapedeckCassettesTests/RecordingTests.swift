@@ -79,6 +79,39 @@ struct RecordingTests {
         #expect(try replay.finish().replayed == 5)
     }
 
+    @Test("recording the same traffic twice differs only in timing fields; with normalised timings, not at all")
+    func reRecordingIsStable() async throws {
+        let server = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        func record(_ name: String) async throws -> Cassette {
+            let tape = try Tape(cassette: directory.file(name), mode: .once)
+            for path in ["/get?b=2&a=1", "/bytes/300", "/gzip", "/redirect/1", "/status/404"] {
+                _ = try await tape.perform(server.url(path))
+            }
+            try tape.finish()
+            var cassette = try CassetteFile.read(directory.file(name))
+            // The server's Date header is the one part of its answers that changes by itself.
+            for position in cassette.interactions.indices {
+                if case var .response(response) = cassette.interactions[position].outcome {
+                    response.headers.removeAll { $0.name.lowercased() == "date" }
+                    cassette.interactions[position].outcome = .response(response)
+                }
+            }
+            return cassette
+        }
+        let first = try await record("first.har.gz"), second = try await record("second.har.gz")
+        let normalised = HARCodec.WriteOptions(normalizesTimings: true)
+        #expect(HARCodec.encode(first, options: normalised) == HARCodec.encode(second, options: normalised))
+        let lines = { (cassette: Cassette) in String(decoding: HARCodec.encode(cassette), as: UTF8.self).split(separator: "\n") }
+        let (a, b) = (lines(first), lines(second))
+        #expect(a.count == b.count)
+        let timingKeys = ["\"startedDateTime\"", "\"time\"", "\"wait\"", "\"receive\"", "\"send\"", "\"connect\""]
+        for (left, right) in zip(a, b) where left != right {
+            #expect(timingKeys.contains { left.contains($0) }, "a non-timing line changed: \(left) → \(right)")
+        }
+    }
+
     @Test("each redirect hop is recorded; replay follows the hops to the same final answer")
     func redirects() async throws {
         let server = try await LoopbackServer.start()
