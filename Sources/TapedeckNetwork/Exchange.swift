@@ -177,15 +177,21 @@ final class Exchange: @unchecked Sendable {
     private func beginTransaction() {
         current = TransactionMetrics(method: request.method, url: request.url, fetchStart: now)
         current.bytesSent = request.body?.count ?? 0
-        switch network.fault(at: .beforeConnect, context: context()) {
+        passFault(.beforeConnect, "net.connect") { [self] in connect() }
+    }
+
+    /// A fault point with nothing of its own to adjust: a failure ends the exchange, a stall leaves
+    /// it hanging, a delay runs `next` later, anything else runs it now.
+    private func passFault(_ point: FaultPoint, _ name: String, then next: @escaping @Sendable () -> Void) {
+        switch network.fault(at: point, context: context()) {
         case let .fail(failure):
             finish(failure)
         case .stall:
             return
         case let .delay(duration):
-            at(now.advanced(by: duration), "net.connect") { [self] in connect() }
+            at(now.advanced(by: duration), name, next)
         default:
-            connect()
+            next()
         }
     }
 
@@ -477,16 +483,7 @@ final class Exchange: @unchecked Sendable {
             finish(.networkConnectionLost)
             return
         }
-        switch network.fault(at: .completion, context: context()) {
-        case let .fail(failure):
-            finish(failure)
-        case .stall:
-            return
-        case let .delay(duration):
-            at(now.advanced(by: duration), "net.complete") { [self] in finish(nil) }
-        default:
-            finish(nil)
-        }
+        passFault(.completion, "net.complete") { [self] in finish(nil) }
     }
 
     private func scaled(_ duration: Duration, part: Int, of total: Int) -> Duration {
