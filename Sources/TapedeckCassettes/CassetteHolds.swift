@@ -37,10 +37,7 @@ final class CassetteHolds: @unchecked Sendable {
     func acquire(_ key: String, as kind: Kind, file: String) throws(CassetteError) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let giveUp = Date(timeIntervalSinceNow: recoveryWait)
-        while case .recovering = table[key] {
-            if !condition.wait(until: giveUp) { break }
-        }
+        waitOutRecovery(key)
         switch (table[key], kind) {
         case (nil, .recorder):
             table[key] = .recorder
@@ -92,13 +89,19 @@ final class CassetteHolds: @unchecked Sendable {
     func beginRecovery(_ key: String) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let giveUp = Date(timeIntervalSinceNow: recoveryWait)
-        while case .recovering = table[key] {
-            if !condition.wait(until: giveUp) { return false }
-        }
+        waitOutRecovery(key)
         guard table[key] == nil else { return false }
         table[key] = .recovering
         return true
+    }
+
+    /// Waits (with `condition` locked) while another opener recovers `key`, at most `recoveryWait`;
+    /// a recovery that outlasts it is then treated as a hold like any other.
+    private func waitOutRecovery(_ key: String) {
+        let giveUp = Date(timeIntervalSinceNow: recoveryWait)
+        while case .recovering = table[key] {
+            if !condition.wait(until: giveUp) { return }
+        }
     }
 
     func endRecovery(_ key: String) {

@@ -53,7 +53,7 @@ public final class CassetteJournal: Sendable {
 
     /// Appends one interaction durably (written and fsynced when this returns).
     public func append(_ interaction: Interaction) throws(CassetteError) {
-        var line = HARCodec.encodeEntry(HARCodec.entry(for: redactor.redact(interaction)))
+        var line = HARFastWriter.encode(HARCodec.entry(for: redactor.redact(interaction)))
         line.append(0x0A)
         let member: Data
         do {

@@ -127,25 +127,27 @@ public final class CassetteRecorder: Responder {
         cassetteURL = cassette
         self.options = options
         let files = FileManager.default
+        let journalLeft = files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
         // Whether this recorder may write decides the hold, before recovery (which writes) runs.
         let mayRecord = switch options.mode {
         case .replayOnly: false
-        case .once: !files.fileExists(atPath: cassette.path) || files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
+        case .once: !files.fileExists(atPath: cassette.path) || journalLeft
         case .newEpisodes, .all: true
         }
-        holdKey = CassetteHolds.key(for: cassette)
+        let key = CassetteHolds.key(for: cassette)
+        holdKey = key
         holdIsExclusive = mayRecord
         // A reader that finds a journal holds the cassette alone while it recovers it.
-        let journalLeft = files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
         let recovers = try CassetteHolds.shared.acquire(
-            holdKey, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
+            key, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
         do {
-            if recovers { try CassetteJournal.recoverHeld(cassette: cassette) }
-            if recovers && !mayRecord { CassetteHolds.shared.finishRecovery(holdKey) }
+            if recovers {
+                defer { if !mayRecord { CassetteHolds.shared.finishRecovery(key) } }
+                try CassetteJournal.recoverHeld(cassette: cassette)
+            }
             base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
         } catch {
-            if recovers && !mayRecord { CassetteHolds.shared.finishRecovery(holdKey) }
-            CassetteHolds.shared.release(holdKey, exclusive: mayRecord)
+            CassetteHolds.shared.release(key, exclusive: mayRecord)
             throw error
         }
         // After recovery: a crashed first recording brought back counts as an existing cassette.

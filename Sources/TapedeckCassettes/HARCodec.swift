@@ -38,11 +38,6 @@ public enum HARCodec {
         encodeJSON(document(for: cassette, options: options), pretty: options.prettyPrinted)
     }
 
-    /// One entry as a compact JSON line's content (a journal record).
-    static func encodeEntry(_ entry: HAREntry) -> Data {
-        HARFastWriter.encode(entry)
-    }
-
     static func document(for cassette: Cassette, options: WriteOptions) -> HARDocument {
         HARDocument(log: HARLog(
             creator: HARCreator(name: cassette.creator, version: cassette.creatorVersion),

@@ -36,10 +36,7 @@ enum HARFastReader {
             switch key {
             case "version": return cursor.string(into: &version)
             case "creator": creator = readCreator(&cursor); return creator != nil
-            case "browser":
-                if cursor.null() { return true }
-                browser = readCreator(&cursor)
-                return browser != nil
+            case "browser": return cursor.nullable(into: &browser, readCreator)
             case "comment": return cursor.optionalString(into: &comment)
             case "_tapedeck":
                 if cursor.null() { return true }
@@ -101,15 +98,9 @@ enum HARFastReader {
             case "time": return cursor.optionalDouble(into: &time)
             case "request": request = readRequest(&cursor); return request != nil
             case "response": response = readResponse(&cursor); return response != nil
-            case "timings":
-                if cursor.null() { return true }
-                timings = readTimings(&cursor)
-                return timings != nil
-            case "_index": return cursor.null() || cursor.int(into: &index)
-            case "_error":
-                if cursor.null() { return true }
-                error = readTransportError(&cursor)
-                return error != nil
+            case "timings": return cursor.nullable(into: &timings, readTimings)
+            case "_index": return cursor.optionalInt(into: &index)
+            case "_error": return cursor.nullable(into: &error, readTransportError)
             case "serverIPAddress": return cursor.optionalString(into: &serverIPAddress)
             case "connection": return cursor.optionalString(into: &connection)
             case "comment": return cursor.optionalString(into: &comment)
@@ -190,12 +181,9 @@ enum HARFastReader {
             case "cookies": return emptyArray(&cursor)
             case "headers": return readNameValues(&cursor, into: &headers)
             case "queryString": return readNameValues(&cursor, into: &query)
-            case "postData":
-                if cursor.null() { return true }
-                postData = readPostData(&cursor)
-                return postData != nil
-            case "headersSize": return cursor.null() || cursor.int(into: &headersSize)
-            case "bodySize": return cursor.null() || cursor.int(into: &bodySize)
+            case "postData": return cursor.nullable(into: &postData, readPostData)
+            case "headersSize": return cursor.optionalInt(into: &headersSize)
+            case "bodySize": return cursor.optionalInt(into: &bodySize)
             case "comment": return cursor.optionalString(into: &comment)
             default: return cursor.skipValue()
             }
@@ -246,18 +234,15 @@ enum HARFastReader {
         var comment: String?
         guard cursor.object({ cursor, key in
             switch key {
-            case "status": return cursor.null() || cursor.int(into: &status)
+            case "status": return cursor.optionalInt(into: &status)
             case "statusText": return cursor.optionalString(into: &statusText)
             case "httpVersion": return cursor.optionalString(into: &httpVersion)
             case "cookies": return emptyArray(&cursor)
             case "headers": return readNameValues(&cursor, into: &headers)
-            case "content":
-                if cursor.null() { return true }
-                content = readContent(&cursor)
-                return content != nil
+            case "content": return cursor.nullable(into: &content, readContent)
             case "redirectURL": return cursor.optionalString(into: &redirectURL)
-            case "headersSize": return cursor.null() || cursor.int(into: &headersSize)
-            case "bodySize": return cursor.null() || cursor.int(into: &bodySize)
+            case "headersSize": return cursor.optionalInt(into: &headersSize)
+            case "bodySize": return cursor.optionalInt(into: &bodySize)
             case "comment": return cursor.optionalString(into: &comment)
             default: return cursor.skipValue()
             }
@@ -282,8 +267,8 @@ enum HARFastReader {
         var bodyForm: String?
         guard cursor.object({ cursor, key in
             switch key {
-            case "size": return cursor.null() || cursor.int(into: &size)
-            case "compression": return cursor.null() || cursor.int(into: &compression)
+            case "size": return cursor.optionalInt(into: &size)
+            case "compression": return cursor.optionalInt(into: &compression)
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
             case "encoding": return cursor.optionalString(into: &encoding)
@@ -317,262 +302,5 @@ enum HARFastReader {
             send: values["send"] ?? 0, wait: values["wait"] ?? 0, receive: values["receive"] ?? 0, ssl: values["ssl"])
         timings.comment = comment
         return timings
-    }
-}
-
-/// A forward-only JSON scanner over bytes. Every method returns false (or nil) instead of
-/// trapping on malformed input, and nesting is bounded, so hostile input cannot crash it.
-struct JSONCursor {
-    let base: UnsafePointer<UInt8>
-    let count: Int
-    private(set) var position = 0
-    private var depth = 0
-    private static let maximumDepth = 256
-
-    init(base: UnsafePointer<UInt8>, count: Int) {
-        self.base = base
-        self.count = count
-    }
-
-    var atEnd: Bool { position >= count }
-
-    mutating func skipWhitespace() {
-        while position < count {
-            switch base[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
-            }
-        }
-    }
-
-    mutating func peek() -> UInt8? {
-        skipWhitespace()
-        return position < count ? base[position] : nil
-    }
-
-    private mutating func take(_ byte: UInt8) -> Bool {
-        guard peek() == byte else { return false }
-        position += 1
-        return true
-    }
-
-    private mutating func literal(_ text: StaticString) -> Bool {
-        let length = text.utf8CodeUnitCount
-        guard position + length <= count else { return false }
-        for offset in 0..<length where base[position + offset] != text.utf8Start[offset] { return false }
-        position += length
-        return true
-    }
-
-    /// Consumes `null` if it comes next.
-    mutating func null() -> Bool {
-        peek() == UInt8(ascii: "n") && literal("null")
-    }
-
-    /// `{ "key": value, ... }`, calling `body` with each key; `body` must consume the value.
-    mutating func object(_ body: (inout JSONCursor, String) -> Bool) -> Bool {
-        guard take(UInt8(ascii: "{")) else { return false }
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { return false }
-        if take(UInt8(ascii: "}")) { return true }
-        // JSONDecoder keeps the first of repeated keys; rather than copy that rule, decline them.
-        var seen: [String] = []
-        while true {
-            guard peek() == UInt8(ascii: "\""), let key = readString(), take(UInt8(ascii: ":")) else { return false }
-            guard !seen.contains(key) else { return false }
-            seen.append(key)
-            guard body(&self, key) else { return false }
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "}"))
-        }
-    }
-
-    /// `[ value, ... ]`, calling `body` for each element; `body` must consume it.
-    mutating func array(_ body: (inout JSONCursor) -> Bool) -> Bool {
-        guard take(UInt8(ascii: "[")) else { return false }
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { return false }
-        if take(UInt8(ascii: "]")) { return true }
-        while true {
-            guard body(&self) else { return false }
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "]"))
-        }
-    }
-
-    /// A string (required: null is refused).
-    mutating func string(into value: inout String?) -> Bool {
-        guard peek() == UInt8(ascii: "\""), let text = readString() else { return false }
-        value = text
-        return true
-    }
-
-    /// A string, or null (left nil).
-    mutating func optionalString(into value: inout String?) -> Bool {
-        null() || string(into: &value)
-    }
-
-    /// A number, or null (left nil).
-    mutating func optionalDouble(into value: inout Double?) -> Bool {
-        if null() { return true }
-        guard let number = readNumber() else { return false }
-        value = number
-        return true
-    }
-
-    /// An integer; an integral float (`62.0`) is accepted, as the lenient model does.
-    mutating func int(into value: inout Int?) -> Bool {
-        guard let number = readNumber(), number.isFinite, number.rounded() == number, abs(number) < 1e15 else { return false }
-        value = Int(number)
-        return true
-    }
-
-    /// Skips any value.
-    mutating func skipValue() -> Bool {
-        switch peek() {
-        case UInt8(ascii: "{"): return object { cursor, _ in cursor.skipValue() }
-        case UInt8(ascii: "["): return array { cursor in cursor.skipValue() }
-        case UInt8(ascii: "\""): return readString() != nil
-        case UInt8(ascii: "t"): return literal("true")
-        case UInt8(ascii: "f"): return literal("false")
-        case UInt8(ascii: "n"): return literal("null")
-        case nil: return false
-        default: return readNumber() != nil
-        }
-    }
-
-    private mutating func readNumber() -> Double? {
-        skipWhitespace()
-        let start = position
-        if position < count && base[position] == UInt8(ascii: "-") { position += 1 }
-        var digits = 0
-        while position < count, base[position] >= 0x30 && base[position] <= 0x39 { position += 1; digits += 1 }
-        guard digits > 0 else { return nil }
-        var integral = true
-        // JSONDecoder also refuses an exponent straight after a lone zero ("0e5"); so do we.
-        if digits == 1 && base[position - 1] == UInt8(ascii: "0") && position < count
-            && (base[position] == UInt8(ascii: "e") || base[position] == UInt8(ascii: "E")) {
-            return nil
-        }
-        if position < count && base[position] == UInt8(ascii: ".") {
-            integral = false
-            position += 1
-            var fraction = 0
-            while position < count, base[position] >= 0x30 && base[position] <= 0x39 { position += 1; fraction += 1 }
-            guard fraction > 0 else { return nil }
-        }
-        if position < count && (base[position] == UInt8(ascii: "e") || base[position] == UInt8(ascii: "E")) {
-            integral = false
-            position += 1
-            if position < count && (base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-")) { position += 1 }
-            var exponent = 0
-            while position < count, base[position] >= 0x30 && base[position] <= 0x39 { position += 1; exponent += 1 }
-            guard exponent > 0 else { return nil }
-        }
-        let bytes = UnsafeBufferPointer(start: base + start, count: position - start)
-        let negative = bytes[0] == UInt8(ascii: "-")
-        let firstDigit = negative ? 1 : 0
-        // JSON allows no leading zero ("01"); JSONDecoder rejects it, so do we.
-        if digits > 1 && bytes[firstDigit] == UInt8(ascii: "0") { return nil }
-        if integral && digits <= 15 {
-            var value = 0
-            for byte in bytes[firstDigit...] { value = value * 10 + Int(byte - 0x30) }
-            return negative ? -Double(value) : Double(value)   // "-0" stays -0.0, as JSONDecoder reads it
-        }
-        // Out of Double's range either way (1e999, 1e-400) is not a number JSONDecoder accepts.
-        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
-        if value == 0 && !Self.onlyExponentNonZero(bytes) { return nil }   // underflowed to zero
-        return value
-    }
-
-    /// True when the only non-zero digits are in the exponent ("0e5", "0.0e-7"): a true zero.
-    private static func onlyExponentNonZero(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let mantissa = bytes.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        return !mantissa.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
-    }
-
-    /// Reads a string whose opening quote is next. Escapes are decoded; invalid UTF-8, a raw
-    /// control character or a bad escape gives nil.
-    private mutating func readString() -> String? {
-        position += 1   // the opening quote
-        let start = position
-        // Fast path: no escapes — one scan, one validated copy.
-        while position < count {
-            let byte = base[position]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
-                position += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { return nil }
-            position += 1
-        }
-        guard position < count else { return nil }
-        var bytes = [UInt8](UnsafeBufferPointer(start: base + start, count: position - start))
-        bytes.reserveCapacity(bytes.count + 64)
-        while position < count {
-            let byte = base[position]
-            switch byte {
-            case UInt8(ascii: "\""):
-                position += 1
-                return String(validating: bytes, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard position + 1 < count else { return nil }
-                let escape = base[position + 1]
-                position += 2
-                switch escape {
-                case UInt8(ascii: "\""): bytes.append(0x22)
-                case UInt8(ascii: "\\"): bytes.append(0x5C)
-                case UInt8(ascii: "/"): bytes.append(0x2F)
-                case UInt8(ascii: "b"): bytes.append(0x08)
-                case UInt8(ascii: "f"): bytes.append(0x0C)
-                case UInt8(ascii: "n"): bytes.append(0x0A)
-                case UInt8(ascii: "r"): bytes.append(0x0D)
-                case UInt8(ascii: "t"): bytes.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = readEscapedScalar() else { return nil }
-                    bytes.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default: return nil
-                }
-            default:
-                if byte < 0x20 { return nil }
-                bytes.append(byte)
-                position += 1
-            }
-        }
-        return nil
-    }
-
-    /// After `\u`: four hex digits, or a surrogate pair written as two escapes.
-    private mutating func readEscapedScalar() -> Unicode.Scalar? {
-        guard let high = readHex4() else { return nil }
-        if (0xD800...0xDBFF).contains(high) {
-            guard position + 1 < count, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u") else { return nil }
-            position += 2
-            guard let low = readHex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
-            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-        }
-        return Unicode.Scalar(high)
-    }
-
-    private mutating func readHex4() -> UInt32? {
-        guard position + 4 <= count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = base[position]
-            let digit: UInt8
-            switch byte {
-            case 0x30...0x39: digit = byte - 0x30
-            case 0x41...0x46: digit = byte - 0x41 + 10
-            case 0x61...0x66: digit = byte - 0x61 + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-            position += 1
-        }
-        return value
     }
 }

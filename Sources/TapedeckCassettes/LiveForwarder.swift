@@ -85,18 +85,6 @@ public final class LiveForwarder: Sendable {
         task.resume()
         return { task.cancel() }
     }
-
-    /// Forwards and waits (for tools and tests; never call it from simulated code).
-    public func forwardAndWait(_ request: RequestSnapshot) -> Result {
-        let box = Mutex<Result?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        forward(request) { result in
-            box.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return box.withLock { $0! }
-    }
 }
 
 /// Collects each forwarded task's response, body and times.
