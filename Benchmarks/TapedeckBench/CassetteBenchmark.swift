@@ -72,6 +72,32 @@ func runCassetteBenchmark() throws {
         ])
     }
     report("cassette", ["lookup_cost_100k_vs_1k": fixed(perLookup[100_000]! / perLookup[1_000]!), "goal": "~1"])
+    try runInteropLoads()
+}
+
+/// Other tools' HAR files (fixtures/interop): whole loads through the fast reader and through
+/// JSONDecoder, and whether the fast reader took the file at all (it must not fall back).
+private func runInteropLoads() throws {
+    let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("fixtures/interop")
+    for name in ["mitmproxy.har", "mitmproxy-failures.har", "playwright-chromium.har", "firefox.har"] {
+        let data = try Data(contentsOf: directory.appendingPathComponent(name))
+        let megabytes = Double(data.count) / 1_048_576
+        let repetitions = 200
+        let fast = try medianSeconds(repetitions: 5) {
+            for _ in 0..<repetitions { _ = try HARCodec.decode(data, file: name) }
+        }
+        let foundation = try medianSeconds(repetitions: 5) {
+            for _ in 0..<repetitions { _ = try HARCodec.cassette(from: HARCodec.decodeWithFoundation(data, file: name), file: name) }
+        }
+        report("cassette", [
+            "interop": name,
+            "kb": fixed(Double(data.count) / 1_024, 1),
+            "fast_path": HARCodec.decodeFast(data) == nil ? "declined" : "taken",
+            "load_mb_s": fixed(megabytes * Double(repetitions) / fast, 1),
+            "foundation_load_mb_s": fixed(megabytes * Double(repetitions) / foundation, 1),
+            "speedup": fixed(foundation / fast),
+        ])
+    }
 }
 
 /// `entries` GETs of distinct paths with JSON-ish bodies of about `bodyBytes`, from a fixed seed.

@@ -33,11 +33,15 @@ struct CassetteCommand: ParsableCommand {
 }
 
 /// Reads a cassette for a command, turning errors into exit statuses. An interrupted recording's
-/// journal is reported, not merged (these commands never change their input).
-private func load(_ path: String) throws -> Cassette {
+/// journal is reported, not merged (these commands never change their input). Skipped entries
+/// are printed as warnings to standard error (`strict`: the first is an error, exit 2).
+private func load(_ path: String, strict: Bool = false, warn: Bool = true) throws -> Cassette {
     let url = URL(fileURLWithPath: path)
     do {
-        let cassette = try CassetteFile.read(url)
+        let cassette = try CassetteFile.read(url, strict: strict)
+        if warn {
+            for skipped in cassette.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
+        }
         if FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: url).path) {
             printError("tapedeck: note: \(path).journal holds an interrupted recording; opening the cassette for replay will merge it")
         }
@@ -54,26 +58,38 @@ extension CassetteCommand {
         @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
         var file: String
 
+        @Flag(help: "Refuse a file with entries that cannot be replayed (exit 2) instead of listing them as skipped.")
+        var strict = false
+
         func run() throws {
-            let cassette = try load(file)
-            print("\(file): \(cassette.interactions.count) entries, written by \(cassette.creator) \(cassette.creatorVersion)")
+            let cassette = try load(file, strict: strict, warn: false)
+            let failures = cassette.interactions.count { $0.response == nil }
+            var summary = "\(file): \(cassette.interactions.count) entries"
+            if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
+            if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
+            print(summary + ", written by \(cassette.creator) \(cassette.creatorVersion)")
             print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
             for interaction in cassette.interactions {
                 let status: String
                 let bytes: String
+                var note = ""
                 switch interaction.outcome {
                 case let .response(response):
                     status = String(response.status)
                     bytes = String(response.body.count) + (response.bodyForm == .wire && response.headers.value(for: "Content-Encoding") != nil ? "z" : "")
                 case let .failure(failure):
-                    status = "err"
-                    bytes = "(\(failure.code))"
+                    status = "fail"
+                    bytes = "-"
+                    note = "  → replays as URLError \(failure.code) (\(failure.message))"
                 }
                 let milliseconds = interaction.timings.map { timings in
                     String(format: "%.1f", ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000)
                 } ?? "-"
                 print(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
-                      + pad(milliseconds, 10) + interaction.request.url.absoluteString)
+                      + pad(milliseconds, 10) + interaction.request.url.absoluteString + note)
+            }
+            for skipped in cassette.skipped {
+                print("-   " + skipped.description)
             }
         }
 
@@ -89,15 +105,19 @@ extension CassetteCommand {
         @Argument(help: "The cassette.")
         var file: String
 
+        @Flag(help: "Treat entries that cannot be replayed as errors (exit 2) instead of warnings.")
+        var strict = false
+
         func run() throws {
-            let cassette = try load(file)
+            let cassette = try load(file, strict: strict)
             let findings = SecretScanner.scan(cassette)
             guard findings.isEmpty else {
                 for finding in findings { print("\(file): \(finding)") }
                 print("\(file): \(findings.count) possible secret(s); `tapedeck cassette redact \(file)` replaces the known kinds")
                 throw ExitStatus.found
             }
-            print("\(file): ok, \(cassette.interactions.count) entries, no secrets found")
+            let skipped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped, see the warnings)"
+            print("\(file): ok, \(cassette.interactions.count) entries\(skipped), no secrets found")
         }
     }
 
@@ -122,6 +142,11 @@ extension CassetteCommand {
 
         func run() throws {
             var cassette = try load(file)
+            if output == nil && !cassette.skipped.isEmpty {
+                // Rewriting in place would drop the entries that could not be read.
+                printError("tapedeck: \(file): \(cassette.skipped.count) entries cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
+                throw ExitStatus.badInput
+            }
             let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
             let before = cassette
             cassette.interactions = cassette.interactions.map(redactor.redact)
@@ -133,7 +158,8 @@ extension CassetteCommand {
                 throw ExitStatus.report(error)
             }
             let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
-            print("\(destination): redacted \(changed) of \(cassette.interactions.count) entries")
+            let dropped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped entries left out)"
+            print("\(destination): redacted \(changed) of \(cassette.interactions.count) entries\(dropped)")
         }
     }
 
@@ -169,7 +195,8 @@ extension CassetteCommand {
             } catch {
                 throw ExitStatus.report(error)
             }
-            print("\(output): \(cassette.interactions.count) entries")
+            let dropped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped entries left out)"
+            print("\(output): \(cassette.interactions.count) entries\(dropped)")
         }
     }
 

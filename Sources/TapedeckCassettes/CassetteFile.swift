@@ -30,8 +30,9 @@ public enum CassetteFile {
     }
 
     /// Reads the cassette at `url`. A journal left by an interrupted recording is not merged here;
-    /// ``CassetteJournal/recover(cassette:)`` does that.
-    public static func read(_ url: URL) throws(CassetteError) -> Cassette {
+    /// ``CassetteJournal/recover(cassette:)`` does that. Entries that cannot be replayed are
+    /// skipped and listed in ``Cassette/skipped``, unless `strict` makes them an error.
+    public static func read(_ url: URL, strict: Bool = false) throws(CassetteError) -> Cassette {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -39,18 +40,20 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
                                 hint: FileManager.default.fileExists(atPath: url.path) ? "check the file's permissions" : "check the path")
         }
-        return try decode(consume data, file: url.path)
+        return try decode(consume data, file: url.path, strict: strict)
     }
 
     /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
     /// A `.har.gz` that would inflate to more than `maximumJSONSize` bytes is refused.
-    public static func decode(_ data: consuming Data, file: String, maximumJSONSize: Int = maximumJSONSize) throws(CassetteError) -> Cassette {
+    public static func decode(
+        _ data: consuming Data, file: String, strict: Bool = false, maximumJSONSize: Int = maximumJSONSize
+    ) throws(CassetteError) -> Cassette {
         guard !data.isEmpty else {
             throw CassetteError(.json, file: file, reason: "the file is empty", hint: "delete it to record again, or restore it")
         }
         let json = try json(from: data, file: file, limit: maximumJSONSize)
         _ = consume data   // a plain file's bytes now live only in `json`, which the decoder frees early
-        return try HARCodec.decode(consume json, file: file)
+        return try HARCodec.decode(consume json, file: file, strict: strict)
     }
 
     /// The HAR JSON inside `data`, decompressing when it is gzip.

@@ -65,11 +65,12 @@ public final class CassettePlayer: Responder {
         return rules.method ? request.method.uppercased() + " " + base : base
     }
 
-    /// Reads `url` (recovering an interrupted recording's journal first).
+    /// Reads `url` (recovering an interrupted recording's journal first). Entries that cannot be
+    /// replayed are skipped (listed in `cassette.skipped`) unless `strict` makes them an error.
     public convenience init(contentsOf url: URL, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
-                            redactor: Redactor = Redactor()) throws(CassetteError) {
+                            redactor: Redactor = Redactor(), strict: Bool = false) throws(CassetteError) {
         try CassetteJournal.recover(cassette: url)
-        self.init(cassette: try CassetteFile.read(url), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
+        self.init(cassette: try CassetteFile.read(url, strict: strict), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
     }
 
     /// How many recorded interactions have been used so far.
@@ -110,7 +111,7 @@ public final class CassettePlayer: Responder {
                 body: response.body, bodyForm: response.bodyForm, timings: interaction.timings))
         case let .failure(failure):
             let total = interaction.timings.map { ($0.connect ?? .zero) + $0.send + $0.wait } ?? .zero
-            return .failure(.urlError(urlErrorCode(failure.code)), after: total)
+            return .failure(.urlError(urlErrorCode(failure.code), detail: failure.message), after: total)
         }
     }
 

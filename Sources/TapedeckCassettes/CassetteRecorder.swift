@@ -58,12 +58,16 @@ public final class CassetteRecorder: Responder {
         public var redactor: Redactor
         public var live: LiveForwarder.Options
         public var writeOptions: HARCodec.WriteOptions
+        /// Refuse a cassette with entries that cannot be replayed, instead of skipping them.
+        public var strictLoading: Bool
 
         public init(
             mode: Mode = .replayOnly, playback: Playback = .strict, rules: MatchRules = MatchRules(),
             afterLast: CassettePlayer.AfterLast = .repeatLast, redactor: Redactor = Redactor(),
-            live: LiveForwarder.Options = LiveForwarder.Options(), writeOptions: HARCodec.WriteOptions = .init()
+            live: LiveForwarder.Options = LiveForwarder.Options(), writeOptions: HARCodec.WriteOptions = .init(),
+            strictLoading: Bool = false
         ) {
+            self.strictLoading = strictLoading
             self.mode = mode
             self.playback = playback
             self.rules = rules
@@ -140,12 +144,18 @@ public final class CassetteRecorder: Responder {
         // A reader that finds a journal holds the cassette alone while it recovers it.
         let recovers = try CassetteHolds.shared.acquire(
             key, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
-        do {
+        do throws(CassetteError) {
             if recovers {
                 defer { if !mayRecord { CassetteHolds.shared.finishRecovery(key) } }
                 try CassetteJournal.recoverHeld(cassette: cassette)
             }
-            base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
+            base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette, strict: options.strictLoading) : Cassette()
+            if mayRecord, let first = base.skipped.first {
+                // Writing the cassette back would drop what could not be read: nothing stored is lost.
+                throw CassetteError(.entry, file: cassette.path, place: first.error.place,
+                                    reason: "cannot record into a cassette with \(base.skipped.count) entr\(base.skipped.count == 1 ? "y" : "ies") Tapedeck cannot replay (\(first.error.reason)): writing it would drop them",
+                                    hint: "record into a new cassette, or replay it without recording (mode none)")
+            }
         } catch {
             CassetteHolds.shared.release(key, exclusive: mayRecord)
             throw error

@@ -15,6 +15,8 @@ public struct HARLog: Codable, Hashable, Sendable {
     public var version: String
     public var creator: HARCreator
     public var browser: HARCreator?
+    /// Every entry of the file, in file order. An entry that could not be decoded at all keeps its
+    /// place as a placeholder whose ``HAREntry/unreadable`` says why (so positions stay the file's).
     public var entries: [HAREntry]
     public var comment: String?
     /// Tapedeck's format data (absent in HAR files other tools wrote).
@@ -31,8 +33,19 @@ public struct HARLog: Codable, Hashable, Sendable {
         self.entries = entries
         self.tapedeck = tapedeck
     }
-}
 
+    /// Lenient where real tools differ (a missing version or creator), and per entry: one entry
+    /// that does not decode becomes an unreadable placeholder instead of failing the file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
+        creator = (try? container.decodeIfPresent(HARCreator.self, forKey: .creator)) ?? HARCreator(name: "unknown", version: "")
+        browser = try? container.decodeIfPresent(HARCreator.self, forKey: .browser)
+        comment = try? container.decodeIfPresent(String.self, forKey: .comment)
+        tapedeck = try container.decodeIfPresent(HARTapedeckInfo.self, forKey: .tapedeck)
+        entries = try container.decode([LenientEntry].self, forKey: .entries).map(\.entry)
+    }
+}
 public struct HARTapedeckInfo: Codable, Hashable, Sendable {
     /// The version of Tapedeck's additions (`_`-keys and their meaning).
     public var formatVersion: Int
@@ -63,6 +76,9 @@ public struct HARNameValue: Codable, Hashable, Sendable {
     }
 }
 
+/// A cookie as HAR lists it. Readers skip `cookies` arrays — tools disagree on their fields'
+/// types (`expires` as a date string, a number or null), and the `Cookie` and `Set-Cookie`
+/// headers carry the same data — so a read document always has empty cookie lists.
 public struct HARCookie: Codable, Hashable, Sendable {
     public var name: String
     public var value: String
@@ -89,6 +105,9 @@ public struct HAREntry: Codable, Hashable, Sendable {
     public var index: Int?
     /// Tapedeck: the transport error that ended the exchange instead of a response.
     public var error: HARTransportError?
+    /// Why this entry could not be decoded (a placeholder keeping the entry's place); nil for
+    /// every entry that decoded. Never written.
+    public var unreadable: HARUnreadable?
 
     enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
@@ -108,6 +127,17 @@ public struct HAREntry: Codable, Hashable, Sendable {
         self.timings = timings
         self.index = index
         self.error = error
+    }
+
+    /// A placeholder for an entry that could not be decoded: `reason` says why.
+    public static func unreadable(_ reason: HARUnreadable) -> HAREntry {
+        var entry = HAREntry(
+            startedDateTime: "", time: -1, request: HARRequest(method: "", url: "", headers: [], queryString: [], postData: nil, bodySize: -1),
+            response: HARResponse(status: 0, statusText: "", headers: [], content: HARContent(size: -1, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
+                                  redirectURL: "", bodySize: -1),
+            timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
+        entry.unreadable = reason
+        return entry
     }
 
     public init(from decoder: any Decoder) throws {
@@ -136,218 +166,4 @@ public struct HAREntry: Codable, Hashable, Sendable {
 /// HAR's `cache` object; Tapedeck neither reads nor writes its contents.
 public struct HARCache: Codable, Hashable, Sendable {
     public init() {}
-}
-
-public struct HARRequest: Codable, Hashable, Sendable {
-    public var method: String
-    public var url: String
-    public var httpVersion: String
-    public var cookies: [HARCookie]
-    public var headers: [HARNameValue]
-    public var queryString: [HARNameValue]
-    public var postData: HARPostData?
-    public var headersSize: Int
-    public var bodySize: Int
-    public var comment: String?
-
-    public init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue], postData: HARPostData?, bodySize: Int) {
-        self.method = method
-        self.url = url
-        self.httpVersion = "HTTP/1.1"
-        self.cookies = []
-        self.headers = headers
-        self.queryString = queryString
-        self.postData = postData
-        self.headersSize = -1
-        self.bodySize = bodySize
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        method = try container.decode(String.self, forKey: .method)
-        url = try container.decode(String.self, forKey: .url)
-        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
-        cookies = try container.decodeIfPresent([HARCookie].self, forKey: .cookies) ?? []
-        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
-        queryString = try container.decodeIfPresent([HARNameValue].self, forKey: .queryString) ?? []
-        postData = try container.decodeIfPresent(HARPostData.self, forKey: .postData)
-        headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
-        bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
-    }
-}
-
-public struct HARPostData: Codable, Hashable, Sendable {
-    public var mimeType: String
-    public var text: String?
-    public var params: [HARParam]?
-    /// Tapedeck: "base64" when `text` holds a binary body in base64 (HAR 1.2 has no such field
-    /// for requests; readers that do not know it see base64 text).
-    public var encoding: String?
-    public var comment: String?
-
-    enum CodingKeys: String, CodingKey {
-        case mimeType, text, params, comment
-        case encoding = "_encoding"
-    }
-
-    public init(mimeType: String, text: String, encoding: String?) {
-        self.mimeType = mimeType
-        self.text = text
-        self.encoding = encoding
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
-        text = try container.decodeIfPresent(String.self, forKey: .text)
-        params = try container.decodeIfPresent([HARParam].self, forKey: .params)
-        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
-    }
-}
-
-public struct HARParam: Codable, Hashable, Sendable {
-    public var name: String
-    public var value: String?
-    public var fileName: String?
-    public var contentType: String?
-}
-
-public struct HARResponse: Codable, Hashable, Sendable {
-    public var status: Int
-    public var statusText: String
-    public var httpVersion: String
-    public var cookies: [HARCookie]
-    public var headers: [HARNameValue]
-    public var content: HARContent
-    public var redirectURL: String
-    public var headersSize: Int
-    public var bodySize: Int
-    public var comment: String?
-
-    public init(status: Int, statusText: String, headers: [HARNameValue], content: HARContent, redirectURL: String, bodySize: Int) {
-        self.status = status
-        self.statusText = statusText
-        self.httpVersion = "HTTP/1.1"
-        self.cookies = []
-        self.headers = headers
-        self.content = content
-        self.redirectURL = redirectURL
-        self.headersSize = -1
-        self.bodySize = bodySize
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        status = try container.decodeLenientInt(forKey: .status) ?? 0
-        statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
-        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
-        cookies = try container.decodeIfPresent([HARCookie].self, forKey: .cookies) ?? []
-        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
-        content = try container.decodeIfPresent(HARContent.self, forKey: .content) ?? HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil)
-        redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
-        headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
-        bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
-    }
-}
-
-public struct HARContent: Codable, Hashable, Sendable {
-    public var size: Int
-    public var compression: Int?
-    public var mimeType: String
-    public var text: String?
-    /// "base64" when `text` is base64 (binary bodies).
-    public var encoding: String?
-    public var comment: String?
-    /// Tapedeck: "wire" when `text` holds the bytes as sent (still compressed per
-    /// Content-Encoding), "decoded" when it holds the decoded bytes (as browsers and mitmproxy
-    /// write it). Absent: inferred from the bytes.
-    public var bodyForm: String?
-
-    enum CodingKeys: String, CodingKey {
-        case size, compression, mimeType, text, encoding, comment
-        case bodyForm = "_bodyForm"
-    }
-
-    public init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
-        self.size = size
-        self.mimeType = mimeType
-        self.text = text
-        self.encoding = encoding
-        self.bodyForm = bodyForm
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        size = try container.decodeLenientInt(forKey: .size) ?? -1
-        compression = try container.decodeLenientInt(forKey: .compression)
-        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
-        text = try container.decodeIfPresent(String.self, forKey: .text)
-        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
-        bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
-    }
-}
-
-/// Phase durations in milliseconds; -1 (or absent) means "does not apply".
-public struct HARTimings: Codable, Hashable, Sendable {
-    public var blocked: Double?
-    public var dns: Double?
-    public var connect: Double?
-    public var send: Double
-    public var wait: Double
-    public var receive: Double
-    public var ssl: Double?
-    public var comment: String?
-
-    public init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double, receive: Double, ssl: Double? = -1) {
-        self.blocked = blocked
-        self.dns = dns
-        self.connect = connect
-        self.send = send
-        self.wait = wait
-        self.receive = receive
-        self.ssl = ssl
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        blocked = try container.decodeIfPresent(Double.self, forKey: .blocked)
-        dns = try container.decodeIfPresent(Double.self, forKey: .dns)
-        connect = try container.decodeIfPresent(Double.self, forKey: .connect)
-        send = try container.decodeIfPresent(Double.self, forKey: .send) ?? 0
-        wait = try container.decodeIfPresent(Double.self, forKey: .wait) ?? 0
-        receive = try container.decodeIfPresent(Double.self, forKey: .receive) ?? 0
-        ssl = try container.decodeIfPresent(Double.self, forKey: .ssl)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
-    }
-}
-
-/// Tapedeck: a transport error recorded in place of a response.
-public struct HARTransportError: Codable, Hashable, Sendable {
-    /// The `URLError` code (e.g. -1001 timed out, -1004 cannot connect).
-    public var code: Int
-    public var domain: String
-    public var message: String
-
-    public init(code: Int, domain: String, message: String) {
-        self.code = code
-        self.domain = domain
-        self.message = message
-    }
-}
-
-extension KeyedDecodingContainer {
-    /// An integer that some writers store as a float (`62.0`).
-    func decodeLenientInt(forKey key: Key) throws -> Int? {
-        guard contains(key), try !decodeNil(forKey: key) else { return nil }
-        if let value = try? decode(Int.self, forKey: key) { return value }
-        let value = try decode(Double.self, forKey: key)
-        guard value.isFinite, value.rounded() == value, abs(value) < 1e15 else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected an integer, found \(value)")
-        }
-        return Int(value)
-    }
 }

@@ -126,8 +126,9 @@ public enum HARCodec {
 
     // MARK: reading
 
-    /// Parses HAR JSON. `file` names the source in errors.
-    public static func decode(_ data: consuming Data, file: String) throws(CassetteError) -> Cassette {
+    /// Parses HAR JSON. `file` names the source in errors. An entry that cannot become an
+    /// interaction is skipped and listed in ``Cassette/skipped``; `strict` makes it an error instead.
+    public static func decode(_ data: consuming Data, file: String, strict: Bool = false) throws(CassetteError) -> Cassette {
         let document: HARDocument
         if let fast = HARFastReader.document(data) {
             document = fast
@@ -135,7 +136,7 @@ public enum HARCodec {
             document = try decodeWithFoundation(data, file: file)
         }
         _ = consume data   // the JSON is no longer needed: free it before the bodies are copied out
-        return try cassette(from: consume document, file: file)
+        return try cassette(from: consume document, file: file, strict: strict)
     }
 
     /// The document through the fast reader alone (nil when it declines the input).
@@ -158,8 +159,9 @@ public enum HARCodec {
         }
     }
 
-    /// A decoded document's interactions, after the version checks.
-    package static func cassette(from document: consuming HARDocument, file: String) throws(CassetteError) -> Cassette {
+    /// A decoded document's interactions, after the version checks; entries that cannot become
+    /// interactions are skipped (or, `strict`, fail the whole document).
+    package static func cassette(from document: consuming HARDocument, file: String, strict: Bool = false) throws(CassetteError) -> Cassette {
         guard document.log.version.hasPrefix("1.") else {
             throw CassetteError(.version, file: file, place: "log.version", reason: "HAR version \(document.log.version) is not supported",
                                 hint: "Tapedeck reads HAR 1.x")
@@ -174,12 +176,21 @@ public enum HARCodec {
         var entries = document.log.entries
         document.log.entries = []
         var interactions: [Interaction] = []
+        var skipped: [SkippedEntry] = []
         interactions.reserveCapacity(entries.count)
         for position in entries.indices {
-            interactions.append(try interaction(from: entries[position], position: position, file: file))
+            do {
+                interactions.append(try interaction(from: entries[position], position: position, file: file))
+            } catch {
+                if strict { throw error }
+                skipped.append(SkippedEntry(position: position, method: entries[position].request.method,
+                                            url: entries[position].request.url, error: error))
+            }
             entries[position] = released
         }
-        return Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
+        var cassette = Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
+        cassette.skipped = skipped
+        return cassette
     }
 
     private static let released = HAREntry(
@@ -190,11 +201,16 @@ public enum HARCodec {
 
     public static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
         func bad(_ field: String, _ reason: String) -> CassetteError {
-            CassetteError(.entry, file: file, place: "entry \(position) (\(field))", reason: reason,
+            CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
                           hint: "fix or delete the entry, or re-record the cassette")
         }
-        guard let url = URL(string: entry.request.url), url.scheme != nil, url.host != nil else {
-            throw bad("request.url", "'\(entry.request.url)' is not an absolute URL")
+        if let unreadable = entry.unreadable {
+            throw bad(unreadable.field, unreadable.reason)
+        }
+        guard let url = URL(string: entry.request.url), url.host != nil,
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let reason = URL(string: entry.request.url)?.scheme.map { "'\($0):' is not an HTTP URL scheme (only http and https requests replay)" }
+            throw bad("request.url", reason ?? "'\(entry.request.url.prefix(200))' is not an absolute URL")
         }
         guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
             throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
@@ -211,17 +227,22 @@ public enum HARCodec {
         }
         let request = RecordedRequest(
             method: entry.request.method.uppercased(), url: url,
-            headers: entry.request.headers.map { HeaderField($0.name, $0.value) }, body: requestBody)
+            headers: headerFields(entry.request.headers), body: requestBody)
 
         let outcome: Interaction.Outcome
+        let response = entry.response
         if let error = entry.error {
-            outcome = .failure(RecordedFailure(code: error.code, domain: error.domain, message: error.message))
+            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
+            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
+            outcome = .failure(RecordedFailure(code: code, domain: error.domain, message: error.message))
+        } else if response.status <= 0 {
+            // Another tool recorded a request that got no response (aborted, blocked, refused).
+            outcome = .failure(ForeignFailure.failure(text: response.failureText, status: response.status))
         } else {
-            let response = entry.response
             guard (100...999).contains(response.status) else {
                 throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
             }
-            let headers = response.headers.map { HeaderField($0.name, $0.value) }
+            let headers = headerFields(response.headers)
             var data = Data()
             if let text = response.content.text {
                 data = try body(text, encoding: response.content.encoding, field: "response.content.text", bad: bad)
@@ -238,6 +259,24 @@ public enum HARCodec {
         return Interaction(
             index: entry.index ?? position, startedDateTime: entry.startedDateTime, request: request, outcome: outcome,
             timings: timings(entry.timings))
+    }
+
+    /// Header fields as a replay sends them: HTTP/2 pseudo-headers (`:authority`, which Chromium
+    /// lists) left out, and a value holding several lines (Playwright joins repeated `Set-Cookie`
+    /// fields with line feeds) split into one field per line.
+    static func headerFields(_ list: [HARNameValue]) -> [HeaderField] {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(list.count)
+        for pair in list where !pair.name.hasPrefix(":") {
+            if pair.value.contains(where: \.isNewline) {
+                for line in pair.value.split(whereSeparator: \.isNewline) {
+                    fields.append(HeaderField(pair.name, String(line)))
+                }
+            } else {
+                fields.append(HeaderField(pair.name, pair.value))
+            }
+        }
+        return fields
     }
 
     private static func body(_ text: String, encoding: String?, field: String, bad: (String, String) -> CassetteError) throws(CassetteError) -> Data {

@@ -157,10 +157,32 @@ enum HARFastReader {
         }
     }
 
-    /// Cookies are not kept by the model's users; an empty array (what Tapedeck writes) or null is
-    /// read here, anything else by the strict reader.
-    private static func emptyArray(_ cursor: inout JSONCursor) -> Bool {
-        cursor.null() || cursor.array { _ in false }
+    /// A string when the value is one; any other value is skipped (as `try?` does in the model).
+    private static func stringIfAny(_ cursor: inout JSONCursor, into value: inout String?) -> Bool {
+        cursor.peek() == UInt8(ascii: "\"") ? cursor.string(into: &value) : cursor.skipValue()
+    }
+
+    private static func readParams(_ cursor: inout JSONCursor, into list: inout [HARParam]?) -> Bool {
+        if cursor.null() { return true }
+        var params: [HARParam] = []
+        guard cursor.array({ cursor in
+            var param = HARParam(name: "")
+            var name: String?
+            guard cursor.object({ cursor, key in
+                switch key {
+                case "name": return cursor.string(into: &name)
+                case "value": return cursor.optionalString(into: &param.value)
+                case "fileName": return cursor.optionalString(into: &param.fileName)
+                case "contentType": return cursor.optionalString(into: &param.contentType)
+                default: return cursor.skipValue()
+                }
+            }), let name else { return false }
+            param.name = name
+            params.append(param)
+            return true
+        }) else { return false }
+        list = params
+        return true
     }
 
     private static func readRequest(_ cursor: inout JSONCursor) -> HARRequest? {
@@ -178,7 +200,7 @@ enum HARFastReader {
             case "method": return cursor.string(into: &method)
             case "url": return cursor.string(into: &url)
             case "httpVersion": return cursor.optionalString(into: &httpVersion)
-            case "cookies": return emptyArray(&cursor)
+            case "cookies": return cursor.skipValue()   // not read (see HARCookie)
             case "headers": return readNameValues(&cursor, into: &headers)
             case "queryString": return readNameValues(&cursor, into: &query)
             case "postData": return cursor.nullable(into: &postData, readPostData)
@@ -207,11 +229,7 @@ enum HARFastReader {
             case "text": return cursor.optionalString(into: &text)
             case "_encoding": return cursor.optionalString(into: &encoding)
             case "comment": return cursor.optionalString(into: &comment)
-            case "params":
-                if cursor.null() { return true }
-                guard cursor.array({ _ in false }) else { return false }   // non-empty: the strict reader's
-                params = []
-                return true
+            case "params": return readParams(&cursor, into: &params)
             default: return cursor.skipValue()
             }
         }) else { return nil }
@@ -232,18 +250,22 @@ enum HARFastReader {
         var headersSize: Int?
         var bodySize: Int?
         var comment: String?
+        var failureText: String?
+        var error: String?
         guard cursor.object({ cursor, key in
             switch key {
             case "status": return cursor.optionalInt(into: &status)
             case "statusText": return cursor.optionalString(into: &statusText)
             case "httpVersion": return cursor.optionalString(into: &httpVersion)
-            case "cookies": return emptyArray(&cursor)
+            case "cookies": return cursor.skipValue()   // not read (see HARCookie)
             case "headers": return readNameValues(&cursor, into: &headers)
             case "content": return cursor.nullable(into: &content, readContent)
             case "redirectURL": return cursor.optionalString(into: &redirectURL)
             case "headersSize": return cursor.optionalInt(into: &headersSize)
             case "bodySize": return cursor.optionalInt(into: &bodySize)
             case "comment": return cursor.optionalString(into: &comment)
+            case "_failureText": return stringIfAny(&cursor, into: &failureText)
+            case "_error": return stringIfAny(&cursor, into: &error)
             default: return cursor.skipValue()
             }
         }) else { return nil }
@@ -254,6 +276,7 @@ enum HARFastReader {
         response.httpVersion = httpVersion ?? "HTTP/1.1"
         response.headersSize = headersSize ?? -1
         response.comment = comment
+        response.failureText = HARResponse.nonEmpty(failureText) ?? HARResponse.nonEmpty(error)
         return response
     }
 

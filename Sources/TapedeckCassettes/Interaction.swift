@@ -102,9 +102,36 @@ public struct Interaction: Hashable, Sendable {
     }
 }
 
+/// An entry of a HAR file that could not become an interaction (a `data:` URL, a request with no
+/// method, a body that does not decode): left out of the cassette, with the reason.
+public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
+    /// Its position among the file's entries (from 0).
+    public var position: Int
+    /// The request's method and URL as the file gives them ("" when unreadable).
+    public var method: String
+    public var url: String
+    /// What is wrong, as strict loading would report it.
+    public var error: CassetteError
+
+    public init(position: Int, method: String, url: String, error: CassetteError) {
+        self.position = position
+        self.method = method
+        self.url = url
+        self.error = error
+    }
+
+    public var description: String {
+        let request = [method, String(url.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+        let place = error.place.isEmpty ? "entry \(position)" : error.place
+        return "skipped \(place)\(request.isEmpty ? "" : " [\(request)]"): \(error.reason)"
+    }
+}
+
 /// A cassette: the interactions of a recording, in order.
 public struct Cassette: Hashable, Sendable {
     public var interactions: [Interaction]
+    /// Entries of the file that were left out (empty for every cassette Tapedeck wrote).
+    public var skipped: [SkippedEntry] = []
     /// Who wrote it (HAR `creator`).
     public var creator: String
     public var creatorVersion: String

@@ -11,6 +11,14 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
     }
 
     let code: Code
+    /// What the recording said about the failure (e.g. Chromium's `net::ERR_ABORTED`), kept in
+    /// the error's description.
+    public let detail: String?
+
+    init(code: Code, detail: String? = nil) {
+        self.code = code
+        self.detail = detail
+    }
 
     /// The host refused the connection (`URLError.cannotConnectToHost`).
     public static let cannotConnectToHost = TransportFailure(code: .urlError(URLError.cannotConnectToHost.rawValue))
@@ -29,9 +37,9 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
     /// A compressed body could not be decoded (`URLError.cannotDecodeContentData`).
     public static let cannotDecodeContentData = TransportFailure(code: .urlError(URLError.cannotDecodeContentData.rawValue))
 
-    /// Any other `URLError` code.
-    public static func urlError(_ code: URLError.Code) -> TransportFailure {
-        TransportFailure(code: .urlError(code.rawValue))
+    /// Any other `URLError` code; `detail` (what a recording said) goes into the description.
+    public static func urlError(_ code: URLError.Code, detail: String? = nil) -> TransportFailure {
+        TransportFailure(code: .urlError(code.rawValue), detail: detail)
     }
 
     /// The simulated network has no route for the request; `reason` names the request and what was tried.
@@ -67,7 +75,8 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
         case let .noRoute(reason):
             return "tapedeck: no route: \(reason)"
         case let .urlError(raw):
-            return "tapedeck: \(TransportFailure.names[raw] ?? "URLError \(raw)")"
+            let name = TransportFailure.names[raw] ?? "URLError \(raw)"
+            return "tapedeck: \(name)" + (detail.map { " (recorded: \($0))" } ?? "")
         }
     }
 

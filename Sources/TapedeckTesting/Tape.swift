@@ -61,13 +61,18 @@ public final class Tape: Sendable {
         cassette: URL, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), afterLast: CassettePlayer.AfterLast = .repeatLast,
         redactor: Redactor = Redactor(), live: LiveForwarder.Options = LiveForwarder.Options(),
-        timing: Timing = .asRecorded, seed: UInt64 = 1
+        timing: Timing = .asRecorded, seed: UInt64 = 1, strictLoading: Bool = false
     ) throws {
         let mode = try mode.resolved()
         cassetteURL = cassette
         self.mode = mode
         recorder = try CassetteRecorder(cassette: cassette, options: CassetteRecorder.Options(
-            mode: mode, playback: playback, rules: rules, afterLast: afterLast, redactor: redactor, live: live))
+            mode: mode, playback: playback, rules: rules, afterLast: afterLast, redactor: redactor, live: live,
+            strictLoading: strictLoading))
+        for skipped in recorder.base.skipped {
+            // Entries another tool wrote that cannot be replayed (strictLoading makes them an error).
+            FileHandle.standardError.write(Data("tapedeck: \(cassette.lastPathComponent): \(skipped)\n".utf8))
+        }
         scheduler = SimulatedScheduler(seed: seed)
         network = SimulatedNetwork(scheduler: scheduler)
         network.add(Route(.any, responder: recorder, options: RouteOptions(latency: .recorded(scale: timing.scale))))

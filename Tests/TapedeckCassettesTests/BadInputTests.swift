@@ -6,9 +6,9 @@ import TapedeckScheduling
 
 @Suite("Cassettes: bad input gets a typed error naming the file and the place")
 struct BadInputTests {
-    private func error(decoding data: Data, file: String = "/cassettes/x.har") -> CassetteError? {
+    private func error(decoding data: Data, file: String = "/cassettes/x.har", strict: Bool = true) -> CassetteError? {
         do {
-            _ = try CassetteFile.decode(data, file: file)
+            _ = try CassetteFile.decode(data, file: file, strict: strict)
             return nil
         } catch {
             return error
@@ -62,12 +62,26 @@ struct BadInputTests {
         #expect(error(decoding: har(goodEntry, format: nil)) == nil, "a HAR from another tool has no format version")
     }
 
-    @Test("a missing required field names the entry and the field")
+    @Test("a missing required field names the entry and the field: skipped with that reason, or an error when strict")
     func missingField() throws {
         let noURL = goodEntry.replacingOccurrences(of: #""url":"http://a.test/x","#, with: "")
         let failure = try #require(error(decoding: har(goodEntry + "," + noURL)))
-        #expect(failure.kind == .json)
+        #expect(failure.kind == .entry)
         #expect(failure.place == "entry 1 (request.url)", "\(failure)")
+        #expect(failure.reason.contains("'url' is missing"), "\(failure)")
+
+        let lenient = try CassetteFile.decode(har(goodEntry + "," + noURL + "," + goodEntry), file: "/cassettes/x.har")
+        #expect(lenient.interactions.map(\.index) == [0, 2], "positions stay the file's")
+        #expect(lenient.skipped.map(\.position) == [1])
+        #expect(lenient.skipped.first?.error == failure)
+    }
+
+    @Test("a file that is not HAR at all is an error even when lenient: no log, entries not a list, not JSON")
+    func notHARAtAll() throws {
+        for text in [#"{"foo":1}"#, #"{"log":{"entries":{}}}"#, #"[1,2]"#, "hello"] {
+            let failure = try #require(error(decoding: Data(text.utf8), strict: false), "\(text) was read")
+            #expect(failure.kind == .json, "\(text): \(failure)")
+        }
     }
 
     @Test("bad values: undecodable base64, a relative URL, an impossible status — entry errors with the field")
@@ -79,8 +93,26 @@ struct BadInputTests {
         let relative = goodEntry.replacingOccurrences(of: "http://a.test/x", with: "/x")
         #expect(error(decoding: har(relative))?.place == "entry 0 (request.url)")
 
-        let status = goodEntry.replacingOccurrences(of: #""status":200"#, with: #""status":0"#)
+        let status = goodEntry.replacingOccurrences(of: #""status":200"#, with: #""status":1200"#)
         #expect(error(decoding: har(status))?.place == "entry 0 (response.status)")
+
+        // Lenient: each bad entry is skipped with the same reason; the good ones replay.
+        let lenient = try CassetteFile.decode(har([goodEntry, base64, relative, status, goodEntry].joined(separator: ",")), file: "x.har")
+        #expect(lenient.interactions.map(\.index) == [0, 4])
+        #expect(lenient.skipped.map(\.error.place) == ["entry 1 (response.content.text)", "entry 2 (request.url)", "entry 3 (response.status)"])
+    }
+
+    @Test("status 0 or -1 without a transport error is a recorded failure (a browser's blocked or aborted request), not bad input")
+    func statusZeroIsAFailure() throws {
+        let zero = goodEntry.replacingOccurrences(of: #""status":200"#, with: #""status":0"#)
+        let aborted = goodEntry.replacingOccurrences(of: #""status":200"#, with: #""status":-1,"_failureText":"net::ERR_ABORTED""#)
+        let cassette = try CassetteFile.decode(har(zero + "," + aborted), file: "x.har", strict: true)
+        let failures = cassette.interactions.compactMap { interaction -> RecordedFailure? in
+            if case let .failure(failure) = interaction.outcome { return failure }
+            return nil
+        }
+        #expect(failures.map(\.code) == [URLError.unknown.rawValue, URLError.cancelled.rawValue])
+        #expect(failures.map(\.message) == ["no response recorded (status 0)", "net::ERR_ABORTED"])
     }
 
     @Test("a gzip cassette that inflates past the limit is refused as bad input, before it fills memory")
@@ -111,12 +143,12 @@ struct BadInputTests {
         }
     }
 
-    @Test("fuzz: 3,000 mutated cassettes (flips, cuts, splices, plain and gzip) never crash or hang")
+    @Test("fuzz: 3,000 mutated cassettes (flips, cuts, splices, plain and gzip) never crash or hang; lenient loading skips exactly the entries strict loading refuses")
     func fuzz() throws {
         var random = SeededGenerator(seed: 20261121)
         let plain = HARCodec.encode(try sampleCassette())
         let packed = try Zlib.compress(plain, format: .gzip)
-        var outcomes = (read: 0, failed: 0)
+        var outcomes = (read: 0, failed: 0, lenientEntryFailures: 0)
         for round in 0..<3_000 {
             var data = round.isMultiple(of: 2) ? plain : packed
             switch random.next(below: 5) {
@@ -145,14 +177,26 @@ struct BadInputTests {
                 text = text.replacingOccurrences(of: from, with: to)
                 data = Data(text.utf8)
             }
+            let lenient = Result { () throws(CassetteError) in try CassetteFile.decode(data, file: "fuzz-\(round)") }
             do {
-                _ = try CassetteFile.decode(data, file: "fuzz-\(round)")
+                let strict = try CassetteFile.decode(data, file: "fuzz-\(round)", strict: true)
                 outcomes.read += 1
+                #expect(try lenient.get() == strict, "what strict loading reads, lenient loading reads alike")
             } catch {
                 #expect(error.file == "fuzz-\(round)")
                 outcomes.failed += 1
+                switch lenient {
+                case let .success(cassette):
+                    // Only an entry's problem is survivable, and the first one skipped is the one strict refused.
+                    #expect(error.kind == .entry, "\(error)")
+                    #expect(cassette.skipped.first?.error == error)
+                case let .failure(lenientError):
+                    #expect(lenientError == error, "a whole-file problem is the same error either way")
+                    if error.kind == .entry { outcomes.lenientEntryFailures += 1 }
+                }
             }
         }
-        #expect(outcomes.failed > 1_000, "the mutations were mostly fatal, as they should be: \(outcomes)")
+        #expect(outcomes.failed > 1_000, "the mutations were mostly fatal to strict loading, as they should be: \(outcomes)")
+        #expect(outcomes.lenientEntryFailures == 0, "an entry's problem never fails lenient loading")
     }
 }

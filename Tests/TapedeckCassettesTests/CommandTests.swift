@@ -52,6 +52,40 @@ struct CommandTests {
         #expect(try tapedeck("cassette", "validate", capture.path).status == 1, "the input was left as it was")
     }
 
+    @Test("browser exports: inspect marks recorded failures and lists skipped entries; validate warns, finds secrets (1), --strict refuses (2); not HAR at all is 2")
+    func browserExports() throws {
+        let playwright = fixturesDirectory.appendingPathComponent("interop/playwright-chromium.har").path
+        let inspect = try tapedeck("cassette", "inspect", playwright)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("25 entries (6 recorded failures)"), "\(inspect.output)")
+        let abort = inspect.output.split(separator: "\n").first { $0.contains("/delay/3") } ?? ""
+        #expect(abort.contains("fail") && abort.contains("URLError -999") && abort.contains("net::ERR_ABORTED"), "\(abort)")
+        #expect(try tapedeck("cassette", "validate", playwright).status == 1, "the bearer token of /bearer is found")
+
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var text = try String(contentsOfFile: playwright, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"url\":\"http://127.0.0.1:18091/json\"", with: "\"url\":\"data:text/plain,hi\"")
+        let odd = directory.file("odd.har")
+        try Data(text.utf8).write(to: odd)
+        let lenient = try tapedeck("cassette", "inspect", odd.path)
+        #expect(lenient.status == 0)
+        #expect(lenient.output.contains("24 entries (6 recorded failures), 1 skipped"), "\(lenient.output)")
+        #expect(lenient.output.contains("skipped entry 1 (request.url) [GET data:text/plain,hi]"), "\(lenient.output)")
+        let warned = try tapedeck("cassette", "validate", odd.path)
+        #expect(warned.status == 1 && warned.errors.contains("warning:") && warned.errors.contains("data:"), "\(warned.errors)")
+        let strict = try tapedeck("cassette", "validate", "--strict", odd.path)
+        #expect(strict.status == 2 && strict.errors.contains("entry 1 (request.url)"), "\(strict.errors)")
+        let before = try Data(contentsOf: odd)
+        let inPlace = try tapedeck("cassette", "redact", odd.path)
+        #expect(inPlace.status == 2 && inPlace.errors.contains("--output"), "\(inPlace.errors)")
+        #expect(try Data(contentsOf: odd) == before, "a file with unreadable entries is never rewritten in place")
+
+        let notHAR = directory.file("not.har")
+        try Data(#"{"hello":"world"}"#.utf8).write(to: notHAR)
+        #expect(try tapedeck("cassette", "validate", notHAR.path).status == 2)
+    }
+
     @Test("the README's main job: faults injected into fixtures/cassettes/shop.har.gz, deterministic over runs; a bad cassette exits 2")
     func demoOverCassette() throws {
         let shop = fixturesDirectory.appendingPathComponent("cassettes/shop.har.gz").path

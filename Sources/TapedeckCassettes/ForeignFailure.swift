@@ -1,0 +1,66 @@
+public import Foundation
+
+/// How a failed request that another tool recorded becomes a replayable failure: the tool's error
+/// text (Chromium's `net::ERR_*`, Firefox's `NS_ERROR_*`, a proxy's message, a URLSession error
+/// description) mapped to the `URLError` code a URLSession client would have received.
+///
+/// | recorded as | replayed as |
+/// |---|---|
+/// | aborted, cancelled (`net::ERR_ABORTED`, `NS_BINDING_ABORTED`) | `URLError.cancelled` |
+/// | connection refused | `URLError.cannotConnectToHost` |
+/// | name not resolved, unknown host | `URLError.cannotFindHost` |
+/// | timed out | `URLError.timedOut` |
+/// | reset, closed, empty or incomplete response | `URLError.networkConnectionLost` |
+/// | offline, network unreachable | `URLError.notConnectedToInternet` |
+/// | certificate problems | `URLError.serverCertificateUntrusted` |
+/// | other TLS problems | `URLError.secureConnectionFailed` |
+/// | too many redirects | `URLError.httpTooManyRedirects` |
+/// | undecodable content | `URLError.cannotDecodeContentData` |
+/// | invalid response | `URLError.badServerResponse` |
+/// | the client went away before an answer (mitmproxy's `Client disconnected.`) | `URLError.timedOut` |
+/// | anything else: blocked by the client or by CORS (`net::ERR_FAILED`), status 0 or -1 without a reason (Firefox gives none) | `URLError.unknown` |
+///
+/// The original text is kept as the failure's message, and replayed in the error's description.
+public enum ForeignFailure {
+    /// The failure for an entry recorded with `status` (0, -1 or another non-HTTP value) and the
+    /// tool's `text` (nil when it gave none).
+    public static func failure(text: String?, status: Int) -> RecordedFailure {
+        let message = text ?? "no response recorded (status \(status))"
+        return RecordedFailure(code: code(for: text).rawValue, message: message)
+    }
+
+    /// The `URLError` code for a tool's failure text (``URLError/Code/unknown`` when nothing matches).
+    public static func code(for text: String?) -> URLError.Code {
+        guard let text = text?.lowercased(), !text.isEmpty else { return .unknown }
+        for (needles, code) in table where needles.contains(where: text.contains) {
+            return code
+        }
+        return .unknown
+    }
+
+    /// Checked in order: the first row with a matching fragment wins, so specific names come
+    /// before the general words that also appear in them.
+    private static let table: [([String], URLError.Code)] = [
+        (["err_aborted", "ns_binding_aborted", "cancelled", "canceled", "aborted by", "operation was aborted"], .cancelled),
+        (["err_name_not_resolved", "err_name_resolution_failed", "ns_error_unknown_host", "name or service not known",
+          "nodename nor servname", "getaddrinfo", "no address associated", "hostname could not be found",
+          "cannot find host", "could not resolve host", "name resolution"], .cannotFindHost),
+        (["err_connection_refused", "ns_error_connection_refused", "connection refused", "errno 111", "errno 61",
+          "could not connect to the server", "cannot connect to host", "couldn't connect"], .cannotConnectToHost),
+        // mitmproxy's "Client disconnected." for a request the upstream never answered: the client
+        // gave up waiting, which a URLSession client experiences as its timeout.
+        (["err_timed_out", "err_connection_timed_out", "ns_error_net_timeout", "timed out", "timeout", "client disconnected"], .timedOut),
+        (["err_internet_disconnected", "err_address_unreachable", "err_network_access_denied", "ns_error_offline",
+          "network is unreachable", "offline", "not connected to the internet"], .notConnectedToInternet),
+        (["err_too_many_redirects", "ns_error_redirect_loop", "too many redirects"], .httpTooManyRedirects),
+        (["err_cert_", "sec_error_", "certificate"], .serverCertificateUntrusted),
+        (["err_ssl_", "ssl_error_", "tls", "ssl"], .secureConnectionFailed),
+        (["err_content_decoding_failed", "ns_error_invalid_content_encoding", "cannot decode"], .cannotDecodeContentData),
+        (["err_connection_reset", "err_connection_closed", "err_connection_aborted", "err_empty_response",
+          "err_incomplete_chunked_encoding", "err_content_length_mismatch", "ns_error_net_reset", "ns_error_net_interrupt",
+          "ns_error_net_partial_transfer", "connection reset", "reset by peer", "connection closed", "closed connection", "peer closed",
+          "server disconnected", "broken pipe", "connection was lost", "connection lost", "unexpected eof"], .networkConnectionLost),
+        (["err_invalid_response", "err_invalid_http_response", "err_response_headers", "bad server response",
+          "cannot parse http", "bad http response", "invalid http", "malformed"], .badServerResponse),
+    ]
+}

@@ -1,0 +1,232 @@
+// The request and response halves of a HAR entry, their bodies and timings (see HAR.swift).
+
+public struct HARRequest: Codable, Hashable, Sendable {
+    public var method: String
+    public var url: String
+    public var httpVersion: String
+    public var cookies: [HARCookie]
+    public var headers: [HARNameValue]
+    public var queryString: [HARNameValue]
+    public var postData: HARPostData?
+    public var headersSize: Int
+    public var bodySize: Int
+    public var comment: String?
+
+    public init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue], postData: HARPostData?, bodySize: Int) {
+        self.method = method
+        self.url = url
+        self.httpVersion = "HTTP/1.1"
+        self.cookies = []
+        self.headers = headers
+        self.queryString = queryString
+        self.postData = postData
+        self.headersSize = -1
+        self.bodySize = bodySize
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        cookies = []   // not read: the Cookie header carries the same data (see HARCookie)
+        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
+        queryString = try container.decodeIfPresent([HARNameValue].self, forKey: .queryString) ?? []
+        postData = try container.decodeIfPresent(HARPostData.self, forKey: .postData)
+        headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
+        bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+}
+
+public struct HARPostData: Codable, Hashable, Sendable {
+    public var mimeType: String
+    public var text: String?
+    public var params: [HARParam]?
+    /// Tapedeck: "base64" when `text` holds a binary body in base64 (HAR 1.2 has no such field
+    /// for requests; readers that do not know it see base64 text).
+    public var encoding: String?
+    public var comment: String?
+
+    enum CodingKeys: String, CodingKey {
+        case mimeType, text, params, comment
+        case encoding = "_encoding"
+    }
+
+    public init(mimeType: String, text: String, encoding: String?) {
+        self.mimeType = mimeType
+        self.text = text
+        self.encoding = encoding
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        params = try container.decodeIfPresent([HARParam].self, forKey: .params)
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+}
+
+public struct HARParam: Codable, Hashable, Sendable {
+    public var name: String
+    public var value: String?
+    public var fileName: String?
+    public var contentType: String?
+}
+
+public struct HARResponse: Codable, Hashable, Sendable {
+    public var status: Int
+    public var statusText: String
+    public var httpVersion: String
+    public var cookies: [HARCookie]
+    public var headers: [HARNameValue]
+    public var content: HARContent
+    public var redirectURL: String
+    public var headersSize: Int
+    public var bodySize: Int
+    public var comment: String?
+    /// Why another tool recorded no response: Chromium's and Playwright's `_failureText`
+    /// (`net::ERR_ABORTED`), or the `_error` text DevTools and mitmproxy put here. Never written.
+    public var failureText: String?
+
+    enum CodingKeys: String, CodingKey {
+        case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize, comment
+        case failureText = "_failureText"
+        case error = "_error"
+    }
+
+    public init(status: Int, statusText: String, headers: [HARNameValue], content: HARContent, redirectURL: String, bodySize: Int) {
+        self.status = status
+        self.statusText = statusText
+        self.httpVersion = "HTTP/1.1"
+        self.cookies = []
+        self.headers = headers
+        self.content = content
+        self.redirectURL = redirectURL
+        self.headersSize = -1
+        self.bodySize = bodySize
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decodeLenientInt(forKey: .status) ?? 0
+        statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        cookies = []   // not read: the Set-Cookie headers carry the same data (see HARCookie)
+        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
+        content = try container.decodeIfPresent(HARContent.self, forKey: .content) ?? HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil)
+        redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
+        headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
+        bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        failureText = Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .failureText))
+            ?? Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .error))
+    }
+
+    static func nonEmpty(_ text: String??) -> String? {
+        guard let text = text ?? nil, !text.isEmpty else { return nil }
+        return text
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(statusText, forKey: .statusText)
+        try container.encode(httpVersion, forKey: .httpVersion)
+        try container.encode(cookies, forKey: .cookies)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(content, forKey: .content)
+        try container.encode(redirectURL, forKey: .redirectURL)
+        try container.encode(headersSize, forKey: .headersSize)
+        try container.encode(bodySize, forKey: .bodySize)
+        try container.encodeIfPresent(comment, forKey: .comment)
+    }
+}
+
+public struct HARContent: Codable, Hashable, Sendable {
+    public var size: Int
+    public var compression: Int?
+    public var mimeType: String
+    public var text: String?
+    /// "base64" when `text` is base64 (binary bodies).
+    public var encoding: String?
+    public var comment: String?
+    /// Tapedeck: "wire" when `text` holds the bytes as sent (still compressed per
+    /// Content-Encoding), "decoded" when it holds the decoded bytes (as browsers and mitmproxy
+    /// write it). Absent: inferred from the bytes.
+    public var bodyForm: String?
+
+    enum CodingKeys: String, CodingKey {
+        case size, compression, mimeType, text, encoding, comment
+        case bodyForm = "_bodyForm"
+    }
+
+    public init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
+        self.size = size
+        self.mimeType = mimeType
+        self.text = text
+        self.encoding = encoding
+        self.bodyForm = bodyForm
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        size = try container.decodeLenientInt(forKey: .size) ?? -1
+        compression = try container.decodeLenientInt(forKey: .compression)
+        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
+    }
+}
+
+/// Phase durations in milliseconds; -1 (or absent) means "does not apply".
+public struct HARTimings: Codable, Hashable, Sendable {
+    public var blocked: Double?
+    public var dns: Double?
+    public var connect: Double?
+    public var send: Double
+    public var wait: Double
+    public var receive: Double
+    public var ssl: Double?
+    public var comment: String?
+
+    public init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double, receive: Double, ssl: Double? = -1) {
+        self.blocked = blocked
+        self.dns = dns
+        self.connect = connect
+        self.send = send
+        self.wait = wait
+        self.receive = receive
+        self.ssl = ssl
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        blocked = try container.decodeIfPresent(Double.self, forKey: .blocked)
+        dns = try container.decodeIfPresent(Double.self, forKey: .dns)
+        connect = try container.decodeIfPresent(Double.self, forKey: .connect)
+        send = try container.decodeIfPresent(Double.self, forKey: .send) ?? 0
+        wait = try container.decodeIfPresent(Double.self, forKey: .wait) ?? 0
+        receive = try container.decodeIfPresent(Double.self, forKey: .receive) ?? 0
+        ssl = try container.decodeIfPresent(Double.self, forKey: .ssl)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+}
+
+/// Tapedeck: a transport error recorded in place of a response.
+public struct HARTransportError: Codable, Hashable, Sendable {
+    /// The `URLError` code (e.g. -1001 timed out, -1004 cannot connect).
+    public var code: Int
+    public var domain: String
+    public var message: String
+
+    public init(code: Int, domain: String, message: String) {
+        self.code = code
+        self.domain = domain
+        self.message = message
+    }
+}
