@@ -165,6 +165,39 @@ struct InteropTests {
         }
     }
 
+    @Test("other recorders' custom fields of every JSON type, at every level, change nothing and keep the fast path")
+    func customFieldsEverywhere() throws {
+        let data = try Data(contentsOf: fixturesDirectory.appendingPathComponent("interop/playwright-chromium.har"))
+        let plain = try HARCodec.decode(data, file: "p.har")
+        let values: [Any] = [["nested": ["a": [1, 2.5, NSNull()]]], [true, "x", ["y": 1]], 42, -1.5e3, "text", NSNull(), false]
+        var counter = 0
+        func decorate(_ object: inout [String: Any]) {
+            object["_custom\(counter)"] = values[counter % values.count]
+            object["_x-tool \(counter)"] = values[(counter + 3) % values.count]
+            counter += 1
+            for (key, value) in object where !key.hasPrefix("_") {
+                if var child = value as? [String: Any] {
+                    decorate(&child)
+                    object[key] = child
+                } else if let list = value as? [Any] {
+                    object[key] = list.map { element -> Any in
+                        guard var child = element as? [String: Any] else { return element }
+                        decorate(&child)
+                        return child
+                    }
+                }
+            }
+        }
+        var json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        decorate(&json)
+        #expect(counter > 500, "fields were added at every level: \(counter)")
+        let decorated = try JSONSerialization.data(withJSONObject: json)
+        let fast = try #require(HARCodec.decodeFast(decorated), "custom fields made the fast reader decline")
+        #expect(fast == (try HARCodec.decodeWithFoundation(decorated, file: "d.har")))
+        let cassette = try HARCodec.decode(decorated, file: "d.har")
+        #expect(cassette.interactions == plain.interactions && cassette.skipped.isEmpty)
+    }
+
     @Test("a file with skipped entries replays, but is never recorded into (writing it back would drop them)")
     func noRecordingIntoFilesWithSkippedEntries() throws {
         let directory = try TemporaryDirectory()
