@@ -15,19 +15,6 @@ import FoundationNetworking
 final class ExchangeLink: @unchecked Sendable {
     // @unchecked Sendable: see the thread rules above; `number` and `session` are immutable.
 
-    enum Phase: Equatable {
-        /// Created (inside resume or cancel); startLoading not yet taken in.
-        case created
-        /// The network runs exchange `networkID` for it.
-        case running(networkID: Int)
-        /// The client can no longer take callbacks (cancelled or suspended); a stop is expected.
-        case halted(networkID: Int?)
-        /// Stopped after a suspension; a resume starts it again.
-        case suspended
-        /// Finished, failed or cancelled: nothing more will happen.
-        case done
-    }
-
     enum ArrivalKind: Hashable {
         case start
         case stop
@@ -40,9 +27,8 @@ final class ExchangeLink: @unchecked Sendable {
     // Simulator thread only.
     var urlProtocol: BridgeProtocol?
     weak var task: URLSessionTask?
-    var phase: Phase = .created
-    /// Whether a cancel was noticed (its stop is expected).
-    var cancelNoticed = false
+    /// Where the task stands (see ``TaskLifecycle``); changed only through `Harness.handle(_:for:)`.
+    var lifecycle = TaskLifecycle()
     /// True when the client takes the body in one piece (completion-handler tasks: corelibs keeps
     /// only the last chunk a custom protocol delivers to them).
     var bodyInOnePiece = false
@@ -71,11 +57,5 @@ final class ExchangeLink: @unchecked Sendable {
     }
 
     /// The network exchange this link runs (or ran until halted).
-    var networkID: Int? {
-        switch phase {
-        case let .running(id): return id
-        case let .halted(id): return id
-        default: return nil
-        }
-    }
+    var networkID: Int? { lifecycle.networkID }
 }

@@ -127,44 +127,75 @@ extension Harness {
 
     // MARK: on the network queue
 
+    /// Hands `event` to `link`'s lifecycle and does what every caller would do with the action:
+    /// record and expect the stop of a cancel or a suspend, expect the start after a resume,
+    /// report an illegal event. Returns the action for the rest (starting, stopping).
+    @discardableResult
+    func handle(_ event: TaskLifecycle.Event, for link: ExchangeLink) -> TaskLifecycle.Action {
+        let action = link.lifecycle.handle(event)
+        switch action {
+        case let .noticeCancel(expectStop):
+            scheduler.record("bridge.cancel", "#\(link.number)")
+            if expectStop { self.expectStop(of: link, label: "stopLoading #\(link.number) (cancelled)") }
+        case .expectSuspendStop:
+            expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
+        case .expectStart:
+            expect(.start, for: link, label: "startLoading #\(link.number) (resumed)")
+        case let .illegal(what):
+            state.withLock { $0.illegalTransitions.append("task #\(link.number): \(what)") }
+            scheduler.record("bridge.illegal", "#\(link.number) \(what)")
+        case .none, .startExchange, .deliverCancellation, .forwardStopCallback:
+            break
+        }
+        return action
+    }
+
+    /// What the bridge sees of `task`'s state: how a cancel, suspend or resume made with the
+    /// task's own methods becomes known. corelibs has no callback for them (and no KVO), so this
+    /// is read at deterministic points only: when the simulation is quiescent, and before each
+    /// delivery to the client.
+    static func seen(_ task: URLSessionTask) -> TaskLifecycle.TaskState {
+        switch task.state {
+        case .running: return .running
+        case .canceling: return .canceling
+        case .suspended: return .suspended
+        default: return .completed
+        }
+    }
+
     private func begin(_ link: ExchangeLink, body: Data?) {
-        guard link.phase != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
+        guard link.lifecycle.state != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
         link.task = task
         if let body { link.body = body }
         link.buffered = Data()
-        switch task.state {
-        case .running:
-            let id = network.nextExchangeID()
-            state.withLock { $0.byNetworkID[id] = link }
-            link.phase = .running(networkID: id)
-            let configuration = link.session.configuration
-            let snapshot = Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration)
-            network.start(id, request: snapshot, options: exchangeOptions(urlProtocol.request, configuration), sink: sink)
-        case .canceling:
-            noticeCancel(link)
-        case .suspended:
-            link.phase = .halted(networkID: nil)
-            expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
-        default:
-            break
-        }
+        guard handle(.startArrived(Self.seen(task)), for: link) == .startExchange else { return }
+        let id = network.nextExchangeID()
+        state.withLock { $0.byNetworkID[id] = link }
+        handle(.exchangeStarted(networkID: id), for: link)
+        let configuration = link.session.configuration
+        let snapshot = Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration)
+        network.start(id, request: snapshot, options: exchangeOptions(urlProtocol.request, configuration), sink: sink)
     }
 
     private func stopped(_ link: ExchangeLink, callback: (@Sendable () -> Void)?) {
         if link.task == nil { link.task = link.urlProtocol?.task }
         if let id = link.networkID, let abandoned = network.abandon(id) {
             link.cancelMetrics = abandoned
-            link.phase = .halted(networkID: nil)
         }
-        // A stop nobody expected as a cancel: a task cancelled before it ever started loading.
-        if !link.cancelNoticed && link.task?.state == .canceling {
-            noticeCancel(link, stopArrived: true)
-        }
-        guard link.cancelNoticed else {
-            if link.phase != .done { link.phase = .suspended }
+        switch handle(.stopArrived(taskCanceling: link.task?.state == .canceling), for: link) {
+        case .forwardStopCallback:
             if let callback { link.session.clientQueue.async(named: "urlsession.delegate", callback) }
-            return
+        case let .deliverCancellation(noticeCancel):
+            if noticeCancel { scheduler.record("bridge.cancel", "#\(link.number)") }
+            deliverCancellation(link, callback: callback)
+        default:
+            break
         }
+    }
+
+    /// The cancellation's metrics (before or after, as the network chose) around the callback
+    /// corelibs queued for it.
+    private func deliverCancellation(_ link: ExchangeLink, callback: (@Sendable () -> Void)?) {
         if link.cancelMetrics == nil, let request = link.urlProtocol?.request {
             // Cancelled before its exchange started: Darwin still reports metrics (an empty fetch).
             let now = scheduler.now
@@ -198,35 +229,12 @@ extension Harness {
         deliverMetrics(metrics, link: link, task: task)
     }
 
-    /// The client cancelled `link`'s task: expect URLSession's stop (unless it is here already);
-    /// the cancellation callback comes with it.
-    func noticeCancel(_ link: ExchangeLink, stopArrived: Bool = false) {
-        guard !link.cancelNoticed, link.phase != .done else { return }
-        link.cancelNoticed = true
-        if case let .running(id) = link.phase { link.phase = .halted(networkID: id) }
-        scheduler.record("bridge.cancel", "#\(link.number)")
-        if !stopArrived {
-            expectStop(of: link, label: "stopLoading #\(link.number) (cancelled)")
-        }
-    }
-
     /// Quiescence hook: tasks the client cancelled, suspended or resumed since the last look.
     func noticeClientStateChanges() {
         let links = state.withLock { $0.active.values.sorted { $0.number < $1.number } }
         for link in links {
             guard let task = link.task else { continue }
-            switch (link.phase, task.state) {
-            case (.running, .canceling), (.halted, .canceling), (.suspended, .canceling):
-                noticeCancel(link)
-            case let (.running(id), .suspended):
-                link.phase = .halted(networkID: id)
-                expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
-            case (.suspended, .running):
-                link.phase = .created
-                expect(.start, for: link, label: "startLoading #\(link.number) (resumed)")
-            default:
-                break
-            }
+            handle(.taskSeen(Self.seen(task)), for: link)
         }
     }
 
@@ -237,8 +245,8 @@ extension Harness {
         return links.first { $0.urlProtocol?.task === task }
     }
 
+    /// Forgets `link` (its lifecycle is `done`).
     func finish(_ link: ExchangeLink) {
-        link.phase = .done
         state.withLock { state in
             link.urlProtocol = nil      // breaks protocol ↔ link, so neither outlives the task
             link.parked.removeAll()

@@ -44,23 +44,16 @@ final class HarnessSink: ExchangeSink, @unchecked Sendable {
 
 extension Harness {
     /// The link, its protocol and task, if the client can still take callbacks for network
-    /// exchange `id`. Notices a cancel or suspend the client made meanwhile.
+    /// exchange `id`. Looks at the task first: a cancel or suspend the client made meanwhile is
+    /// noticed here, before anything reaches a task URLSession may have let go of.
     private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
-        guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.phase,
+        guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.lifecycle.state,
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
-        switch task.state {
-        case .running:
-            waitForSessionBookkeeping(task)
-            return (link, urlProtocol, task)
-        case .canceling:
-            noticeCancel(link)
-        case .suspended:
-            link.phase = .halted(networkID: id)
-            expectStop(of: link, label: "stopLoading #\(link.number) (suspended)")
-        default:
-            break
-        }
-        return nil
+        let seen = Self.seen(task)
+        handle(.taskSeen(seen), for: link)
+        guard seen == .running else { return nil }
+        waitForSessionBookkeeping(task)
+        return (link, urlProtocol, task)
     }
 
     func deliverHead(_ id: Int, head: ResponseHead, url: URL) -> Bool {
@@ -107,6 +100,7 @@ extension Harness {
         if delivery == .afterCompletion || delivery == .duplicate {
             deliverMetrics(metrics, link: link, task: task)
         }
+        handle(.finished, for: link)
         finish(link)
     }
 

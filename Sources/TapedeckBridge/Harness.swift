@@ -54,6 +54,7 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         var byNetworkID: [Int: ExchangeLink] = [:]
         var deliveredMetrics: [(exchange: Int, metrics: TransferMetrics)] = []
         var unattributedBlocks = 0
+        var illegalTransitions: [String] = []
     }
 
     let state = Mutex(State())
@@ -105,7 +106,7 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
             let link = link(for: task)
             task.cancel()
             // After cancel(): its stop is queued now, so the expectation's helper can wait for it.
-            if let link, link.task != nil { noticeCancel(link) }
+            if let link, link.task != nil { handle(.cancelNoticed, for: link) }
         }
     }
 
@@ -118,6 +119,12 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// URLProtocol instances the harness still holds (0 once every task has ended).
     public var retainedProtocolCount: Int {
         state.withLock { state in state.active.values.count { $0.urlProtocol != nil } }
+    }
+
+    /// Events a task's lifecycle found impossible in its state (always empty unless Tapedeck has a
+    /// bug; each is also recorded in the trace as `bridge.illegal`).
+    public var illegalTransitions: [String] {
+        state.withLock { $0.illegalTransitions }
     }
 
     /// Delegate blocks URLSession enqueued from its own threads that were neither caused by the

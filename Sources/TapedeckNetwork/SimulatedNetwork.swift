@@ -39,6 +39,7 @@ public final class SimulatedNetwork: @unchecked Sendable {
     var exchanges: [Int: Exchange] = [:]
     private let exchangeCounter = Mutex(0)
     var finished: [ExchangeRecord] = []
+    private var illegal: [String] = []
 
     public init(scheduler: SimulatedScheduler, label: String = "tapedeck.network") {
         self.scheduler = scheduler
@@ -127,6 +128,12 @@ public final class SimulatedNetwork: @unchecked Sendable {
         scheduler.withExclusiveAccess { exchanges.count }
     }
 
+    /// Events an exchange's lifecycle found impossible in its state (always empty unless Tapedeck
+    /// has a bug; each is also recorded in the trace as `net.illegal`).
+    public var illegalTransitions: [String] {
+        scheduler.withExclusiveAccess { illegal }
+    }
+
     // MARK: internals used by Exchange
 
     func routeFor(_ request: RequestSnapshot, context: ResponderContext) -> (Route, Reply) {
@@ -161,6 +168,11 @@ public final class SimulatedNetwork: @unchecked Sendable {
             scheduler.record("net.fault", "#\(context().exchange) \(point): \(action)")
         }
         return action
+    }
+
+    func reportIllegalTransition(_ what: String) {
+        illegal.append(what)
+        scheduler.record("net.illegal", what)
     }
 
     func exchangeEnded(_ exchange: Exchange, record: ExchangeRecord) {

@@ -23,6 +23,7 @@ struct PropertyTests {
         var anomalies: [String]
         var violations: [QueueViolation]
         var retainedProtocols: Int
+        var illegalTransitions: [String]
         var traceHash: TraceHash
         var end: VirtualInstant
         var retries: Int
@@ -108,6 +109,7 @@ struct PropertyTests {
             anomalies: fixture.events.details(of: "ledgerAnomaly"),
             violations: fixture.scheduler.violations,
             retainedProtocols: fixture.harness.retainedProtocolCount,
+            illegalTransitions: fixture.network.illegalTransitions + fixture.harness.illegalTransitions,
             traceHash: fixture.scheduler.traceHash,
             end: fixture.scheduler.now,
             retries: requests.reduce(0) { $0 + $1.retryCount })
@@ -124,6 +126,7 @@ struct PropertyTests {
             #expect(outcome.states.allSatisfy { $0 == .finished || $0 == .cancelled }, "seed \(seed): \(outcome.states)")
             #expect(outcome.violations.isEmpty, "seed \(seed): \(outcome.violations)")
             #expect(outcome.retainedProtocols == 0, "seed \(seed)")
+            #expect(outcome.illegalTransitions.isEmpty, "seed \(seed): \(outcome.illegalTransitions)")
             #expect(!outcome.anomalies.contains { $0.hasPrefix("duplicateCompletion") }, "seed \(seed): \(outcome.anomalies)")
             retries += outcome.retries
             cancelled += outcome.states.count { $0 == .cancelled }

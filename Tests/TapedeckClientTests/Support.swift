@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import Synchronization
 import TapedeckBridge
 import TapedeckClient
@@ -81,8 +82,12 @@ final class ClientFixture: @unchecked Sendable {
         }
     }
 
+    /// Runs the simulation until idle; an illegal lifecycle transition in the network or the
+    /// bridge is a failure of whichever test ran it.
     func run() throws {
         try scheduler.runUntilIdle()
+        let illegal = network.illegalTransitions + harness.illegalTransitions
+        #expect(illegal.isEmpty, "illegal lifecycle transitions: \(illegal)")
     }
 }
 

@@ -1,0 +1,178 @@
+import Foundation
+import TapedeckHTTP
+import TapedeckScheduling
+
+/// How the final response's body reaches the client: the bytes it is handed, the wire bytes they
+/// stand for, the chunks the wire bytes arrive in and when, and where the connection drops (a
+/// reset). Each chunk's delivery schedules the next, so a delayed chunk delays the rest.
+struct BodyPlan: Sendable {
+    /// What the client is handed (decoded when the exchange decodes content codings).
+    let data: Data
+    /// How many bytes travel on the wire for it.
+    let wireCount: Int
+    /// Chunk sizes in wire bytes (they add up to `wireCount`).
+    let sizes: [Int]
+    /// How long receiving the whole body takes, spread over the chunks by their share of bytes.
+    let receive: Duration
+    /// When receiving began.
+    let start: VirtualInstant
+    /// Fault delays so far: every later chunk comes this much later.
+    var shift: Duration = .zero
+    /// The connection drops once this many wire bytes were delivered (a reset fault).
+    var cut: Int?
+    /// The chunk to deliver next.
+    var next = 0
+    /// Wire bytes delivered so far.
+    var offset = 0
+
+    /// The wire bytes up to the end of chunk `next`.
+    var nextEnd: Int { offset + sizes[next] }
+
+    var isComplete: Bool { next >= sizes.count }
+
+    /// When chunk `next` is due.
+    func nextDue() -> VirtualInstant {
+        start.advanced(by: scaled(receive, part: nextEnd, of: wireCount)).advanced(by: shift)
+    }
+
+    /// The client bytes standing for wire bytes `offset..<nextEnd`, cut at the reset point; nil
+    /// when the cut leaves nothing of this chunk.
+    func nextSlice() -> (wireBytes: Int, data: Data?)? {
+        let upTo = min(nextEnd, cut ?? nextEnd)
+        guard upTo > offset else { return nil }
+        let lower = data.count * offset / max(wireCount, 1)
+        let upper = data.count * upTo / max(wireCount, 1)
+        let slice = upper > lower ? data.subdata(in: data.startIndex + lower..<data.startIndex + upper) : nil
+        return (upTo - offset, slice)
+    }
+
+    /// True when a reset cut the body short of its wire size (checked once every chunk went).
+    var isCut: Bool {
+        guard let cut else { return false }
+        return cut < wireCount || offset < wireCount
+    }
+
+    private func scaled(_ duration: Duration, part: Int, of total: Int) -> Duration {
+        guard total > 0 else { return duration }
+        let nanos = duration.wholeNanoseconds
+        return .nanoseconds(Int64((Double(nanos) * Double(part) / Double(total)).rounded()))
+    }
+}
+
+extension Exchange {
+    /// What the client is handed, and how many wire bytes it stands for.
+    private func clientBody(_ head: ResponseHead, _ plan: ResponsePlan) throws -> (data: Data, wireCount: Int) {
+        // A response to HEAD, a 204 or a 304 has no body on the wire, whatever the plan holds (RFC 9110 §6.4.1).
+        if request.method == .head || head.status == 204 || head.status == 304 { return (Data(), 0) }
+        let coding = head.contentEncoding
+        let decodable = ContentCoding.isDecodable(coding)
+        switch (options.decodesContentEncoding && decodable, plan.bodyForm) {
+        case (true, .wire):
+            return (try ContentCoding.decode(plan.body, contentEncoding: coding), plan.body.count)
+        case (false, .decoded) where decodable:
+            // The plan kept decoded bytes but this client expects the wire form: encode them again.
+            let encoded = try Zlib.compress(plan.body, format: coding == "deflate" ? .zlib : .gzip)
+            return (encoded, encoded.count)
+        default:
+            return (plan.body, plan.body.count)
+        }
+    }
+
+    /// Hands the final head to the client and starts its body.
+    func deliverFinal(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, resetAfter: Int?) {
+        let body: (data: Data, wireCount: Int)
+        let decodeFailure: Bool
+        do {
+            body = try clientBody(head, plan)
+            decodeFailure = false
+        } catch {
+            body = (Data(), plan.body.count)
+            decodeFailure = true
+        }
+        scheduler.record("net.head", "#\(id) \(head.status)")
+        guard sink.exchange(id, didReceive: head, url: request.url) else {
+            handle(.clientRefused)
+            return
+        }
+        handle(.headDelivered)
+        if decodeFailure {
+            handle(.fail(.cannotDecodeContentData))
+            return
+        }
+        let wireCount = body.wireCount
+        var sizes = plan.chunkSizes ?? []
+        if sizes.reduce(0, +) != wireCount || sizes.contains(where: { $0 <= 0 }) {
+            if routeOptions.bandwidth != nil, wireCount > 0 {
+                sizes = stride(from: 0, to: wireCount, by: routeOptions.chunkSize).map { min(routeOptions.chunkSize, wireCount - $0) }
+            } else {
+                sizes = wireCount > 0 ? [wireCount] : []
+            }
+        }
+        let receive = timeline.receive ?? transferTime(bytes: wireCount, bandwidth: routeOptions.bandwidth)
+        self.body = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: resetAfter)
+        deliverNextChunk()
+    }
+
+    /// Schedules the next chunk, or completes when every chunk went.
+    private func deliverNextChunk() {
+        guard let plan = body, !plan.isComplete else {
+            completeTransfer()
+            return
+        }
+        let offset = plan.offset, size = plan.sizes[plan.next]
+        at(plan.nextDue(), "net.data", .chunk) { [self] in
+            let (action, decided) = fault(at: .bodyChunk(offset: offset, size: size))
+            switch action {
+            case .proceed:
+                if case let .resetAfter(bytes) = decided {
+                    let earlier = body?.cut ?? bytes
+                    body?.cut = min(bytes, earlier)
+                }
+                sendChunk()
+            case let .delay(duration):
+                body?.shift += duration
+                at(now.advanced(by: duration), "net.data", .chunk) { [self] in sendChunk() }
+            default:
+                break   // failed or stalled
+            }
+        }
+    }
+
+    /// Hands the client the bytes of the next chunk, then carries on: the next chunk, the reset,
+    /// or the completion.
+    private func sendChunk() {
+        guard var plan = body else { return }
+        if let (wireBytes, slice) = plan.nextSlice() {
+            current.bytesReceived += wireBytes
+            resetIdleTimer()
+            if let slice, !sink.exchange(id, didReceive: slice) {
+                handle(.clientRefused)
+            }
+        }
+        plan.offset = plan.nextEnd
+        plan.next += 1
+        body = plan
+        guard lifecycle.state == .receiving else { return }   // the client refused the data
+        if let cut = plan.cut, plan.offset >= cut {
+            handle(.fail(.networkConnectionLost))
+            return
+        }
+        deliverNextChunk()
+    }
+
+    private func completeTransfer() {
+        if let plan = body, plan.isCut {
+            handle(.fail(.networkConnectionLost))
+            return
+        }
+        handle(.bodyDelivered)
+        switch fault(at: .completion).0 {
+        case .proceed:
+            handle(.complete)
+        case let .delay(duration):
+            at(now.advanced(by: duration), "net.complete", .completion) { [self] in handle(.complete) }
+        default:
+            break   // failed or stalled
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import TapedeckHTTP
+import TapedeckScheduling
+
+// A transaction: connecting, routing, waiting for a deferred (live) answer, the response head, and
+// the redirect the head may ask for.
+
+extension Exchange {
+    /// When the phases of a transaction happen.
+    struct Timeline {
+        var requestStart: VirtualInstant
+        var requestEnd: VirtualInstant
+        var responseStart: VirtualInstant
+        var receive: Duration?
+    }
+
+    func beginTransaction() {
+        current = TransactionMetrics(method: request.method, url: request.url, fetchStart: now)
+        current.bytesSent = request.body?.count ?? 0
+        switch fault(at: .beforeConnect).0 {
+        case .proceed:
+            connect()
+        case let .delay(duration):
+            at(now.advanced(by: duration), "net.connect", .connect) { [self] in connect() }
+        default:
+            break   // failed or stalled
+        }
+    }
+
+    private func connect() {
+        let responderContext = ResponderContext(exchange: id, transaction: transactionIndex, time: now)
+        let (route, reply) = network.routeFor(request, context: responderContext)
+        take(reply, route: route)
+    }
+
+    private func take(_ reply: Reply, route: Route) {
+        switch reply {
+        case let .failure(failure, after):
+            at(now.advanced(by: after), "net.fail", .routedFailure) { [self] in handle(.fail(failure)) }
+        case .stall:
+            handle(.replyStalled)
+        case let .noMatch(reason):
+            // Only a deferred reply gets here (routing turns a first-hand "no match" into a failure).
+            handle(.fail(.noRoute("\(request): \(reason)")))
+        case let .response(plan):
+            handle(.headScheduled)
+            schedule(plan, options: route.options)
+        case let .deferred(deferred):
+            handle(.replyDeferred)
+            awaitDeferred(deferred, route: route)
+        }
+    }
+
+    /// Expects the deferred answer before its work starts, so its number (and the order arrivals
+    /// are taken in) follows the simulation, not the threads. Exactly one of "it arrives" and "the
+    /// exchange ended first: withdraw the wait, cancel the work" happens.
+    private func awaitDeferred(_ deferred: DeferredReply, route: Route) {
+        let ticket = scheduler.expectExternal("\(deferred.label) #\(id)", patience: deferred.patience)
+        let gate = OnceGate()
+        let transaction = transactionIndex
+        let queue = network.queue   // not `network` itself on another thread: it may be gone by then
+        let cancel = deferred.start { [self] reply in
+            guard gate.pass() else { return }
+            ticket.arrive(on: queue, named: "net.deferred-reply") { [self] in
+                pendingDeferred = nil
+                guard handle(.due(.deferredReply(transaction: transaction))) == .proceed else { return }
+                if case .deferred = reply {
+                    handle(.fail(.badServerResponse))
+                    return
+                }
+                take(reply, route: route)
+            }
+        }
+        if !gate.isPassed { pendingDeferred = (ticket, gate, cancel) }
+    }
+
+    private func schedule(_ plan: ResponsePlan, options routeOptions: RouteOptions) {
+        var timings: ExchangeTimings?
+        if case let .recorded(scale) = routeOptions.latency, let recorded = plan.timings {
+            timings = recorded.scaled(by: scale)
+        }
+        let start = now
+        let connect = timings?.connect ?? routeOptions.connect
+        if let connect {
+            current.connectStart = start
+            current.connectEnd = start.advanced(by: connect)
+        }
+        let requestStart = start.advanced(by: connect ?? .zero)
+        let requestEnd = requestStart.advanced(by: timings?.send ?? transferTime(bytes: current.bytesSent, bandwidth: routeOptions.bandwidth))
+        let responseStart = requestEnd.advanced(by: timings?.wait ?? wait(for: routeOptions.latency))
+        let timeline = Timeline(requestStart: requestStart, requestEnd: requestEnd, responseStart: responseStart, receive: timings?.receive)
+        at(responseStart, "net.head", .head) { [self] in
+            deliverHead(plan, timeline: timeline, options: routeOptions)
+        }
+    }
+
+    func transferTime(bytes: Int, bandwidth: Int?) -> Duration {
+        guard let bandwidth, bytes > 0 else { return .zero }
+        return .nanoseconds(Int64((Double(bytes) * 1e9 / Double(bandwidth)).rounded()))
+    }
+
+    private func wait(for latency: Latency) -> Duration {
+        switch latency {
+        case .none, .recorded:
+            return .zero
+        case let .fixed(duration):
+            return duration
+        case let .jittered(base, jitter):
+            let range = jitter.wholeNanoseconds
+            let draw = range > 0 ? Int64(network.latencyRandom.next(below: Int(range) + 1)) : 0
+            return base + .nanoseconds(draw)
+        }
+    }
+
+    // MARK: the head
+
+    private func deliverHead(_ plan: ResponsePlan, timeline: Timeline, options routeOptions: RouteOptions) {
+        current.requestStart = timeline.requestStart
+        current.requestEnd = timeline.requestEnd
+        current.responseStart = now
+        var head = plan.head
+        var resetAfter: Int?
+        let (action, decided) = fault(at: .responseHead, head: head)
+        switch action {
+        case .proceed:
+            break
+        case let .delay(duration):
+            var delayed = timeline
+            delayed.responseStart = now.advanced(by: duration)
+            at(delayed.responseStart, "net.head", .head) { [self, head, delayed] in
+                proceedWithHead(head, plan, delayed, routeOptions, resetAfter: nil)
+            }
+            return
+        default:
+            return   // failed or stalled
+        }
+        switch decided {
+        case let .overrideStatus(status):
+            head.status = status
+        case let .resetAfter(bytes):
+            resetAfter = bytes
+        default:
+            break
+        }
+        proceedWithHead(head, plan, timeline, routeOptions, resetAfter: resetAfter)
+    }
+
+    private func proceedWithHead(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, resetAfter: Int?) {
+        current.responseStart = now
+        current.status = head.status
+        lastStatus = head.status
+        resetIdleTimer()
+        if head.isRedirect {
+            guard transactionIndex < Self.maximumRedirects else {
+                handle(.fail(.urlError(.httpTooManyRedirects)))
+                return
+            }
+            if let proposed = Self.redirectRequest(from: request, head: head) {
+                askRedirect(head, proposed: proposed, plan: plan, timeline: timeline, options: routeOptions)
+                return
+            }
+        }
+        deliverFinal(head, plan, timeline, routeOptions, resetAfter: resetAfter)
+    }
+
+    // MARK: redirects
+
+    /// The request URLSession would send for a redirect: `Location` resolved against the current
+    /// URL; 303 (and 301/302 after a POST) switch to GET without a body.
+    static func redirectRequest(from request: RequestSnapshot, head: ResponseHead) -> RequestSnapshot? {
+        guard let location = head.headerFields[.location],
+              let url = URL(string: location, relativeTo: request.url)?.absoluteURL else { return nil }
+        var next = request
+        next.url = url
+        let toGET = head.status == 303
+            ? request.method != .head
+            : (head.status == 301 || head.status == 302) && request.method == .post
+        if toGET {
+            next.method = .get
+            next.body = nil
+            next.headerFields[.contentType] = nil
+            next.headerFields[.contentLength] = nil
+        }
+        return next
+    }
+
+    private func askRedirect(_ head: ResponseHead, proposed: RequestSnapshot, plan: ResponsePlan, timeline: Timeline, options routeOptions: RouteOptions) {
+        handle(.redirectAsked)
+        scheduler.record("net.redirect", "#\(id) \(head.status) → \(proposed.url.absoluteString)")
+        let queue = network.queue
+        sink.exchange(id, willRedirect: head, from: request.url, to: proposed) { [self] decision in
+            queue.async(named: "net.redirect-decision") { [self] in
+                guard handle(.due(.redirectDecision)) == .proceed else { return }
+                switch decision {
+                case let .follow(next):
+                    current.responseEnd = now
+                    current.bytesReceived = plan.body.count
+                    transactions.append(current)
+                    transactionIndex += 1
+                    request = next
+                    handle(.redirectFollowed)
+                    beginTransaction()
+                case .stop:
+                    deliverFinal(head, plan, timeline, routeOptions, resetAfter: nil)
+                }
+            }
+        }
+    }
+}
