@@ -1,0 +1,58 @@
+import Foundation
+
+// Per-request features: interceptors, event monitors, a redirect policy, automatic resumption.
+
+extension Request {
+    /// Adds an interceptor after the ones added before (all after the session's).
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutableState.write { state in
+            if let existing = state.interceptor {
+                existing.append(adapter: interceptor, retrier: interceptor)
+            } else {
+                state.interceptor = Interceptor(interceptors: [interceptor])
+            }
+        }
+        return self
+    }
+
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        mutableState.write { state in
+            if let existing = state.interceptor { existing.append(adapter: adapter) } else { state.interceptor = Interceptor(adapters: [adapter]) }
+        }
+        return self
+    }
+
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        mutableState.write { state in
+            if let existing = state.interceptor { existing.append(retrier: retrier) } else { state.interceptor = Interceptor(retriers: [retrier]) }
+        }
+        return self
+    }
+
+    /// Adds a monitor for this request's request-level events (after the session's monitors).
+    @discardableResult
+    public func eventMonitor(_ monitor: any EventMonitor) -> Self {
+        mutableState.write { state in
+            state.addedMonitors.append(monitor)
+            state.eventMonitor = CompositeEventMonitor(monitors: sessionMonitor.monitors + state.addedMonitors, defaultQueue: underlyingQueue)
+        }
+        return self
+    }
+
+    /// Sets this request's redirect policy (instead of the session's).
+    @discardableResult
+    public func redirect(using handler: any RedirectHandler) -> Self {
+        mutableState.write { $0.redirectHandler = handler }
+        return self
+    }
+
+    /// Whether appending a response handler resumes the request (nil: the session decides).
+    @discardableResult
+    public func shouldAutomaticallyResume(_ value: Bool?) -> Self {
+        mutableState.write { $0.shouldAutomaticallyResume = value }
+        return self
+    }
+}

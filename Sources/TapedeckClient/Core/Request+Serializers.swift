@@ -1,0 +1,74 @@
+import Foundation
+import TapedeckScheduling
+
+// Response serializers: appended by the response handlers, run once per attempt in order on the
+// serializationQueue, their completions delivered together once all have run.
+
+extension Request {
+    /// Appends a serializer closure (run on the serializationQueue) and resumes the request when it
+    /// should start automatically.
+    func appendResponseSerializer(_ closure: @escaping @Sendable () -> Void) {
+        let action = mutableState.write { state -> RequestLifecycle.Action in
+            state.responseSerializers.append(closure)
+            return state.lifecycle.handle(.serializerAppended)
+        }
+        guard case let .appended(processNow, mayResume) = action else { return }
+        if processNow {
+            underlyingQueue.async(named: "processNextResponseSerializer") { self.processNextResponseSerializer() }
+        }
+        if mayResume {
+            underlyingQueue.async(named: "autoResume") {
+                if self.shouldAutomaticallyResume { self.resume() }
+            }
+        }
+    }
+
+    var shouldAutomaticallyResume: Bool {
+        mutableState.read { $0.shouldAutomaticallyResume } ?? delegate?.startRequestsImmediately ?? false
+    }
+
+    /// The next serializer to run, or nil when every one has completed.
+    private func nextResponseSerializer() -> (@Sendable () -> Void)? {
+        mutableState.read { state in
+            let index = state.responseSerializerCompletions.count
+            return index < state.responseSerializers.count ? state.responseSerializers[index] : nil
+        }
+    }
+
+    func processNextResponseSerializer() {
+        guard let serializer = nextResponseSerializer() else {
+            let (completions, finishHandlers) = mutableState.write { state -> ([@Sendable () -> Void], [@Sendable () -> Void]) in
+                let completions = state.responseSerializerCompletions
+                state.responseSerializers.removeAll()
+                state.responseSerializerCompletions.removeAll()
+                _ = state.lifecycle.handle(.serializersCompleted)
+                let handlers = state.finishHandlers
+                state.finishHandlers.removeAll()
+                return (completions, handlers)
+            }
+            completions.forEach { $0() }
+            finishHandlers.forEach { $0() }
+            delegate?.cleanup(after: self)
+            return
+        }
+        serializationQueue.async(named: "serialize") { serializer() }
+    }
+
+    /// Records a serializer's completion (delivered with the others once all have run).
+    func responseSerializerDidComplete(with completion: @escaping @Sendable () -> Void) {
+        mutableState.write { $0.responseSerializerCompletions.append(completion) }
+        processNextResponseSerializer()
+    }
+
+    /// Runs `handler` on the underlyingQueue once the request finished (after its completion handlers).
+    @discardableResult
+    public func onFinish(_ handler: @escaping @Sendable () -> Void) -> Self {
+        let finishedAlready = mutableState.write { state -> Bool in
+            if state.lifecycle.isFullyFinished { return true }
+            state.finishHandlers.append(handler)
+            return false
+        }
+        if finishedAlready { underlyingQueue.async(named: "onFinish", handler) }
+        return self
+    }
+}
