@@ -1,6 +1,7 @@
 public import Foundation
 public import TapedeckHTTP
 import Synchronization
+import TapedeckScheduling
 
 /// A cassette in use by a test or a tool: a ``Responder`` that replays what the cassette holds and,
 /// depending on its ``Mode``, records what it does not through a ``LiveForwarder`` into the
@@ -108,7 +109,8 @@ public final class CassetteRecorder: Responder {
     /// This recorder's entry in ``CassetteHolds`` (released by `finish` or deinit).
     private let holdKey: String
     private let holdIsExclusive: Bool
-    private let holding = Mutex(true)
+    /// Claimed by whichever of `finish` and deinit releases the hold first.
+    private let holdRelease = OnceFlag()
     private let state: Mutex<State>
     private let forwarder = Mutex<LiveForwarder?>(nil)
 
@@ -309,10 +311,6 @@ public final class CassetteRecorder: Responder {
     }
 
     private func releaseHold() {
-        let held = holding.withLock { held in
-            defer { held = false }
-            return held
-        }
-        if held { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
+        if holdRelease.claim() { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
     }
 }

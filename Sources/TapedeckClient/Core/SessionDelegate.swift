@@ -1,5 +1,6 @@
 public import Foundation
 public import TapedeckHTTP
+import TapedeckScheduling
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
