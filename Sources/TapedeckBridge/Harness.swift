@@ -87,15 +87,12 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         return session
     }
 
-    /// ``URLSessionProvider``: a session of this harness; `delegateQueue` must be a simulated queue
-    /// of this harness's scheduler.
+    /// ``URLSessionProvider``: a session of this harness (see ``makeSession(configuration:delegate:delegateQueue:)``);
+    /// `delegateQueue` must belong to this harness's scheduler.
     public func makeURLSession(
-        configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: any SchedulerQueue
+        configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: SimulatedQueue
     ) -> URLSession {
-        guard let simulated = delegateQueue as? SimulatedQueue else {
-            preconditionFailure("tapedeck: a harness session needs a simulated queue, got '\(delegateQueue.label)'")
-        }
-        return makeSession(configuration: configuration, delegate: delegate, delegateQueue: simulated)
+        makeSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     /// Cancels `task` so that the simulation knows before anything else happens: its exchange stops,

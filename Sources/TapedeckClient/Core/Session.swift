@@ -69,12 +69,13 @@ open class Session: @unchecked Sendable {
     let state = Protected(State())
     private let idTag: UInt64
 
-    /// A Session whose URLSession comes from `provider` (a simulated harness, or
-    /// ``LiveURLSessionProvider``).
-    public convenience init(
-        provider: any URLSessionProvider,
+    /// A Session whose URLSession comes from `provider` (a simulated harness with its
+    /// `SimulatedScheduler`, or `LiveURLSessionProvider` with a `LiveScheduler`): the provider
+    /// and the scheduler must deal in the same kind of queue.
+    public convenience init<Provider: URLSessionProvider>(
+        provider: Provider,
         configuration: URLSessionConfiguration = .ephemeral,
-        scheduler: any Scheduler,
+        scheduler: some Scheduler<Provider.DelegateQueue>,
         rootQueue: (any SchedulerQueue)? = nil,
         startRequestsImmediately: Bool = true,
         requestSetup: RequestSetup = .lazy,

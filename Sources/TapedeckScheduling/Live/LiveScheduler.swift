@@ -28,7 +28,7 @@ public final class LiveScheduler: Scheduler {
         VirtualInstant(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds &- origin))
     }
 
-    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> any SchedulerQueue {
+    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> LiveQueue {
         makeLiveQueue(label: label, target: target)
     }
 

@@ -115,7 +115,7 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
         VirtualInstant(nanoseconds: publishedNow.load(ordering: .relaxed))
     }
 
-    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> any SchedulerQueue {
+    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> SimulatedQueue {
         makeSimulatedQueue(label: label, target: target)
     }
 
