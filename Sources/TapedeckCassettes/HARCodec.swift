@@ -58,7 +58,7 @@ public enum HARCodec {
         }
     }
 
-    public static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
+    package static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
         let request = interaction.request
         var postData: HARPostData?
         if let body = request.body, !body.isEmpty {
@@ -199,7 +199,7 @@ public enum HARCodec {
                               redirectURL: "", bodySize: 0),
         timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
 
-    public static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
+    package static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
         func bad(_ field: String, _ reason: String) -> CassetteError {
             CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
                           hint: "fix or delete the entry, or re-record the cassette")

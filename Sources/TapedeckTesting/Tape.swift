@@ -220,10 +220,10 @@ public struct TapeMode: Hashable, Sendable {
 }
 
 /// Where cassettes live and which record mode applies, from the environment.
-public enum RecordSettings {
+package enum RecordSettings {
     /// `TAPEDECK_RECORD` when set; otherwise `none` when the `CI` variable is set (a CI run never
     /// goes live by surprise) and `once` elsewhere.
-    public static func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
+    package static func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
         if let value = environment["TAPEDECK_RECORD"], !value.isEmpty {
             guard let mode = CassetteRecorder.Mode(parsing: value) else { throw TapeError.invalidRecordMode(value) }
             return mode
@@ -234,7 +234,7 @@ public enum RecordSettings {
 
     /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
     /// directory beside the test file. A name without an extension gets `.har.gz`.
-    public static func cassetteURL(
+    package static func cassetteURL(
         named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
         let directory: URL
