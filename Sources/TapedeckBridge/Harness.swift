@@ -8,7 +8,7 @@ public import FoundationNetworking
 public import Foundation
 #endif
 
-/// Hands out URLSessions whose traffic goes to a ``SimulatedNetwork`` on virtual time, with every
+/// Hands out URLSessions whose traffic goes to a `SimulatedNetwork` on virtual time, with every
 /// delegate callback delivered on a simulated queue in an order that depends only on the seed.
 ///
 /// ```swift
@@ -87,7 +87,7 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         return session
     }
 
-    /// ``URLSessionProvider``: a session of this harness (see ``makeSession(configuration:delegate:delegateQueue:)``);
+    /// `URLSessionProvider`: a session of this harness (see ``makeSession(configuration:delegate:delegateQueue:)``);
     /// `delegateQueue` must belong to this harness's scheduler.
     public func makeURLSession(
         configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: SimulatedQueue

@@ -2,7 +2,7 @@ public import Foundation
 public import TapedeckHTTP
 import Synchronization
 
-/// Replays a cassette as a ``Responder``: each request is matched against the recorded ones, in
+/// Replays a cassette as a `Responder`: each request is matched against the recorded ones, in
 /// recording order; a matched interaction is consumed, so identical requests get the recorded
 /// answers one after another. Recorded timings travel with the answer (the route's
 /// `Latency.recorded(scale:)` replays them instantly, as recorded, or scaled).

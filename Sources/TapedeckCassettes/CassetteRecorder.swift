@@ -3,9 +3,9 @@ public import TapedeckHTTP
 import Synchronization
 import TapedeckScheduling
 
-/// A cassette in use by a test or a tool: a ``Responder`` that replays what the cassette holds and,
+/// A cassette in use by a test or a tool: a `Responder` that replays what the cassette holds and,
 /// depending on its ``Mode``, records what it does not through a ``LiveForwarder`` into the
-/// cassette's crash-safe journal. ``finish()`` merges the journal into the cassette atomically.
+/// cassette's crash-safe journal. ``finish(succeeded:)`` merges the journal into the cassette atomically.
 ///
 /// ```swift
 /// let recorder = try CassetteRecorder(cassette: url, options: .init(mode: .once))
@@ -79,7 +79,7 @@ public final class CassetteRecorder: Responder {
         }
     }
 
-    /// What a recorder did, from ``finish()``.
+    /// What a recorder did, from ``finish(succeeded:)``.
     public struct Summary: Sendable {
         /// Requests answered from the cassette.
         public var replayed: Int

@@ -85,7 +85,7 @@ public final class Tape: Sendable {
         harness.makeSession(configuration: configuration, delegate: delegate, delegateQueue: rootQueue)
     }
 
-    /// The session ``perform(_:)`` uses.
+    /// The session the `perform` methods use.
     public var session: URLSession {
         defaultSession.withLock { session in
             if let session { return session }

@@ -6,7 +6,7 @@ public import FoundationNetworking
 #endif
 
 /// The URLSession delegate of a Session: turns URLSession's callbacks (on the rootQueue) into
-/// request events, and receives synthesised metrics through ``TransferMetricsDelegate``.
+/// request events, and receives synthesised metrics through `TransferMetricsDelegate`.
 open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDelegate, @unchecked Sendable {
     // @unchecked Sendable: `session` and `eventMonitor` are set once by the Session's initialiser;
     // every callback runs on the Session's rootQueue.

@@ -8,7 +8,7 @@ public import FoundationNetworking
 /// Receives the events of a Session and its requests.
 ///
 /// The methods are Alamofire's, so a monitor written against Alamofire's `EventMonitor` keeps
-/// compiling (with ``ClientError`` for `AFError` and ``TransferMetrics`` for
+/// compiling (with ``ClientError`` for `AFError` and `TransferMetrics` for
 /// `URLSessionTaskMetrics`). Each method you leave out hands its event, as a ``ClientEvent``
 /// value, to ``handle(_:)``; implement that one method to see every event in one place:
 ///

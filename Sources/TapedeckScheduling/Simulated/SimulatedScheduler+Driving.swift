@@ -74,7 +74,7 @@ extension SimulatedScheduler {
 
     /// Registers `hook` to run on the driving thread whenever nothing is ready at the current
     /// instant, before expected external callbacks are taken in and before time moves. The point is
-    /// deterministic, so a hook may register expectations (``expectExternal(_:)``) or submit work;
+    /// deterministic, so a hook may register expectations (``expectExternal(_:patience:)``) or submit work;
     /// the URLProtocol bridge uses one to notice tasks its client cancelled or suspended.
     public func addQuiescenceHook(_ hook: @escaping () -> Void) {
         asOwner { quiescenceHooks.append(hook) }

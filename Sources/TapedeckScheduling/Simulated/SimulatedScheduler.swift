@@ -5,11 +5,11 @@ import Synchronization
 /// A single-threaded, deterministic scheduler on virtual time.
 ///
 /// Everything that runs on its queues runs on the thread that drives it (``runUntilIdle(maxSteps:)``,
-/// ``advance(by:)``, ``run(until:maxSteps:)``), one job at a time, in the total order
+/// ``advance(by:maxSteps:)``, ``run(until:maxSteps:)``), one job at a time, in the total order
 /// (virtual deadline, enqueue sequence). Where several root queues have work at the same instant,
 /// a choice seeded by ``seed`` picks which runs next; seed ``fifoSeed`` always picks the oldest
 /// job (plain FIFO). Nothing here reads the wall clock or sleeps, except the bounded real-time wait
-/// for expected external callbacks (``expectExternal(_:)``), which never decides order.
+/// for expected external callbacks (``expectExternal(_:patience:)``), which never decides order.
 ///
 /// ```swift
 /// let scheduler = SimulatedScheduler(seed: 7)
@@ -186,7 +186,7 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     }
 
     /// Submissions that reached the simulation from other threads without an expectation; their
-    /// position in the order depends on thread timing (see ``expectExternal(_:)``).
+    /// position in the order depends on thread timing (see ``expectExternal(_:patience:)``).
     public var untrackedSubmissionCount: Int {
         condition.lock(); defer { condition.unlock() }
         return untrackedSubmissions
