@@ -1,8 +1,8 @@
 public import Foundation
 
-/// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12,
-/// §9 of the behaviour reference), minus the cases of features this client does not have
-/// (downloads, server trust, multipart).
+/// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12)
+/// minus the cases of features this client does not have (downloads, server trust, multipart);
+/// docs/client.md lists the differences.
 public enum ClientError: Error, Sendable {
     /// `asURLRequest()` threw a non-`ClientError` error.
     case createURLRequestFailed(error: any Error)

@@ -11,7 +11,7 @@ public import Foundation
 /// Creates and runs requests, Alamofire-style, on a scheduler: the same code runs live (real GCD,
 /// real network) or simulated (virtual clock, harness-made URLSession).
 ///
-/// Queues (§1 of the behaviour reference): `rootQueue` (a caller-supplied one is wrapped in a new
+/// Queues (docs/client.md, "Queues"): `rootQueue` (a caller-supplied one is wrapped in a new
 /// serial queue with the same label), `requestQueue` and `serializationQueue` targeting it unless
 /// supplied. URLSession's delegate callbacks run on the rootQueue.
 ///
