@@ -2,9 +2,12 @@
 public struct RunSummary: Hashable, Sendable, CustomStringConvertible {
     /// Jobs executed during this run.
     public let jobs: Int
+    /// Virtual time when the run started.
     public let start: VirtualInstant
+    /// Virtual time when it stopped.
     public let end: VirtualInstant
 
+    /// `N jobs from t=… to t=…`.
     public var description: String { "\(jobs) jobs from t=\(start) to t=\(end)" }
 }
 
