@@ -37,13 +37,16 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         case unordered
     }
 
+    /// The network every session of this harness talks to.
     public let network: SimulatedNetwork
+    /// How callbacks reach the client (lockstep unless a test asks otherwise).
     public let mode: Mode
     /// Deliver `gzip`/`deflate` bodies decoded with their headers kept, as libcurl does (default).
     public let decodesContentEncoding: Bool
     /// What sessions from this harness promise their clients.
     public let profile = TransportProfile.simulated
 
+    /// The network's scheduler.
     public var scheduler: SimulatedScheduler { network.scheduler }
 
     struct State {
@@ -60,6 +63,8 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// Receives the network's events for this harness's exchanges.
     private(set) var sink: HarnessSink!
 
+    /// A harness over `network`. Sessions decode `gzip`/`deflate` bodies unless
+    /// `decodesContentEncoding` is false.
     public init(network: SimulatedNetwork, mode: Mode = .lockstep, decodesContentEncoding: Bool = true) {
         self.network = network
         self.mode = mode

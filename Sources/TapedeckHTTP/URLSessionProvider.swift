@@ -49,6 +49,10 @@ extension URLSessionProvider {
 
 /// Real URLSessions: the delegate queue is an `OperationQueue` whose underlying queue is the
 /// live queue's `DispatchQueue`, as Alamofire's Session builds it.
+///
+/// ```swift
+/// let session = Session(provider: LiveURLSessionProvider(), scheduler: LiveScheduler())   // TapedeckClient
+/// ```
 public struct LiveURLSessionProvider: URLSessionProvider {
     /// A provider of real URLSessions.
     public init() {}
