@@ -50,18 +50,26 @@ public final class CassetteRecorder: Responder {
         case passthrough
     }
 
+    /// How a recorder behaves.
     public struct Options: Sendable {
+        /// When to go to the live network.
         public var mode: Mode
+        /// What to do with a miss when not recording.
         public var playback: Playback
+        /// How requests are matched against the recorded ones.
         public var rules: MatchRules
+        /// What to answer once the matches are used up.
         public var afterLast: CassettePlayer.AfterLast
         /// Applied to everything recorded, and to both sides of matching.
         public var redactor: Redactor
+        /// Timeouts of live requests.
         public var live: LiveForwarder.Options
+        /// How the cassette is written when the recording finishes.
         public var writeOptions: HARCodec.WriteOptions
         /// Refuse a cassette with entries that cannot be replayed, instead of skipping them.
         public var strictLoading: Bool
 
+        /// Options; the defaults replay only, strictly, with the default rules and redaction.
         public init(
             mode: Mode = .replayOnly, playback: Playback = .strict, rules: MatchRules = MatchRules(),
             afterLast: CassettePlayer.AfterLast = .repeatLast, redactor: Redactor = Redactor(),
@@ -98,7 +106,9 @@ public final class CassetteRecorder: Responder {
         public var written: Cassette?
     }
 
+    /// The cassette file (it may not exist yet).
     public let cassetteURL: URL
+    /// The options the recorder was opened with.
     public let options: Options
     /// True when requests the cassette does not answer go to the live network and are recorded.
     public let isRecording: Bool
@@ -180,6 +190,8 @@ public final class CassetteRecorder: Responder {
         state = Mutex(State(nextIndex: (base.interactions.map(\.index).max() ?? -1) + 1))
     }
 
+    /// Answers from the cassette, or, when the mode says so, goes to the live network and records
+    /// the answer (a deferred reply); a miss otherwise fails or passes through, per `options.playback`.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         var missReason: String?
         if let player {

@@ -7,12 +7,14 @@ import TapedeckHTTP
 /// way every time, so re-recording the same traffic changes only timing fields (nothing at all with
 /// ``WriteOptions/normalizesTimings``), and a changed response is a small diff.
 public enum HARCodec {
+    /// How a cassette is written.
     public struct WriteOptions: Hashable, Sendable {
         /// Write every start time as the epoch and every duration as zero.
         public var normalizesTimings: Bool
         /// Pretty-print (one field per line: small diffs). Journals write compact lines.
         public var prettyPrinted: Bool
 
+        /// Options; by default real timings, pretty-printed.
         public init(normalizesTimings: Bool = false, prettyPrinted: Bool = true) {
             self.normalizesTimings = normalizesTimings
             self.prettyPrinted = prettyPrinted
@@ -21,6 +23,7 @@ public enum HARCodec {
 
     // MARK: writing
 
+    /// The cassette as HAR JSON, deterministically (see the type's notes).
     public static func encode(_ cassette: Cassette, options: WriteOptions = WriteOptions()) -> Data {
         var whole = Data()
         HARFastWriter.encode(document(for: cassette, options: options), pretty: options.prettyPrinted, chunkSize: nil) { whole = $0 }

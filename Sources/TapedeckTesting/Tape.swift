@@ -43,13 +43,19 @@ public final class Tape: Sendable {
     /// The tape bound to the running test by the `.cassette` trait (nil outside such a test).
     @TaskLocal public static var current: Tape?
 
+    /// The cassette file (it may not exist yet when recording).
     public let cassetteURL: URL
+    /// The record mode in force (resolved from the environment when not fixed).
     public let mode: CassetteRecorder.Mode
+    /// The tape's seeded scheduler.
     public let scheduler: SimulatedScheduler
+    /// The simulated network, answered by ``recorder``.
     public let network: SimulatedNetwork
+    /// The harness that hands out URLSessions on ``network``.
     public let harness: Harness
     /// The queue URLSession callbacks and completion handlers run on (the client's root queue).
     public let rootQueue: SimulatedQueue
+    /// The cassette's recorder (also the network's fallback responder).
     public let recorder: CassetteRecorder
     private let defaultSession = Mutex<URLSession?>(nil)
     /// Where async callers' simulation runs.
@@ -178,6 +184,7 @@ public enum TapeError: Error, CustomStringConvertible, Sendable {
     /// Requests the cassette did not answer, each explained.
     case unansweredRequests([String])
 
+    /// What went wrong, and how to fix it.
     public var description: String {
         switch self {
         case let .invalidRecordMode(value):
@@ -209,6 +216,7 @@ public struct TapeMode: Hashable, Sendable {
     /// Re-record everything, replacing the cassette when the test succeeds.
     public static let all = TapeMode(fixed: .all)
 
+    /// A fixed mode, given as the recorder's.
     public static func fixed(_ mode: CassetteRecorder.Mode) -> TapeMode {
         TapeMode(fixed: mode)
     }
