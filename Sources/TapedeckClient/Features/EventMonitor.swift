@@ -99,65 +99,91 @@ extension EventMonitor {
     /// Ignores the event.
     public func handle(_ event: ClientEvent) {}
 
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         handle(.sessionDidBecomeInvalidWithError(session, error))
     }
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest) {
         handle(.taskWillPerformHTTPRedirection(session, task, response, request))
     }
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: TransferMetrics) {
         handle(.taskDidFinishCollectingMetrics(session, task, metrics))
     }
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         handle(.taskDidComplete(session, task, error))
     }
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse) {
         handle(.dataTaskDidReceiveResponse(session, dataTask, response))
     }
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         handle(.dataTaskDidReceiveData(session, dataTask, data))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
         handle(.requestDidCreateInitialURLRequest(request, urlRequest))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: ClientError) {
         handle(.requestDidFailToCreateURLRequestWithError(request, error))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
         handle(.requestDidAdaptInitialRequestToAdaptedRequest(request, initialRequest, adaptedRequest))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: ClientError) {
         handle(.requestDidFailToAdaptURLRequestWithError(request, initialRequest, error))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         handle(.requestDidCreateURLRequest(request, urlRequest))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCreateTask task: URLSessionTask) {
         handle(.requestDidCreateTask(request, task))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didGatherMetrics metrics: TransferMetrics) {
         handle(.requestDidGatherMetrics(request, metrics))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: ClientError?) {
         handle(.requestDidCompleteTaskWithError(request, task, error))
     }
+    /// Hands the event to `handle(_:)`.
     public func requestIsRetrying(_ request: Request) { handle(.requestIsRetrying(request)) }
+    /// Hands the event to `handle(_:)`.
     public func requestDidFinish(_ request: Request) { handle(.requestDidFinish(request)) }
+    /// Hands the event to `handle(_:)`.
     public func requestDidResume(_ request: Request) { handle(.requestDidResume(request)) }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didResumeTask task: URLSessionTask) { handle(.requestDidResumeTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
     public func requestDidSuspend(_ request: Request) { handle(.requestDidSuspend(request)) }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didSuspendTask task: URLSessionTask) { handle(.requestDidSuspendTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
     public func requestDidCancel(_ request: Request) { handle(.requestDidCancel(request)) }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCancelTask task: URLSessionTask) { handle(.requestDidCancelTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: ValidationResult) {
         handle(.requestDidValidateRequestResponseDataWithResult(request, urlRequest, response, data, result))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, ClientError>) {
         handle(.requestDidParseResponse(request, response))
     }
+    /// Hands the event to `handle(_:)`.
     public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>) {
         handle(.requestDidParseSerializedResponse(request, SerializedResponse(response)))
     }
+    /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {
         handle(.requestDidObserveAnomaly(request, anomaly, task))
     }
