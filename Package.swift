@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Modules follow the layers of docs/architecture.md; each imports only layers below it.
+// Modules follow the layers of docs/architecture.md; each imports only layers below it, and lists
+// every module it imports (nothing reaches a module through another's dependencies).
 let package = Package(
     name: "Tapedeck",
     platforms: [.macOS(.v15)],
@@ -21,82 +22,138 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // `swift package generate-documentation` (DocC); see .ci/run and docs/architecture.md.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Layer 1: virtual time, live and simulated schedulers, traces, determinism checks.
         .target(
             name: "TapedeckScheduling",
-            dependencies: [
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
-            ]
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")]
         ),
         // The system zlib (Debian: zlib1g-dev), with a shim for its macros.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Layer 2: request/response values, the responder protocol, metrics, zlib and content codings.
         .target(
             name: "TapedeckHTTP",
-            dependencies: [
-                "TapedeckScheduling", "CZlib",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            dependencies: ["TapedeckScheduling", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
-        .target(name: "TapedeckCassettes", dependencies: ["TapedeckHTTP"]),
-        // Layer 4: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
-        .target(name: "TapedeckNetwork", dependencies: ["TapedeckHTTP"]),
-        // Layer 5: the URLProtocol bridge and the harness that hands out URLSessions.
+        .target(name: "TapedeckCassettes", dependencies: ["TapedeckScheduling", "TapedeckHTTP"]),
+        // Layer 3: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
+        // A sibling of the cassettes: neither imports the other.
+        .target(
+            name: "TapedeckNetwork",
+            dependencies: ["TapedeckScheduling", "TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // Layer 4: the URLProtocol bridge and the harness that hands out URLSessions.
         .target(
             name: "TapedeckBridge",
-            dependencies: ["TapedeckNetwork", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
-        // Layer 6: the Alamofire-shaped client pipeline (never imports the bridge).
+        // Layer 3: the Alamofire-shaped client pipeline (over layers 1–2 only; never imports the bridge).
         .target(
             name: "TapedeckClient",
             dependencies: [
-                "TapedeckHTTP",
+                "TapedeckScheduling", "TapedeckHTTP",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Layer 8: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
+        // Layer 5: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
         .target(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes"]
         ),
-        // Support (not a product): a real HTTP server on loopback, for recording tests and benchmarks.
-        .target(
-            name: "TapedeckLoopback",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird"), "TapedeckHTTP"],
-            path: "Tests/Support/TapedeckLoopback"
-        ),
-        // Layer 9: the command-line tool (thin: parse, call the libraries, print).
+        // Layer 6: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckBridge", "TapedeckCassettes",
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // Support (not products).
+        // A real HTTP server on loopback, for recording tests, fixture recording and benchmarks.
+        .target(
+            name: "TapedeckLoopback",
+            dependencies: [
+                "TapedeckHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/Support/TapedeckLoopback"
+        ),
+        // Helpers several test targets share: temporary directories, fixtures/, a sample cassette, the built CLI.
+        .target(
+            name: "TapedeckTestSupport",
+            dependencies: ["TapedeckHTTP", "TapedeckCassettes"],
+            path: "Tests/Support/TapedeckTestSupport"
         ),
         // Benchmarks: one entry point, `tools/bench NAME`.
         .executableTarget(
             name: "TapedeckBench",
-            dependencies: ["TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckLoopback"],
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes",
+                "TapedeckClient", "TapedeckLoopback",
+            ],
             path: "Benchmarks/TapedeckBench"
         ),
+        // Re-records the committed fixture cassettes from the loopback server: `tools/regenerate-fixtures`.
+        .executableTarget(
+            name: "TapedeckFixtures",
+            dependencies: ["TapedeckCassettes", "TapedeckTesting", "TapedeckLoopback"],
+            path: "tools/TapedeckFixtures"
+        ),
+
+        // Tests, one target per module.
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),
-        .testTarget(name: "TapedeckHTTPTests", dependencies: ["TapedeckHTTP"]),
-        // The CLI is a dependency so that the crash-recovery test can run it as a child process.
+        .testTarget(
+            name: "TapedeckHTTPTests",
+            dependencies: ["TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // The recording tests drive the recorder through TapedeckTesting's `Tape` against the loopback server.
         .testTarget(
             name: "TapedeckCassettesTests",
-            dependencies: ["TapedeckCassettes", "TapedeckBridge", "TapedeckCLI", "TapedeckTesting", "TapedeckLoopback", "TapedeckClient"],
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes",
+                "TapedeckTesting", "TapedeckLoopback", "TapedeckTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "TapedeckNetworkTests",
+            dependencies: ["TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork"]
+        ),
+        .testTarget(
+            name: "TapedeckBridgeTests",
+            dependencies: ["TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge"]
+        ),
+        .testTarget(
+            name: "TapedeckClientTests",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
+                "TapedeckLoopback",
+            ]
+        ),
+        .testTarget(
+            name: "TapedeckTestingTests",
+            dependencies: ["TapedeckTesting", "TapedeckCassettes", "TapedeckClient"],
             // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
             exclude: ["Cassettes"]
         ),
-        .testTarget(name: "TapedeckNetworkTests", dependencies: ["TapedeckNetwork"]),
-        .testTarget(name: "TapedeckBridgeTests", dependencies: ["TapedeckBridge"]),
-        .testTarget(name: "TapedeckClientTests", dependencies: ["TapedeckClient", "TapedeckBridge", "TapedeckLoopback"]),
+        // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
+        .testTarget(
+            name: "TapedeckCLITests",
+            dependencies: ["TapedeckCLI", "TapedeckHTTP", "TapedeckCassettes", "TapedeckTestSupport"]
+        ),
     ]
 )
 

@@ -8,7 +8,7 @@ public import FoundationNetworking
 public import Foundation
 #endif
 
-/// Hands out URLSessions whose traffic goes to a ``SimulatedNetwork`` on virtual time, with every
+/// Hands out URLSessions whose traffic goes to a `SimulatedNetwork` on virtual time, with every
 /// delegate callback delivered on a simulated queue in an order that depends only on the seed.
 ///
 /// ```swift
@@ -37,13 +37,16 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         case unordered
     }
 
+    /// The network every session of this harness talks to.
     public let network: SimulatedNetwork
+    /// How callbacks reach the client (lockstep unless a test asks otherwise).
     public let mode: Mode
     /// Deliver `gzip`/`deflate` bodies decoded with their headers kept, as libcurl does (default).
     public let decodesContentEncoding: Bool
     /// What sessions from this harness promise their clients.
     public let profile = TransportProfile.simulated
 
+    /// The network's scheduler.
     public var scheduler: SimulatedScheduler { network.scheduler }
 
     struct State {
@@ -61,6 +64,8 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// Receives the network's events for this harness's exchanges.
     private(set) var sink: HarnessSink!
 
+    /// A harness over `network`. Sessions decode `gzip`/`deflate` bodies unless
+    /// `decodesContentEncoding` is false.
     public init(network: SimulatedNetwork, mode: Mode = .lockstep, decodesContentEncoding: Bool = true) {
         self.network = network
         self.mode = mode
@@ -88,15 +93,12 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         return session
     }
 
-    /// ``URLSessionProvider``: a session of this harness; `delegateQueue` must be a simulated queue
-    /// of this harness's scheduler.
+    /// `URLSessionProvider`: a session of this harness (see ``makeSession(configuration:delegate:delegateQueue:)``);
+    /// `delegateQueue` must belong to this harness's scheduler.
     public func makeURLSession(
-        configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: any SchedulerQueue
+        configuration: URLSessionConfiguration, delegate: any URLSessionDelegate, delegateQueue: SimulatedQueue
     ) -> URLSession {
-        guard let simulated = delegateQueue as? SimulatedQueue else {
-            preconditionFailure("tapedeck: a harness session needs a simulated queue, got '\(delegateQueue.label)'")
-        }
-        return makeSession(configuration: configuration, delegate: delegate, delegateQueue: simulated)
+        makeSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     /// Cancels `task` so that the simulation knows before anything else happens: its exchange stops,

@@ -11,8 +11,11 @@ import Darwin
 /// fsync, rename over the old file, fsync of the directory — a crash leaves the old file or the
 /// new one, never a mix.
 public enum CassetteFile {
+    /// How a cassette file is stored.
     public enum Compression: String, Hashable, Sendable {
+        /// gzip-compressed HAR (`.har.gz`).
         case gzip
+        /// Plain HAR JSON (`.har`).
         case none
 
         /// gzip for names ending in `.gz`, none otherwise.

@@ -16,12 +16,15 @@ import Darwin
 /// replay or recording calls — brings back every interaction whose append had returned; a member
 /// cut off by the kill is dropped.
 public final class CassetteJournal: Sendable {
+    /// The cassette this journal belongs to.
     public let cassetteURL: URL
+    /// Where the journal is (beside the cassette).
     public var journalURL: URL { Self.journalURL(for: cassetteURL) }
     private let descriptor: Mutex<Int32>
     /// Applied to every interaction before it reaches the disk (redaction is on by default).
     public let redactor: Redactor
 
+    /// The journal's path for `cassette`: the same name with a `.journal` suffix added.
     public static func journalURL(for cassette: URL) -> URL {
         cassette.deletingLastPathComponent().appendingPathComponent(cassette.lastPathComponent + ".journal")
     }
@@ -105,7 +108,9 @@ public final class CassetteJournal: Sendable {
 
     /// What a journal holds: the complete interactions, and how many bytes at its end were cut off.
     public struct Contents: Sendable {
+        /// Every complete interaction, in order.
         public var interactions: [Interaction]
+        /// Bytes at the end that did not form a complete record (a write cut by a crash).
         public var droppedBytes: Int
     }
 

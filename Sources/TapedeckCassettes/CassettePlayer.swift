@@ -2,7 +2,7 @@ public import Foundation
 public import TapedeckHTTP
 import Synchronization
 
-/// Replays a cassette as a ``Responder``: each request is matched against the recorded ones, in
+/// Replays a cassette as a `Responder`: each request is matched against the recorded ones, in
 /// recording order; a matched interaction is consumed, so identical requests get the recorded
 /// answers one after another. Recorded timings travel with the answer (the route's
 /// `Latency.recorded(scale:)` replays them instantly, as recorded, or scaled).
@@ -12,6 +12,7 @@ import Synchronization
 /// network.add(Route(.any, responder: player, options: RouteOptions(latency: .recorded(scale: 1))))
 /// ```
 public final class CassettePlayer: Responder {
+    /// What to answer once every interaction matching a request has been used.
     public enum AfterLast: Hashable, Sendable {
         /// Once every match is consumed, keep answering with the last one.
         case repeatLast
@@ -21,9 +22,13 @@ public final class CassettePlayer: Responder {
         case alwaysFirst
     }
 
+    /// The cassette being replayed.
     public let cassette: Cassette
+    /// How requests are matched against the recorded ones.
     public let rules: MatchRules
+    /// What to answer once the matches are used up.
     public let afterLast: AfterLast
+    /// Applied to the recorded requests and to live ones before they are compared.
     public let redactor: Redactor
     /// Where the cassette came from (in "no match" reasons).
     public let source: String
@@ -40,6 +45,7 @@ public final class CassettePlayer: Responder {
         var lastUsed: [Int: Int] = [:]
     }
 
+    /// A player replaying `cassette`; `source` names it in "no match" explanations.
     public init(cassette: Cassette, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
                 redactor: Redactor = Redactor(), source: String = "cassette") {
         self.cassette = cassette
@@ -81,6 +87,8 @@ public final class CassettePlayer: Responder {
         state.withLock { state in cassette.interactions.indices.filter { !state.consumed[$0] }.map { cassette.interactions[$0] } }
     }
 
+    /// The next unused recorded answer matching `request` (by ``rules``), or a "no match" reply
+    /// naming the closest entries and why they differ.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let live = redactor.redact(RecordedRequest(request))
         let interactions = cassette.interactions

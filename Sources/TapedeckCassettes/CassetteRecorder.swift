@@ -1,10 +1,11 @@
 public import Foundation
 public import TapedeckHTTP
 import Synchronization
+import TapedeckScheduling
 
-/// A cassette in use by a test or a tool: a ``Responder`` that replays what the cassette holds and,
+/// A cassette in use by a test or a tool: a `Responder` that replays what the cassette holds and,
 /// depending on its ``Mode``, records what it does not through a ``LiveForwarder`` into the
-/// cassette's crash-safe journal. ``finish()`` merges the journal into the cassette atomically.
+/// cassette's crash-safe journal. ``finish(succeeded:)`` merges the journal into the cassette atomically.
 ///
 /// ```swift
 /// let recorder = try CassetteRecorder(cassette: url, options: .init(mode: .once))
@@ -49,18 +50,26 @@ public final class CassetteRecorder: Responder {
         case passthrough
     }
 
+    /// How a recorder behaves.
     public struct Options: Sendable {
+        /// When to go to the live network.
         public var mode: Mode
+        /// What to do with a miss when not recording.
         public var playback: Playback
+        /// How requests are matched against the recorded ones.
         public var rules: MatchRules
+        /// What to answer once the matches are used up.
         public var afterLast: CassettePlayer.AfterLast
         /// Applied to everything recorded, and to both sides of matching.
         public var redactor: Redactor
+        /// Timeouts of live requests.
         public var live: LiveForwarder.Options
+        /// How the cassette is written when the recording finishes.
         public var writeOptions: HARCodec.WriteOptions
         /// Refuse a cassette with entries that cannot be replayed, instead of skipping them.
         public var strictLoading: Bool
 
+        /// Options; the defaults replay only, strictly, with the default rules and redaction.
         public init(
             mode: Mode = .replayOnly, playback: Playback = .strict, rules: MatchRules = MatchRules(),
             afterLast: CassettePlayer.AfterLast = .repeatLast, redactor: Redactor = Redactor(),
@@ -78,7 +87,7 @@ public final class CassetteRecorder: Responder {
         }
     }
 
-    /// What a recorder did, from ``finish()``.
+    /// What a recorder did, from ``finish(succeeded:)``.
     public struct Summary: Sendable {
         /// Requests answered from the cassette.
         public var replayed: Int
@@ -97,7 +106,9 @@ public final class CassetteRecorder: Responder {
         public var written: Cassette?
     }
 
+    /// The cassette file (it may not exist yet).
     public let cassetteURL: URL
+    /// The options the recorder was opened with.
     public let options: Options
     /// True when requests the cassette does not answer go to the live network and are recorded.
     public let isRecording: Bool
@@ -108,7 +119,8 @@ public final class CassetteRecorder: Responder {
     /// This recorder's entry in ``CassetteHolds`` (released by `finish` or deinit).
     private let holdKey: String
     private let holdIsExclusive: Bool
-    private let holding = Mutex(true)
+    /// Claimed by whichever of `finish` and deinit releases the hold first.
+    private let holdRelease = OnceFlag()
     private let state: Mutex<State>
     private let forwarder = Mutex<LiveForwarder?>(nil)
 
@@ -178,6 +190,8 @@ public final class CassetteRecorder: Responder {
         state = Mutex(State(nextIndex: (base.interactions.map(\.index).max() ?? -1) + 1))
     }
 
+    /// Answers from the cassette, or, when the mode says so, goes to the live network and records
+    /// the answer (a deferred reply); a miss otherwise fails or passes through, per `options.playback`.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         var missReason: String?
         if let player {
@@ -309,10 +323,6 @@ public final class CassetteRecorder: Responder {
     }
 
     private func releaseHold() {
-        let held = holding.withLock { held in
-            defer { held = false }
-            return held
-        }
-        if held { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
+        if holdRelease.claim() { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
     }
 }

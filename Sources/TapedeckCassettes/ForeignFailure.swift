@@ -29,7 +29,7 @@ public enum ForeignFailure {
         return RecordedFailure(code: code(for: text).rawValue, message: message)
     }
 
-    /// The `URLError` code for a tool's failure text (``URLError/Code/unknown`` when nothing matches).
+    /// The `URLError` code for a tool's failure text (`URLError.Code.unknown` when nothing matches).
     public static func code(for text: String?) -> URLError.Code {
         guard let text = text?.lowercased(), !text.isEmpty else { return .unknown }
         for (needles, code) in table where needles.contains(where: text.contains) {

@@ -3,11 +3,11 @@
 
 /// Why an entry could not be decoded: the field (a path inside the entry, empty for the entry as
 /// a whole) and what was wrong with it.
-public struct HARUnreadable: Hashable, Sendable {
-    public var field: String
-    public var reason: String
+package struct HARUnreadable: Hashable, Sendable {
+    package var field: String
+    package var reason: String
 
-    public init(field: String, reason: String) {
+    package init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }

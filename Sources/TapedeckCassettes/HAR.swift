@@ -3,31 +3,31 @@
 // every field HAR requires. Tapedeck's own data lives under `_`-prefixed keys, which HAR allows.
 
 /// A whole HAR file: `{"log": {...}}`.
-public struct HARDocument: Codable, Hashable, Sendable {
-    public var log: HARLog
+package struct HARDocument: Codable, Hashable, Sendable {
+    package var log: HARLog
 
-    public init(log: HARLog) {
+    package init(log: HARLog) {
         self.log = log
     }
 }
 
-public struct HARLog: Codable, Hashable, Sendable {
-    public var version: String
-    public var creator: HARCreator
-    public var browser: HARCreator?
+package struct HARLog: Codable, Hashable, Sendable {
+    package var version: String
+    package var creator: HARCreator
+    package var browser: HARCreator?
     /// Every entry of the file, in file order. An entry that could not be decoded at all keeps its
     /// place as a placeholder whose ``HAREntry/unreadable`` says why (so positions stay the file's).
-    public var entries: [HAREntry]
-    public var comment: String?
+    package var entries: [HAREntry]
+    package var comment: String?
     /// Tapedeck's format data (absent in HAR files other tools wrote).
-    public var tapedeck: HARTapedeckInfo?
+    package var tapedeck: HARTapedeckInfo?
 
     enum CodingKeys: String, CodingKey {
         case version, creator, browser, entries, comment
         case tapedeck = "_tapedeck"
     }
 
-    public init(version: String = "1.2", creator: HARCreator, entries: [HAREntry], tapedeck: HARTapedeckInfo?) {
+    package init(version: String = "1.2", creator: HARCreator, entries: [HAREntry], tapedeck: HARTapedeckInfo?) {
         self.version = version
         self.creator = creator
         self.entries = entries
@@ -36,7 +36,7 @@ public struct HARLog: Codable, Hashable, Sendable {
 
     /// Lenient where real tools differ (a missing version or creator), and per entry: one entry
     /// that does not decode becomes an unreadable placeholder instead of failing the file.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
         creator = (try? container.decodeIfPresent(HARCreator.self, forKey: .creator)) ?? HARCreator(name: "unknown", version: "")
@@ -46,31 +46,31 @@ public struct HARLog: Codable, Hashable, Sendable {
         entries = try container.decode([LenientEntry].self, forKey: .entries).map(\.entry)
     }
 }
-public struct HARTapedeckInfo: Codable, Hashable, Sendable {
+package struct HARTapedeckInfo: Codable, Hashable, Sendable {
     /// The version of Tapedeck's additions (`_`-keys and their meaning).
-    public var formatVersion: Int
+    package var formatVersion: Int
 
-    public init(formatVersion: Int) {
+    package init(formatVersion: Int) {
         self.formatVersion = formatVersion
     }
 }
 
-public struct HARCreator: Codable, Hashable, Sendable {
-    public var name: String
-    public var version: String
-    public var comment: String?
+package struct HARCreator: Codable, Hashable, Sendable {
+    package var name: String
+    package var version: String
+    package var comment: String?
 
-    public init(name: String, version: String) {
+    package init(name: String, version: String) {
         self.name = name
         self.version = version
     }
 }
 
-public struct HARNameValue: Codable, Hashable, Sendable {
-    public var name: String
-    public var value: String
+package struct HARNameValue: Codable, Hashable, Sendable {
+    package var name: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -79,35 +79,35 @@ public struct HARNameValue: Codable, Hashable, Sendable {
 /// A cookie as HAR lists it. Readers skip `cookies` arrays — tools disagree on their fields'
 /// types (`expires` as a date string, a number or null), and the `Cookie` and `Set-Cookie`
 /// headers carry the same data — so a read document always has empty cookie lists.
-public struct HARCookie: Codable, Hashable, Sendable {
-    public var name: String
-    public var value: String
-    public var path: String?
-    public var domain: String?
-    public var expires: String?
-    public var httpOnly: Bool?
-    public var secure: Bool?
-    public var sameSite: String?
+package struct HARCookie: Codable, Hashable, Sendable {
+    package var name: String
+    package var value: String
+    package var path: String?
+    package var domain: String?
+    package var expires: String?
+    package var httpOnly: Bool?
+    package var secure: Bool?
+    package var sameSite: String?
 }
 
-public struct HAREntry: Codable, Hashable, Sendable {
-    public var startedDateTime: String
+package struct HAREntry: Codable, Hashable, Sendable {
+    package var startedDateTime: String
     /// Total time in milliseconds.
-    public var time: Double
-    public var request: HARRequest
-    public var response: HARResponse
-    public var cache: HARCache
-    public var timings: HARTimings
-    public var serverIPAddress: String?
-    public var connection: String?
-    public var comment: String?
+    package var time: Double
+    package var request: HARRequest
+    package var response: HARResponse
+    package var cache: HARCache
+    package var timings: HARTimings
+    package var serverIPAddress: String?
+    package var connection: String?
+    package var comment: String?
     /// Tapedeck: the entry's position in the recording (identical requests replay in this order).
-    public var index: Int?
+    package var index: Int?
     /// Tapedeck: the transport error that ended the exchange instead of a response.
-    public var error: HARTransportError?
+    package var error: HARTransportError?
     /// Why this entry could not be decoded (a placeholder keeping the entry's place); nil for
     /// every entry that decoded. Never written.
-    public var unreadable: HARUnreadable?
+    package var unreadable: HARUnreadable?
 
     enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
@@ -115,7 +115,7 @@ public struct HAREntry: Codable, Hashable, Sendable {
         case error = "_error"
     }
 
-    public init(
+    package init(
         startedDateTime: String, time: Double, request: HARRequest, response: HARResponse, timings: HARTimings,
         index: Int?, error: HARTransportError?
     ) {
@@ -130,7 +130,7 @@ public struct HAREntry: Codable, Hashable, Sendable {
     }
 
     /// A placeholder for an entry that could not be decoded: `reason` says why.
-    public static func unreadable(_ reason: HARUnreadable) -> HAREntry {
+    package static func unreadable(_ reason: HARUnreadable) -> HAREntry {
         var entry = HAREntry(
             startedDateTime: "", time: -1, request: HARRequest(method: "", url: "", headers: [], queryString: [], postData: nil, bodySize: -1),
             response: HARResponse(status: 0, statusText: "", headers: [], content: HARContent(size: -1, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
@@ -140,7 +140,7 @@ public struct HAREntry: Codable, Hashable, Sendable {
         return entry
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         startedDateTime = try container.decodeIfPresent(String.self, forKey: .startedDateTime) ?? ""
         time = try container.decodeIfPresent(Double.self, forKey: .time) ?? -1
@@ -164,6 +164,6 @@ public struct HAREntry: Codable, Hashable, Sendable {
 }
 
 /// HAR's `cache` object; Tapedeck neither reads nor writes its contents.
-public struct HARCache: Codable, Hashable, Sendable {
-    public init() {}
+package struct HARCache: Codable, Hashable, Sendable {
+    package init() {}
 }

@@ -7,12 +7,14 @@ import TapedeckHTTP
 /// way every time, so re-recording the same traffic changes only timing fields (nothing at all with
 /// ``WriteOptions/normalizesTimings``), and a changed response is a small diff.
 public enum HARCodec {
+    /// How a cassette is written.
     public struct WriteOptions: Hashable, Sendable {
         /// Write every start time as the epoch and every duration as zero.
         public var normalizesTimings: Bool
         /// Pretty-print (one field per line: small diffs). Journals write compact lines.
         public var prettyPrinted: Bool
 
+        /// Options; by default real timings, pretty-printed.
         public init(normalizesTimings: Bool = false, prettyPrinted: Bool = true) {
             self.normalizesTimings = normalizesTimings
             self.prettyPrinted = prettyPrinted
@@ -21,6 +23,7 @@ public enum HARCodec {
 
     // MARK: writing
 
+    /// The cassette as HAR JSON, deterministically (see the type's notes).
     public static func encode(_ cassette: Cassette, options: WriteOptions = WriteOptions()) -> Data {
         var whole = Data()
         HARFastWriter.encode(document(for: cassette, options: options), pretty: options.prettyPrinted, chunkSize: nil) { whole = $0 }
@@ -58,7 +61,7 @@ public enum HARCodec {
         }
     }
 
-    public static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
+    package static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
         let request = interaction.request
         var postData: HARPostData?
         if let body = request.body, !body.isEmpty {
@@ -199,7 +202,7 @@ public enum HARCodec {
                               redirectURL: "", bodySize: 0),
         timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
 
-    public static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
+    package static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
         func bad(_ field: String, _ reason: String) -> CassetteError {
             CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
                           hint: "fix or delete the entry, or re-record the cassette")

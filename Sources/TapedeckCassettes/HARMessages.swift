@@ -1,18 +1,18 @@
 // The request and response halves of a HAR entry, their bodies and timings (see HAR.swift).
 
-public struct HARRequest: Codable, Hashable, Sendable {
-    public var method: String
-    public var url: String
-    public var httpVersion: String
-    public var cookies: [HARCookie]
-    public var headers: [HARNameValue]
-    public var queryString: [HARNameValue]
-    public var postData: HARPostData?
-    public var headersSize: Int
-    public var bodySize: Int
-    public var comment: String?
+package struct HARRequest: Codable, Hashable, Sendable {
+    package var method: String
+    package var url: String
+    package var httpVersion: String
+    package var cookies: [HARCookie]
+    package var headers: [HARNameValue]
+    package var queryString: [HARNameValue]
+    package var postData: HARPostData?
+    package var headersSize: Int
+    package var bodySize: Int
+    package var comment: String?
 
-    public init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue], postData: HARPostData?, bodySize: Int) {
+    package init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue], postData: HARPostData?, bodySize: Int) {
         self.method = method
         self.url = url
         self.httpVersion = "HTTP/1.1"
@@ -24,7 +24,7 @@ public struct HARRequest: Codable, Hashable, Sendable {
         self.bodySize = bodySize
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         method = try container.decode(String.self, forKey: .method)
         url = try container.decode(String.self, forKey: .url)
@@ -39,27 +39,27 @@ public struct HARRequest: Codable, Hashable, Sendable {
     }
 }
 
-public struct HARPostData: Codable, Hashable, Sendable {
-    public var mimeType: String
-    public var text: String?
-    public var params: [HARParam]?
+package struct HARPostData: Codable, Hashable, Sendable {
+    package var mimeType: String
+    package var text: String?
+    package var params: [HARParam]?
     /// Tapedeck: "base64" when `text` holds a binary body in base64 (HAR 1.2 has no such field
     /// for requests; readers that do not know it see base64 text).
-    public var encoding: String?
-    public var comment: String?
+    package var encoding: String?
+    package var comment: String?
 
     enum CodingKeys: String, CodingKey {
         case mimeType, text, params, comment
         case encoding = "_encoding"
     }
 
-    public init(mimeType: String, text: String, encoding: String?) {
+    package init(mimeType: String, text: String, encoding: String?) {
         self.mimeType = mimeType
         self.text = text
         self.encoding = encoding
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
         text = try container.decodeIfPresent(String.self, forKey: .text)
@@ -69,27 +69,27 @@ public struct HARPostData: Codable, Hashable, Sendable {
     }
 }
 
-public struct HARParam: Codable, Hashable, Sendable {
-    public var name: String
-    public var value: String?
-    public var fileName: String?
-    public var contentType: String?
+package struct HARParam: Codable, Hashable, Sendable {
+    package var name: String
+    package var value: String?
+    package var fileName: String?
+    package var contentType: String?
 }
 
-public struct HARResponse: Codable, Hashable, Sendable {
-    public var status: Int
-    public var statusText: String
-    public var httpVersion: String
-    public var cookies: [HARCookie]
-    public var headers: [HARNameValue]
-    public var content: HARContent
-    public var redirectURL: String
-    public var headersSize: Int
-    public var bodySize: Int
-    public var comment: String?
+package struct HARResponse: Codable, Hashable, Sendable {
+    package var status: Int
+    package var statusText: String
+    package var httpVersion: String
+    package var cookies: [HARCookie]
+    package var headers: [HARNameValue]
+    package var content: HARContent
+    package var redirectURL: String
+    package var headersSize: Int
+    package var bodySize: Int
+    package var comment: String?
     /// Why another tool recorded no response: Chromium's and Playwright's `_failureText`
     /// (`net::ERR_ABORTED`), or the `_error` text DevTools and mitmproxy put here. Never written.
-    public var failureText: String?
+    package var failureText: String?
 
     enum CodingKeys: String, CodingKey {
         case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize, comment
@@ -97,7 +97,7 @@ public struct HARResponse: Codable, Hashable, Sendable {
         case error = "_error"
     }
 
-    public init(status: Int, statusText: String, headers: [HARNameValue], content: HARContent, redirectURL: String, bodySize: Int) {
+    package init(status: Int, statusText: String, headers: [HARNameValue], content: HARContent, redirectURL: String, bodySize: Int) {
         self.status = status
         self.statusText = statusText
         self.httpVersion = "HTTP/1.1"
@@ -109,7 +109,7 @@ public struct HARResponse: Codable, Hashable, Sendable {
         self.bodySize = bodySize
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = try container.decodeLenientInt(forKey: .status) ?? 0
         statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
@@ -130,7 +130,7 @@ public struct HARResponse: Codable, Hashable, Sendable {
         return text
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status, forKey: .status)
         try container.encode(statusText, forKey: .statusText)
@@ -145,25 +145,25 @@ public struct HARResponse: Codable, Hashable, Sendable {
     }
 }
 
-public struct HARContent: Codable, Hashable, Sendable {
-    public var size: Int
-    public var compression: Int?
-    public var mimeType: String
-    public var text: String?
+package struct HARContent: Codable, Hashable, Sendable {
+    package var size: Int
+    package var compression: Int?
+    package var mimeType: String
+    package var text: String?
     /// "base64" when `text` is base64 (binary bodies).
-    public var encoding: String?
-    public var comment: String?
+    package var encoding: String?
+    package var comment: String?
     /// Tapedeck: "wire" when `text` holds the bytes as sent (still compressed per
     /// Content-Encoding), "decoded" when it holds the decoded bytes (as browsers and mitmproxy
     /// write it). Absent: inferred from the bytes.
-    public var bodyForm: String?
+    package var bodyForm: String?
 
     enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding, comment
         case bodyForm = "_bodyForm"
     }
 
-    public init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
+    package init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
         self.size = size
         self.mimeType = mimeType
         self.text = text
@@ -171,7 +171,7 @@ public struct HARContent: Codable, Hashable, Sendable {
         self.bodyForm = bodyForm
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         size = try container.decodeLenientInt(forKey: .size) ?? -1
         compression = try container.decodeLenientInt(forKey: .compression)
@@ -184,17 +184,17 @@ public struct HARContent: Codable, Hashable, Sendable {
 }
 
 /// Phase durations in milliseconds; -1 (or absent) means "does not apply".
-public struct HARTimings: Codable, Hashable, Sendable {
-    public var blocked: Double?
-    public var dns: Double?
-    public var connect: Double?
-    public var send: Double
-    public var wait: Double
-    public var receive: Double
-    public var ssl: Double?
-    public var comment: String?
+package struct HARTimings: Codable, Hashable, Sendable {
+    package var blocked: Double?
+    package var dns: Double?
+    package var connect: Double?
+    package var send: Double
+    package var wait: Double
+    package var receive: Double
+    package var ssl: Double?
+    package var comment: String?
 
-    public init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double, receive: Double, ssl: Double? = -1) {
+    package init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double, receive: Double, ssl: Double? = -1) {
         self.blocked = blocked
         self.dns = dns
         self.connect = connect
@@ -204,7 +204,7 @@ public struct HARTimings: Codable, Hashable, Sendable {
         self.ssl = ssl
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         blocked = try container.decodeIfPresent(Double.self, forKey: .blocked)
         dns = try container.decodeIfPresent(Double.self, forKey: .dns)
@@ -218,13 +218,13 @@ public struct HARTimings: Codable, Hashable, Sendable {
 }
 
 /// Tapedeck: a transport error recorded in place of a response.
-public struct HARTransportError: Codable, Hashable, Sendable {
+package struct HARTransportError: Codable, Hashable, Sendable {
     /// The `URLError` code (e.g. -1001 timed out, -1004 cannot connect).
-    public var code: Int
-    public var domain: String
-    public var message: String
+    package var code: Int
+    package var domain: String
+    package var message: String
 
-    public init(code: Int, domain: String, message: String) {
+    package init(code: Int, domain: String, message: String) {
         self.code = code
         self.domain = domain
         self.message = message

@@ -3,9 +3,12 @@ public import TapedeckHTTP
 
 /// One header field as recorded: name spelling and order kept.
 public struct HeaderField: Hashable, Sendable {
+    /// The name, spelled as recorded.
     public var name: String
+    /// The value.
     public var value: String
 
+    /// A field `name: value`.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
@@ -21,11 +24,16 @@ extension [HeaderField] {
 
 /// A recorded request.
 public struct RecordedRequest: Hashable, Sendable {
+    /// The method, as recorded (`GET`, `POST`, …).
     public var method: String
+    /// The absolute URL.
     public var url: URL
+    /// The header fields, in order.
     public var headers: [HeaderField]
+    /// The body (nil: none).
     public var body: Data?
 
+    /// A request from its parts.
     public init(method: String, url: URL, headers: [HeaderField] = [], body: Data? = nil) {
         self.method = method
         self.url = url
@@ -43,13 +51,18 @@ public struct RecordedRequest: Hashable, Sendable {
 
 /// A recorded response.
 public struct RecordedResponse: Hashable, Sendable {
+    /// The status code.
     public var status: Int
+    /// The reason phrase as recorded (often empty: URLSession does not report it).
     public var statusText: String
+    /// The header fields, in order.
     public var headers: [HeaderField]
+    /// The body, in ``bodyForm``.
     public var body: Data
     /// Whether `body` holds the wire bytes (still encoded per Content-Encoding) or decoded bytes.
     public var bodyForm: ResponsePlan.BodyForm
 
+    /// A response from its parts.
     public init(status: Int, statusText: String = "", headers: [HeaderField] = [], body: Data = Data(), bodyForm: ResponsePlan.BodyForm = .wire) {
         self.status = status
         self.statusText = statusText
@@ -61,10 +74,14 @@ public struct RecordedResponse: Hashable, Sendable {
 
 /// A transport error recorded instead of a response (a refused connection, a timeout).
 public struct RecordedFailure: Hashable, Sendable {
+    /// The `URLError` code (or the code in ``domain``).
     public var code: Int
+    /// The error domain (`NSURLErrorDomain` unless recorded otherwise).
     public var domain: String
+    /// The error's text as recorded (a tool's own message is kept).
     public var message: String
 
+    /// A failure with `code` in `domain`.
     public init(code: Int, domain: String = NSURLErrorDomain, message: String) {
         self.code = code
         self.domain = domain
@@ -74,8 +91,11 @@ public struct RecordedFailure: Hashable, Sendable {
 
 /// One exchange of a cassette: a request and what came back.
 public struct Interaction: Hashable, Sendable {
+    /// What came back.
     public enum Outcome: Hashable, Sendable {
+        /// A response.
         case response(RecordedResponse)
+        /// A transport error instead of a response.
         case failure(RecordedFailure)
     }
 
@@ -83,11 +103,14 @@ public struct Interaction: Hashable, Sendable {
     public var index: Int
     /// When it started, as the recorder wrote it (ISO 8601).
     public var startedDateTime: String
+    /// The request.
     public var request: RecordedRequest
+    /// What came back.
     public var outcome: Outcome
     /// Phase durations; nil when the recording has none.
     public var timings: ExchangeTimings?
 
+    /// An interaction from its parts.
     public init(index: Int, startedDateTime: String = "1970-01-01T00:00:00.000Z", request: RecordedRequest, outcome: Outcome, timings: ExchangeTimings? = nil) {
         self.index = index
         self.startedDateTime = startedDateTime
@@ -96,6 +119,7 @@ public struct Interaction: Hashable, Sendable {
         self.timings = timings
     }
 
+    /// The response, if the outcome was one.
     public var response: RecordedResponse? {
         if case let .response(response) = outcome { return response }
         return nil
@@ -109,10 +133,12 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
     public var position: Int
     /// The request's method and URL as the file gives them ("" when unreadable).
     public var method: String
+    /// The URL as the file gives it ("" when unreadable).
     public var url: String
     /// What is wrong, as strict loading would report it.
     public var error: CassetteError
 
+    /// A skipped entry and why.
     public init(position: Int, method: String, url: String, error: CassetteError) {
         self.position = position
         self.method = method
@@ -120,6 +146,7 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
         self.error = error
     }
 
+    /// `skipped <place> [<method> <url>]: <reason>`.
     public var description: String {
         let request = [method, String(url.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
         let place = error.place.isEmpty ? "entry \(position)" : error.place
@@ -128,14 +155,23 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A cassette: the interactions of a recording, in order.
+///
+/// ```swift
+/// var cassette = try CassetteFile.read(URL(fileURLWithPath: "fixtures/cassettes/shop.har.gz"))
+/// cassette.interactions.removeAll { $0.response?.status == 404 }
+/// try CassetteFile.write(cassette, to: URL(fileURLWithPath: "shop-without-404.har.gz"))
+/// ```
 public struct Cassette: Hashable, Sendable {
+    /// The interactions, in recording order.
     public var interactions: [Interaction]
     /// Entries of the file that were left out (empty for every cassette Tapedeck wrote).
     public var skipped: [SkippedEntry] = []
     /// Who wrote it (HAR `creator`).
     public var creator: String
+    /// The writer's version (HAR `creator.version`).
     public var creatorVersion: String
 
+    /// A cassette of `interactions`, written by `creator`.
     public init(interactions: [Interaction] = [], creator: String = "tapedeck", creatorVersion: String = Cassette.currentToolVersion) {
         self.interactions = interactions
         self.creator = creator
@@ -144,5 +180,6 @@ public struct Cassette: Hashable, Sendable {
 
     /// The version of Tapedeck's HAR additions this build reads and writes.
     public static let formatVersion = 1
+    /// The version this build writes as `creator.version`.
     public static let currentToolVersion = "0.1.0"
 }

@@ -19,6 +19,7 @@ import FoundationNetworking
 /// - A transport error (refused connection, timeout, unknown host) becomes a recorded failure with
 ///   the time it took.
 public final class LiveForwarder: Sendable {
+    /// Timeouts of forwarded requests.
     public struct Options: Sendable {
         /// How long a forwarded request may go without receiving data (URLSession's
         /// `timeoutIntervalForRequest`; corelibs counts it in whole seconds).
@@ -26,6 +27,7 @@ public final class LiveForwarder: Sendable {
         /// How long a forwarded request may take in all (`timeoutIntervalForResource`).
         public var resourceTimeout: Duration
 
+        /// Timeouts of forwarded requests (URLSession's defaults: 60 s idle, 10 minutes in all).
         public init(timeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(600)) {
             self.timeout = timeout
             self.resourceTimeout = resourceTimeout
@@ -34,12 +36,16 @@ public final class LiveForwarder: Sendable {
 
     /// One live exchange.
     public struct Result: Sendable {
+        /// The request as sent (body read from the stream when there was one).
         public var request: RecordedRequest
+        /// The response, or the transport error.
         public var outcome: Interaction.Outcome
+        /// How long each phase took.
         public var timings: ExchangeTimings
         /// When it started (ISO 8601, wall clock: this is the live path).
         public var startedDateTime: String
 
+        /// The result as the `index`-th interaction of a cassette.
         public func interaction(index: Int) -> Interaction {
             Interaction(index: index, startedDateTime: startedDateTime, request: request, outcome: outcome, timings: timings)
         }
@@ -50,10 +56,12 @@ public final class LiveForwarder: Sendable {
         }
     }
 
+    /// The timeouts in use.
     public let options: Options
     private let session: URLSession
     private let delegate: ForwardingDelegate
 
+    /// A forwarder with its own URLSession (ephemeral, no cache, no cookies, redirects not followed).
     public init(options: Options = Options()) {
         self.options = options
         let configuration = URLSessionConfiguration.ephemeral

@@ -2,7 +2,14 @@ import Foundation
 
 /// How a live request is matched against recorded ones. Default: method and URL, with the order of
 /// query items ignored. Every rule explains a mismatch in words, for "no match" errors.
+///
+/// ```swift
+/// // GraphQL: every request is POST /graphql, so the JSON body tells them apart.
+/// let rules = MatchRules(headers: ["X-Tenant"], body: .json)
+/// let player = try CassettePlayer(contentsOf: cassetteURL, rules: rules)
+/// ```
 public struct MatchRules: Sendable {
+    /// How URLs are compared.
     public enum URLRule: Hashable, Sendable {
         /// Scheme, host, port, path and the query items as a multiset (order ignored).
         case ignoringQueryOrder
@@ -12,7 +19,9 @@ public struct MatchRules: Sendable {
         case ignoringQuery
     }
 
+    /// How bodies are compared.
     public enum BodyRule: Hashable, Sendable {
+        /// Bodies are not compared (the default).
         case ignore
         /// Byte for byte.
         case raw
@@ -24,14 +33,18 @@ public struct MatchRules: Sendable {
         case multipart
     }
 
+    /// Whether the methods must be equal.
     public var method: Bool
+    /// How URLs are compared.
     public var url: URLRule
     /// Header names whose values must match (case-insensitive names).
     public var headers: [String]
+    /// How bodies are compared.
     public var body: BodyRule
     /// A last word: nil if it matches, else why not.
     public var custom: (@Sendable (RecordedRequest, RecordedRequest) -> String?)?
 
+    /// Rules; by default method and URL (query order ignored), no headers, no bodies.
     public init(method: Bool = true, url: URLRule = .ignoringQueryOrder, headers: [String] = [], body: BodyRule = .ignore,
                 custom: (@Sendable (_ live: RecordedRequest, _ recorded: RecordedRequest) -> String?)? = nil) {
         self.method = method

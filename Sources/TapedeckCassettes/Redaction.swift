@@ -4,20 +4,32 @@ import TapedeckHTTP
 /// Replaces secrets in interactions before they are stored: header values, query items and JSON
 /// body fields, matched by name (case-insensitive). On by default when recording; replay applies
 /// the same rules to live requests before matching, so a redacted value never causes a mismatch.
+///
+/// ```swift
+/// let redactor = Redactor(extraHeaders: ["X-Session"], extraJSONFields: ["pin"])
+/// let clean = redactor.redact(interaction)        // "X-Session: REDACTED", "pin": "REDACTED"
+/// let options = CassetteRecorder.Options(mode: .once, redactor: redactor)
+/// ```
 public struct Redactor: Hashable, Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "REDACTED"
 
+    /// Header names whose values are replaced (lowercased).
     public var headers: Set<String>
+    /// Query item names whose values are replaced (lowercased).
     public var queryItems: Set<String>
+    /// JSON field names, at any depth, whose values are replaced (lowercased).
     public var jsonFields: Set<String>
 
+    /// Credential headers: authorization, cookies, API keys, CSRF tokens.
     public static let defaultHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-csrf-token",
     ]
+    /// Common token and key parameters.
     public static let defaultQueryItems: Set<String> = [
         "access_token", "api_key", "apikey", "auth", "client_secret", "key", "password", "secret", "sig", "signature", "token",
     ]
+    /// Common token, secret and password fields.
     public static let defaultJSONFields: Set<String> = [
         "access_token", "accesstoken", "api_key", "apikey", "authorization", "client_secret", "id_token", "password",
         "proxy-authorization", "refresh_token", "refreshtoken", "secret", "token",
@@ -33,12 +45,15 @@ public struct Redactor: Hashable, Sendable {
     /// Rules that redact nothing (for recordings that must keep every byte).
     public static let none = Redactor(headers: [], queryItems: [], jsonFields: [])
 
+    /// Exactly these rules, without the defaults.
     public init(headers: Set<String>, queryItems: Set<String>, jsonFields: Set<String>) {
         self.headers = Set(headers.map { $0.lowercased() })
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.jsonFields = Set(jsonFields.map { $0.lowercased() })
     }
 
+    /// The interaction with secrets replaced in the request and the response (headers, query, JSON
+    /// bodies — inside compressed wire bodies too, with `Content-Length` kept right).
     public func redact(_ interaction: Interaction) -> Interaction {
         var copy = interaction
         copy.request = redact(copy.request)
@@ -66,6 +81,7 @@ public struct Redactor: Hashable, Sendable {
         return copy
     }
 
+    /// The request with secrets replaced in its headers, URL and JSON body.
     public func redact(_ request: RecordedRequest) -> RecordedRequest {
         var copy = request
         copy.url = redact(request.url)
@@ -81,12 +97,14 @@ public struct Redactor: Hashable, Sendable {
         }
     }
 
+    /// The fields with secret values replaced (names and order kept).
     public func redact(_ headers: [HeaderField]) -> [HeaderField] {
         headers.map { field in
             self.headers.contains(field.name.lowercased()) ? HeaderField(field.name, Self.placeholder) : field
         }
     }
 
+    /// The URL with secret query item values replaced.
     public func redact(_ url: URL) -> URL {
         guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.queryItems, items.contains(where: { queryItems.contains($0.name.lowercased()) }) else {
@@ -142,17 +160,25 @@ public struct Redactor: Hashable, Sendable {
 
 /// Looks through a cassette for anything that still looks like a secret.
 public enum SecretScanner {
+    /// Something that looks like a secret.
     public struct Finding: Hashable, Sendable, CustomStringConvertible {
+        /// The entry's position.
         public var entry: Int
+        /// Where in the entry (a header, a query item, a JSON path).
         public var place: String
+        /// Why it looks like a secret.
         public var reason: String
 
+        /// `entry N (place): reason`.
         public var description: String { "entry \(entry) (\(place)): \(reason)" }
     }
 
     /// Header names that carry credentials whatever they are called.
     private static let suspiciousNameParts = ["auth", "token", "secret", "password", "api-key", "apikey", "cookie", "session"]
 
+    /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,
+    /// headers whose names suggest a secret, and any header, query item or body whose value is
+    /// shaped like a token.
     public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
         var findings: [Finding] = []
         for (position, interaction) in cassette.interactions.enumerated() {

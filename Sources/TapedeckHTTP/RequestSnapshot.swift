@@ -9,12 +9,16 @@ public import FoundationNetworking
 /// It is a value (unlike `URLRequest`, whose body may hide in a stream), so responders, cassettes and
 /// matchers can compare, store and print it.
 public struct RequestSnapshot: Hashable, Sendable, CustomStringConvertible {
+    /// The request method.
     public var method: HTTPRequest.Method
+    /// The absolute URL.
     public var url: URL
+    /// The header fields, in order.
     public var headerFields: HTTPFields
     /// The body bytes (from `httpBody` or, when that is nil, read from `httpBodyStream`).
     public var body: Data?
 
+    /// A snapshot from its parts.
     public init(method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data? = nil) {
         self.method = method
         self.url = url

@@ -23,8 +23,10 @@ public struct ResponderContext: Hashable, Sendable {
     public let exchange: Int
     /// 0 for the first request of the exchange, n for the n-th followed redirect.
     public let transaction: Int
+    /// The network's virtual time when the responder is asked.
     public let time: VirtualInstant
 
+    /// A context for the `transaction`-th request of exchange number `exchange`, at `time`.
     public init(exchange: Int, transaction: Int, time: VirtualInstant) {
         self.exchange = exchange
         self.transaction = transaction
@@ -52,15 +54,19 @@ public enum Reply: Sendable {
 /// any thread, with the final reply (a further `.deferred` fails the exchange), and returns how to
 /// cancel the work — called instead when the exchange ends first (the client cancelled).
 public struct DeferredReply: Sendable {
+    /// Hands the final reply over (once, from any thread).
     public typealias Deliver = @Sendable (Reply) -> Void
+    /// Stops the work (called instead of waiting, when the exchange ends first).
     public typealias Cancel = @Sendable () -> Void
 
     /// Names the wait in traces and in "external work timed out" reports.
     public let label: String
     /// How long, in real time, the simulation may wait for `deliver`.
     public let patience: Duration
+    /// Begins the work; returns how to cancel it.
     public let start: @Sendable (_ deliver: @escaping Deliver) -> Cancel
 
+    /// A deferred reply named `label`, waited for at most `patience` of real time.
     public init(label: String, patience: Duration, start: @escaping @Sendable (_ deliver: @escaping Deliver) -> Cancel) {
         self.label = label
         self.patience = patience
@@ -74,18 +80,24 @@ public struct ResponsePlan: Sendable, Hashable {
     /// Whether `body` holds the bytes as sent on the wire (encoded per `Content-Encoding`) or
     /// bytes that were already decoded (as some HAR writers store them).
     public enum BodyForm: String, Sendable, Hashable {
+        /// As sent on the wire (compressed when `Content-Encoding` says so).
         case wire
+        /// Already decoded; `Content-Encoding` only tells how it was sent.
         case decoded
     }
 
+    /// Status and header fields.
     public var head: ResponseHead
+    /// The body bytes, in ``bodyForm``.
     public var body: Data
+    /// Whether ``body`` is as on the wire or already decoded.
     public var bodyForm: BodyForm
     /// Sizes of the chunks the body arrives in (nil: as the route's bandwidth cuts it, or in one piece).
     public var chunkSizes: [Int]?
     /// Recorded phase durations; used when the route replays recorded timings.
     public var timings: ExchangeTimings?
 
+    /// A plan from its parts.
     public init(
         head: ResponseHead, body: Data = Data(), bodyForm: BodyForm = .wire, chunkSizes: [Int]? = nil,
         timings: ExchangeTimings? = nil
@@ -126,6 +138,7 @@ public struct ExchangeTimings: Hashable, Sendable {
     /// Receiving the response body.
     public var receive: Duration
 
+    /// Phase durations; `connect` nil means a reused connection.
     public init(connect: Duration? = nil, send: Duration = .zero, wait: Duration, receive: Duration = .zero) {
         self.connect = connect
         self.send = send

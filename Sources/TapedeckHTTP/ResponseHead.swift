@@ -6,14 +6,18 @@ public import FoundationNetworking
 
 /// The status line and header fields of a response.
 public struct ResponseHead: Hashable, Sendable, CustomStringConvertible {
+    /// The status code.
     public var status: Int
+    /// The header fields, in order.
     public var headerFields: HTTPFields
 
+    /// A head with `status` and `headerFields`.
     public init(status: Int, headerFields: HTTPFields = [:]) {
         self.status = status
         self.headerFields = headerFields
     }
 
+    /// `status` and its standard reason phrase, e.g. `404 Not Found`.
     public var description: String {
         "\(status) \(HTTPResponse.Status(code: status).reasonPhrase)"
     }

@@ -9,6 +9,7 @@ public import Foundation
 /// cannot be built with data). The call arrives on the delegate's queue, before or after
 /// `didCompleteWithError` as the simulation decides — exactly the race a Darwin client must handle.
 public protocol TransferMetricsDelegate: AnyObject {
+    /// The metrics of `task`, synthesised by the transport, on the delegate's queue.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCollect metrics: TransferMetrics)
 }
 
@@ -17,6 +18,7 @@ public struct TransportProfile: Hashable, Sendable, CustomStringConvertible {
     /// Whether every task's metrics are delivered (through ``TransferMetricsDelegate``).
     public var deliversMetrics: Bool
 
+    /// A profile that does or does not promise metrics.
     public init(deliversMetrics: Bool) {
         self.deliversMetrics = deliversMetrics
     }
@@ -26,6 +28,7 @@ public struct TransportProfile: Hashable, Sendable, CustomStringConvertible {
     /// Live URLSession on swift-corelibs-foundation: no metrics, ever.
     public static let corelibsURLSession = TransportProfile(deliversMetrics: false)
 
+    /// `delivers metrics` or `no metrics`.
     public var description: String {
         deliversMetrics ? "delivers metrics" : "no metrics"
     }

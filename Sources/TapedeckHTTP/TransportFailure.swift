@@ -70,6 +70,7 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
         return URLError(urlErrorCode, userInfo: info)
     }
 
+    /// The failure's name (for a URLError code) or why no route matched, and any recorded detail.
     public var description: String {
         switch code {
         case let .noRoute(reason):

@@ -8,6 +8,7 @@ public import Foundation
 /// let json = try Zlib.decompress(packed, format: .gzip)
 /// ```
 public enum Zlib {
+    /// The container around the deflate data.
     public enum Format: Sendable, Hashable {
         /// RFC 1952 (what `Content-Encoding: gzip` and `.gz` files hold).
         case gzip
@@ -118,6 +119,7 @@ public final class Deflater {
     private var stream = z_stream()
     private var finished = false
 
+    /// A compressor writing one `format` stream at compression `level` (0–9).
     public init(format: Zlib.Format = .gzip, level: Int = 6) throws {
         let status = tapedeck_deflateInit2(&stream, Int32(level), format.windowBits, 8)
         guard status == Z_OK else { throw ZlibError(operation: "deflateInit2", status: status, offset: 0) }
@@ -168,10 +170,13 @@ public final class Deflater {
 
 /// A zlib failure, with where in the input it happened.
 public struct ZlibError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The zlib call that failed (or the size limit).
     public let operation: String
+    /// zlib's status code.
     public let status: Int32
     /// Input bytes consumed before the failure.
     public let offset: Int
+    /// zlib's message, when it gave one.
     public let detail: String?
 
     init(operation: String, status: Int32, offset: Int, detail: String? = nil) {
@@ -186,6 +191,7 @@ public struct ZlibError: Error, Hashable, Sendable, CustomStringConvertible {
     /// True when decoding stopped because the output would exceed the caller's limit.
     public var exceededLimit: Bool { operation == Self.limitOperation }
 
+    /// The call, status, input offset and message.
     public var description: String {
         "zlib \(operation) failed (status \(status)) at input byte \(offset)" + (detail.map { ": \($0)" } ?? "")
     }

@@ -31,14 +31,17 @@ public enum DeterminismCheck {
 
 /// The outcome of a ``DeterminismCheck``.
 public struct DeterminismReport: Sendable, CustomStringConvertible {
+    /// The seed every run used.
     public let seed: UInt64
     /// One trace hash per run.
     public let hashes: [TraceHash]
     /// Where the first run that differed from run 0 left it, if any did.
     public let divergence: Divergence?
 
+    /// True when every run gave run 0's trace.
     public var isDeterministic: Bool { divergence == nil }
 
+    /// A one-line verdict: the hash when deterministic, else where the runs diverged.
     public var description: String {
         guard let divergence else {
             return "deterministic: seed \(seed), \(hashes.count) runs, trace hash \(hashes[0])"
@@ -51,6 +54,7 @@ public struct DeterminismReport: Sendable, CustomStringConvertible {
 public struct Divergence: Sendable, CustomStringConvertible {
     /// The run (counted from 0) compared with run 0.
     public let run: Int
+    /// The index of the first step that differs.
     public let stepIndex: Int
     /// Run 0's step there (nil: run 0 had already ended).
     public let expected: TraceStep?
@@ -71,6 +75,7 @@ public struct Divergence: Sendable, CustomStringConvertible {
         self.commonPrefix = Array(first[max(0, index - 3)..<index])
     }
 
+    /// Both sides of the first differing step, with the steps just before it.
     public var description: String {
         var lines = ["run \(run) diverged from run 0 at step \(stepIndex):"]
         lines += commonPrefix.map { "    \($0)" }

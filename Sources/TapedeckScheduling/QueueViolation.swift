@@ -1,5 +1,6 @@
 /// A broken queue rule: code ran where it must not, or a `sync` would deadlock.
 public struct QueueViolation: Hashable, Sendable, CustomStringConvertible, Error {
+    /// What kind of rule was broken.
     public enum Kind: String, Hashable, Sendable {
         /// A check required the caller to be on a queue it was not on.
         case notOnQueue
@@ -9,15 +10,20 @@ public struct QueueViolation: Hashable, Sendable, CustomStringConvertible, Error
         case syncDeadlock
     }
 
+    /// What kind of rule was broken.
     public let kind: Kind
     /// The queue named by the check (or the target of the `sync`).
     public let queue: String
     /// The queues the caller was running on, innermost first, with their targets (empty: none).
     public let runningOn: [String]
+    /// The scheduler's time when it happened.
     public let time: VirtualInstant
+    /// The file of the check (`#fileID`).
     public let file: String
+    /// The line of the check.
     public let line: UInt
 
+    /// A violation as a scheduler reports it.
     public init(kind: Kind, queue: String, runningOn: [String], time: VirtualInstant, file: String, line: UInt) {
         self.kind = kind
         self.queue = queue
@@ -27,6 +33,7 @@ public struct QueueViolation: Hashable, Sendable, CustomStringConvertible, Error
         self.line = line
     }
 
+    /// Where, when and which queues were involved, in one line.
     public var description: String {
         let actual = runningOn.isEmpty ? "no queue" : runningOn.map { "'\($0)'" }.joined(separator: " → ")
         switch kind {

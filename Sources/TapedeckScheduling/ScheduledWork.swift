@@ -7,12 +7,15 @@ import Synchronization
 public final class ScheduledWork: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
+    /// A handle for work that has not been cancelled.
     public init() {}
 
+    /// Makes sure the work never runs (no effect once it has started).
     public func cancel() {
         cancelled.store(true, ordering: .releasing)
     }
 
+    /// True once ``cancel()`` was called.
     public var isCancelled: Bool {
         cancelled.load(ordering: .acquiring)
     }

@@ -1,5 +1,6 @@
 /// A serial queue of a ``Scheduler``: FIFO, one work item at a time, optionally targeting another.
 public protocol SchedulerQueue: AnyObject, Sendable {
+    /// The queue's label (as given to `makeQueue`; traces and violations name queues by it).
     var label: String { get }
     /// The queue this one drains through, if any.
     var target: (any SchedulerQueue)? { get }
@@ -29,10 +30,12 @@ public protocol SchedulerQueue: AnyObject, Sendable {
 }
 
 extension SchedulerQueue {
+    /// Submits unnamed work to run asynchronously.
     public func async(_ work: __owned @escaping @Sendable () -> Void) {
         async(named: "", work)
     }
 
+    /// Submits unnamed work to run no earlier than `deadline`.
     @discardableResult
     public func asyncAfter(deadline: VirtualInstant, _ work: __owned @escaping @Sendable () -> Void) -> ScheduledWork {
         asyncAfter(deadline: deadline, named: "", work)
@@ -44,6 +47,8 @@ extension SchedulerQueue {
         asyncAfter(deadline: now.advanced(by: delay), named: name, work)
     }
 
+    /// Runs `work` on this queue and waits for it (see ``sync(file:line:_:)``), recording the caller's
+    /// place for violation reports.
     public func sync<T>(_ work: () throws -> T, file: StaticString = #fileID, line: UInt = #line) rethrows -> T {
         try sync(file: file, line: line, work)
     }

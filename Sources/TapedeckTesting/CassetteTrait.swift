@@ -14,16 +14,28 @@ public import TapedeckCassettes
 /// }
 /// ```
 public struct CassetteTrait: TestTrait, TestScoping {
+    /// The cassette's name: a file in `Cassettes/` beside the test file (or in `TAPEDECK_CASSETTES`),
+    /// `.har.gz` added unless the name ends in `.har` or `.har.gz`.
     public let name: String
+    /// The record mode (by default from the environment).
     public let mode: TapeMode
+    /// What a miss does when not recording.
     public let playback: CassetteRecorder.Playback
+    /// How requests are matched.
     public let rules: MatchRules
+    /// How secrets are redacted.
     public let redactor: Redactor
+    /// How recorded timings are replayed.
     public let timing: Tape.Timing
+    /// The simulation's seed.
     public let seed: UInt64
+    /// The test file's path (`#filePath`), which locates the cassette.
     public let filePath: String
+    /// Where the trait was written, for the issues it reports.
     public let sourceLocation: SourceLocation
 
+    /// Builds the tape, runs the test with it as ``Tape/current``, then finishes it and reports
+    /// unanswered requests as issues (without hiding the test's own error).
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {

@@ -43,13 +43,19 @@ public final class Tape: Sendable {
     /// The tape bound to the running test by the `.cassette` trait (nil outside such a test).
     @TaskLocal public static var current: Tape?
 
+    /// The cassette file (it may not exist yet when recording).
     public let cassetteURL: URL
+    /// The record mode in force (resolved from the environment when not fixed).
     public let mode: CassetteRecorder.Mode
+    /// The tape's seeded scheduler.
     public let scheduler: SimulatedScheduler
+    /// The simulated network, answered by ``recorder``.
     public let network: SimulatedNetwork
+    /// The harness that hands out URLSessions on ``network``.
     public let harness: Harness
     /// The queue URLSession callbacks and completion handlers run on (the client's root queue).
     public let rootQueue: SimulatedQueue
+    /// The cassette's recorder (also the network's fallback responder).
     public let recorder: CassetteRecorder
     private let defaultSession = Mutex<URLSession?>(nil)
     /// Where async callers' simulation runs.
@@ -85,7 +91,7 @@ public final class Tape: Sendable {
         harness.makeSession(configuration: configuration, delegate: delegate, delegateQueue: rootQueue)
     }
 
-    /// The session ``perform(_:)`` uses.
+    /// The session the `perform` methods use.
     public var session: URLSession {
         defaultSession.withLock { session in
             if let session { return session }
@@ -178,6 +184,7 @@ public enum TapeError: Error, CustomStringConvertible, Sendable {
     /// Requests the cassette did not answer, each explained.
     case unansweredRequests([String])
 
+    /// What went wrong, and how to fix it.
     public var description: String {
         switch self {
         case let .invalidRecordMode(value):
@@ -209,6 +216,7 @@ public struct TapeMode: Hashable, Sendable {
     /// Re-record everything, replacing the cassette when the test succeeds.
     public static let all = TapeMode(fixed: .all)
 
+    /// A fixed mode, given as the recorder's.
     public static func fixed(_ mode: CassetteRecorder.Mode) -> TapeMode {
         TapeMode(fixed: mode)
     }
@@ -220,10 +228,10 @@ public struct TapeMode: Hashable, Sendable {
 }
 
 /// Where cassettes live and which record mode applies, from the environment.
-public enum RecordSettings {
+package enum RecordSettings {
     /// `TAPEDECK_RECORD` when set; otherwise `none` when the `CI` variable is set (a CI run never
     /// goes live by surprise) and `once` elsewhere.
-    public static func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
+    package static func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CassetteRecorder.Mode {
         if let value = environment["TAPEDECK_RECORD"], !value.isEmpty {
             guard let mode = CassetteRecorder.Mode(parsing: value) else { throw TapeError.invalidRecordMode(value) }
             return mode
@@ -234,7 +242,7 @@ public enum RecordSettings {
 
     /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
     /// directory beside the test file. A name without an extension gets `.har.gz`.
-    public static func cassetteURL(
+    package static func cassetteURL(
         named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
         let directory: URL

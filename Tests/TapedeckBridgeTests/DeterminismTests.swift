@@ -69,13 +69,37 @@ struct DeterminismTests {
         #expect(hashes.count == 10)
     }
 
-    @Test("without lockstep the same seed does not give the same trace (the check can fail)")
-    func unorderedIsNondeterministic() throws {
-        var hashes = Set<TraceHash>()
-        for _ in 0..<10 {
-            hashes.insert(try Self.run(seed: 42, mode: .unordered).hash)
+    /// Runs a few requests and waits until URLSession's delegate queue has run every callback.
+    private static func settled(mode: Harness.Mode) throws -> BridgeFixture {
+        let fixture = BridgeFixture(seed: 42, mode: mode)
+        fixture.network.stub(path: "/a", options: RouteOptions(latency: .fixed(.milliseconds(5))), .json(200, "{}"))
+        for index in 0..<8 { fixture.get("r\(index)", "http://api.test/a?i=\(index)") }
+        var rounds = 0
+        while fixture.delegate.lines.count(where: { $0.contains("complete") }) < 8 && rounds < 2_000 {
+            do { try fixture.scheduler.runUntilIdle() } catch SimulationError.stalled {}
+            rounds += 1
+            usleep(1_000)
         }
-        #expect(hashes.count > 1)
+        fixture.session.delegateQueue.waitUntilAllOperationsAreFinished()
+        return fixture
+    }
+
+    // Not "ten unordered runs give more than one hash", which thread timing could make false: what
+    // lockstep prevents is that callbacks run outside the simulation, where no seed orders them.
+    // That happens to every single callback without lockstep, so it is asserted exactly.
+    @Test("without lockstep every callback runs on URLSession's threads, outside the simulation's order")
+    func unorderedRunsOutsideTheSimulation() throws {
+        let unordered = try Self.settled(mode: .unordered)
+        let lines = unordered.delegate.lines
+        #expect(lines.count { $0.contains("complete") } == 8)
+        // Each callback checked that it runs on the client's root queue; none did.
+        let violations = unordered.scheduler.violations
+        #expect(violations.count == lines.count)
+        #expect(violations.allSatisfy { $0.kind == .notOnQueue && $0.queue == "client.rootQueue" && $0.runningOn.isEmpty })
+
+        let lockstep = try Self.settled(mode: .lockstep)
+        #expect(lockstep.delegate.lines.count == lines.count)
+        #expect(lockstep.scheduler.violations.isEmpty)
     }
 
     @Test("several harnesses run side by side on different threads, each isolated and deterministic")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import TapedeckTestSupport
 import TapedeckScheduling
 
 @Suite("Cassettes: bad input gets a typed error naming the file and the place")

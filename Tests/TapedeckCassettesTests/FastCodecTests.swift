@@ -3,6 +3,7 @@ import Testing
 import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckScheduling
+import TapedeckTestSupport
 
 /// Strings and numbers that exercise every escaping and formatting rule.
 private func trickyCassette() -> Cassette {
@@ -33,7 +34,7 @@ struct FastCodecTests {
     private func cassettes() throws -> [Cassette] {
         var list = [try sampleCassette(), trickyCassette()]
         list.append(try CassetteFile.read(fixturesDirectory.appendingPathComponent("interop/mitmproxy.har")))
-        let login = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cassettes/login.har.gz")
+        let login = repositoryDirectory.appendingPathComponent("Tests/TapedeckTestingTests/Cassettes/login.har.gz")
         list.append(try CassetteFile.read(login))
         return list
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import TapedeckTestSupport
 
 @Suite("Cassettes: HAR format and files")
 struct FormatTests {

@@ -6,6 +6,7 @@ import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
+import TapedeckTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -125,8 +125,9 @@ struct LiveTests {
                 let path = index.isMultiple(of: 2) ? "/get?i=\(index)" : "/bytes/\(1_000 + index)"
                 live.session.request(live.url(path)).validate().responseData { response in
                     calls.mutate { $0[index] += 1 }
-                    if case let .success(data) = response.result, !path.hasPrefix("/get") {
-                        #expect(data == Data(LoopbackServer.bytes(1_000 + index)))
+                    #expect(response.error == nil, "\(path): \(String(describing: response.error))")
+                    if !path.hasPrefix("/get") {
+                        #expect(response.value == Data(LoopbackServer.bytes(1_000 + index)))
                     }
                     var last = false
                     remaining.mutate { $0 -= 1; last = $0 == 0 }

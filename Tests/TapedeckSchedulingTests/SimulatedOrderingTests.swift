@@ -19,6 +19,7 @@ struct SimulatedOrderingTests {
             #expect(probe.fifoViolation() == nil, "seed \(seed): \(probe.fifoViolation() ?? "")")
             #expect(probe.maxActivePerRoot == 1, "seed \(seed): a root ran two jobs at once")
             #expect(probe.executions.count == probe.submissionCount, "seed \(seed): lost or duplicated jobs")
+            #expect(probe.executions.contains { $0.ticket.isTimer }, "seed \(seed): the workload ran no timer")
             for execution in probe.executions where execution.ticket.isTimer {
                 #expect(execution.time == execution.ticket.effectiveDeadline, "seed \(seed): timer ran off its deadline")
             }

@@ -1,8 +1,8 @@
 public import Foundation
 
-/// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12,
-/// §9 of the behaviour reference), minus the cases of features this client does not have
-/// (downloads, server trust, multipart).
+/// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12)
+/// minus the cases of features this client does not have (downloads, server trust, multipart);
+/// docs/client.md lists the differences.
 public enum ClientError: Error, Sendable {
     /// `asURLRequest()` threw a non-`ClientError` error.
     case createURLRequestFailed(error: any Error)
@@ -29,68 +29,93 @@ public enum ClientError: Error, Sendable {
     /// The URLSession was invalidated.
     case sessionInvalidated(error: (any Error)?)
 
+    /// Why encoding parameters failed.
     public enum ParameterEncoderFailureReason: Sendable {
+        /// The request lacked what the encoder needs (its URL or its method).
         case missingRequiredComponent(String)
+        /// The encoder threw.
         case encoderFailed(error: any Error)
     }
 
+    /// Why a URLRequest was refused before sending.
     public enum URLRequestValidationFailureReason: Sendable {
+        /// A GET request carried a body.
         case bodyDataInGETRequest(Data)
     }
 
+    /// Why a validator refused the response.
     public enum ResponseValidationFailureReason: Sendable {
+        /// The status code was not acceptable.
         case unacceptableStatusCode(code: Int)
+        /// The response's content type was not one of those accepted.
         case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        /// The response had no content type, but the validator wanted one of those accepted.
         case missingContentType(acceptableContentTypes: [String])
+        /// A custom validator failed with this error.
         case customValidationFailed(error: any Error)
     }
 
+    /// Why a serializer could not produce its value.
     public enum ResponseSerializationFailureReason: Sendable {
+        /// There was no body where one was needed.
         case inputDataNilOrZeroLength
+        /// The body was not text in this encoding.
         case stringSerializationFailed(encoding: String.Encoding)
+        /// The body was not JSON.
         case jsonSerializationFailed(error: any Error)
+        /// The decoder threw.
         case decodingFailed(error: any Error)
+        /// An empty body cannot stand for a value of this type.
         case invalidEmptyResponse(type: String)
+        /// A custom serializer threw.
         case customSerializationFailed(error: any Error)
     }
 }
 
 extension ClientError {
+    /// True for `.explicitlyCancelled`.
     public var isExplicitlyCancelledError: Bool {
         if case .explicitlyCancelled = self { return true }
         return false
     }
 
+    /// True for `.requestAdaptationFailed`.
     public var isRequestAdaptationError: Bool {
         if case .requestAdaptationFailed = self { return true }
         return false
     }
 
+    /// True for `.requestRetryFailed`.
     public var isRequestRetryError: Bool {
         if case .requestRetryFailed = self { return true }
         return false
     }
 
+    /// True for `.responseValidationFailed`.
     public var isResponseValidationError: Bool {
         if case .responseValidationFailed = self { return true }
         return false
     }
 
+    /// True for `.responseSerializationFailed`.
     public var isResponseSerializationError: Bool {
         if case .responseSerializationFailed = self { return true }
         return false
     }
 
+    /// True for `.sessionTaskFailed`.
     public var isSessionTaskError: Bool {
         if case .sessionTaskFailed = self { return true }
         return false
     }
 
+    /// True for `.createURLRequestFailed`.
     public var isCreateURLRequestError: Bool {
         if case .createURLRequestFailed = self { return true }
         return false
     }
 
+    /// True for `.sessionDeinitialized`.
     public var isSessionDeinitializedError: Bool {
         if case .sessionDeinitialized = self { return true }
         return false
@@ -162,6 +187,7 @@ extension Error {
 }
 
 extension ClientError: CustomStringConvertible {
+    /// What failed, in a sentence.
     public var description: String {
         switch self {
         case let .createURLRequestFailed(error): return "creating the URLRequest failed: \(error)"

@@ -11,7 +11,7 @@ public import Foundation
 /// Creates and runs requests, Alamofire-style, on a scheduler: the same code runs live (real GCD,
 /// real network) or simulated (virtual clock, harness-made URLSession).
 ///
-/// Queues (§1 of the behaviour reference): `rootQueue` (a caller-supplied one is wrapped in a new
+/// Queues (docs/client.md, "Queues"): `rootQueue` (a caller-supplied one is wrapped in a new
 /// serial queue with the same label), `requestQueue` and `serializationQueue` targeting it unless
 /// supplied. URLSession's delegate callbacks run on the rootQueue.
 ///
@@ -27,23 +27,36 @@ open class Session: @unchecked Sendable {
 
     /// When a request is set up: on `resume()` (lazy, the default) or as soon as it is created.
     public enum RequestSetup: Sendable {
+        /// Set up on `resume()` (Alamofire's default since 5.11).
         case lazy
+        /// Set up as soon as the request is created.
         case eager
     }
 
+    /// The scheduler the session's queues belong to (its clock times retries and timeouts).
     public let scheduler: any Scheduler
+    /// The URLSession (its delegate is ``delegate``, its delegate queue the ``rootQueue``).
     public let session: URLSession
+    /// The URLSession's delegate, which turns its callbacks into request events.
     public let delegate: SessionDelegate
+    /// Where the session's own work and every URLSession callback run.
     public let rootQueue: any SchedulerQueue
+    /// Where URLRequests are built and adapted (targets the rootQueue unless supplied).
     public let requestQueue: any SchedulerQueue
+    /// Where serializers run (targets the rootQueue unless supplied).
     public let serializationQueue: any SchedulerQueue
     /// Where response handlers run when no queue is given (default: the rootQueue — never a main
     /// queue nobody services).
     public let defaultResponseQueue: any SchedulerQueue
+    /// Whether adding a response handler resumes a request (unless the request says otherwise).
     public let startRequestsImmediately: Bool
+    /// When requests are set up.
     public let requestSetup: RequestSetup
+    /// The session's interceptor, run before each request's own.
     public let interceptor: (any RequestInterceptor)?
+    /// What to do with redirects (nil: follow them).
     public let redirectHandler: (any RedirectHandler)?
+    /// The session's monitors, as one (each event goes to each monitor in order).
     public let eventMonitor: CompositeEventMonitor
     /// What the transport promises (with metrics, completion waits for them).
     public let transportProfile: TransportProfile
@@ -69,12 +82,13 @@ open class Session: @unchecked Sendable {
     let state = Protected(State())
     private let idTag: UInt64
 
-    /// A Session whose URLSession comes from `provider` (a simulated harness, or
-    /// ``LiveURLSessionProvider``).
-    public convenience init(
-        provider: any URLSessionProvider,
+    /// A Session whose URLSession comes from `provider` (a simulated harness with its
+    /// `SimulatedScheduler`, or `LiveURLSessionProvider` with a `LiveScheduler`): the provider
+    /// and the scheduler must deal in the same kind of queue.
+    public convenience init<Provider: URLSessionProvider>(
+        provider: Provider,
         configuration: URLSessionConfiguration = .ephemeral,
-        scheduler: any Scheduler,
+        scheduler: some Scheduler<Provider.DelegateQueue>,
         rootQueue: (any SchedulerQueue)? = nil,
         startRequestsImmediately: Bool = true,
         requestSetup: RequestSetup = .lazy,

@@ -6,13 +6,16 @@ public import FoundationNetworking
 
 /// A credential that knows when it must be refreshed before use.
 public protocol AuthenticationCredential: Sendable {
+    /// True when the credential must be refreshed before it is used again (it expires soon).
     var requiresRefresh: Bool { get }
 }
 
 /// Applies and refreshes credentials for an ``AuthenticationInterceptor``.
 public protocol Authenticator: AnyObject, Sendable {
+    /// The credential this authenticator applies and refreshes.
     associatedtype Credential: AuthenticationCredential
 
+    /// Adds `credential` to the request (an `Authorization` header, typically).
     func apply(_ credential: Credential, to urlRequest: inout URLRequest)
     /// Called on the interceptor's own queue; the completion may come from any thread, at any time.
     func refresh(_ credential: Credential, for session: Session, completion: @escaping @Sendable (Result<Credential, any Error>) -> Void)
@@ -25,7 +28,9 @@ public protocol Authenticator: AnyObject, Sendable {
 /// Why authentication could not proceed; always delivered wrapped (`requestAdaptationFailed` on the
 /// adapt path, `requestRetryFailed` on the retry path).
 public enum AuthenticationError: Error, Equatable, Sendable {
+    /// No credential was set.
     case missingCredential
+    /// More refreshes than the refresh window allows.
     case excessiveRefresh
 }
 
@@ -38,15 +43,27 @@ public enum AuthenticationError: Error, Equatable, Sendable {
 ///   trigger one refresh; every such request is retried after it, once.
 /// - A refresh window (default 30 s, 5 attempts) stops refresh loops with `excessiveRefresh`. Its
 ///   timestamps come from the Session's scheduler, so under simulation it is virtual time.
+///
+/// ```swift
+/// let interceptor = AuthenticationInterceptor(authenticator: OAuthAuthenticator(), credential: stored)
+/// session.request("http://api.test/inbox", interceptor: interceptor).validate().responseData { response in
+///     // one refresh for every request that got a 401 with the old token, then each retried once
+/// }
+/// ```
 public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: RequestInterceptor, @unchecked Sendable {
     // @unchecked Sendable: mutable state is in `mutableState` (a lock).
 
+    /// The authenticator's credential type.
     public typealias Credential = AuthenticatorType.Credential
 
+    /// How many refreshes are allowed within how long, before the interceptor gives up.
     public struct RefreshWindow: Sendable {
+        /// The window's length, in seconds of the scheduler's clock.
         public let interval: TimeInterval
+        /// Refreshes allowed within the window.
         public let maximumAttempts: Int
 
+        /// A window of `maximumAttempts` refreshes per `interval` seconds.
         public init(interval: TimeInterval = 30, maximumAttempts: Int = 5) {
             self.interval = interval
             self.maximumAttempts = maximumAttempts
@@ -87,6 +104,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         }
     }
 
+    /// Applies and refreshes the credential.
     public let authenticator: AuthenticatorType
     private let mutableState: Protected<MutableState>
 
@@ -102,6 +120,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         }
     }
 
+    /// An interceptor for `authenticator`, starting with `credential`; `refreshWindow` nil allows any
+    /// number of refreshes.
     public init(authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow? = RefreshWindow()) {
         self.authenticator = authenticator
         var state = MutableState()
@@ -121,6 +141,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     // MARK: adapt
 
+    /// Applies the credential; when it needs a refresh (or a proactive refresh is running), waits for it
+    /// first. Fails with ``AuthenticationError/missingCredential`` when there is none.
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         let decision = mutableState.write { state -> AdaptDecision in
             // A proactive refresh is running: wait for it.
@@ -151,6 +173,8 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     // MARK: retry
 
+    /// Retries a request that failed authentication: after a refresh when it was sent with the
+    /// current credential, at once when the credential changed meanwhile; anything else is not retried.
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         // Transport failures are not authentication failures.
         guard let urlRequest = request.request, let response = request.response else {

@@ -5,10 +5,12 @@ public import FoundationNetworking
 
 /// Something a URL can be made from.
 public protocol URLConvertible: Sendable {
+    /// The URL, or an error (``ClientError/invalidURL(url:)``) when there is none.
     func asURL() throws -> URL
 }
 
 extension String: URLConvertible {
+    /// The URL this string spells; throws ``ClientError/invalidURL(url:)`` when it is not one.
     public func asURL() throws -> URL {
         guard let url = URL(string: self) else { throw ClientError.invalidURL(url: self) }
         return url
@@ -16,10 +18,12 @@ extension String: URLConvertible {
 }
 
 extension URL: URLConvertible {
+    /// The URL itself.
     public func asURL() throws -> URL { self }
 }
 
 extension URLComponents: URLConvertible {
+    /// The URL the components make; throws ``ClientError/invalidURL(url:)`` when they make none.
     public func asURL() throws -> URL {
         guard let url else { throw ClientError.invalidURL(url: description) }
         return url
@@ -28,10 +32,12 @@ extension URLComponents: URLConvertible {
 
 /// Something a URLRequest can be made from. The Session asks for a fresh one on every attempt.
 public protocol URLRequestConvertible: Sendable {
+    /// A fresh URLRequest (called once per attempt), or the error that stops the request.
     func asURLRequest() throws -> URLRequest
 }
 
 extension URLRequest: URLRequestConvertible {
+    /// The request itself.
     public func asURLRequest() throws -> URLRequest { self }
 }
 

@@ -7,15 +7,20 @@ public import FoundationNetworking
 /// Everything a data request produced, with the serializer's result.
 public struct DataResponse<Success: Sendable, Failure: Error>: @unchecked Sendable {
     // @unchecked Sendable: URLRequest, HTTPURLResponse and Data are immutable values here.
+    /// The last URLRequest sent (adapted), if one was made.
     public let request: URLRequest?
+    /// The last response head, if one came.
     public let response: HTTPURLResponse?
+    /// The body received, if any.
     public let data: Data?
     /// The last task's metrics (nil on a transport without metrics).
     public let metrics: TransferMetrics?
     /// Time the serializer took, on the scheduler's clock.
     public let serializationDuration: Duration
+    /// What the serializer produced, or the request's error.
     public let result: Result<Success, Failure>
 
+    /// A response from its parts.
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, metrics: TransferMetrics?,
                 serializationDuration: Duration, result: Result<Success, Failure>) {
         self.request = request
@@ -26,12 +31,15 @@ public struct DataResponse<Success: Sendable, Failure: Error>: @unchecked Sendab
         self.result = result
     }
 
+    /// The value, if the result is a success.
     public var value: Success? { try? result.get() }
 
+    /// The error, if the result is a failure.
     public var error: Failure? {
         if case let .failure(error) = result { return error }
         return nil
     }
 }
 
+/// A ``DataResponse`` whose failure is a ``ClientError`` (Alamofire's `AFDataResponse`).
 public typealias ClientDataResponse<Success: Sendable> = DataResponse<Success, ClientError>

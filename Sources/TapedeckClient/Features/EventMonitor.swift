@@ -5,7 +5,20 @@ public import TapedeckScheduling
 public import FoundationNetworking
 #endif
 
-/// Receives the events of a Session and its requests. Every method has an empty default.
+/// Receives the events of a Session and its requests.
+///
+/// The methods are Alamofire's, so a monitor written against Alamofire's `EventMonitor` keeps
+/// compiling (with ``ClientError`` for `AFError` and `TransferMetrics` for
+/// `URLSessionTaskMetrics`). Each method you leave out hands its event, as a ``ClientEvent``
+/// value, to ``handle(_:)``; implement that one method to see every event in one place:
+///
+/// ```swift
+/// struct Timeline: EventMonitor {
+///     let log: Mutex<[String]>   // Synchronization
+///     func handle(_ event: ClientEvent) { log.withLock { $0.append(event.name) } }
+///     func requestDidFinish(_ request: Request) { log.withLock { $0.append("finished \(request)") } }
+/// }
+/// ```
 ///
 /// Events are delivered asynchronously, each as its own job on the monitor's ``queue`` (nil: the
 /// session's rootQueue — with the monitor on the rootQueue, the order it sees is the exact order of
@@ -14,33 +27,63 @@ public protocol EventMonitor: Sendable {
     /// Where this monitor's events run (nil: the session's rootQueue).
     var queue: (any SchedulerQueue)? { get }
 
+    /// Receives every event whose own method this monitor does not implement. Empty by default.
+    func handle(_ event: ClientEvent)
+
     // URLSession-level events (session monitors only).
+
+    /// The URLSession was invalidated.
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+    /// The transport is about to follow a redirect (the session's redirect handler decides how).
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest)
+    /// The transport delivered a task's metrics.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: TransferMetrics)
+    /// A task completed, with or without an error.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
+    /// A data task received its response head.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse)
+    /// A data task received some body bytes.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
 
     // Request-level events.
+
+    /// The request built its first URLRequest (before adaptation).
     func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
+    /// Building the URLRequest failed.
     func request(_ request: Request, didFailToCreateURLRequestWithError error: ClientError)
+    /// The interceptors adapted the URLRequest.
     func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest)
+    /// An adapter failed.
     func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: ClientError)
+    /// The URLRequest this attempt sends is final.
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// The attempt's URLSessionTask exists.
     func request(_ request: Request, didCreateTask task: URLSessionTask)
+    /// The attempt's metrics reached the request.
     func request(_ request: Request, didGatherMetrics metrics: TransferMetrics)
+    /// The attempt's task completed (after its metrics, where the transport delivers them).
     func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: ClientError?)
+    /// A retrier asked for another attempt, which starts now.
     func requestIsRetrying(_ request: Request)
+    /// The request is finished: no more attempts.
     func requestDidFinish(_ request: Request)
+    /// `resume()` was called.
     func requestDidResume(_ request: Request)
+    /// The task was resumed.
     func request(_ request: Request, didResumeTask task: URLSessionTask)
+    /// `suspend()` was called.
     func requestDidSuspend(_ request: Request)
+    /// The task was suspended.
     func request(_ request: Request, didSuspendTask task: URLSessionTask)
+    /// `cancel()` was called.
     func requestDidCancel(_ request: Request)
+    /// The task was cancelled.
     func request(_ request: Request, didCancelTask task: URLSessionTask)
+    /// A validator ran.
     func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: ValidationResult)
+    /// An unserialized response (`response(queue:completionHandler:)`) is ready.
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, ClientError>)
+    /// A serializer produced its response.
     func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>)
 
     /// Not in Alamofire: the task ledger saw something a transport should never do (metrics never
@@ -49,34 +92,101 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask)
 }
 
+// Every event method hands its event to `handle(_:)` unless a monitor implements it.
 extension EventMonitor {
+    /// No queue of its own: the session's rootQueue.
     public var queue: (any SchedulerQueue)? { nil }
-    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest) {}
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: TransferMetrics) {}
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse) {}
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
-    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
-    public func request(_ request: Request, didFailToCreateURLRequestWithError error: ClientError) {}
-    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
-    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: ClientError) {}
-    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
-    public func request(_ request: Request, didCreateTask task: URLSessionTask) {}
-    public func request(_ request: Request, didGatherMetrics metrics: TransferMetrics) {}
-    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: ClientError?) {}
-    public func requestIsRetrying(_ request: Request) {}
-    public func requestDidFinish(_ request: Request) {}
-    public func requestDidResume(_ request: Request) {}
-    public func request(_ request: Request, didResumeTask task: URLSessionTask) {}
-    public func requestDidSuspend(_ request: Request) {}
-    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {}
-    public func requestDidCancel(_ request: Request) {}
-    public func request(_ request: Request, didCancelTask task: URLSessionTask) {}
-    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: ValidationResult) {}
-    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, ClientError>) {}
-    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>) {}
-    public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {}
+    /// Ignores the event.
+    public func handle(_ event: ClientEvent) {}
+
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        handle(.sessionDidBecomeInvalidWithError(session, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest) {
+        handle(.taskWillPerformHTTPRedirection(session, task, response, request))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: TransferMetrics) {
+        handle(.taskDidFinishCollectingMetrics(session, task, metrics))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        handle(.taskDidComplete(session, task, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse) {
+        handle(.dataTaskDidReceiveResponse(session, dataTask, response))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        handle(.dataTaskDidReceiveData(session, dataTask, data))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        handle(.requestDidCreateInitialURLRequest(request, urlRequest))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: ClientError) {
+        handle(.requestDidFailToCreateURLRequestWithError(request, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        handle(.requestDidAdaptInitialRequestToAdaptedRequest(request, initialRequest, adaptedRequest))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: ClientError) {
+        handle(.requestDidFailToAdaptURLRequestWithError(request, initialRequest, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        handle(.requestDidCreateURLRequest(request, urlRequest))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didCreateTask task: URLSessionTask) {
+        handle(.requestDidCreateTask(request, task))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didGatherMetrics metrics: TransferMetrics) {
+        handle(.requestDidGatherMetrics(request, metrics))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: ClientError?) {
+        handle(.requestDidCompleteTaskWithError(request, task, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func requestIsRetrying(_ request: Request) { handle(.requestIsRetrying(request)) }
+    /// Hands the event to `handle(_:)`.
+    public func requestDidFinish(_ request: Request) { handle(.requestDidFinish(request)) }
+    /// Hands the event to `handle(_:)`.
+    public func requestDidResume(_ request: Request) { handle(.requestDidResume(request)) }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) { handle(.requestDidResumeTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
+    public func requestDidSuspend(_ request: Request) { handle(.requestDidSuspend(request)) }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) { handle(.requestDidSuspendTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
+    public func requestDidCancel(_ request: Request) { handle(.requestDidCancel(request)) }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) { handle(.requestDidCancelTask(request, task)) }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: ValidationResult) {
+        handle(.requestDidValidateRequestResponseDataWithResult(request, urlRequest, response, data, result))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, ClientError>) {
+        handle(.requestDidParseResponse(request, response))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>) {
+        handle(.requestDidParseSerializedResponse(request, SerializedResponse(response)))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {
+        handle(.requestDidObserveAnomaly(request, anomaly, task))
+    }
 }
 
 /// Something the task ledger saw that a well-behaved transport never does.

@@ -14,20 +14,25 @@ public import Foundation
 public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
     private var headers: [HTTPHeader] = []
 
+    /// No fields.
     public init() {}
 
+    /// The fields in order; a repeated name keeps its first position and its last value.
     public init(_ headers: [HTTPHeader]) {
         headers.forEach { update($0) }
     }
 
+    /// The dictionary's fields, sorted by name (case-insensitively) so the order is stable.
     public init(_ dictionary: [String: String]) {
         dictionary.sorted { $0.key.lowercased() < $1.key.lowercased() }.forEach { update(HTTPHeader(name: $0.key, value: $0.value)) }
     }
 
+    /// `[.accept("…"), .userAgent("…")]`.
     public init(arrayLiteral elements: HTTPHeader...) {
         self.init(elements)
     }
 
+    /// `["Accept": "…"]`; a repeated name keeps its last value.
     public init(dictionaryLiteral elements: (String, String)...) {
         elements.forEach { update(name: $0.0, value: $0.1) }
     }
@@ -37,6 +42,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
         update(HTTPHeader(name: name, value: value))
     }
 
+    /// Replaces the field with `header`'s name (keeping its position), or appends it.
     public mutating func update(_ header: HTTPHeader) {
         if let index = headers.firstIndex(where: { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }) {
             headers[index] = header
@@ -45,18 +51,22 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
         }
     }
 
+    /// Same as ``update(name:value:)``, as in Alamofire.
     public mutating func add(name: String, value: String) {
         update(name: name, value: value)
     }
 
+    /// Removes every field named `name` (case-insensitive).
     public mutating func remove(name: String) {
         headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// The value of the field named `name` (case-insensitive), if any.
     public func value(for name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
+    /// The value of `name`; setting nil removes the field.
     public subscript(_ name: String) -> String? {
         get { value(for: name) }
         set {
@@ -64,16 +74,20 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
         }
     }
 
+    /// The fields as a dictionary (a repeated name keeps its last value; order is lost).
     public var dictionary: [String: String] {
         Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// The number of fields.
     public var count: Int { headers.count }
 
+    /// The fields in order.
     public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
         headers.makeIterator()
     }
 
+    /// One `name: value` line per field.
     public var description: String {
         headers.map(\.description).joined(separator: "\n")
     }
@@ -84,25 +98,37 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
 
 /// One header field.
 public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The field's name, spelled as given.
     public let name: String
+    /// The field's value.
     public let value: String
 
+    /// A field `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
+    /// `name: value`.
     public var description: String { "\(name): \(value)" }
 
+    /// `Accept`.
     public static func accept(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept", value: value) }
+    /// `Accept-Encoding`.
     public static func acceptEncoding(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept-Encoding", value: value) }
+    /// `Accept-Language`.
     public static func acceptLanguage(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept-Language", value: value) }
+    /// `Authorization` with a raw value.
     public static func authorization(_ value: String) -> HTTPHeader { HTTPHeader(name: "Authorization", value: value) }
+    /// `Authorization: Bearer <token>`.
     public static func authorization(bearerToken: String) -> HTTPHeader { authorization("Bearer \(bearerToken)") }
+    /// `Authorization: Basic <base64 of username:password>`.
     public static func authorization(username: String, password: String) -> HTTPHeader {
         authorization("Basic \(Data("\(username):\(password)".utf8).base64EncodedString())")
     }
+    /// `Content-Type`.
     public static func contentType(_ value: String) -> HTTPHeader { HTTPHeader(name: "Content-Type", value: value) }
+    /// `User-Agent`.
     public static func userAgent(_ value: String) -> HTTPHeader { HTTPHeader(name: "User-Agent", value: value) }
 
     /// What libcurl and Alamofire accept: brotli, gzip, deflate.
@@ -141,6 +167,7 @@ extension URLRequest {
         }
     }
 
+    /// The request's method, as an ``HTTPMethod`` (nil when unset).
     public var method: HTTPMethod? {
         get { httpMethod.map(HTTPMethod.init(rawValue:)) }
         set { httpMethod = newValue?.rawValue }

@@ -5,20 +5,26 @@ public import FoundationNetworking
 
 /// Encodes `Encodable` parameters into a URLRequest.
 public protocol ParameterEncoder: Sendable {
+    /// `request` with `parameters` added (nil: unchanged); throws ``ClientError/parameterEncoderFailed(reason:)``.
     func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest
 }
 
 /// JSON in the body, `Content-Type: application/json` unless one is set.
 public struct JSONParameterEncoder: ParameterEncoder {
+    /// How the JSON is laid out (sorted keys by default, so bodies are deterministic).
     public let outputFormatting: JSONEncoder.OutputFormatting
 
+    /// An encoder writing JSON with `outputFormatting`.
     public init(outputFormatting: JSONEncoder.OutputFormatting = [.sortedKeys]) {
         self.outputFormatting = outputFormatting
     }
 
+    /// Compact JSON, sorted keys.
     public static let `default` = JSONParameterEncoder()
+    /// Indented JSON, sorted keys.
     public static let prettyPrinted = JSONParameterEncoder(outputFormatting: [.sortedKeys, .prettyPrinted])
 
+    /// `request` with the JSON of `parameters` as its body.
     public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         var request = request
@@ -39,22 +45,32 @@ public struct JSONParameterEncoder: ParameterEncoder {
 /// `application/x-www-form-urlencoded` parameters: in the query for GET, HEAD and DELETE (or
 /// always/never, as chosen), otherwise in the body.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+    /// Where the form goes.
     public enum Destination: Sendable {
+        /// The query for GET, HEAD and DELETE; the body otherwise.
         case methodDependent
+        /// Always the query.
         case queryString
+        /// Always the body.
         case httpBody
     }
 
+    /// Where the form goes.
     public let destination: Destination
+    /// How values become form text.
     public let encoder: URLEncodedFormEncoder
 
+    /// An encoder putting the form where `destination` says.
     public init(encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: Destination = .methodDependent) {
         self.encoder = encoder
         self.destination = destination
     }
 
+    /// Method-dependent destination, default form encoding.
     public static let `default` = URLEncodedFormParameterEncoder()
 
+    /// `request` with `parameters` as a form, in the query or the body (with
+    /// `Content-Type: application/x-www-form-urlencoded; charset=utf-8` unless one is set).
     public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         guard let url = request.url else {
@@ -99,8 +115,10 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
 /// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text. Keys are sorted, so the output is
 /// deterministic; nested containers use bracket notation, booleans `true`/`false`.
 public struct URLEncodedFormEncoder: Sendable {
+    /// The encoder (it has no options).
     public init() {}
 
+    /// The form text for `value`, which must encode as a keyed container.
     public func encode<Value: Encodable>(_ value: Value) throws -> String {
         let encoded = try JSONEncoder().encode(value)
         guard case let .object(object) = try JSONDecoder().decode(FormValue.self, from: encoded) else {

@@ -7,18 +7,22 @@ public import FoundationNetworking
 public struct RequestAdapterState: Sendable {
     /// The request's identifier (deterministic: derived from the session and the request's number).
     public let requestID: UUID
+    /// The session sending the request.
     public let session: Session
 }
 
 /// Changes a URLRequest before it is sent (headers, tokens, ...). Called on the requestQueue; the
 /// completion may be called on any thread, at any time.
 public protocol RequestAdapter: Sendable {
+    /// Calls `completion` with the adapted request, or with the error that fails the request
+    /// (wrapped in ``ClientError/requestAdaptationFailed(error:)``).
     func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void)
     /// The entry point the Session calls; by default it forwards to the session-based one.
     func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void)
 }
 
 extension RequestAdapter {
+    /// Forwards to ``adapt(_:for:completion:)`` with the state's session.
     public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, for: state.session, completion: completion)
     }
@@ -26,9 +30,13 @@ extension RequestAdapter {
 
 /// What a retrier answers.
 public enum RetryResult: Sendable {
+    /// Try again at once.
     case retry
+    /// Try again after this many seconds (of the scheduler's clock).
     case retryWithDelay(TimeInterval)
+    /// Do not try again; the request fails with its error.
     case doNotRetry
+    /// Do not try again; the request fails with this error (in ``ClientError/requestRetryFailed(retryError:originalError:)``).
     case doNotRetryWithError(any Error)
 
     var retryRequired: Bool {
@@ -51,6 +59,7 @@ public enum RetryResult: Sendable {
 
 /// Decides whether a failed request is tried again. Called on the rootQueue.
 public protocol RequestRetrier: Sendable {
+    /// Calls `completion` with the decision for `request`, which failed with `error`.
     func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void)
 }
 
@@ -59,26 +68,32 @@ public protocol RequestRetrier: Sendable {
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 extension RequestInterceptor {
+    /// Passes the request through unchanged.
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         completion(.success(urlRequest))
     }
 
+    /// Answers `.doNotRetry`.
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         completion(.doNotRetry)
     }
 }
 
+/// An adapter as a closure: the request, the session, and the completion to call.
 public typealias AdaptHandler = @Sendable (URLRequest, Session, @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void
+/// A retrier as a closure: the request, the session, the error, and the completion to call.
 public typealias RetryHandler = @Sendable (Request, Session, any Error, @escaping @Sendable (RetryResult) -> Void) -> Void
 
 /// An adapter from a closure.
 public struct Adapter: RequestInterceptor {
     let handler: AdaptHandler
 
+    /// An adapter calling `handler`.
     public init(_ handler: @escaping AdaptHandler) {
         self.handler = handler
     }
 
+    /// Calls the closure.
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         handler(urlRequest, session, completion)
     }
@@ -88,10 +103,12 @@ public struct Adapter: RequestInterceptor {
 public struct Retrier: RequestInterceptor {
     let handler: RetryHandler
 
+    /// A retrier calling `handler`.
     public init(_ handler: @escaping RetryHandler) {
         self.handler = handler
     }
 
+    /// Calls the closure.
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         handler(request, session, error, completion)
     }
@@ -108,14 +125,18 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
     private var storedAdapters: [any RequestAdapter]
     private var storedRetriers: [any RequestRetrier]
 
+    /// The adapters, in the order they run.
     public var adapters: [any RequestAdapter] { lock.withLock { storedAdapters } }
+    /// The retriers, in the order they are asked.
     public var retriers: [any RequestRetrier] { lock.withLock { storedRetriers } }
 
+    /// One closure adapter and one closure retrier.
     public init(adaptHandler: @escaping AdaptHandler, retryHandler: @escaping RetryHandler) {
         storedAdapters = [Adapter(adaptHandler)]
         storedRetriers = [Retrier(retryHandler)]
     }
 
+    /// One adapter and one retrier.
     public init(adapter: any RequestAdapter, retrier: any RequestRetrier) {
         storedAdapters = [adapter]
         storedRetriers = [retrier]
@@ -134,12 +155,14 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
         }
     }
 
+    /// Runs the adapters in order, each on the previous one's output; the first failure ends it.
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, for: session, completion: next)
         }
     }
 
+    /// As ``adapt(_:for:completion:)``, handing each adapter the state.
     public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, using: state, completion: next)
@@ -164,6 +187,7 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
         }
     }
 
+    /// Asks the retriers in order until one answers something other than `.doNotRetry`.
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         retry(request, for: session, dueTo: error, remaining: retriers[...], completion: completion)
     }
@@ -188,15 +212,18 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
 }
 
 extension RequestInterceptor where Self == Interceptor {
+    /// An ``Interceptor`` with these chains.
     public static func interceptor(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [], interceptors: [any RequestInterceptor] = []) -> Interceptor {
         Interceptor(adapters: adapters, retriers: retriers, interceptors: interceptors)
     }
 }
 
 extension RequestInterceptor where Self == Adapter {
+    /// An ``Adapter`` calling `handler`.
     public static func adapter(using handler: @escaping AdaptHandler) -> Adapter { Adapter(handler) }
 }
 
 extension RequestInterceptor where Self == Retrier {
+    /// A ``Retrier`` calling `handler`.
     public static func retrier(using handler: @escaping RetryHandler) -> Retrier { Retrier(handler) }
 }

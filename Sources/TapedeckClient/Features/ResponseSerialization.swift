@@ -6,6 +6,7 @@ public import FoundationNetworking
 /// Turns a finished request's response and data into a value. Built-in serializers rethrow the
 /// request's error unchanged when there is one (so a validation error surfaces as itself).
 public protocol ResponseSerializer: Sendable {
+    /// The value the serializer produces.
     associatedtype SerializedObject: Sendable
 
     /// Methods for which an empty body is fine (default: HEAD).
@@ -13,11 +14,15 @@ public protocol ResponseSerializer: Sendable {
     /// Status codes for which an empty body is fine (default: 204, 205).
     var emptyResponseCodes: Set<Int> { get }
 
+    /// The value for this response, or the error that fails it (the request's own `error`, when
+    /// there is one, for the built-in serializers).
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
 }
 
 extension ResponseSerializer {
+    /// HEAD.
     public var emptyRequestMethods: Set<HTTPMethod> { [.head] }
+    /// 204 and 205.
     public var emptyResponseCodes: Set<Int> { [204, 205] }
 
     /// Whether this request/response pair may have an empty body.
@@ -29,8 +34,10 @@ extension ResponseSerializer {
 
 /// The body as `Data`.
 public struct DataResponseSerializer: ResponseSerializer {
+    /// A serializer returning the body.
     public init() {}
 
+    /// The body; an allowed empty body is empty `Data`.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data {
         if let error { throw error }
         guard let data, !data.isEmpty else {
@@ -45,12 +52,15 @@ public struct DataResponseSerializer: ResponseSerializer {
 
 /// The body as a `String`, in the response's charset (UTF-8 when it names none, or the given encoding).
 public struct StringResponseSerializer: ResponseSerializer {
+    /// The encoding to use (nil: the response's charset, else UTF-8).
     public let encoding: String.Encoding?
 
+    /// A serializer decoding text with `encoding`.
     public init(encoding: String.Encoding? = nil) {
         self.encoding = encoding
     }
 
+    /// The body as text; an allowed empty body is "".
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> String {
         if let error { throw error }
         guard let data, !data.isEmpty else {
@@ -79,18 +89,26 @@ public struct StringResponseSerializer: ResponseSerializer {
 
 /// A JSON document as a Sendable value (what `responseJSON` hands over).
 public indirect enum JSON: Hashable, Sendable {
+    /// JSON `null`.
     case null
+    /// A boolean.
     case bool(Bool)
+    /// A number (every JSON number is a `Double` here).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSON])
+    /// An object.
     case object([String: JSON])
 
+    /// The member named `key` of an object (nil otherwise).
     public subscript(key: String) -> JSON? {
         if case let .object(object) = self { return object[key] }
         return nil
     }
 
+    /// The element at `index` of an array (nil when out of range or not an array).
     public subscript(index: Int) -> JSON? {
         if case let .array(array) = self, array.indices.contains(index) { return array[index] }
         return nil
@@ -98,6 +116,7 @@ public indirect enum JSON: Hashable, Sendable {
 }
 
 extension JSON: Decodable {
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -118,8 +137,10 @@ extension JSON: Decodable {
 
 /// The body as a `JSON` value; an allowed empty body is `.null`.
 public struct JSONResponseSerializer: ResponseSerializer {
+    /// A serializer producing ``JSON``.
     public init() {}
 
+    /// The body as ``JSON``; an allowed empty body is ``JSON/null``.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> JSON {
         if let error { throw error }
         guard let data, !data.isEmpty else {
@@ -138,23 +159,30 @@ public struct JSONResponseSerializer: ResponseSerializer {
 
 /// A type that stands for "no body" when a response may be empty.
 public protocol EmptyResponse {
+    /// The value that stands for an empty body.
     static func emptyValue() -> Self
 }
 
 /// The value an allowed empty response decodes to.
 public struct Empty: Codable, Hashable, Sendable, EmptyResponse {
+    /// The empty value.
     public static let value = Empty()
+    /// ``value``.
     public static func emptyValue() -> Empty { value }
 }
 
 /// The body decoded with a `JSONDecoder`.
 public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+    /// The decoder used.
     public let decoder: JSONDecoder
 
+    /// A serializer decoding with `decoder`.
     public init(decoder: JSONDecoder = JSONDecoder()) {
         self.decoder = decoder
     }
 
+    /// The body decoded as `T`; an allowed empty body is `T.emptyValue()` when `T` is an
+    /// ``EmptyResponse``, else an error.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> T {
         if let error { throw error }
         guard let data, !data.isEmpty else {

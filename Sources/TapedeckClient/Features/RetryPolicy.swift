@@ -3,14 +3,26 @@ public import Foundation
 /// Retries idempotent requests that failed with a listed status code or URLError, with exponential
 /// backoff: delay = base ^ retryCount × scale (0.5 s, 1 s, 2 s, ... with the defaults). The delay
 /// runs on the Session's scheduler, so under simulation a minute of backoff costs no wall time.
+///
+/// ```swift
+/// let session = Session(provider: harness, scheduler: scheduler,
+///                       interceptor: RetryPolicy(retryLimit: 3, retryableHTTPStatusCodes: [503]))
+/// // A 503 is retried after 0.5 s, 1 s and 2 s of virtual time, then delivered.
+/// ```
 open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable; subclasses must keep it that way.
 
+    /// Two retries.
     public static let defaultRetryLimit: UInt = 2
+    /// Delays grow as powers of 2.
     public static let defaultExponentialBackoffBase: UInt = 2
+    /// Half a second for the first retry.
     public static let defaultExponentialBackoffScale: Double = 0.5
+    /// The idempotent methods: DELETE, GET, HEAD, OPTIONS, PUT, TRACE.
     public static let defaultRetryableHTTPMethods: Set<HTTPMethod> = [.delete, .get, .head, .options, .put, .trace]
+    /// 408, 500, 502, 503 and 504.
     public static let defaultRetryableHTTPStatusCodes: Set<Int> = [408, 500, 502, 503, 504]
+    /// The URLError codes of transient failures (lost connections, timeouts, DNS, TLS dates, …).
     public static let defaultRetryableURLErrorCodes: Set<URLError.Code> = [
         .backgroundSessionInUseByAnotherProcess, .backgroundSessionWasDisconnected, .badServerResponse,
         .callIsActive, .cannotConnectToHost, .cannotFindHost, .cannotLoadFromNetwork, .dataNotAllowed,
@@ -19,13 +31,20 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .timedOut,
     ]
 
+    /// How many retries a request gets.
     public let retryLimit: UInt
+    /// The base of the exponential backoff (at least 2).
     public let exponentialBackoffBase: UInt
+    /// The delay of the first retry, in seconds; later ones are multiplied by the base.
     public let exponentialBackoffScale: Double
+    /// Methods that may be retried.
     public let retryableHTTPMethods: Set<HTTPMethod>
+    /// Status codes that call for a retry.
     public let retryableHTTPStatusCodes: Set<Int>
+    /// URLError codes that call for a retry.
     public let retryableURLErrorCodes: Set<URLError.Code>
 
+    /// A policy; every parameter defaults to the static `default…` value.
     public init(
         retryLimit: UInt = RetryPolicy.defaultRetryLimit,
         exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
@@ -43,6 +62,8 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         self.retryableURLErrorCodes = retryableURLErrorCodes
     }
 
+    /// `.retryWithDelay(base ^ retryCount × scale)` while ``retryLimit`` is not reached and
+    /// ``shouldRetry(request:dueTo:)`` says yes; otherwise `.doNotRetry`.
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         if request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error) {
             completion(.retryWithDelay(pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale))
@@ -64,6 +85,8 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
 
 /// A RetryPolicy for dropped connections only (`URLError.networkConnectionLost`), no status codes.
 open class ConnectionLostRetryPolicy: RetryPolicy, @unchecked Sendable {
+    // @unchecked Sendable: as RetryPolicy — it adds no stored state.
+    /// A policy retrying `networkConnectionLost` only.
     public init(
         retryLimit: UInt = RetryPolicy.defaultRetryLimit,
         exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
@@ -78,8 +101,10 @@ open class ConnectionLostRetryPolicy: RetryPolicy, @unchecked Sendable {
 }
 
 extension RequestInterceptor where Self == RetryPolicy {
+    /// A ``RetryPolicy`` with the defaults.
     public static var retryPolicy: RetryPolicy { RetryPolicy() }
 
+    /// A ``RetryPolicy`` with these settings.
     public static func retryPolicy(
         retryLimit: UInt = RetryPolicy.defaultRetryLimit,
         exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
@@ -96,5 +121,6 @@ extension RequestInterceptor where Self == RetryPolicy {
 }
 
 extension RequestInterceptor where Self == ConnectionLostRetryPolicy {
+    /// A ``ConnectionLostRetryPolicy`` with the defaults.
     public static var connectionLostRetryPolicy: ConnectionLostRetryPolicy { ConnectionLostRetryPolicy() }
 }

@@ -2,6 +2,7 @@ public import Dispatch
 
 /// A serial queue of a ``LiveScheduler``, backed by a real `DispatchQueue`.
 public final class LiveQueue: SchedulerQueue {
+    /// The real queue, created with `DispatchQueue(label:target:)`.
     public let dispatchQueue: DispatchQueue
     let parent: LiveQueue?
     let scheduler: LiveScheduler
@@ -25,16 +26,22 @@ public final class LiveQueue: SchedulerQueue {
         dispatchQueue.setSpecific(key: QueueChain.key, value: chain)
     }
 
+    /// The dispatch queue's label.
     public var label: String { dispatchQueue.label }
 
+    /// The queue this one targets (nil for a root).
     public var target: (any SchedulerQueue)? { parent }
 
+    /// The live scheduler's monotonic time.
     public var now: VirtualInstant { scheduler.now }
 
+    /// `DispatchQueue.async`; `name` is ignored (live work is not traced).
     public func async(named name: String, _ work: __owned @escaping @Sendable () -> Void) {
         dispatchQueue.async(execute: work)
     }
 
+    /// `DispatchQueue.asyncAfter` at the uptime `deadline` stands for; cancelling the handle before
+    /// then skips the work.
     @discardableResult
     public func asyncAfter(
         deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void
@@ -47,6 +54,8 @@ public final class LiveQueue: SchedulerQueue {
         return handle
     }
 
+    /// `DispatchQueue.sync`, except that a sync from the queue's own hierarchy is reported as a
+    /// deadlock (``QueueViolation/Kind/syncDeadlock``) instead of hanging.
     public func sync<T>(file: StaticString, line: UInt, _ work: () throws -> T) rethrows -> T {
         // The caller's own queue is visible through GCD only until we enter the sync; keep it.
         let outer = DispatchQueue.getSpecific(key: QueueChain.key)
@@ -59,11 +68,13 @@ public final class LiveQueue: SchedulerQueue {
         }
     }
 
+    /// True on this queue, on a queue targeting it, or inside a `sync` onto one of those.
     public var isCurrent: Bool {
         let me = chain.ids[0]
         return Self.heldChains().contains { $0.ids.contains(me) }
     }
 
+    /// Reports a violation to the scheduler when ``isCurrent`` is not `expected`.
     public func precondition(isCurrent expected: Bool, file: StaticString, line: UInt) {
         if isCurrent == expected { return }
         scheduler.report(expected ? .notOnQueue : .unexpectedlyOnQueue, queue: self, file: file, line: line)

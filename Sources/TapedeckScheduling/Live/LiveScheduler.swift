@@ -14,21 +14,25 @@ import Synchronization
 public final class LiveScheduler: Scheduler {
     /// `DispatchTime` uptime at creation; `now` counts from here.
     let origin: UInt64
+    /// Whether a broken queue rule traps or is recorded in ``violations``.
     public let violationPolicy: ViolationPolicy
     private let recordedViolations = Mutex<[QueueViolation]>([])
 
+    /// A live scheduler; with `.record`, queue-rule violations are kept instead of trapping.
     public init(violationPolicy: ViolationPolicy = .trap) {
         // Live path: reading the real clock is this scheduler's job.
         self.origin = DispatchTime.now().uptimeNanoseconds
         self.violationPolicy = violationPolicy
     }
 
+    /// Real monotonic time since this scheduler was created.
     public var now: VirtualInstant {
         // Live path: real monotonic time.
         VirtualInstant(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds &- origin))
     }
 
-    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> any SchedulerQueue {
+    /// A new `LiveQueue` (see ``makeLiveQueue(label:target:)``).
+    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> LiveQueue {
         makeLiveQueue(label: label, target: target)
     }
 
@@ -56,6 +60,7 @@ public final class LiveScheduler: Scheduler {
     /// Live traces are not kept; events are dropped.
     public func record(_ event: String, _ payload: String) {}
 
+    /// Violations recorded so far (with ``ViolationPolicy/record``).
     public var violations: [QueueViolation] {
         recordedViolations.withLock { $0 }
     }

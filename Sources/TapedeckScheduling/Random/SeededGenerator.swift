@@ -5,11 +5,13 @@
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var s0: UInt64, s1: UInt64, s2: UInt64, s3: UInt64
 
+    /// A generator whose sequence depends only on `seed`.
     public init(seed: UInt64) {
         var mixer = SplitMix64(state: seed)
         s0 = mixer.next(); s1 = mixer.next(); s2 = mixer.next(); s3 = mixer.next()
     }
 
+    /// The next number of the sequence.
     public mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
         let t = s1 << 17

@@ -10,8 +10,10 @@
 /// let extra = jitter.next(below: 1_000)
 /// ```
 public struct SimulationRandom: Sendable, Hashable {
+    /// The seed all streams derive from.
     public let seed: UInt64
 
+    /// Streams derived from `seed`.
     public init(seed: UInt64) {
         self.seed = seed
     }

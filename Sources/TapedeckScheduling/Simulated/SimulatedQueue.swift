@@ -7,11 +7,13 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
     // @unchecked Sendable: the mutable root state (`ready`, `readyIndex`) is touched only by the
     // scheduler's owner thread (see SimulatedScheduler's ownership rules); the rest is immutable.
 
+    /// The label given at creation.
     public let label: String
     /// A queue keeps its scheduler alive (except the scheduler's own clock queue, which it owns).
     private let owningScheduler: SimulatedScheduler?
     /// The same scheduler, without reference counting (valid while the queue lives).
     unowned(unsafe) let schedulerRef: SimulatedScheduler
+    /// The scheduler this queue belongs to.
     public var scheduler: SimulatedScheduler { schedulerRef }
     let parent: SimulatedQueue?
     let labelDigest: UInt64
@@ -43,14 +45,20 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
         self.root = parent?.root ?? self
     }
 
+    /// The queue this one drains through (nil for a root).
     public var target: (any SchedulerQueue)? { parent }
 
+    /// The simulated scheduler's virtual time.
     public var now: VirtualInstant { schedulerRef.now }
 
+    /// Enqueues `work` behind everything already submitted to this queue's root, at the current
+    /// instant; `name` labels the job in the trace.
     public func async(named name: String, _ work: __owned @escaping @Sendable () -> Void) {
         schedulerRef.submit(to: self, deadline: nil, name: name, handle: nil, work)
     }
 
+    /// Enqueues `work` for `deadline` on the virtual clock; cancelling the handle before then drops it
+    /// without a trace step.
     @discardableResult
     public func asyncAfter(
         deadline: VirtualInstant, named name: String, _ work: __owned @escaping @Sendable () -> Void
@@ -60,19 +68,24 @@ public final class SimulatedQueue: SchedulerQueue, @unchecked Sendable {
         return handle
     }
 
+    /// Runs `work` at once on the calling thread as a job of this queue (after the work ahead of it,
+    /// as GCD would), or reports a deadlock when the caller already holds this queue's root.
     public func sync<T>(file: StaticString, line: UInt, _ work: () throws -> T) rethrows -> T {
         try schedulerRef.runSync(on: self, file: file, line: line, work)
     }
 
+    /// True inside a job of this queue, of a queue targeting it, or inside a `sync` onto one.
     public var isCurrent: Bool {
         schedulerRef.isCurrent(self)
     }
 
+    /// Reports a violation when ``isCurrent`` is not `expected`.
     public func precondition(isCurrent expected: Bool, file: StaticString, line: UInt) {
         schedulerRef.check(self, isCurrent: expected, file: file, line: line)
     }
 }
 
 extension SimulatedQueue: CustomStringConvertible {
+    /// `SimulatedQueue(label → target → … → root)`.
     public var description: String { "SimulatedQueue(\(targetChain.joined(separator: " → ")))" }
 }

@@ -2,9 +2,12 @@
 public struct RunSummary: Hashable, Sendable, CustomStringConvertible {
     /// Jobs executed during this run.
     public let jobs: Int
+    /// Virtual time when the run started.
     public let start: VirtualInstant
+    /// Virtual time when it stopped.
     public let end: VirtualInstant
 
+    /// `N jobs from t=… to t=…`.
     public var description: String { "\(jobs) jobs from t=\(start) to t=\(end)" }
 }
 
@@ -74,7 +77,7 @@ extension SimulatedScheduler {
 
     /// Registers `hook` to run on the driving thread whenever nothing is ready at the current
     /// instant, before expected external callbacks are taken in and before time moves. The point is
-    /// deterministic, so a hook may register expectations (``expectExternal(_:)``) or submit work;
+    /// deterministic, so a hook may register expectations (``expectExternal(_:patience:)``) or submit work;
     /// the URLProtocol bridge uses one to notice tasks its client cancelled or suspended.
     public func addQuiescenceHook(_ hook: @escaping () -> Void) {
         asOwner { quiescenceHooks.append(hook) }

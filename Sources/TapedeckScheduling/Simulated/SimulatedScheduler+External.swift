@@ -14,7 +14,9 @@ import Foundation
 /// ticket.arrive(on: networkQueue) { network.start(exchange: 3) }
 /// ```
 public final class ExternalExpectation: Sendable, CustomStringConvertible {
+    /// The expectation's number: arrivals are taken in this order.
     public let number: UInt64
+    /// What is expected (shown in traces and timeout reports).
     public let label: String
     let scheduler: SimulatedScheduler
 
@@ -37,6 +39,7 @@ public final class ExternalExpectation: Sendable, CustomStringConvertible {
         scheduler.withdraw(self)
     }
 
+    /// `#number label`.
     public var description: String { "#\(number) \(label)" }
 }
 

@@ -2,6 +2,7 @@
 /// resume). If a simulation runs dry while it is unresolved, that is a stall, reported by name.
 public final class PendingWork: Sendable, CustomStringConvertible {
     let id: UInt64
+    /// What the work is (shown in stall reports).
     public let label: String
     let scheduler: SimulatedScheduler
 
@@ -18,6 +19,7 @@ public final class PendingWork: Sendable, CustomStringConvertible {
         scheduler.condition.unlock()
     }
 
+    /// The label.
     public var description: String { label }
 }
 
@@ -70,6 +72,7 @@ public struct PendingContinuation<T: Sendable>: Sendable {
     let continuation: CheckedContinuation<T, Never>
     let work: PendingWork
 
+    /// Resolves the pending work, then resumes the awaiting task with `value`.
     public func resume(returning value: T) {
         work.resolve()
         continuation.resume(returning: value)

@@ -5,11 +5,11 @@ import Synchronization
 /// A single-threaded, deterministic scheduler on virtual time.
 ///
 /// Everything that runs on its queues runs on the thread that drives it (``runUntilIdle(maxSteps:)``,
-/// ``advance(by:)``, ``run(until:maxSteps:)``), one job at a time, in the total order
+/// ``advance(by:maxSteps:)``, ``run(until:maxSteps:)``), one job at a time, in the total order
 /// (virtual deadline, enqueue sequence). Where several root queues have work at the same instant,
 /// a choice seeded by ``seed`` picks which runs next; seed ``fifoSeed`` always picks the oldest
 /// job (plain FIFO). Nothing here reads the wall clock or sleeps, except the bounded real-time wait
-/// for expected external callbacks (``expectExternal(_:)``), which never decides order.
+/// for expected external callbacks (``expectExternal(_:patience:)``), which never decides order.
 ///
 /// ```swift
 /// let scheduler = SimulatedScheduler(seed: 7)
@@ -34,9 +34,11 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     public let seed: UInt64
     /// The simulation's random sub-streams (the scheduler uses `"scheduler.roots"`).
     public let random: SimulationRandom
+    /// Whether a broken queue rule traps or is recorded in ``violations``.
     public let violationPolicy: ViolationPolicy
     /// How long, in real time, the scheduler waits for expected external callbacks before failing.
     public let externalWaitLimit: Duration
+    /// Whether every trace step is kept or only the running hash.
     public let traceMode: TraceMode
 
     /// The seed under which the next job is always the oldest ready one (plain FIFO).
@@ -111,11 +113,13 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
 
     // MARK: Scheduler
 
+    /// The current virtual time.
     public var now: VirtualInstant {
         VirtualInstant(nanoseconds: publishedNow.load(ordering: .relaxed))
     }
 
-    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> any SchedulerQueue {
+    /// A new serial queue of this scheduler (see ``makeSimulatedQueue(label:target:)``).
+    public func makeQueue(label: String, target: (any SchedulerQueue)?) -> SimulatedQueue {
         makeSimulatedQueue(label: label, target: target)
     }
 
@@ -136,6 +140,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
         }
     }
 
+    /// Adds `event` with `payload` to the trace, as part of the job running now (from another thread,
+    /// it is queued and added in order).
     public func record(_ event: String, _ payload: String) {
         guard isOwnerThread else {
             submitForeign(.record(event: event, payload: payload))
@@ -147,6 +153,7 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
             job: frame?.job ?? 0, event: event, payload: payload)
     }
 
+    /// Violations recorded so far (with ``ViolationPolicy/record``).
     public var violations: [QueueViolation] {
         condition.lock(); defer { condition.unlock() }
         return recordedViolations
@@ -186,7 +193,7 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     }
 
     /// Submissions that reached the simulation from other threads without an expectation; their
-    /// position in the order depends on thread timing (see ``expectExternal(_:)``).
+    /// position in the order depends on thread timing (see ``expectExternal(_:patience:)``).
     public var untrackedSubmissionCount: Int {
         condition.lock(); defer { condition.unlock() }
         return untrackedSubmissions

@@ -14,19 +14,26 @@ import Synchronization
 /// try scheduler.advance(by: .seconds(60))   // the sleep ends; no real minute passes
 /// ```
 public struct SimulatedClock: Clock, Sendable {
+    /// The clock's instants are the scheduler's.
     public typealias Instant = VirtualInstant
+    /// Durations are Swift's.
     public typealias Duration = Swift.Duration
 
+    /// The scheduler whose time this clock reads.
     public let scheduler: SimulatedScheduler
 
+    /// A clock reading `scheduler`'s virtual time.
     public init(scheduler: SimulatedScheduler) {
         self.scheduler = scheduler
     }
 
+    /// The scheduler's current virtual time.
     public var now: VirtualInstant { scheduler.now }
 
+    /// One nanosecond: the scheduler's resolution.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
+    /// Suspends until the simulation reaches `deadline` (a timer on the scheduler, not a real sleep).
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let sleeper = Sleeper()

@@ -11,11 +11,13 @@
 /// print(t.nanoseconds)     // 1500000000
 /// ```
 public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
+    /// Durations are Swift's.
     public typealias Duration = Swift.Duration
 
     /// Nanoseconds since the start of the timeline.
     public var nanoseconds: Int64
 
+    /// The instant `nanoseconds` after the simulation's start.
     public init(nanoseconds: Int64) {
         self.nanoseconds = nanoseconds
     }
@@ -26,16 +28,19 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
     /// The last representable instant (used as "no limit").
     public static let distantFuture = VirtualInstant(nanoseconds: .max)
 
+    /// The instant `duration` later (rounded to nanoseconds).
     public func advanced(by duration: Duration) -> VirtualInstant {
         let (sum, overflow) = nanoseconds.addingReportingOverflow(duration.wholeNanoseconds)
         if overflow { return duration < .zero ? VirtualInstant(nanoseconds: .min) : .distantFuture }
         return VirtualInstant(nanoseconds: sum)
     }
 
+    /// The duration from this instant to `other`.
     public func duration(to other: VirtualInstant) -> Duration {
         .nanoseconds(other.nanoseconds - nanoseconds)
     }
 
+    /// Earlier instants come first.
     public static func < (lhs: VirtualInstant, rhs: VirtualInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }

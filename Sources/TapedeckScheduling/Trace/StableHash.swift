@@ -4,7 +4,9 @@
 /// outside the process; these functions are. Their definitions are part of the trace format
 /// (docs/scheduling.md) and changing them changes every recorded trace hash.
 public enum StableHash {
+    /// FNV-1a's 64-bit offset basis.
     public static let fnvOffset: UInt64 = 0xCBF2_9CE4_8422_2325
+    /// FNV-1a's 64-bit prime.
     public static let fnvPrime: UInt64 = 0x0000_0100_0000_01B3
 
     /// 64-bit FNV-1a over the UTF-8 bytes of `string`.

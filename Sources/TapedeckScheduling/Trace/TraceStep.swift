@@ -5,6 +5,7 @@
 public struct TraceStep: Hashable, Sendable, CustomStringConvertible {
     /// Position in the trace, from 0.
     public let index: Int
+    /// Virtual time of the step.
     public let time: VirtualInstant
     /// Label of the queue the job was submitted to (empty for steps outside any job).
     public let queue: String
@@ -12,8 +13,10 @@ public struct TraceStep: Hashable, Sendable, CustomStringConvertible {
     public let job: UInt64
     /// `run` for a job, `sync` for a synchronous block, or a name recorded by client code.
     public let event: String
+    /// The event's detail (empty for plain jobs).
     public let payload: String
 
+    /// A step as the trace recorder makes it.
     public init(index: Int, time: VirtualInstant, queue: String, job: UInt64, event: String, payload: String) {
         self.index = index
         self.time = time
@@ -23,6 +26,7 @@ public struct TraceStep: Hashable, Sendable, CustomStringConvertible {
         self.payload = payload
     }
 
+    /// `index t=time queue job event payload`, one line.
     public var description: String {
         let tail = payload.isEmpty ? "" : " \(payload)"
         return "#\(index) t=\(time) [\(queue)] job \(job) \(event)\(tail)"
@@ -36,8 +40,10 @@ public struct TraceStep: Hashable, Sendable, CustomStringConvertible {
 
 /// The running hash of a trace: a 64-bit value with a fixed definition (see ``StableHash``).
 public struct TraceHash: Hashable, Sendable, CustomStringConvertible {
+    /// The hash's 64 bits.
     public let value: UInt64
 
+    /// A hash with this value (to compare with one printed earlier).
     public init(value: UInt64) {
         self.value = value
     }

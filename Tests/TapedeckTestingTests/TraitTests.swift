@@ -2,31 +2,11 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckClient
-import TapedeckLoopback
 import TapedeckTesting
-import XCTest
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-/// The host the committed `Cassettes/login.har.gz` was rewritten to (it was recorded from the
-/// loopback server; see `regenerateLoginCassette`).
-private let api = "http://api.tapedeck.test"
-
-private func loginRequest() -> URLRequest {
-    var request = URLRequest(url: URL(string: api + "/echo")!)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.httpBody = Data(#"{"user":"ada","password":"correct horse"}"#.utf8)
-    return request
-}
-
-private func profileRequest(token: String) -> URLRequest {
-    var request = URLRequest(url: URL(string: api + "/headers")!)
-    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-    return request
-}
 
 private struct Echo: Decodable, Sendable, Equatable {
     var method: String
@@ -39,7 +19,7 @@ struct TraitTests {
     @Test("the trait binds Tape.current to Cassettes/login.har.gz beside this file and replays it", .cassette("login", mode: .replayOnly))
     func traitReplays() async throws {
         let tape = try #require(Tape.current)
-        #expect(tape.cassetteURL.path.hasSuffix("TapedeckCassettesTests/Cassettes/login.har.gz"))
+        #expect(tape.cassetteURL.path.hasSuffix("TapedeckTestingTests/Cassettes/login.har.gz"))
         #expect(tape.mode == .replayOnly)
         let login = try await tape.perform(loginRequest())
         #expect(login.response.statusCode == 200)
@@ -73,28 +53,5 @@ struct TraitTests {
         let notFound = try #require(missing.withLock { $0 })
         #expect(notFound.response?.statusCode == 404)
         #expect(notFound.error?.isResponseValidationError == true)
-    }
-
-    /// Rewrites `Cassettes/login.har.gz` from the loopback server (run with
-    /// TAPEDECK_REGENERATE_FIXTURES=1); the host is renamed so replay needs no port.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["TAPEDECK_REGENERATE_FIXTURES"] == "1"))
-    func regenerateLoginCassette() async throws {
-        let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cassettes/login.har.gz")
-        try await recordFixture(to: target, host: api, requests: [
-            loginRequest(), profileRequest(token: "live-token-123"), URLRequest(url: URL(string: api + "/gzip")!),
-            URLRequest(url: URL(string: api + "/get?user=ada")!), URLRequest(url: URL(string: api + "/status/404")!),
-        ])
-    }
-}
-
-/// The XCTest helper, used the way an XCTest suite would.
-final class CassetteXCTests: XCTestCase {
-    func testUseCassetteReplaysAndFinishesAtTeardown() throws {
-        let tape = try useCassette("login", mode: .replayOnly)
-        let profile = try tape.perform(profileRequest(token: "xctest-token"))
-        XCTAssertEqual(profile.response.statusCode, 200)
-        let login = try tape.perform(loginRequest())
-        XCTAssertTrue(String(decoding: login.data, as: UTF8.self).contains("\"user\":\"ada\""))
-        XCTAssertEqual(tape.recorder.misses, [])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapedeckCassettes
+import TapedeckTestSupport
 
 /// `tapedeck cassette ...` run as a real process: output and exit statuses
 /// (0 ok, 1 found something, 2 bad input file, 64 usage, 3 other failure).

@@ -1,33 +1,14 @@
 import Foundation
-import Testing
-import TapedeckCassettes
+package import TapedeckCassettes
 import TapedeckHTTP
-
-/// A fresh directory under the system's temporary directory, removed by `cleanUp()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    func cleanUp() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-/// The repository's `fixtures/` directory.
-let fixturesDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("fixtures")
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A cassette with one of everything the format must keep: JSON, binary, gzip wire bytes, a
 /// decoded body with Content-Encoding kept, a request body from a stream, a transport error,
 /// timings, a redirect.
-func sampleCassette() throws -> Cassette {
+package func sampleCassette() throws -> Cassette {
     let json = Data(#"{"id":1,"name":"Ada","tags":["a","b"]}"#.utf8)
     let binary = Data((0..<300).map { UInt8(($0 * 37 + 11) % 256) })
     let gzipped = try Zlib.compress(Data(#"{"compressed":true}"#.utf8), format: .gzip)
@@ -59,17 +40,4 @@ func sampleCassette() throws -> Cassette {
         Interaction(index: 5, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/old")!),
                     outcome: .response(RecordedResponse(status: 302, headers: [HeaderField("Location", "/users/1")]))),
     ])
-}
-
-/// The `tapedeck` executable built beside the test bundle.
-func tapedeckExecutable() throws -> URL {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("tapedeck")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory.deleteLastPathComponent()
-    }
-    let fallback = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tapedeck")
-    try #require(FileManager.default.isExecutableFile(atPath: fallback.path), "build the tapedeck product first (swift build)")
-    return fallback
 }

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import TapedeckTesting
+
+@Suite("Testing integration: choosing the record mode and the cassette file")
+struct RecordSettingsTests {
+    @Test("TAPEDECK_RECORD and CI choose the mode; a bad value is a clear error; names map to files")
+    func settings() throws {
+        #expect(try RecordSettings.mode(environment: [:]) == .once)
+        #expect(try RecordSettings.mode(environment: ["CI": "true"]) == .replayOnly)
+        #expect(try RecordSettings.mode(environment: ["CI": "false"]) == .once)
+        #expect(try RecordSettings.mode(environment: ["CI": "1", "TAPEDECK_RECORD": "new_episodes"]) == .newEpisodes)
+        #expect(try RecordSettings.mode(environment: ["TAPEDECK_RECORD": "All"]) == .all)
+        #expect(throws: TapeError.self) { try RecordSettings.mode(environment: ["TAPEDECK_RECORD": "sometimes"]) }
+        let error = TapeError.invalidRecordMode("sometimes")
+        #expect(error.description.contains("none, once, new_episodes or all"))
+        let url = RecordSettings.cassetteURL(named: "login", filePath: "/src/Tests/AppTests/LoginTests.swift", environment: [:])
+        #expect(url.path == "/src/Tests/AppTests/Cassettes/login.har.gz")
+        let plain = RecordSettings.cassetteURL(named: "login.har", filePath: "/x/T.swift", environment: ["TAPEDECK_CASSETTES": "/tapes"])
+        #expect(plain.path == "/tapes/login.har")
+    }
+}
