@@ -73,7 +73,7 @@ extension Harness {
     /// them: the stop and, for a cancel, the callback corelibs enqueues right after), delivers them
     /// together as the arrival of `expectation`.
     private func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
-        let boxed = Unchecked(task)
+        let boxed = UncheckedSendable(task)
         DispatchQueue.global().async { [self] in
             waitForSessionBookkeeping(boxed.value)
             link.session.endStops(of: link)

@@ -114,7 +114,7 @@ extension Harness {
             return
         }
         let response = head.httpURLResponse(url: url)
-        let context = Unchecked((delegate: delegate, session: session, task: task, response: response))
+        let context = UncheckedSendable((delegate: delegate, session: session, task: task, response: response))
         let once = OnceFlag()
         link.session.deliverToClient(named: "urlsession.redirect") {
             let (delegate, session, task, response) = context.value
@@ -127,7 +127,7 @@ extension Harness {
 
     /// Enqueues the metrics callback on the client's queue (and logs it when it runs).
     func deliverMetrics(_ metrics: TransferMetrics, link: ExchangeLink, task: URLSessionTask) {
-        let context = Unchecked((
+        let context = UncheckedSendable((
             delegate: link.session.delegate as? any TransferMetricsDelegate, session: link.session.session, task: task))
         let exchange = link.number
         link.session.deliverToClient(named: "tapedeck.metrics") { [self] in
@@ -136,18 +136,6 @@ extension Harness {
             if let delegate, let session {
                 delegate.urlSession(session, task: task, didCollect: metrics)
             }
-        }
-    }
-}
-
-/// True for the first caller only.
-final class OnceFlag: Sendable {
-    private let claimed = Mutex(false)
-
-    func claim() -> Bool {
-        claimed.withLock { claimed in
-            defer { claimed = true }
-            return !claimed
         }
     }
 }
@@ -166,12 +154,4 @@ func waitForSessionBookkeeping(_ task: URLSessionTask?) {
     #if canImport(FoundationNetworking)
     _ = task?.priority
     #endif
-}
-
-/// Carries values that are not Sendable (URLSession, its tasks and delegates) into a job on the
-/// client's queue: they are used only there, one job at a time, as URLSession itself would use them
-/// on its delegate queue.
-struct Unchecked<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -56,11 +56,11 @@ extension Exchange {
     /// exchange ended first: withdraw the wait, cancel the work" happens.
     private func awaitDeferred(_ deferred: DeferredReply, route: Route) {
         let ticket = scheduler.expectExternal("\(deferred.label) #\(id)", patience: deferred.patience)
-        let gate = OnceGate()
+        let gate = OnceFlag()
         let transaction = transactionIndex
         let queue = network.queue   // not `network` itself on another thread: it may be gone by then
         let cancel = deferred.start { [self] reply in
-            guard gate.pass() else { return }
+            guard gate.claim() else { return }
             ticket.arrive(on: queue, named: "net.deferred-reply") { [self] in
                 pendingDeferred = nil
                 guard handle(.due(.deferredReply(transaction: transaction))) == .proceed else { return }
@@ -71,7 +71,7 @@ extension Exchange {
                 take(reply, route: route)
             }
         }
-        if !gate.isPassed { pendingDeferred = (ticket, gate, cancel) }
+        if !gate.isClaimed { pendingDeferred = (ticket, gate, cancel) }
     }
 
     private func schedule(_ plan: ResponsePlan, options routeOptions: RouteOptions) {

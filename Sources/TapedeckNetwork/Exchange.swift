@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -34,7 +33,7 @@ final class Exchange: @unchecked Sendable {
     private var resourceTimer: ScheduledWork?
     private var pending: PendingWork?
     /// A deferred answer being waited for: its expectation, who goes first, how to cancel its work.
-    var pendingDeferred: (ExternalExpectation, OnceGate, DeferredReply.Cancel)?
+    var pendingDeferred: (ExternalExpectation, OnceFlag, DeferredReply.Cancel)?
 
     static let maximumRedirects = 16
 
@@ -140,7 +139,7 @@ final class Exchange: @unchecked Sendable {
         scheduled.removeAll()
         idleTimer?.cancel()
         resourceTimer?.cancel()
-        if let (ticket, gate, cancel) = pendingDeferred, gate.pass() {
+        if let (ticket, gate, cancel) = pendingDeferred, gate.claim() {
             ticket.cancel()
             cancel()
         }
@@ -180,20 +179,4 @@ final class Exchange: @unchecked Sendable {
             handle(.timedOut)
         }
     }
-}
-
-/// Lets exactly one of two racing parties through (a deferred answer arriving on another thread,
-/// the exchange ending on the network queue).
-final class OnceGate: Sendable {
-    private let open = Mutex(true)
-
-    /// True for the first caller only.
-    func pass() -> Bool {
-        open.withLock { open in
-            defer { open = false }
-            return open
-        }
-    }
-
-    var isPassed: Bool { open.withLock { !$0 } }
 }

@@ -21,10 +21,12 @@ public protocol ExchangeSink: AnyObject, Sendable {
 
 /// What is left of an exchange the client gave up on.
 public struct AbandonedExchange: Hashable, Sendable {
+    /// Timings of the exchange up to the moment it was abandoned.
     public let metrics: TransferMetrics
     /// How the metrics reach the client relative to its cancellation callback.
     public let delivery: MetricsDelivery
 
+    /// What is left of an abandoned exchange: its metrics and their delivery.
     public init(metrics: TransferMetrics, delivery: MetricsDelivery) {
         self.metrics = metrics
         self.delivery = delivery
@@ -48,6 +50,7 @@ public struct ExchangeOptions: Hashable, Sendable {
     /// Deliver `gzip`/`deflate` bodies decoded, headers untouched, as libcurl does on Linux.
     public var decodesContentEncoding: Bool
 
+    /// Options with the defaults of a URLRequest: a 60 s idle timeout, no resource timeout, decoded bodies.
     public init(idleTimeout: Duration? = .seconds(60), resourceTimeout: Duration? = nil, decodesContentEncoding: Bool = true) {
         self.idleTimeout = idleTimeout
         self.resourceTimeout = resourceTimeout

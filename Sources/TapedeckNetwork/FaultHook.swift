@@ -14,6 +14,7 @@ public enum FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// When metrics are about to be delivered relative to the completion.
     case metricsDelivery
 
+    /// The point's name as traces print it (`bodyChunk(0+16384)`).
     public var description: String {
         switch self {
         case .beforeConnect: return "beforeConnect"
@@ -42,6 +43,7 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
     /// How metrics reach the client (`metricsDelivery` only).
     case deliverMetrics(MetricsDelivery)
 
+    /// The action as traces print it (`status 503`, `reset after 100 bytes`).
     public var description: String {
         switch self {
         case .proceed: return "proceed"
@@ -57,7 +59,9 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
 
 /// How a task's metrics reach its client, relative to the completion callback.
 public enum MetricsDelivery: String, Hashable, Sendable {
+    /// Delivered before the completion callback (what Alamofire's ledger expects first).
     case beforeCompletion
+    /// Delivered after the completion callback (the ledger waits for them).
     case afterCompletion
     /// Never delivered (a transport that promised metrics and broke the promise).
     case missing
@@ -67,11 +71,15 @@ public enum MetricsDelivery: String, Hashable, Sendable {
 
 /// What a fault hook sees of the exchange.
 public struct FaultContext: Sendable {
+    /// The exchange's number on its network.
     public let exchange: Int
+    /// 0 for the request itself, n for the n-th followed redirect.
     public let transaction: Int
+    /// The request of the current transaction.
     public let request: RequestSnapshot
     /// The response head, from `responseHead` on.
     public let head: ResponseHead?
+    /// The virtual instant of the fault point.
     public let time: VirtualInstant
 }
 
@@ -80,18 +88,22 @@ public struct FaultContext: Sendable {
 /// `random` is the network's seeded `network.faults` stream: draw from it (and only it) so that a
 /// seed reproduces every fault.
 public protocol FaultHook: Sendable {
+    /// What to do at `point` of the exchange `context` describes; draw only from `random`.
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction
 }
 
 /// A fault hook backed by a closure.
 public struct ClosureFaultHook: FaultHook {
+    /// Decides at each fault point (see ``FaultHook/action(at:context:random:)``).
     public typealias Decide = @Sendable (FaultPoint, FaultContext, inout SeededGenerator) -> FaultAction
     let decide: Decide
 
+    /// A hook that calls `decide` at every fault point.
     public init(_ decide: @escaping Decide) {
         self.decide = decide
     }
 
+    /// Calls the closure.
     public func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
         decide(point, context, &random)
     }
@@ -99,7 +111,9 @@ public struct ClosureFaultHook: FaultHook {
 
 /// Simple rules: at a kind of point, for matching requests, with an integer probability, act.
 public struct FaultRules: FaultHook {
+    /// A kind of fault point, without the details a ``FaultPoint`` carries.
     public enum PointKind: Hashable, Sendable {
+        /// The kinds, one per ``FaultPoint`` case.
         case beforeConnect, responseHead, bodyChunk, completion, metricsDelivery
 
         func matches(_ point: FaultPoint) -> Bool {
@@ -113,16 +127,22 @@ public struct FaultRules: FaultHook {
         }
     }
 
+    /// One rule: where, for which requests, what, and how often.
     public struct Rule: Hashable, Sendable {
+        /// The kind of point the rule acts at.
         public var point: PointKind
+        /// The requests the rule applies to.
         public var matcher: RouteMatcher
+        /// What happens when the rule fires.
         public var action: FaultAction
         /// Fires with probability `numerator / denominator` (drawn from the seeded stream).
         public var numerator: Int
+        /// The denominator of the rule's probability.
         public var denominator: Int
         /// Only exchanges numbered `1...limit` are candidates (nil: all).
         public var limit: Int?
 
+        /// A rule acting at `point` with `action` for requests `matcher` accepts, with `probability` (numerator, denominator), on exchanges up to `limit`.
         public init(
             _ point: PointKind, _ action: FaultAction, matching matcher: RouteMatcher = .any,
             probability: (Int, Int) = (1, 1), limit: Int? = nil
@@ -136,12 +156,15 @@ public struct FaultRules: FaultHook {
         }
     }
 
+    /// The rules, tried in order; the first that fires decides.
     public let rules: [Rule]
 
+    /// Rules tried in this order.
     public init(_ rules: [Rule]) {
         self.rules = rules
     }
 
+    /// The first matching rule that fires (a seeded draw per candidate), else `.proceed`.
     public func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
         for rule in rules where rule.point.matches(point) && rule.matcher.matches(context.request) {
             if let limit = rule.limit, context.exchange > limit { continue }

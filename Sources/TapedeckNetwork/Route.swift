@@ -4,10 +4,14 @@ public import TapedeckHTTP
 /// Which requests a route answers: method (nil = any), host (nil = any, case-insensitive) and path
 /// (exact, or a prefix when it ends in `*`; nil = any).
 public struct RouteMatcher: Hashable, Sendable, CustomStringConvertible {
+    /// The method to match (nil: any).
     public var method: HTTPRequest.Method?
+    /// The host to match, lowercased (nil: any).
     public var host: String?
+    /// The path to match: exact, or a prefix when it ends in `*` (nil: any).
     public var path: String?
 
+    /// A matcher; nil parts match anything.
     public init(method: HTTPRequest.Method? = nil, host: String? = nil, path: String? = nil) {
         self.method = method
         self.host = host?.lowercased()
@@ -17,6 +21,7 @@ public struct RouteMatcher: Hashable, Sendable, CustomStringConvertible {
     /// Every request.
     public static let any = RouteMatcher()
 
+    /// Whether `request` has this method, host and path.
     public func matches(_ request: RequestSnapshot) -> Bool {
         if let method, method != request.method { return false }
         if let host, host != request.host { return false }
@@ -29,6 +34,7 @@ public struct RouteMatcher: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// `GET api.test/items`, with `*` for what is not constrained.
     public var description: String {
         "\(method?.rawValue ?? "*") \(host ?? "*")\(path ?? "/*")"
     }
@@ -49,6 +55,7 @@ public enum Latency: Hashable, Sendable {
 
 /// Timing options of a route.
 public struct RouteOptions: Hashable, Sendable {
+    /// How long the first byte takes.
     public var latency: Latency
     /// Connection set-up time (nil: a reused connection, no connect phase).
     public var connect: Duration?
@@ -57,6 +64,7 @@ public struct RouteOptions: Hashable, Sendable {
     /// Chunk size used when `bandwidth` spreads a body over time and the plan names no chunks.
     public var chunkSize: Int
 
+    /// Timing options; the defaults answer at once, over a reused connection, without a bandwidth limit.
     public init(latency: Latency = .none, connect: Duration? = nil, bandwidth: Int? = nil, chunkSize: Int = 16 * 1024) {
         precondition(bandwidth.map { $0 > 0 } ?? true, "bandwidth must be positive")
         precondition(chunkSize > 0, "chunkSize must be positive")
@@ -66,15 +74,20 @@ public struct RouteOptions: Hashable, Sendable {
         self.chunkSize = chunkSize
     }
 
+    /// No latency, no connection set-up, unlimited bandwidth.
     public static let instant = RouteOptions()
 }
 
 /// A route: requests it matches, the responder that answers them, and its timing.
 public struct Route: Sendable {
+    /// The requests the route answers.
     public let matcher: RouteMatcher
+    /// Who answers them.
     public let responder: any Responder
+    /// How long the answers take.
     public let options: RouteOptions
 
+    /// A route: requests `matcher` accepts are answered by `responder` with `options`' timing.
     public init(_ matcher: RouteMatcher, responder: any Responder, options: RouteOptions = .instant) {
         self.matcher = matcher
         self.responder = responder
@@ -84,12 +97,15 @@ public struct Route: Sendable {
 
 /// A responder that always gives the same plan.
 public struct StubResponder: Responder {
+    /// The answer to every request.
     public let plan: ResponsePlan
 
+    /// A responder that always answers with `plan`.
     public init(_ plan: ResponsePlan) {
         self.plan = plan
     }
 
+    /// The plan, whatever the request.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         .response(plan)
     }
@@ -97,13 +113,16 @@ public struct StubResponder: Responder {
 
 /// A responder backed by a closure (called on the network's queue, in simulation order).
 public struct HandlerResponder: Responder {
+    /// Answers a request (on the network's queue, in simulation order).
     public typealias Handler = @Sendable (RequestSnapshot, ResponderContext) -> Reply
     let handler: Handler
 
+    /// A responder that asks `handler`.
     public init(_ handler: @escaping Handler) {
         self.handler = handler
     }
 
+    /// What the closure answers.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         handler(request, context)
     }

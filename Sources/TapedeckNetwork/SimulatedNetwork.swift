@@ -6,7 +6,7 @@ import Synchronization
 
 /// The network a simulated client talks to: routes answered by responders, on virtual time.
 ///
-/// It runs on its own root queue (`tapedeck.network`) of a ``SimulatedScheduler``; it knows nothing
+/// It runs on its own root queue (`tapedeck.network`) of a `SimulatedScheduler`; it knows nothing
 /// of URLSession (the URLProtocol bridge drives it through ``start(_:request:options:sink:)`` and
 /// hears back through ``ExchangeSink``).
 ///
@@ -21,7 +21,9 @@ public final class SimulatedNetwork: @unchecked Sendable {
     // @unchecked Sendable: configuration lives in `config` (a Mutex); everything else is touched only
     // by jobs on `queue`, i.e. by the scheduler's owner thread, one job at a time.
 
+    /// The scheduler the network runs on.
     public let scheduler: SimulatedScheduler
+    /// The network's own root queue: every exchange's work runs here.
     public let queue: SimulatedQueue
 
     struct Configuration {
@@ -41,6 +43,7 @@ public final class SimulatedNetwork: @unchecked Sendable {
     var finished: [ExchangeRecord] = []
     private var illegal: [String] = []
 
+    /// A network on `scheduler`, on a root queue named `label`; its random streams derive from the scheduler's seed.
     public init(scheduler: SimulatedScheduler, label: String = "tapedeck.network") {
         self.scheduler = scheduler
         self.queue = scheduler.makeSimulatedQueue(label: label, target: nil)

@@ -72,7 +72,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Serializes with `serializer` on the serializationQueue; a failure is shown to the retrier
-    /// once (serializer-stage retry, §2.6) before the handler gets it.
+    /// once (a serializer-stage retry; docs/client.md) before the handler gets it.
     @discardableResult
     public func response<Serializer: ResponseSerializer>(
         queue: (any SchedulerQueue)? = nil, responseSerializer serializer: Serializer,
@@ -119,22 +119,26 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     @discardableResult
+    /// Hands over the body as `Data` (an empty body is an error, except for the empty-response codes and methods).
     public func responseData(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data>) -> Void) -> Self {
         response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
     }
 
     @discardableResult
+    /// Hands over the body as a `String`, in `encoding` or the response's charset (UTF-8 by default).
     public func responseString(queue: (any SchedulerQueue)? = nil, encoding: String.Encoding? = nil,
                                completionHandler: @escaping @Sendable (ClientDataResponse<String>) -> Void) -> Self {
         response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
     }
 
     @discardableResult
+    /// Hands over the body parsed as ``JSON``.
     public func responseJSON(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void) -> Self {
         response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
     }
 
     @discardableResult
+    /// Hands over the body decoded as `T` with `decoder`.
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self, queue: (any SchedulerQueue)? = nil, decoder: JSONDecoder = JSONDecoder(),
         completionHandler: @escaping @Sendable (ClientDataResponse<T>) -> Void

@@ -17,6 +17,7 @@ extension Request {
     }
 
     @discardableResult
+    /// Adds an adapter after the ones added before (all after the session's interceptor).
     public func adapt(using adapter: any RequestAdapter) -> Self {
         mutableState.write { state in
             if let existing = state.interceptor { existing.append(adapter: adapter) } else { state.interceptor = Interceptor(adapters: [adapter]) }
@@ -25,6 +26,7 @@ extension Request {
     }
 
     @discardableResult
+    /// Adds a retrier after the ones added before (all after the session's interceptor).
     public func retry(using retrier: any RequestRetrier) -> Self {
         mutableState.write { state in
             if let existing = state.interceptor { existing.append(retrier: retrier) } else { state.interceptor = Interceptor(retriers: [retrier]) }

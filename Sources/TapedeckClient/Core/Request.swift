@@ -15,6 +15,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     public let id: UUID
     /// The session's rootQueue: all of the request's work and its events run here.
     public let underlyingQueue: any SchedulerQueue
+    /// Where response serializers run (targets the rootQueue unless the session was given another).
     public let serializationQueue: any SchedulerQueue
     weak var delegate: Session?
     let convertible: any URLRequestConvertible
@@ -66,34 +67,48 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     // MARK: what the request knows
 
+    /// The request's lifecycle state.
     public var state: State { mutableState.read { $0.lifecycle.state } }
+    /// True before the first `resume()`.
     public var isInitialized: Bool { state == .initialized }
+    /// True while resumed.
     public var isResumed: Bool { state == .resumed }
+    /// True while suspended.
     public var isSuspended: Bool { state == .suspended }
+    /// True once cancelled (the request still finishes, with `explicitlyCancelled`).
     public var isCancelled: Bool { state == .cancelled }
+    /// True once finished and every response handler ran.
     public var isFinished: Bool { state == .finished }
 
     /// Every URLRequest so far: per attempt the initial one, plus the adapted one when an adapter ran.
     public var requests: [URLRequest] { mutableState.read { $0.requests } }
+    /// The first URLRequest created (before adaptation).
     public var firstRequest: URLRequest? { requests.first }
     /// The last URLRequest (post-adaptation).
     public var request: URLRequest? { requests.last }
+    /// The last URLRequest (same as ``request``).
     public var lastRequest: URLRequest? { request }
     /// The requests the tasks actually performed.
     public var performedRequests: [URLRequest] { tasks.compactMap(\.currentRequest) }
 
     /// One task per attempt that reached task creation.
     public var tasks: [URLSessionTask] { mutableState.read { $0.tasks } }
+    /// The last attempt's task.
     public var task: URLSessionTask? { tasks.last }
+    /// The last attempt's task (same as ``task``).
     public var lastTask: URLSessionTask? { task }
+    /// The last task's response.
     public var response: HTTPURLResponse? { task?.response as? HTTPURLResponse }
 
+    /// The metrics of every attempt, in order.
     public var allMetrics: [TransferMetrics] { mutableState.read { $0.metrics } }
+    /// The last attempt's metrics.
     public var metrics: TransferMetrics? { allMetrics.last }
 
     /// Attempts made after the first (incremented when a retry actually starts).
     public var retryCount: Int { mutableState.read { $0.retryCount } }
 
+    /// The error of the last attempt (or `explicitlyCancelled` after a cancel).
     public internal(set) var error: ClientError? {
         get { mutableState.read { $0.error } }
         set { mutableState.write { $0.error = newValue } }
@@ -142,7 +157,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         return self
     }
 
-    /// Cancels the request at whatever stage it is in (docs/client.md, "Lifecycle"). Unlike
+    /// Cancels the request at whatever stage it is in (docs/client.md, "Requests, retry, interceptors"). Unlike
     /// Alamofire 5.12, a cancel during a retry delay ends the request at once with
     /// `.explicitlyCancelled`.
     @discardableResult
@@ -193,10 +208,13 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Hashable, description
 
+    /// Identity: two requests are equal only if they are the same object.
     public static func == (lhs: Request, rhs: Request) -> Bool { lhs === rhs }
 
+    /// Hashes the object's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// `GET http://api.test/items (200)`, or a note that no request was created yet.
     public var description: String {
         guard let request = request, let method = request.httpMethod, let url = request.url else { return "No request created yet." }
         let status = response.map { " (\($0.statusCode))" } ?? ""

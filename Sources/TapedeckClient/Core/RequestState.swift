@@ -1,10 +1,16 @@
 extension Request {
-    /// A request's lifecycle state (§2.1 of the behaviour reference).
+    /// A request's public lifecycle state (docs/client.md, "Requests, retry, interceptors"); `RequestLifecycle`
+    /// keeps it together with where the current attempt stands.
     public enum State: String, Hashable, Sendable {
+        /// Created, not resumed yet.
         case initialized
+        /// Resumed: set up, running or retrying.
         case resumed
+        /// Suspended (its task too).
         case suspended
+        /// Cancelled; the request still finishes (as `explicitlyCancelled`).
         case cancelled
+        /// Finished, with every response handler called.
         case finished
 
         /// The transition table, written out in one place:

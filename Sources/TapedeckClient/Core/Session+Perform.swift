@@ -5,7 +5,7 @@ import TapedeckScheduling
 import FoundationNetworking
 #endif
 
-// How a request is set up, sent, completed, retried and cleaned up (§1.2, §2 of the reference).
+// How a request is set up, sent, completed, retried and cleaned up (docs/client.md, "Requests, retry, interceptors").
 
 extension Session {
     /// Lazy setup: called by `resume()` when the request has no task yet.
@@ -131,7 +131,7 @@ extension Session {
         }
     }
 
-    // MARK: completion and metrics (the task ledger, §7)
+    // MARK: completion and metrics (the task ledger; docs/client.md, "Validation, serializers, monitors, the task ledger")
 
     func request(for task: URLSessionTask) -> Request? {
         state.read { $0.requestTaskMap[task.taskIdentifier] }
