@@ -54,6 +54,7 @@ let package = Package(
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Layer 3: the Alamofire-shaped client pipeline (over layers 1–2 only; never imports the bridge).

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPTypes
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -272,9 +273,15 @@ extension Harness {
         return data
     }
 
-    /// What the server sees: the request's fields plus the configuration's additional headers.
+    /// The header a client uses to tag a request (a scenario names its requests with it): read
+    /// into ``ExchangeOptions/tag`` and removed before anything else sees the request.
+    public static let tagHeader = "X-Tapedeck-Tag"
+
+    /// What the server sees: the request's fields (without the tag header) plus the
+    /// configuration's additional headers.
     static func snapshot(_ request: URLRequest, body: Data?, configuration: URLSessionConfiguration) -> RequestSnapshot {
         var snapshot = RequestSnapshot(request, body: body.flatMap { $0.isEmpty && request.httpBody == nil && request.httpBodyStream == nil ? nil : $0 })
+        if let name = HTTPField.Name(tagHeader) { snapshot.headerFields[name] = nil }
         let extra = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value -> (String, String)? in
             guard let name = key as? String, let value = value as? String else { return nil }
             return (name, value)
@@ -294,6 +301,7 @@ extension Harness {
         return ExchangeOptions(
             idleTimeout: idle > 0 ? .seconds(rounding: idle) : nil,
             resourceTimeout: resource > 0 ? .seconds(rounding: resource) : nil,
-            decodesContentEncoding: decodesContentEncoding)
+            decodesContentEncoding: decodesContentEncoding,
+            tag: request.value(forHTTPHeaderField: Self.tagHeader))
     }
 }

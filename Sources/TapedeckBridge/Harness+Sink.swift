@@ -30,8 +30,8 @@ final class HarnessSink: ExchangeSink, @unchecked Sendable {
         harness?.deliverData(id, data: data) ?? false
     }
 
-    func exchange(_ id: Int, didFinishWith failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
-        harness?.deliverFinish(id, failure: failure, metrics: metrics, delivery: delivery)
+    func exchange(_ id: Int, didFinish end: ExchangeEnd) {
+        harness?.deliverFinish(id, end)
     }
 
     func exchange(
@@ -77,7 +77,8 @@ extension Harness {
         return true
     }
 
-    func deliverFinish(_ id: Int, failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
+    func deliverFinish(_ id: Int, _ end: ExchangeEnd) {
+        let (failure, metrics, delivery) = (end.failure, end.metrics, end.delivery)
         guard let (link, urlProtocol, task) = deliverable(id) else {
             // Cancelled meanwhile: the exchange is over, so keep its metrics for the cancel path.
             if let link = state.withLock({ $0.byNetworkID[id] }) {
@@ -97,11 +98,26 @@ extension Harness {
             }
             urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol)
         }
+        if end.duplicatesCompletion {
+            deliverDuplicateCompletion(link: link, task: task)
+        }
         if delivery == .afterCompletion || delivery == .duplicate {
             deliverMetrics(metrics, link: link, task: task)
         }
         handle(.finished, for: link)
         finish(link)
+    }
+
+    /// A fault: the client's delegate hears of the completion a second time (corelibs never does
+    /// this; a transport bug a client should survive). Only a task delegate can be told.
+    private func deliverDuplicateCompletion(link: ExchangeLink, task: URLSessionTask) {
+        let context = UncheckedSendable((delegate: link.session.delegate as? any URLSessionTaskDelegate, session: link.session.session, task: task))
+        link.session.deliverToClient(named: "tapedeck.duplicate-completion") {
+            let (delegate, session, task) = context.value
+            if let delegate, let session {
+                delegate.urlSession(session, task: task, didCompleteWithError: nil)
+            }
+        }
     }
 
     func askRedirect(

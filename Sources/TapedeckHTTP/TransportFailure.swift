@@ -14,10 +14,13 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
     /// What the recording said about the failure (e.g. Chromium's `net::ERR_ABORTED`), kept in
     /// the error's description.
     public let detail: String?
+    /// The whole description, as the real transport words it (nil: Tapedeck's name for the code).
+    let message: String?
 
-    init(code: Code, detail: String? = nil) {
+    init(code: Code, detail: String? = nil, message: String? = nil) {
         self.code = code
         self.detail = detail
+        self.message = message
     }
 
     /// The host refused the connection (`URLError.cannotConnectToHost`).
@@ -40,6 +43,24 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
     /// Any other `URLError` code; `detail` (what a recording said) goes into the description.
     public static func urlError(_ code: URLError.Code, detail: String? = nil) -> TransportFailure {
         TransportFailure(code: .urlError(code.rawValue), detail: detail)
+    }
+
+    /// A `URLError` whose description is `message`, worded as the real transport words it (e.g.
+    /// libcurl's "transfer closed with 50 bytes remaining to read" for a body cut short).
+    public static func urlError(_ code: URLError.Code, message: String) -> TransportFailure {
+        TransportFailure(code: .urlError(code.rawValue), message: message)
+    }
+
+    /// A body that ended `remaining` bytes short of its Content-Length, as URLSession on Linux
+    /// reports it: `URLError.unknown` with libcurl's words.
+    public static func transferClosed(remaining: Int) -> TransportFailure {
+        .urlError(.unknown, message: "transfer closed with \(remaining) bytes remaining to read")
+    }
+
+    /// A compressed body that does not inflate, as URLSession on Linux reports it: `URLError.unknown`
+    /// with libcurl's words (Darwin says `cannotDecodeContentData`).
+    public static func contentDecodingFailed(_ reason: String) -> TransportFailure {
+        .urlError(.unknown, message: "Error while processing content unencoding: \(reason)")
     }
 
     /// The simulated network has no route for the request; `reason` names the request and what was tried.
@@ -76,6 +97,7 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
         case let .noRoute(reason):
             return "tapedeck: no route: \(reason)"
         case let .urlError(raw):
+            if let message { return message }
             let name = TransportFailure.names[raw] ?? "URLError \(raw)"
             return "tapedeck: \(name)" + (detail.map { " (recorded: \($0))" } ?? "")
         }

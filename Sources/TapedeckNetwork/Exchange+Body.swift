@@ -18,8 +18,10 @@ struct BodyPlan: Sendable {
     let start: VirtualInstant
     /// Fault delays so far: every later chunk comes this much later.
     var shift: Duration = .zero
-    /// The connection drops once this many wire bytes were delivered (a reset fault).
+    /// The connection drops once this many wire bytes were delivered (a reset or truncation fault).
     var cut: Int?
+    /// How the exchange fails at the cut.
+    var cutFailure: TransportFailure = .networkConnectionLost
     /// The chunk to deliver next.
     var next = 0
     /// Wire bytes delivered so far.
@@ -59,6 +61,18 @@ struct BodyPlan: Sendable {
     }
 }
 
+/// What the response-head faults ask of the body: where it is cut and how, whether its gzip is
+/// corrupt, a bandwidth limit.
+struct BodyFaults: Sendable {
+    /// Wire bytes delivered before the connection drops, and the failure then.
+    var cut: (bytes: Int, failure: TransportFailure)?
+    /// Deliver this many bytes, then fail as a body closed short of its length does.
+    var truncateAfter: Int?
+    var corruptGzip = false
+    /// Bytes per virtual second, instead of the route's.
+    var bandwidth: Int?
+}
+
 extension Exchange {
     /// What the client is handed, and how many wire bytes it stands for.
     private func clientBody(_ head: ResponseHead, _ plan: ResponsePlan) throws -> (data: Data, wireCount: Int) {
@@ -79,15 +93,26 @@ extension Exchange {
     }
 
     /// Hands the final head to the client and starts its body.
-    func deliverFinal(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, resetAfter: Int?) {
-        let body: (data: Data, wireCount: Int)
-        let decodeFailure: Bool
+    func deliverFinal(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, _ faults: BodyFaults) {
+        var head = head
+        var body: (data: Data, wireCount: Int)
+        var decodeFailure: TransportFailure?
         do {
             body = try clientBody(head, plan)
-            decodeFailure = false
         } catch {
             body = (Data(), plan.body.count)
-            decodeFailure = true
+            decodeFailure = .contentDecodingFailed((error as? ZlibError)?.detail ?? "\(error)")
+        }
+        if faults.corruptGzip {
+            let corrupt = Self.corruptGzip(of: body.data)
+            head.headerFields[.contentEncoding] = "gzip"
+            head.headerFields[.contentLength] = String(corrupt.wire.count)
+            if options.decodesContentEncoding {
+                body = (Data(), corrupt.wire.count)
+                decodeFailure = .contentDecodingFailed(corrupt.reason)
+            } else {
+                body = (corrupt.wire, corrupt.wire.count)
+            }
         }
         scheduler.record("net.head", "#\(id) \(head.status)")
         guard sink.exchange(id, didReceive: head, url: request.url) else {
@@ -95,22 +120,46 @@ extension Exchange {
             return
         }
         handle(.headDelivered)
-        if decodeFailure {
-            handle(.fail(.cannotDecodeContentData))
+        if let decodeFailure {
+            handle(.fail(decodeFailure))
             return
         }
         let wireCount = body.wireCount
+        let bandwidth = faults.bandwidth ?? routeOptions.bandwidth
         var sizes = plan.chunkSizes ?? []
-        if sizes.reduce(0, +) != wireCount || sizes.contains(where: { $0 <= 0 }) {
-            if routeOptions.bandwidth != nil, wireCount > 0 {
+        if faults.bandwidth != nil || sizes.reduce(0, +) != wireCount || sizes.contains(where: { $0 <= 0 }) {
+            if bandwidth != nil, wireCount > 0 {
                 sizes = stride(from: 0, to: wireCount, by: routeOptions.chunkSize).map { min(routeOptions.chunkSize, wireCount - $0) }
             } else {
                 sizes = wireCount > 0 ? [wireCount] : []
             }
         }
-        let receive = timeline.receive ?? transferTime(bytes: wireCount, bandwidth: routeOptions.bandwidth)
-        self.body = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: resetAfter)
+        let receive = faults.bandwidth == nil ? timeline.receive ?? transferTime(bytes: wireCount, bandwidth: bandwidth)
+            : transferTime(bytes: wireCount, bandwidth: bandwidth)
+        var plan = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: faults.cut?.bytes)
+        if let cut = faults.cut { plan.cutFailure = cut.failure }
+        if let bytes = faults.truncateAfter, bytes < wireCount {
+            plan.cut = min(bytes, plan.cut ?? bytes)
+            if plan.cut == bytes { plan.cutFailure = .transferClosed(remaining: wireCount - bytes) }
+        }
+        self.body = plan
         deliverNextChunk()
+    }
+
+    /// `data` gzip-compressed, then damaged after the gzip header (deterministically), and the
+    /// error zlib gives for it — what a client inflating it meets.
+    static func corruptGzip(of data: Data) -> (wire: Data, reason: String) {
+        var wire = (try? Zlib.compress(data.isEmpty ? Data("{}".utf8) : data, format: .gzip)) ?? Data()
+        let start = wire.startIndex + min(10, wire.count)
+        for index in stride(from: start, to: wire.endIndex - min(8, wire.count), by: 1) {
+            wire[index] ^= 0x5A
+        }
+        do {
+            _ = try Zlib.decompress(wire, format: .gzip)
+            return (wire, "incorrect data check")
+        } catch {
+            return (wire, (error as? ZlibError)?.detail ?? "invalid compressed data")
+        }
     }
 
     /// Schedules the next chunk, or completes when every chunk went.
@@ -154,7 +203,7 @@ extension Exchange {
         body = plan
         guard lifecycle.state == .receiving else { return }   // the client refused the data
         if let cut = plan.cut, plan.offset >= cut {
-            handle(.fail(.networkConnectionLost))
+            handle(.fail(plan.cutFailure))
             return
         }
         deliverNextChunk()
@@ -162,11 +211,13 @@ extension Exchange {
 
     private func completeTransfer() {
         if let plan = body, plan.isCut {
-            handle(.fail(.networkConnectionLost))
+            handle(.fail(plan.cutFailure))
             return
         }
         handle(.bodyDelivered)
-        switch fault(at: .completion).0 {
+        let (action, decided) = fault(at: .completion)
+        if decided == .duplicateCompletion { duplicatesCompletion = true }
+        switch action {
         case .proceed:
             handle(.complete)
         case let .delay(duration):

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -119,7 +120,6 @@ extension Exchange {
         current.requestEnd = timeline.requestEnd
         current.responseStart = now
         var head = plan.head
-        var resetAfter: Int?
         let (action, decided) = fault(at: .responseHead, head: head)
         switch action {
         case .proceed:
@@ -128,24 +128,37 @@ extension Exchange {
             var delayed = timeline
             delayed.responseStart = now.advanced(by: duration)
             at(delayed.responseStart, "net.head", .head) { [self, head, delayed] in
-                proceedWithHead(head, plan, delayed, routeOptions, resetAfter: nil)
+                proceedWithHead(head, plan, delayed, routeOptions, BodyFaults())
             }
             return
         default:
             return   // failed or stalled
         }
+        var faults = BodyFaults()
         switch decided {
         case let .overrideStatus(status):
             head.status = status
+        case let .overrideResponse(status, headers):
+            head.status = status
+            for name in headers.keys.sorted() {
+                guard let field = HTTPField.Name(name) else { continue }
+                head.headerFields[field] = headers[name]
+            }
         case let .resetAfter(bytes):
-            resetAfter = bytes
+            faults.cut = (bytes, .networkConnectionLost)
+        case let .truncate(bytes):
+            faults.truncateAfter = bytes
+        case .corruptGzip:
+            faults.corruptGzip = true
+        case let .throttle(rate):
+            faults.bandwidth = max(1, rate)
         default:
             break
         }
-        proceedWithHead(head, plan, timeline, routeOptions, resetAfter: resetAfter)
+        proceedWithHead(head, plan, timeline, routeOptions, faults)
     }
 
-    private func proceedWithHead(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, resetAfter: Int?) {
+    private func proceedWithHead(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, _ faults: BodyFaults) {
         current.responseStart = now
         current.status = head.status
         lastStatus = head.status
@@ -160,7 +173,7 @@ extension Exchange {
                 return
             }
         }
-        deliverFinal(head, plan, timeline, routeOptions, resetAfter: resetAfter)
+        deliverFinal(head, plan, timeline, routeOptions, faults)
     }
 
     // MARK: redirects
@@ -201,7 +214,7 @@ extension Exchange {
                     handle(.redirectFollowed)
                     beginTransaction()
                 case .stop:
-                    deliverFinal(head, plan, timeline, routeOptions, resetAfter: nil)
+                    deliverFinal(head, plan, timeline, routeOptions, BodyFaults())
                 }
             }
         }

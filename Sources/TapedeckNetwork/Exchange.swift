@@ -28,6 +28,12 @@ final class Exchange: @unchecked Sendable {
     var lastStatus: Int?
     /// The final response's body on its way to the client.
     var body: BodyPlan?
+    /// Which attempt of its request this exchange is (see ``FaultContext/attempt``).
+    let attempt: Int
+    /// The faults that fired, in order.
+    var fired: [FiredFault] = []
+    /// A fault asked for the completion callback twice.
+    var duplicatesCompletion = false
     private var scheduled: [ScheduledWork] = []
     private var idleTimer: ScheduledWork?
     private var resourceTimer: ScheduledWork?
@@ -46,6 +52,7 @@ final class Exchange: @unchecked Sendable {
         self.sink = sink
         self.startTime = network.scheduler.now
         self.current = TransactionMetrics(method: request.method, url: request.url, fetchStart: startTime)
+        self.attempt = network.nextAttempt(of: request, tag: options.tag)
     }
 
     var scheduler: SimulatedScheduler { network.scheduler }
@@ -79,6 +86,7 @@ final class Exchange: @unchecked Sendable {
     /// lifecycle's action and the hook's own action (for what a fault adjusts: status, reset).
     func fault(at point: FaultPoint, head: ResponseHead? = nil) -> (ExchangeLifecycle.Action, FaultAction) {
         let decided = network.fault(at: point, context: context(head: head))
+        if decided != .proceed { fired.append(FiredFault(point: point, action: decided, time: now)) }
         return (handle(.fault(point, decided)), decided)
     }
 
@@ -106,7 +114,8 @@ final class Exchange: @unchecked Sendable {
         let delivery = chooseMetricsDelivery()
         scheduler.record("net.abandon", "#\(id) metrics \(delivery.rawValue)")
         network.exchangeEnded(self, record: ExchangeRecord(
-            id: id, request: original, outcome: .cancelled, metrics: metrics, metricsDelivery: delivery))
+            id: id, request: original, outcome: .cancelled, metrics: metrics, metricsDelivery: delivery,
+            tag: options.tag, attempt: attempt, faults: fired))
         pending?.resolve()
         return AbandonedExchange(metrics: metrics, delivery: delivery)
     }
@@ -115,6 +124,7 @@ final class Exchange: @unchecked Sendable {
     /// seed, else a seeded coin.
     private func chooseMetricsDelivery() -> MetricsDelivery {
         if case let .deliverMetrics(chosen) = network.fault(at: .metricsDelivery, context: context()) {
+            fired.append(FiredFault(point: .metricsDelivery, action: .deliverMetrics(chosen), time: now))
             return chosen
         }
         if scheduler.seed == SimulatedScheduler.fifoSeed { return .beforeCompletion }
@@ -127,10 +137,12 @@ final class Exchange: @unchecked Sendable {
         let metrics = closeMetrics()
         let delivery = chooseMetricsDelivery()
         scheduler.record("net.finish", "#\(id) \(failure.map(String.init(describing:)) ?? "ok") metrics \(delivery.rawValue)")
-        sink.exchange(id, didFinishWith: failure, metrics: metrics, delivery: delivery)
+        sink.exchange(id, didFinish: ExchangeEnd(
+            failure: failure, metrics: metrics, delivery: delivery, duplicatesCompletion: duplicatesCompletion && failure == nil))
         let outcome: ExchangeRecord.Outcome = failure.map { .failure($0) } ?? .response(lastStatus ?? 0)
         network.exchangeEnded(self, record: ExchangeRecord(
-            id: id, request: original, outcome: outcome, metrics: metrics, metricsDelivery: delivery))
+            id: id, request: original, outcome: outcome, metrics: metrics, metricsDelivery: delivery,
+            tag: options.tag, attempt: attempt, faults: fired))
         pending?.resolve()
     }
 
@@ -153,7 +165,7 @@ final class Exchange: @unchecked Sendable {
     }
 
     func context(head: ResponseHead? = nil) -> FaultContext {
-        FaultContext(exchange: id, transaction: transactionIndex, request: request, head: head, time: now)
+        FaultContext(exchange: id, transaction: transactionIndex, request: request, attempt: attempt, tag: options.tag, head: head, time: now)
     }
 
     // MARK: scheduling helpers

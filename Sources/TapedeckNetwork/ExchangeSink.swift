@@ -9,14 +9,34 @@ public protocol ExchangeSink: AnyObject, Sendable {
     func exchange(_ id: Int, didReceive head: ResponseHead, url: URL) -> Bool
     /// Body bytes arrived (already decoded when the exchange decodes content codings).
     func exchange(_ id: Int, didReceive data: Data) -> Bool
-    /// The exchange ended: with a response (`failure` nil) or a transport failure. `delivery` says
-    /// how its metrics reach the client relative to the completion.
-    func exchange(_ id: Int, didFinishWith failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery)
+    /// The exchange ended: with a response or a transport failure; `end` also says how its
+    /// metrics reach the client relative to the completion.
+    func exchange(_ id: Int, didFinish end: ExchangeEnd)
     /// The response is a redirect: ask the client. `decide` may be called at any time; the exchange
     /// waits for it.
     func exchange(
         _ id: Int, willRedirect head: ResponseHead, from url: URL, to proposed: RequestSnapshot,
         decide: @escaping @Sendable (RedirectDecision) -> Void)
+}
+
+/// How an exchange ended, for its sink.
+public struct ExchangeEnd: Hashable, Sendable {
+    /// nil: with the response; else this transport failure.
+    public var failure: TransportFailure?
+    /// The exchange's metrics.
+    public var metrics: TransferMetrics
+    /// How the metrics reach the client relative to the completion callback.
+    public var delivery: MetricsDelivery
+    /// Deliver the completion callback twice (a fault).
+    public var duplicatesCompletion: Bool
+
+    /// An ending: with `failure` (nil: the response), `metrics` delivered per `delivery`.
+    public init(failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery, duplicatesCompletion: Bool = false) {
+        self.failure = failure
+        self.metrics = metrics
+        self.delivery = delivery
+        self.duplicatesCompletion = duplicatesCompletion
+    }
 }
 
 /// What is left of an exchange the client gave up on.
@@ -49,11 +69,17 @@ public struct ExchangeOptions: Hashable, Sendable {
     public var resourceTimeout: Duration?
     /// Deliver `gzip`/`deflate` bodies decoded, headers untouched, as libcurl does on Linux.
     public var decodesContentEncoding: Bool
+    /// A name the client gave the request (the bridge takes it from the `X-Tapedeck-Tag` header,
+    /// which it removes): fault hooks and records see it, and count attempts by it.
+    public var tag: String?
 
-    /// Options with the defaults of a URLRequest: a 60 s idle timeout, no resource timeout, decoded bodies.
-    public init(idleTimeout: Duration? = .seconds(60), resourceTimeout: Duration? = nil, decodesContentEncoding: Bool = true) {
+    /// Options with the defaults of a URLRequest: a 60 s idle timeout, no resource timeout, decoded
+    /// bodies, no tag.
+    public init(idleTimeout: Duration? = .seconds(60), resourceTimeout: Duration? = nil, decodesContentEncoding: Bool = true,
+                tag: String? = nil) {
         self.idleTimeout = idleTimeout
         self.resourceTimeout = resourceTimeout
         self.decodesContentEncoding = decodesContentEncoding
+        self.tag = tag
     }
 }

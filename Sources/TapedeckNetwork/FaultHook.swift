@@ -42,6 +42,20 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
     case delay(Duration)
     /// How metrics reach the client (`metricsDelivery` only).
     case deliverMetrics(MetricsDelivery)
+    /// Replace the status and add or replace header fields (`responseHead` only): a 429 or 503
+    /// with `Retry-After`, say.
+    case overrideResponse(status: Int, headers: [String: String])
+    /// Deliver this many body bytes (fewer than the body has), then end as a connection closed
+    /// early does on Linux: `URLError.unknown`, "transfer closed with N bytes remaining to read"
+    /// (`responseHead` only).
+    case truncate(bytes: Int)
+    /// The body arrives gzip-encoded but corrupt: the head, no bytes, then the decoding error
+    /// URLSession on Linux reports (`responseHead` only).
+    case corruptGzip
+    /// The body arrives at this many bytes per virtual second (`responseHead` only).
+    case throttle(bytesPerSecond: Int)
+    /// The client's completion callback is delivered twice (`completion` only).
+    case duplicateCompletion
 
     /// The action as traces print it (`status 503`, `reset after 100 bytes`).
     public var description: String {
@@ -53,6 +67,13 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
         case .stall: return "stall"
         case let .delay(duration): return "delay \(duration)"
         case let .deliverMetrics(delivery): return "metrics \(delivery)"
+        case let .overrideResponse(status, headers):
+            let fields = headers.keys.sorted().map { "\($0): \(headers[$0]!)" }.joined(separator: ", ")
+            return "status \(status)" + (fields.isEmpty ? "" : " [\(fields)]")
+        case let .truncate(bytes): return "truncate after \(bytes) bytes"
+        case .corruptGzip: return "corrupt gzip"
+        case let .throttle(rate): return "throttle \(rate) B/s"
+        case .duplicateCompletion: return "duplicate completion"
         }
     }
 }
@@ -77,10 +98,27 @@ public struct FaultContext: Sendable {
     public let transaction: Int
     /// The request of the current transaction.
     public let request: RequestSnapshot
+    /// Which attempt of its request this exchange is, from 1: the exchanges so far with the same
+    /// tag (see ``ExchangeOptions/tag``), or with the same method and URL when untagged.
+    public let attempt: Int
+    /// The tag the client gave the request (a scenario's request name), if any.
+    public let tag: String?
     /// The response head, from `responseHead` on.
     public let head: ResponseHead?
     /// The virtual instant of the fault point.
     public let time: VirtualInstant
+
+    /// What a hook sees (the network builds these; tests may too).
+    public init(exchange: Int, transaction: Int = 0, request: RequestSnapshot, attempt: Int = 1, tag: String? = nil,
+                head: ResponseHead? = nil, time: VirtualInstant) {
+        self.exchange = exchange
+        self.transaction = transaction
+        self.request = request
+        self.attempt = attempt
+        self.tag = tag
+        self.head = head
+        self.time = time
+    }
 }
 
 /// Consulted at each step of every exchange; the catalogue of faults plugs in here.

@@ -42,6 +42,8 @@ public final class SimulatedNetwork: @unchecked Sendable {
     private let exchangeCounter = Mutex(0)
     var finished: [ExchangeRecord] = []
     private var illegal: [String] = []
+    /// Exchanges started so far per tag (or per method and URL when untagged).
+    private var attempts: [String: Int] = [:]
 
     /// A network on `scheduler`, on a root queue named `label`; its random streams derive from the scheduler's seed.
     public init(scheduler: SimulatedScheduler, label: String = "tapedeck.network") {
@@ -171,6 +173,14 @@ public final class SimulatedNetwork: @unchecked Sendable {
             scheduler.record("net.fault", "#\(context().exchange) \(point): \(action)")
         }
         return action
+    }
+
+    /// The attempt number of a new exchange for `request`: 1 + those started before with the same
+    /// tag, or the same method and URL when the request has no tag.
+    func nextAttempt(of request: RequestSnapshot, tag: String?) -> Int {
+        let key = tag.map { "tag " + $0 } ?? "\(request.method.rawValue) \(request.url.absoluteString)"
+        attempts[key, default: 0] += 1
+        return attempts[key]!
     }
 
     func reportIllegalTransition(_ what: String) {

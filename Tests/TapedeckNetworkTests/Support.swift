@@ -51,9 +51,9 @@ final class RecordingSink: ExchangeSink {
         return true
     }
 
-    func exchange(_ id: Int, didFinishWith failure: TransportFailure?, metrics: TransferMetrics, delivery: MetricsDelivery) {
-        state.withLock { $0.finishes[id] = Finish(failure: failure, metrics: metrics, delivery: delivery, time: scheduler.now) }
-        log("#\(id) finish \(failure.map { "\($0.urlErrorCode.rawValue)" } ?? "ok")")
+    func exchange(_ id: Int, didFinish end: ExchangeEnd) {
+        state.withLock { $0.finishes[id] = Finish(failure: end.failure, metrics: end.metrics, delivery: end.delivery, time: scheduler.now) }
+        log("#\(id) finish \(end.failure.map { "\($0.urlErrorCode.rawValue)" } ?? "ok")\(end.duplicatesCompletion ? " twice" : "")")
     }
 
     func exchange(
