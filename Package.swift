@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
         .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
         .library(name: "TapedeckClient", targets: ["TapedeckClient"]),
+        .library(name: "TapedeckScenarios", targets: ["TapedeckScenarios"]),
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBench"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // `swift package generate-documentation` (DocC); see .ci/run and docs/architecture.md.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -66,16 +68,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Layer 5: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
+        // Layer 5: scenarios — files (YAML/JSON) describing traffic, client, script, faults and
+        // expectations; the runner, outcomes, timelines and reports.
+        .target(
+            name: "TapedeckScenarios",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // Layer 6: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
         .target(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes"]
         ),
-        // Layer 6: the command-line tool (thin: parse, call the libraries, print).
+        // Layer 7: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes",
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckScenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import TapedeckHTTP
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -26,11 +26,17 @@ public final class LiveForwarder: Sendable {
         public var timeout: Duration
         /// How long a forwarded request may take in all (`timeoutIntervalForResource`).
         public var resourceTimeout: Duration
+        /// Send every request to this server instead (its scheme, host and port replace the
+        /// request's; the path and query stay). The recording keeps the request's own URL, so a
+        /// scenario can name `api.test` while recording from `127.0.0.1:8080`. Nil: as addressed.
+        public var upstream: URL?
 
-        /// Timeouts of forwarded requests (URLSession's defaults: 60 s idle, 10 minutes in all).
-        public init(timeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(600)) {
+        /// Timeouts of forwarded requests (URLSession's defaults: 60 s idle, 10 minutes in all),
+        /// sent where they are addressed unless `upstream` says otherwise.
+        public init(timeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(600), upstream: URL? = nil) {
             self.timeout = timeout
             self.resourceTimeout = resourceTimeout
+            self.upstream = upstream
         }
     }
 
@@ -88,6 +94,13 @@ public final class LiveForwarder: Sendable {
     public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (Result) -> Void) -> @Sendable () -> Void {
         var urlRequest = request.urlRequest()
         urlRequest.timeoutInterval = options.timeout.timeInterval
+        if let upstream = options.upstream, let url = urlRequest.url,
+           var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.scheme = upstream.scheme
+            components.host = upstream.host
+            components.port = upstream.port
+            urlRequest.url = components.url ?? url
+        }
         let task = session.dataTask(with: urlRequest)
         delegate.begin(task, request: RecordedRequest(request), completion: completion)
         task.resume()

@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
 
 /// Retries idempotent requests that failed with a listed status code or URLError, with exponential
 /// backoff: delay = base ^ retryCount × scale (0.5 s, 1 s, 2 s, ... with the defaults). The delay
@@ -43,6 +46,10 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     public let retryableHTTPStatusCodes: Set<Int>
     /// URLError codes that call for a retry.
     public let retryableURLErrorCodes: Set<URLError.Code>
+    /// Wait what the response's `Retry-After` says, when it says it, instead of the backoff
+    /// (Tapedeck's opt-in; Alamofire ignores `Retry-After`). Seconds are taken as they are; an
+    /// HTTP date is measured from the response's `Date` (without one, the backoff applies).
+    public let honoursRetryAfter: Bool
 
     /// A policy; every parameter defaults to the static `default…` value.
     public init(
@@ -51,9 +58,11 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
-        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes
+        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
+        honoursRetryAfter: Bool = false
     ) {
         precondition(exponentialBackoffBase >= 2, "The exponentialBackoffBase must be a minimum of 2.")
+        self.honoursRetryAfter = honoursRetryAfter
         self.retryLimit = retryLimit
         self.exponentialBackoffBase = exponentialBackoffBase
         self.exponentialBackoffScale = exponentialBackoffScale
@@ -66,7 +75,9 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     /// ``shouldRetry(request:dueTo:)`` says yes; otherwise `.doNotRetry`.
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         if request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error) {
-            completion(.retryWithDelay(pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale))
+            let backoff = pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale
+            let asked = honoursRetryAfter ? request.response.flatMap(Self.retryAfter) : nil
+            completion(.retryWithDelay(asked ?? backoff))
         } else {
             completion(.doNotRetry)
         }
@@ -80,6 +91,28 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         let code = (error as? URLError)?.code ?? (error.asClientError?.underlyingError as? URLError)?.code
         guard let code else { return false }
         return retryableURLErrorCodes.contains(code)
+    }
+}
+
+extension RetryPolicy {
+    /// The wait a response's `Retry-After` asks for, in seconds: a number of seconds, or an HTTP
+    /// date measured from the response's `Date`. Nil when there is none or it cannot be read.
+    public static func retryAfter(_ response: HTTPURLResponse) -> TimeInterval? {
+        guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
+            return nil
+        }
+        if let seconds = TimeInterval(value) { return seconds >= 0 && seconds.isFinite ? seconds : nil }
+        guard let date = httpDate(value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(httpDate) else { return nil }
+        return max(0, date.timeIntervalSince(sent))
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), as HTTP writes dates.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
     }
 }
 

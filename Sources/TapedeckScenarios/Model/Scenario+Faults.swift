@@ -1,0 +1,103 @@
+/// A fault site: a kind of fault from the catalogue, where it may strike (requests, attempts,
+/// exchanges, a window of virtual time), and how likely it is. As FoundationDB's BUGGIFY does, a
+/// site is first enabled or not for the whole run (`enabledPerMille`, drawn from the seed), then
+/// an enabled site fires at each occurrence with `probabilityPerMille` (drawn from the seed too).
+public struct FaultSite: Hashable, Sendable {
+    /// Its name (unique in the scenario): in timelines, outcomes and schedules.
+    public var name: String
+    public var kind: FaultKind
+    /// Requests it may strike (nil: any).
+    public var pattern: RequestPattern?
+    /// Attempt numbers it may strike (1: a request's first attempt; nil: any).
+    public var attempts: IntegerSet?
+    /// Exchange numbers it may strike (in the order tasks started; nil: any).
+    public var exchanges: IntegerSet?
+    /// Only within this window of virtual time (inclusive start, exclusive end; nil: always).
+    public var from: Duration?
+    public var until: Duration?
+    /// Per-mille chance to fire at each occurrence (1000: always).
+    public var probabilityPerMille: Int
+    /// Per-mille chance that the site is enabled for a given seed (1000: always).
+    public var enabledPerMille: Int
+
+    /// A site that always fires on every request.
+    public init(name: String, kind: FaultKind, pattern: RequestPattern? = nil, attempts: IntegerSet? = nil, exchanges: IntegerSet? = nil,
+                from: Duration? = nil, until: Duration? = nil, probabilityPerMille: Int = 1_000, enabledPerMille: Int = 1_000) {
+        self.name = name
+        self.kind = kind
+        self.pattern = pattern
+        self.attempts = attempts
+        self.exchanges = exchanges
+        self.from = from
+        self.until = until
+        self.probabilityPerMille = probabilityPerMille
+        self.enabledPerMille = enabledPerMille
+    }
+}
+
+/// The fault catalogue.
+public enum FaultKind: Hashable, Sendable {
+    /// Extra wait before the response head: `delay` plus up to `jitter` (drawn from the seed) —
+    /// latency, or a slow first byte.
+    case latency(delay: Duration, jitter: Duration)
+    /// The response's body arrives at this many bytes per second.
+    case bandwidth(bytesPerSecond: Int)
+    /// The exchange never continues: only the client's timeout ends it.
+    case stall
+    /// The connection is refused (`URLError.cannotConnectToHost`).
+    case refused
+    /// DNS finds no host (`URLError.cannotFindHost`).
+    case hostNotFound
+    /// The device is offline (`URLError.notConnectedToInternet`).
+    case notConnected
+    /// The connection drops before the response (`URLError.networkConnectionLost`).
+    case connectionLost
+    /// The connection drops after this many body bytes, which are delivered first.
+    case reset(afterBytes: Int)
+    /// The body stops after this many bytes, short of its Content-Length (libcurl's error).
+    case truncate(afterBytes: Int)
+    /// The body arrives as corrupt gzip (the decode error URLSession on Linux reports).
+    case corruptGzip
+    /// The response's status is replaced, and header fields added: `Retry-After` in seconds
+    /// (`retryAfter`) or as an HTTP date that far ahead of the response's `Date` (`retryAfterDate`).
+    case status(Int, headers: [Header], retryAfter: Duration?, retryAfterDate: Duration?)
+    /// Metrics reach the client before or after the completion, not at all, or twice.
+    case metrics(MetricsOrder)
+    /// The client's completion callback arrives twice.
+    case duplicateCompletion
+    /// Every token the token server issued so far stops being valid at this instant.
+    case tokenExpiry(at: Duration)
+
+    /// How metrics reach the client.
+    public enum MetricsOrder: String, Hashable, Sendable, CaseIterable {
+        case before
+        case after
+        case missing
+        case duplicate
+    }
+
+    /// The kind's name in files and timelines.
+    public var name: String {
+        switch self {
+        case .latency: return "latency"
+        case .bandwidth: return "bandwidth"
+        case .stall: return "stall"
+        case .refused: return "refused"
+        case .hostNotFound: return "hostNotFound"
+        case .notConnected: return "notConnected"
+        case .connectionLost: return "connectionLost"
+        case .reset: return "reset"
+        case .truncate: return "truncate"
+        case .corruptGzip: return "corruptGzip"
+        case .status: return "status"
+        case .metrics: return "metrics"
+        case .duplicateCompletion: return "duplicateCompletion"
+        case .tokenExpiry: return "tokenExpiry"
+        }
+    }
+
+    /// Every kind's name, as files spell them.
+    public static let names = ["latency", "slowFirstByte", "bandwidth", "stall", "refused", "hostNotFound", "notConnected",
+                               "connectionLost", "reset", "truncate", "corruptGzip", "status", "metrics", "duplicateCompletion",
+                               "tokenExpiry"]
+}

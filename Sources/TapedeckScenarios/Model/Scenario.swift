@@ -1,0 +1,68 @@
+public import Foundation
+public import TapedeckScheduling
+
+/// A situation to simulate, as a scenario file describes it: the traffic (a cassette and/or
+/// stubs, a token server), the client (queues, retry, validation, authentication, timeouts), a
+/// script of requests and cancels, the faults to inject, and what must come out.
+///
+/// ```swift
+/// let scenario = try Scenario.load(URL(fileURLWithPath: "fixtures/scenarios/retry-storm.yaml"))
+/// let outcome = try ScenarioRunner().run(scenario, seed: 7)
+/// print(outcome.passed, outcome.traceHash)
+/// ```
+///
+/// The file format is documented in docs/scenarios.md (JSON Schema: docs/scenario.schema.json).
+public struct Scenario: Hashable, Sendable {
+    /// The scenario's name (the file's name without extension unless the file says).
+    public var name: String
+    /// What it demonstrates and what its expectations pin.
+    public var description: String
+    /// The file it was loaded from (relative paths in it resolve against its directory).
+    public var source: URL?
+    /// The seed `tapedeck run` uses when none is given.
+    public var seed: UInt64
+    public var traffic: Traffic
+    public var client: ClientSetup
+    public var script: [ScriptStep]
+    public var faults: [FaultSite]
+    public var expectations: Expectations
+    /// An explicit schedule of decisions (written by `tapedeck shrink`): when present, the run
+    /// makes exactly these fault decisions and no random ones.
+    public var schedule: Schedule?
+
+    /// An empty scenario named `name` (fill in its parts in code).
+    public init(name: String, description: String = "", source: URL? = nil, seed: UInt64 = 1, traffic: Traffic = Traffic(),
+                client: ClientSetup = ClientSetup(), script: [ScriptStep] = [], faults: [FaultSite] = [],
+                expectations: Expectations = Expectations(), schedule: Schedule? = nil) {
+        self.name = name
+        self.description = description
+        self.source = source
+        self.seed = seed
+        self.traffic = traffic
+        self.client = client
+        self.script = script
+        self.faults = faults
+        self.expectations = expectations
+        self.schedule = schedule
+    }
+
+    /// The requests the script sends, each repeat separately, in script order.
+    public var requests: [ScriptRequest] {
+        script.flatMap { step -> [ScriptRequest] in
+            guard case let .request(request) = step else { return [] }
+            return request.expanded()
+        }
+    }
+}
+
+/// Test-only knobs that break the rules on purpose (to show that the checks catch it).
+public struct TestHooks: Hashable, Sendable {
+    /// A stub reads a process-wide counter, so that two runs of the same seed differ:
+    /// `tapedeck check-determinism` must find it.
+    public var nondeterministicStub = false
+
+    /// No hooks.
+    public init(nondeterministicStub: Bool = false) {
+        self.nondeterministicStub = nondeterministicStub
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Checks a run's requests against the scenario's expectations, one failure per unmet check.
+struct ExpectationChecker {
+    let expectations: Expectations
+    let requests: [RequestOutcome]
+
+    func failures() -> [Failure] {
+        var failures: [Failure] = []
+        for expectation in expectations.requests {
+            let matching = requests.filter { $0.name == expectation.target || $0.name.hasPrefix(expectation.target + "#") }
+            for request in matching {
+                for (check, message) in problems(expectation, request) {
+                    failures.append(Failure(kind: .expectation, request: request.name, check: check, message: message))
+                }
+            }
+        }
+        return failures
+    }
+
+    private func problems(_ expected: RequestExpectation, _ request: RequestOutcome) -> [(String, String)] {
+        var problems: [(String, String)] = []
+        let got = request.status.map(String.init) ?? "no response (\(request.error.rawValue))"
+        if let statuses = expected.status, !(request.status.map(statuses.contains) ?? false) {
+            problems.append(("status", "expected \(statuses), got \(got)"))
+        }
+        if let kind = expected.error, kind != request.error {
+            problems.append(("error", "expected \(kind.rawValue), got \(request.error.rawValue)" + (request.errorDetail.map { " (\($0))" } ?? "")))
+        }
+        if let attempts = expected.attempts, !attempts.contains(request.attempts) {
+            problems.append(("attempts", "expected \(attempts), made \(request.attempts)"))
+        }
+        if let deadline = expected.finishedBy {
+            if let end = request.end {
+                if end > deadline { problems.append(("finishedBy", "expected by \(deadline), finished at \(end)")) }
+            } else {
+                problems.append(("finishedBy", "expected by \(deadline), never finished"))
+            }
+        }
+        let text = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        if let fragment = expected.bodyContains, !text.contains(fragment) {
+            problems.append(("bodyContains", "the body (\(request.bodyBytes) bytes) does not contain '\(fragment)'"))
+        }
+        for field in expected.json {
+            let actual = JSONPath.value(at: field.path, in: request.body ?? Data())
+            if actual != JSONPath.normalized(field.equals) {
+                problems.append(("json", "\(field.path): expected \(field.equals), got \(actual ?? "nothing")"))
+            }
+        }
+        return problems
+    }
+}
+
+/// Reads a value out of a JSON body by a path of keys and `[index]`es, as normalised JSON text.
+enum JSONPath {
+    static func value(at path: String, in body: Data) -> String? {
+        guard var current = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return nil }
+        for component in components(path) {
+            switch component {
+            case let .key(key):
+                guard let object = current as? [String: Any], let next = object[key] else { return nil }
+                current = next
+            case let .index(index):
+                guard let array = current as? [Any], index >= 0, index < array.count else { return nil }
+                current = array[index]
+            }
+        }
+        return text(current)
+    }
+
+    /// JSON text in one canonical form (sorted keys), so `{"a":1}` equals `{ "a": 1 }`.
+    static func normalized(_ json: String) -> String? {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]) else { return nil }
+        return text(value)
+    }
+
+    private static func text(_ value: Any) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private enum Component {
+        case key(String)
+        case index(Int)
+    }
+
+    private static func components(_ path: String) -> [Component] {
+        var components: [Component] = []
+        for part in path.split(separator: ".") {
+            var rest = Substring(part)
+            if let bracket = rest.firstIndex(of: "[") {
+                if bracket > rest.startIndex { components.append(.key(String(rest[..<bracket]))) }
+                rest = rest[bracket...]
+                while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+                    components.append(.index(Int(rest[rest.index(after: rest.startIndex)..<close]) ?? -1))
+                    rest = rest[rest.index(after: close)...]
+                }
+            } else {
+                components.append(.key(String(rest)))
+            }
+        }
+        return components
+    }
+}

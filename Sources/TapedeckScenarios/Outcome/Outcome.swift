@@ -1,0 +1,111 @@
+public import Foundation
+
+/// What one run of a scenario produced: each request's fate, the failed expectations and
+/// invariants, the trace hash, the virtual duration, the faults that fired, and the line that
+/// reproduces it. Codable: `tapedeck run --format json` prints it.
+///
+/// ```swift
+/// let outcome = try ScenarioRunner().run(scenario, seed: 7)
+/// if !outcome.passed { print(outcome.failures.map(\.message), outcome.reproduction) }
+/// ```
+public struct Outcome: Codable, Hashable, Sendable {
+    /// The scenario's name.
+    public var scenario: String
+    /// The file it came from (empty for a scenario built in code).
+    public var file: String
+    public var seed: UInt64
+    /// True when every expectation and invariant held.
+    public var passed: Bool { failures.isEmpty }
+    /// Per request, in script order.
+    public var requests: [RequestOutcome]
+    /// What did not hold (empty when passed).
+    public var failures: [Failure]
+    /// The trace hash (sixteen hex digits): equal seeds give equal hashes.
+    public var traceHash: String
+    /// Virtual time from start to the end of the run.
+    public var virtualNanoseconds: Int64
+    /// Jobs the simulation ran.
+    public var jobs: Int
+    /// Every fault that fired, in order.
+    public var faults: [FiredFaultRecord]
+    /// Fault sites enabled for this seed (BUGGIFY: a site is on or off per seed).
+    public var enabledSites: [String]
+    /// What reproduces this run: `tapedeck run FILE --seed N`.
+    public var reproduction: String
+    /// A note on determinism (e.g. a client on its own threads), empty when the run is deterministic.
+    public var determinismNote: String
+    /// The lanes of the timeline, one per request.
+    public var timeline: Timeline
+
+    /// The virtual duration.
+    public var virtualDuration: Duration { .nanoseconds(virtualNanoseconds) }
+}
+
+/// One request's fate.
+public struct RequestOutcome: Codable, Hashable, Sendable {
+    public var name: String
+    public var method: String
+    public var url: String
+    /// The final status, if a response came.
+    public var status: Int?
+    /// How it failed (``ErrorKind/none`` when it did not).
+    public var error: ErrorKind
+    /// The error's description, when it failed.
+    public var errorDetail: String?
+    /// Attempts made (1 + retries).
+    public var attempts: Int
+    /// When it was sent and when its handler ran (virtual nanoseconds; end is nil if it never finished).
+    public var startNanoseconds: Int64
+    public var endNanoseconds: Int64?
+    /// How many times its completion handler ran (must be 1).
+    public var handlerCalls: Int
+    /// The faults that hit its exchanges.
+    public var faults: [String]
+    /// The body's length and its first bytes as text (for reports).
+    public var bodyBytes: Int
+    public var bodyPreview: String
+    /// The whole body, kept for expectations (not encoded).
+    public var body: Data?
+
+    enum CodingKeys: String, CodingKey {
+        case name, method, url, status, error, errorDetail, attempts, startNanoseconds, endNanoseconds, handlerCalls, faults, bodyBytes, bodyPreview
+    }
+
+    /// Start and end as durations.
+    public var start: Duration { .nanoseconds(startNanoseconds) }
+    public var end: Duration? { endNanoseconds.map { .nanoseconds($0) } }
+}
+
+/// An expectation or invariant that did not hold.
+public struct Failure: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// Expectation (per request) or invariant (every run).
+    public enum Kind: String, Codable, Hashable, Sendable {
+        case expectation
+        case invariant
+    }
+
+    public var kind: Kind
+    /// The request it concerns (nil for a run-wide invariant).
+    public var request: String?
+    /// Which check: `status`, `attempts`, `completesOnce`, `noStall`, ...
+    public var check: String
+    public var message: String
+
+    /// `expectation items#2 status: expected 200, got 503`.
+    public var description: String {
+        "\(kind.rawValue) \(request.map { $0 + " " } ?? "")\(check): \(message)"
+    }
+}
+
+/// A fault that fired, for outcomes and timelines.
+public struct FiredFaultRecord: Codable, Hashable, Sendable {
+    /// The site's name.
+    public var site: String
+    /// The request (its name), if it was one of the script's.
+    public var request: String?
+    public var attempt: Int
+    public var exchange: Int
+    /// Where and what: `responseHead: status 503`.
+    public var what: String
+    public var timeNanoseconds: Int64
+}

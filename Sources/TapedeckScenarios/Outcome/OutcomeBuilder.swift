@@ -1,0 +1,138 @@
+import Foundation
+import TapedeckClient
+import TapedeckNetwork
+import TapedeckScheduling
+
+/// Turns what a run left behind (the recorder's entries, the network's records, the fault log)
+/// into an ``Outcome``: classifies each request's end, checks the invariants and expectations,
+/// and draws the timeline.
+struct OutcomeBuilder {
+    let run: Run
+    /// Why the simulation stopped early (a stall, a step limit), if it did.
+    let stop: String?
+
+    func build() -> Outcome {
+        let scheduler = run.world.scheduler
+        let records = run.world.network.records
+        let fired = run.sites.fired
+        let entries = run.recorder.entries
+        let scripted = run.scenario.requests
+        var requests: [RequestOutcome] = []
+        for request in scripted {
+            let entry = entries.first { $0.name == request.name }
+            var outcome = RequestOutcome(
+                name: request.name, method: request.step.method, url: request.step.url.absoluteString,
+                status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map { "\($0)" },
+                attempts: entry?.attempts ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
+                endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
+                faults: fired.filter { $0.decision.request == request.name }.map { "\($0.site): \($0.action)" },
+                bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body)
+            if let rejections = run.tokenServer?.rejections {
+                let exchanges = Set(records.filter { $0.tag == request.name }.map(\.id))
+                for rejection in rejections where exchanges.contains(rejection.exchange) {
+                    outcome.faults.append("token rejected (401) @ \(rejection.time)")
+                }
+            }
+            requests.append(outcome)
+        }
+        var failures = invariants(requests: requests)
+        failures += ExpectationChecker(expectations: run.scenario.expectations, requests: requests).failures()
+        let duration = scheduler.now.nanoseconds
+        let faults = fired.map { firing in
+            FiredFaultRecord(site: firing.site, request: firing.decision.request, attempt: firing.decision.attempt, exchange: firing.exchange,
+                             what: "\(firing.point): \(firing.action)", timeNanoseconds: firing.time.nanoseconds)
+        } + tokenExpiries()
+        let timeline = TimelineBuilder(requests: requests, records: records, faults: faults, failures: failures,
+                                       cancels: entries.map { ($0.name, $0.cancelledAt) }, duration: duration).build()
+        let file = run.scenario.source?.path ?? ""
+        return Outcome(
+            scenario: run.scenario.name, file: file, seed: run.seed, requests: requests, failures: failures,
+            traceHash: scheduler.traceHash.description, virtualNanoseconds: duration, jobs: scheduler.jobsExecuted,
+            faults: faults, enabledSites: run.sites.enabledSites,
+            reproduction: "\(run.options.commandName) run \(file.isEmpty ? "SCENARIO" : Self.shellQuoted(file)) --seed \(run.seed)",
+            determinismNote: "", timeline: timeline)
+    }
+
+    /// Token expiries, as faults that fired at their instant (when the run got that far).
+    private func tokenExpiries() -> [FiredFaultRecord] {
+        let end = run.world.scheduler.now
+        return run.scenario.faults.compactMap { site -> FiredFaultRecord? in
+            guard case let .tokenExpiry(at) = site.kind, VirtualInstant.zero.advanced(by: at) <= end else { return nil }
+            return FiredFaultRecord(site: site.name, request: nil, attempt: 0, exchange: 0, what: "token server: every token expires",
+                                    timeNanoseconds: Int64(at.wholeNanoseconds))
+        }
+    }
+
+    // MARK: invariants
+
+    private func invariants(requests: [RequestOutcome]) -> [Failure] {
+        var failures: [Failure] = []
+        func fail(_ check: String, _ request: String?, _ message: String) {
+            failures.append(Failure(kind: .invariant, request: request, check: check, message: message))
+        }
+        if let stop { fail("noStall", nil, stop) }
+        for request in requests where request.handlerCalls != 1 {
+            fail("completesOnce", request.name, request.handlerCalls == 0
+                 ? "its completion handler never ran (still pending at t=\(run.world.scheduler.now))"
+                 : "its completion handler ran \(request.handlerCalls) times")
+        }
+        for violation in run.world.scheduler.violations {
+            fail("queueRules", nil, "\(violation)")
+        }
+        let retained = run.world.harness.retainedProtocolCount
+        if retained > 0 && stop == nil {
+            fail("noLeakedProtocol", nil, "\(retained) URLProtocol instance(s) still held after every request ended")
+        }
+        for illegal in run.world.network.illegalTransitions + run.world.harness.illegalTransitions {
+            fail("legalTransitions", nil, illegal)
+        }
+        for (request, anomaly) in run.recorder.anomalies where !run.scenario.expectations.allowedAnomalies.contains(anomaly) {
+            fail("noLedgerAnomaly", request, "\(anomaly) (allow it with expect.allowAnomalies if the scenario provokes it)")
+        }
+        return failures
+    }
+
+    // MARK: values
+
+    /// How a request ended, as expectations name it.
+    static func kind(of error: ClientError?) -> ErrorKind {
+        guard let error else { return .none }
+        switch error {
+        case .explicitlyCancelled: return .cancelled
+        case .responseValidationFailed: return .validation
+        case .responseSerializationFailed: return .serialization
+        case .requestAdaptationFailed, .createURLRequestFailed, .invalidURL, .parameterEncoderFailed, .urlRequestValidationFailed:
+            return .adaptation
+        case let .requestRetryFailed(retryError, _):
+            return (retryError as? ClientError).map { kind(of: $0) } ?? .retry
+        case .sessionDeinitialized, .sessionInvalidated:
+            return .session
+        case let .sessionTaskFailed(underlying):
+            guard let code = (underlying as? URLError)?.code else { return .transport }
+            switch code {
+            case .cancelled: return .cancelled
+            case .timedOut: return .timedOut
+            case .networkConnectionLost: return .connectionLost
+            case .cannotConnectToHost: return .cannotConnect
+            case .cannotFindHost, .dnsLookupFailed: return .hostNotFound
+            case .notConnectedToInternet: return .notConnected
+            default: return .transport
+            }
+        }
+    }
+
+    static func preview(_ body: Data?) -> String {
+        guard let body, !body.isEmpty else { return "" }
+        let text = String(decoding: body.prefix(120), as: UTF8.self)
+        return text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }) ? text : "(\(body.count) binary bytes)"
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        text.allSatisfy({ $0.isLetter || $0.isNumber || "/._-+:".contains($0) }) ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension VirtualInstant {
+    /// Nanoseconds since time zero.
+    var nanoseconds: Int64 { Int64(VirtualInstant.zero.duration(to: self).wholeNanoseconds) }
+}

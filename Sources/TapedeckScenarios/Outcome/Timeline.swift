@@ -1,0 +1,83 @@
+/// What happened on the virtual time axis, one lane per request: its attempts (each a span with
+/// how it ended), the waits between them (backoff), and marks for faults, cancels and the end.
+/// The text, SVG and HTML renderers draw this value.
+public struct Timeline: Codable, Hashable, Sendable {
+    /// The end of the axis (the run's virtual duration, in nanoseconds).
+    public var durationNanoseconds: Int64
+    public var lanes: [Lane]
+
+    /// A timeline with these lanes.
+    public init(durationNanoseconds: Int64, lanes: [Lane]) {
+        self.durationNanoseconds = durationNanoseconds
+        self.lanes = lanes
+    }
+
+    /// One request's lane.
+    public struct Lane: Codable, Hashable, Sendable {
+        /// The request's name.
+        public var name: String
+        /// How it ended, in a few words (`200`, `timedOut`, `cancelled`).
+        public var result: String
+        /// Whether it met its expectations and invariants.
+        public var passed: Bool
+        public var spans: [Span]
+        public var marks: [Mark]
+
+        /// A lane.
+        public init(name: String, result: String, passed: Bool, spans: [Span] = [], marks: [Mark] = []) {
+            self.name = name
+            self.result = result
+            self.passed = passed
+            self.spans = spans
+            self.marks = marks
+        }
+    }
+
+    /// A stretch of time on a lane.
+    public struct Span: Codable, Hashable, Sendable {
+        /// An attempt (its exchange) or a wait between attempts.
+        public enum Kind: String, Codable, Hashable, Sendable {
+            case attempt
+            case backoff
+        }
+
+        public var kind: Kind
+        public var startNanoseconds: Int64
+        public var endNanoseconds: Int64
+        /// For an attempt: how it ended (`200`, `503`, `timedOut`, `cancelled`); for a wait: empty.
+        public var label: String
+        /// Whether the attempt failed (a transport failure or an error status).
+        public var failed: Bool
+
+        /// A span.
+        public init(kind: Kind, startNanoseconds: Int64, endNanoseconds: Int64, label: String, failed: Bool) {
+            self.kind = kind
+            self.startNanoseconds = startNanoseconds
+            self.endNanoseconds = endNanoseconds
+            self.label = label
+            self.failed = failed
+        }
+    }
+
+    /// An instant on a lane.
+    public struct Mark: Codable, Hashable, Sendable {
+        /// What kind of instant.
+        public enum Kind: String, Codable, Hashable, Sendable {
+            case fault
+            case cancel
+            case finish
+        }
+
+        public var kind: Kind
+        public var timeNanoseconds: Int64
+        /// The fault's site and action, the cancel, the final result.
+        public var label: String
+
+        /// A mark.
+        public init(kind: Kind, timeNanoseconds: Int64, label: String) {
+            self.kind = kind
+            self.timeNanoseconds = timeNanoseconds
+            self.label = label
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// A timeline drawn in text for a terminal: one lane per request on a virtual-time axis that fits
+/// `width` columns.
+///
+/// ```
+/// items#1  ▕███░░░░░░███▏ 200   ███ attempt   ░ backoff   ! fault   x cancel
+/// ```
+/// Attempts are `█` (`▓` when the attempt failed), waits between attempts `·`, faults `!`,
+/// cancels `x`, the end `|`.
+public struct TextTimeline: Sendable {
+    public let timeline: Timeline
+    /// The total width in columns (at least 40).
+    public let width: Int
+
+    /// A renderer for `timeline` in `width` columns (80 and 120 are the usual terminals).
+    public init(_ timeline: Timeline, width: Int = 100) {
+        self.timeline = timeline
+        self.width = max(40, width)
+    }
+
+    /// The lanes, an axis and a legend, one line each.
+    public func render() -> String {
+        let nameWidth = min(24, max(6, timeline.lanes.map(\.name.count).max() ?? 6))
+        let resultWidth = min(14, max(4, timeline.lanes.map(\.result.count).max() ?? 4))
+        let columns = max(10, width - nameWidth - resultWidth - 6)
+        let total = Double(max(timeline.durationNanoseconds, 1))
+        func column(_ nanoseconds: Int64) -> Int {
+            min(columns - 1, max(0, Int((Double(nanoseconds) / total * Double(columns - 1)).rounded(.down))))
+        }
+        var lines: [String] = []
+        for lane in timeline.lanes {
+            var cells = Array(repeating: Character(" "), count: columns)
+            for span in lane.spans {
+                let from = column(span.startNanoseconds), to = max(from, column(span.endNanoseconds))
+                let fill: Character = span.kind == .backoff ? "·" : (span.failed ? "▓" : "█")
+                for index in from...to where span.kind == .attempt || cells[index] == " " { cells[index] = fill }
+            }
+            for mark in lane.marks {
+                let index = column(mark.timeNanoseconds)
+                switch mark.kind {
+                case .fault: cells[index] = "!"
+                case .cancel: cells[index] = "x"
+                case .finish: if cells[index] == " " { cells[index] = "|" }
+                }
+            }
+            let name = pad(String(lane.name.prefix(nameWidth)), nameWidth)
+            let status = lane.passed ? " " : "✗"
+            lines.append("\(name) \(status)▕\(String(cells))▏ \(String(lane.result.prefix(resultWidth)))")
+        }
+        let axisStart = "0"
+        let axisEnd = Self.format(timeline.durationNanoseconds)
+        let gap = max(1, columns - axisStart.count - axisEnd.count)
+        lines.append(pad("", nameWidth) + "   " + axisStart + String(repeating: " ", count: gap) + axisEnd)
+        lines.append(pad("", nameWidth) + "   █ attempt  ▓ failed attempt  · backoff  ! fault  x cancel  | end  ✗ failed check")
+        return lines.joined(separator: "\n")
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// `1.25s`, `830ms`, `2m3s`.
+    static func format(_ nanoseconds: Int64) -> String {
+        if nanoseconds == 0 { return "0s" }
+        let seconds = Double(nanoseconds) / 1e9
+        if seconds >= 120 { return "\(Int(seconds) / 60)m\(Int(seconds) % 60)s" }
+        if seconds >= 1 { return trimmed(seconds) + "s" }
+        if seconds >= 0.001 { return trimmed(seconds * 1_000) + "ms" }
+        return trimmed(seconds * 1_000_000) + "µs"
+    }
+
+    private static func trimmed(_ value: Double) -> String {
+        let text = String(format: "%.3f", value)
+        var trimmed = text
+        while trimmed.hasSuffix("0") { trimmed.removeLast() }
+        if trimmed.hasSuffix(".") { trimmed.removeLast() }
+        return trimmed
+    }
+}

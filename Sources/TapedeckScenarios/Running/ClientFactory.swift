@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+import TapedeckBridge
+import TapedeckClient
+import TapedeckHTTP
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Builds the Session a scenario's `client` section describes, exactly as a user would by hand:
+/// `Session(provider: harness, scheduler: ...)` with a RetryPolicy, an AuthenticationInterceptor,
+/// a redirect handler, timeouts and the queue layout.
+enum ClientFactory {
+    static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, observer: RetryObserver) -> Session {
+        let scheduler = world.scheduler
+        let configuration = URLSessionConfiguration.ephemeral
+        if let timeout = setup.requestTimeout { configuration.timeoutIntervalForRequest = timeout.timeInterval }
+        if let timeout = setup.resourceTimeout { configuration.timeoutIntervalForResource = timeout.timeInterval }
+        var interceptors: [any RequestInterceptor] = []
+        if setup.authenticates, let auth {
+            let tokens = Session(provider: world.harness, scheduler: scheduler, rootQueue: scheduler.makeSimulatedQueue(label: "scenario.tokens", target: nil))
+            let credential = ScenarioCredential(token: auth.initialToken, expiresAt: VirtualInstant.zero.advanced(by: auth.lifetime), scheduler: scheduler)
+            interceptors.append(AuthenticationInterceptor(authenticator: ScenarioAuthenticator(server: auth, session: tokens, scheduler: scheduler),
+                                                          credential: credential))
+        }
+        if let retry = setup.retry {
+            interceptors.append(observer.wrapping(retryPolicy(retry)))
+        }
+        let rootQueue: SimulatedQueue? = setup.queues == .suppliedRoot ? scheduler.makeSimulatedQueue(label: "app.networking", target: nil) : nil
+        let serializationQueue: SimulatedQueue? = setup.queues == .separateSerialization
+            ? scheduler.makeSimulatedQueue(label: "app.serialization", target: nil) : nil
+        return Session(
+            provider: world.harness, configuration: configuration, scheduler: scheduler, rootQueue: rootQueue,
+            requestSetup: setup.setup == .eager ? .eager : .lazy, serializationQueue: serializationQueue,
+            interceptor: interceptors.isEmpty ? nil : Interceptor(interceptors: interceptors),
+            redirectHandler: setup.followsRedirects ? nil : Redirector.doNotFollow,
+            metricsGracePeriod: setup.metricsGracePeriod)
+    }
+
+    static func retryPolicy(_ retry: RetrySetup) -> RetryPolicy {
+        RetryPolicy(
+            retryLimit: UInt(retry.limit), exponentialBackoffBase: UInt(retry.base), exponentialBackoffScale: retry.scale,
+            retryableHTTPMethods: retry.methods.map { Set($0.map { HTTPMethod(rawValue: $0) }) } ?? RetryPolicy.defaultRetryableHTTPMethods,
+            retryableHTTPStatusCodes: retry.statuses.map { set in Set((100...999).filter(set.contains)) } ?? RetryPolicy.defaultRetryableHTTPStatusCodes,
+            retryableURLErrorCodes: retry.errorCodes.map { Set($0.map(urlErrorCode)) } ?? RetryPolicy.defaultRetryableURLErrorCodes,
+            honoursRetryAfter: retry.honoursRetryAfter)
+    }
+}
+
+/// Adds the tag header that names a request to the simulated network (which removes it before
+/// anything else sees the request): faults count attempts by it, records and timelines use it.
+struct Tagger: RequestInterceptor {
+    let name: String
+
+    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        var tagged = urlRequest
+        tagged.setValue(name, forHTTPHeaderField: Harness.tagHeader)
+        completion(.success(tagged))
+    }
+}
+
+/// A bearer token that needs refreshing once it expired (on the simulated clock).
+struct ScenarioCredential: AuthenticationCredential {
+    let token: String
+    let expiresAt: VirtualInstant
+    let scheduler: SimulatedScheduler
+
+    var requiresRefresh: Bool { scheduler.now >= expiresAt }
+}
+
+/// Gets tokens from the scenario's token server through a session of its own (as apps do, so the
+/// refresh does not go through the interceptor it serves).
+final class ScenarioAuthenticator: Authenticator {
+    typealias Credential = ScenarioCredential
+    let server: AuthServer
+    let session: Session
+    let scheduler: SimulatedScheduler
+
+    init(server: AuthServer, session: Session, scheduler: SimulatedScheduler) {
+        self.server = server
+        self.session = session
+        self.scheduler = scheduler
+    }
+
+    func apply(_ credential: ScenarioCredential, to urlRequest: inout URLRequest) {
+        urlRequest.setValue("Bearer \(credential.token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ credential: ScenarioCredential, for session: Session, completion: @escaping @Sendable (Result<ScenarioCredential, any Error>) -> Void) {
+        guard let url = URL(string: server.token.url) else {
+            completion(.failure(URLError(.badURL)))
+            return
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = server.token.method ?? "POST"
+        let scheduler = scheduler
+        self.session.request(request, interceptor: Tagger(name: "token")).validate().response { response in
+            switch response.result {
+            case let .success(data):
+                struct Answer: Decodable {
+                    let access_token: String
+                    let expires_in: Double?
+                }
+                guard let data, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+                    completion(.failure(URLError(.cannotParseResponse)))
+                    return
+                }
+                let lifetime = Duration.seconds(rounding: answer.expires_in ?? 3_600)
+                completion(.success(ScenarioCredential(token: answer.access_token, expiresAt: scheduler.now.advanced(by: lifetime), scheduler: scheduler)))
+            case let .failure(error):
+                completion(.failure(error))
+            }
+        }
+    }
+
+    func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+        response.statusCode == 401
+    }
+
+    func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: ScenarioCredential) -> Bool {
+        urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.token)"
+    }
+}
+
+/// Sees the retry decisions of the scenario's retry policy, so that a cancel "during the n-th
+/// backoff" happens in the middle of that wait.
+final class RetryObserver: Sendable {
+    /// Called on the session's rootQueue with the request and the delay of a retry about to wait.
+    typealias Listener = @Sendable (Request, Int, Duration) -> Void
+    private let listener = Mutex<Listener?>(nil)
+
+    func listen(_ listener: @escaping Listener) {
+        self.listener.withLock { $0 = listener }
+    }
+
+    func wrapping(_ policy: RetryPolicy) -> any RequestInterceptor {
+        ObservedRetrier(policy: policy, observer: self)
+    }
+
+    fileprivate func retrying(_ request: Request, delay: Duration) {
+        listener.withLock { $0 }?(request, request.retryCount + 1, delay)
+    }
+}
+
+private struct ObservedRetrier: RequestInterceptor {
+    let policy: RetryPolicy
+    let observer: RetryObserver
+
+    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        policy.adapt(urlRequest, for: session, completion: completion)
+    }
+
+    func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+        policy.retry(request, for: session, dueTo: error) { [observer] result in
+            if case let .retryWithDelay(seconds) = result, seconds > 0 {
+                observer.retrying(request, delay: .seconds(rounding: seconds))
+            }
+            completion(result)
+        }
+    }
+}
+
+/// The URLError code for a number (unknown numbers become `.unknown`).
+func urlErrorCode(_ raw: Int) -> URLError.Code {
+    #if canImport(FoundationNetworking)
+    URLError.Code(rawValue: raw) ?? .unknown
+    #else
+    URLError.Code(rawValue: raw)
+    #endif
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+import TapedeckClient
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Watches the script's requests (as a per-request event monitor) and keeps what the outcome
+/// needs: when each was sent and finished, its attempts, cancels, anomalies, and every call of its
+/// completion handler.
+final class RunRecorder: EventMonitor {
+    struct Entry: Sendable {
+        let name: String
+        let start: VirtualInstant
+        var request: Request?
+        var handlerCalls = 0
+        var end: VirtualInstant?
+        var status: Int?
+        var error: ClientError?
+        var body: Data?
+        var attempts = 1
+        var cancelledAt: VirtualInstant?
+    }
+
+    private struct State: Sendable {
+        var entries: [Entry] = []
+        var byID: [UUID: Int] = [:]
+        var anomalies: [(request: String, anomaly: String)] = []
+    }
+
+    private let state = Mutex(State())
+    private let scheduler: SimulatedScheduler
+
+    init(scheduler: SimulatedScheduler) {
+        self.scheduler = scheduler
+    }
+
+    /// Nil: events run on the session's rootQueue, in the order they happen.
+    var queue: (any SchedulerQueue)? { nil }
+
+    /// Registers a request about to be sent; returns its index.
+    func sent(_ name: String, request: Request) -> Int {
+        let now = scheduler.now
+        return state.withLock { state in
+            state.entries.append(Entry(name: name, start: now, request: request))
+            state.byID[request.id] = state.entries.count - 1
+            return state.entries.count - 1
+        }
+    }
+
+    /// The completion handler ran with `response`.
+    func completed(_ index: Int, _ response: DataResponse<Data?, ClientError>, attempts: Int) {
+        let now = scheduler.now
+        state.withLock { state in
+            state.entries[index].handlerCalls += 1
+            guard state.entries[index].handlerCalls == 1 else { return }
+            state.entries[index].end = now
+            state.entries[index].status = response.response?.statusCode
+            state.entries[index].error = response.error
+            state.entries[index].body = response.data ?? nil
+            state.entries[index].attempts = attempts
+            state.entries[index].request = nil   // release it: the session may go away now
+        }
+    }
+
+    var entries: [Entry] { state.withLock { $0.entries } }
+    var anomalies: [(request: String, anomaly: String)] { state.withLock { $0.anomalies } }
+
+    func requestDidCancel(_ request: Request) {
+        let now = scheduler.now
+        state.withLock { state in
+            guard let index = state.byID[request.id] else { return }
+            state.entries[index].cancelledAt = state.entries[index].cancelledAt ?? now
+        }
+    }
+
+    func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {
+        state.withLock { state in
+            let name = state.byID[request.id].map { state.entries[$0].name } ?? "?"
+            state.anomalies.append((name, anomaly.rawValue))
+        }
+    }
+}

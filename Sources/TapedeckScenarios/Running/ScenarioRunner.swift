@@ -1,0 +1,128 @@
+public import Foundation
+public import TapedeckCassettes
+public import TapedeckClient
+public import TapedeckScheduling
+import Synchronization
+import TapedeckBridge
+import TapedeckHTTP
+import TapedeckNetwork
+
+/// Runs a scenario on the simulator from a seed and returns its ``Outcome``. It builds the
+/// simulated scheduler, network, harness and the client's `Session` exactly as a user would by
+/// hand, then sends the script's requests, injects the faults, and checks the expectations and
+/// the invariants.
+///
+/// ```swift
+/// let scenario = try Scenario.load(URL(fileURLWithPath: "fixtures/scenarios/retry-storm.yaml"))
+/// let outcome = try ScenarioRunner().run(scenario, seed: 7)
+/// print(outcome.passed ? "ok" : outcome.failures.map(\.description).joined(separator: "\n"))
+/// ```
+public struct ScenarioRunner: Sendable {
+    /// How a run is made.
+    public struct Options: Sendable {
+        /// Keep every trace step (needed to show where two runs diverge) or only the hash.
+        public var traceMode: TraceMode
+        /// Record what the cassette lacks from the traffic's upstream (nil: replay only).
+        public var recordMode: CassetteRecorder.Mode?
+        /// A run that executes more jobs than this stops (a retry loop that never ends).
+        public var maxSteps: Int
+        /// Where `tapedeck run` was asked to run the file (for reproduction lines).
+        public var commandName: String
+
+        /// Options for a replay-only run keeping the hash only.
+        public init(traceMode: TraceMode = .hashOnly, recordMode: CassetteRecorder.Mode? = nil, maxSteps: Int = 5_000_000,
+                    commandName: String = "tapedeck") {
+            self.traceMode = traceMode
+            self.recordMode = recordMode
+            self.maxSteps = maxSteps
+            self.commandName = commandName
+        }
+    }
+
+    public let options: Options
+
+    /// A runner with `options`.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Runs `scenario` from `seed` with the client its `client` section describes.
+    public func run(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> Outcome {
+        try run(scenario, seed: seed, makeSession: nil).outcome
+    }
+
+    /// Runs `scenario` from `seed` with a client your code builds from the world the runner
+    /// hands it (your own interceptors, retriers, monitors). The scenario's `client` section is
+    /// not used; its traffic, script, faults and expectations are.
+    public func run(_ scenario: Scenario, seed: UInt64, makeSession: @escaping (ScenarioWorld) -> Session) throws(ScenarioError) -> Outcome {
+        try run(scenario, seed: seed, makeSession: Optional(makeSession)).outcome
+    }
+
+    /// A run and the trace it left (for determinism checks and `--trace`).
+    public func runKeepingTrace(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> (outcome: Outcome, trace: [TraceStep]) {
+        var options = self.options
+        options.traceMode = .full
+        let result = try ScenarioRunner(options: options).run(scenario, seed: seed, makeSession: nil)
+        return (result.outcome, result.trace)
+    }
+
+    private func run(_ scenario: Scenario, seed: UInt64, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) -> (outcome: Outcome, trace: [TraceStep]) {
+        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: makeSession)
+        return run.execute()
+    }
+}
+
+/// One run: the world, the client, the script, and what they did.
+final class Run: @unchecked Sendable {
+    // @unchecked Sendable: built and read on the caller's thread; while the simulation runs, its
+    // jobs (on the scheduler's thread) touch only Mutex-guarded state and immutable references.
+
+    let scenario: Scenario
+    let seed: UInt64
+    let options: ScenarioRunner.Options
+    let world: ScenarioWorld
+    let session: Session
+    let recorder: RunRecorder
+    let sites: FaultSites
+    let tokenServer: TokenServer?
+    let cassetteRecorder: CassetteRecorder?
+    private let retryObserver = RetryObserver()
+
+    init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) {
+        self.scenario = scenario
+        self.seed = seed
+        self.options = options
+        let scheduler = SimulatedScheduler(seed: seed, traceMode: options.traceMode, violationPolicy: .record)
+        let network = SimulatedNetwork(scheduler: scheduler)
+        let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode).build()
+        tokenServer = traffic.tokenServer
+        cassetteRecorder = traffic.recorder
+        sites = FaultSites(scenario.faults.filter { if case .tokenExpiry = $0.kind { return false } else { return true } },
+                           random: scheduler.random, schedule: scenario.schedule)
+        network.faults = scenario.traffic.testHooks.nondeterministicStub ? NondeterministicHook(sites) as any FaultHook : sites
+        let harness = Harness(network: network)
+        world = ScenarioWorld(scheduler: scheduler, network: network, harness: harness,
+                              appQueue: scheduler.makeSimulatedQueue(label: "scenario.app", target: nil), scenario: scenario)
+        recorder = RunRecorder(scheduler: scheduler)
+        if let makeSession {
+            session = makeSession(world)
+        } else {
+            session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world, observer: retryObserver)
+        }
+    }
+
+    func execute() -> (outcome: Outcome, trace: [TraceStep]) {
+        ScriptDriver(run: self, retryObserver: retryObserver).schedule()
+        var stop: String?
+        do {
+            try world.scheduler.runUntilIdle(maxSteps: options.maxSteps)
+        } catch {
+            stop = "\(error)"
+        }
+        let trace = options.traceMode == .full ? world.scheduler.trace : []
+        let outcome = OutcomeBuilder(run: self, stop: stop).build()
+        session.session.invalidateAndCancel()
+        if let cassetteRecorder { _ = try? cassetteRecorder.finish(succeeded: outcome.passed) }
+        return (outcome, trace)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import TapedeckClient
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Plays the script on the app's queue: each request at its instant (a data request with the
+/// tag, the validation and the headers it asks for, finished with a plain `response` handler),
+/// each cancel at its instant or on its event, `cancelAll` at its instant.
+struct ScriptDriver {
+    let run: Run
+    let retryObserver: RetryObserver
+
+    /// The requests sent so far, by name (what cancels look up).
+    final class Sent: Sendable {
+        private let requests = Mutex<[(name: String, step: String, request: Request)]>([])
+
+        func add(_ name: String, step: String, _ request: Request) {
+            requests.withLock { $0.append((name, step, request)) }
+        }
+
+        func named(_ target: String) -> [Request] {
+            requests.withLock { $0.filter { $0.name == target || $0.step == target }.map(\.request) }
+        }
+
+        func name(of request: Request) -> String? {
+            requests.withLock { $0.first { $0.request === request }?.name }
+        }
+    }
+
+    func schedule() {
+        let app = run.world.appQueue
+        let sent = Sent()
+        var backoffCancels: [(target: String, retry: Int)] = []
+        var attemptCancels: [(target: String, attempt: Int)] = []
+        for step in run.scenario.script {
+            switch step {
+            case .request:
+                break
+            case let .cancel(cancel):
+                switch cancel.trigger {
+                case let .at(instant):
+                    app.asyncAfter(delay: instant, named: "scenario.cancel") {
+                        for request in sent.named(cancel.target) { request.cancel() }
+                    }
+                case let .duringBackoff(retry):
+                    backoffCancels.append((cancel.target, retry))
+                case let .atAttempt(attempt):
+                    attemptCancels.append((cancel.target, attempt))
+                }
+            case let .cancelAll(instant):
+                let session = run.session
+                app.asyncAfter(delay: instant, named: "scenario.cancel-all") { session.cancelAllRequests() }
+            }
+        }
+        if !backoffCancels.isEmpty {
+            // In the middle of the wait: the retry is armed, its attempt not started.
+            let backoffCancels = backoffCancels
+            retryObserver.listen { request, retry, delay in
+                guard let name = sent.name(of: request),
+                      backoffCancels.contains(where: { $0.retry == retry && (name == $0.target || name.hasPrefix($0.target + "#")) }) else { return }
+                request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { request.cancel() }
+            }
+        }
+        for scripted in run.scenario.requests {
+            let cancelAttempts = attemptCancels.filter { scripted.isNamed($0.target) }.map(\.attempt)
+            app.asyncAfter(delay: scripted.start, named: "scenario.send") { [run] in
+                send(scripted, run: run, sent: sent, cancelAttempts: cancelAttempts)
+            }
+        }
+    }
+
+    private func send(_ scripted: ScriptRequest, run: Run, sent: Sent, cancelAttempts: [Int]) {
+        let step = scripted.step
+        var urlRequest = URLRequest(url: step.url)
+        urlRequest.httpMethod = step.method
+        for header in run.scenario.client.headers + step.headers {
+            urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        urlRequest.httpBody = step.body
+        var request = run.session.request(urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
+        let validation = step.validation ?? run.scenario.client.validation
+        if let validation {
+            let statuses = validation.statuses
+            request = request.validate { _, response, _ in
+                let result: ValidationResult = statuses.contains(response.statusCode)
+                    ? .success(()) : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+                return result
+            }
+            switch validation.contentTypes {
+            case .fromAccept?:
+                if let accept = urlRequest.value(forHTTPHeaderField: "Accept") {
+                    let types = accept.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) }
+                    request = request.validate(contentType: types)
+                }
+            case let .list(types)?:
+                request = request.validate(contentType: types)
+            case nil:
+                break
+            }
+        }
+        let index = run.recorder.sent(scripted.name, request: request)
+        sent.add(scripted.name, step: step.name, request)
+        if !cancelAttempts.isEmpty {
+            request = request.eventMonitor(AttemptCanceller(attempts: cancelAttempts))
+        }
+        let recorder = run.recorder
+        let sentRequest = request
+        sentRequest.response { response in
+            recorder.completed(index, response, attempts: sentRequest.retryCount + 1)
+        }
+    }
+}
+
+/// Cancels its request when the attempt of a listed number creates its task.
+private struct AttemptCanceller: EventMonitor {
+    let attempts: [Int]
+    var queue: (any SchedulerQueue)? { nil }
+
+    func request(_ request: Request, didCreateTask task: URLSessionTask) {
+        if attempts.contains(request.tasks.count) { request.cancel() }
+    }
+}

@@ -1,0 +1,40 @@
+/// Why a scenario file could not be used: which file, where in it (line, column, key path), what
+/// is wrong, and what to do. Loading never writes anything.
+///
+/// ```
+/// retry-storm.yaml:14:5: client.retry.limt: unknown key — did you mean 'limit'?
+/// ```
+public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The scenario file (empty for a scenario built in code).
+    public let file: String
+    /// 1-based line and column in the file (0 when unknown).
+    public let line: Int
+    public let column: Int
+    /// The key path of the offending value (`client.retry.limit`, `script[2].at`).
+    public let path: String
+    /// What is wrong.
+    public let reason: String
+    /// What to do about it (may be empty).
+    public let hint: String
+
+    /// An error at `path` (line and column from the YAML parser, 1-based).
+    public init(file: String, line: Int = 0, column: Int = 0, path: String = "", reason: String, hint: String = "") {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.path = path
+        self.reason = reason
+        self.hint = hint
+    }
+
+    /// `file:line:column: path: reason — hint`.
+    public var description: String {
+        var text = file.isEmpty ? "scenario" : file
+        if line > 0 { text += ":\(line):\(column)" }
+        text += ": "
+        if !path.isEmpty { text += "\(path): " }
+        text += reason
+        if !hint.isEmpty { text += " — \(hint)" }
+        return text
+    }
+}
