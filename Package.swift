@@ -80,7 +80,7 @@ let package = Package(
         // Layer 6: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
         .target(
             name: "TapedeckTesting",
-            dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes"]
+            dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"]
         ),
         // Layer 7: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(

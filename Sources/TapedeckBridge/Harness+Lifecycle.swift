@@ -274,7 +274,7 @@ extension Harness {
     }
 
     /// The header a client uses to tag a request (a scenario names its requests with it): read
-    /// into ``ExchangeOptions/tag`` and removed before anything else sees the request.
+    /// into `ExchangeOptions.tag` and removed before anything else sees the request.
     public static let tagHeader = "X-Tapedeck-Tag"
 
     /// What the server sees: the request's fields (without the tag header) plus the

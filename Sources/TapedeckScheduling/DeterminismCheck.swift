@@ -63,7 +63,8 @@ public struct Divergence: Sendable, CustomStringConvertible {
     /// The steps both runs shared just before the divergence.
     public let commonPrefix: [TraceStep]
 
-    init(run: Int, first: [TraceStep], other: [TraceStep]) {
+    /// Compares `other` (the trace of run `run`) with run 0's `first`, step by step.
+    public init(run: Int, first: [TraceStep], other: [TraceStep]) {
         var index = 0
         while index < first.count && index < other.count && first[index].sameContent(as: other[index]) {
             index += 1

@@ -1,6 +1,8 @@
 #if canImport(XCTest)
 public import XCTest
 public import TapedeckCassettes
+public import TapedeckClient
+public import TapedeckScenarios
 
 extension XCTestCase {
     /// A ``Tape`` bound to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
@@ -33,6 +35,36 @@ extension XCTestCase {
             }
         }
         return tape
+    }
+}
+
+extension XCTestCase {
+    /// Runs scenario file `path` (absolute, or relative to the test file's directory or its
+    /// `Scenarios/` directory) once per seed, with the file's client or the one `makeSession`
+    /// builds, and fails the test for each run whose expectations or invariants fail, naming the
+    /// seed and the line that reproduces it. Returns every outcome, for further checks.
+    ///
+    /// ```swift
+    /// func testRetryStorm() throws {
+    ///     let outcomes = try runScenario("retry-storm.yaml", seeds: 1...20)
+    ///     XCTAssertTrue(outcomes.allSatisfy { $0.requests.count == 7 })
+    /// }
+    /// ```
+    @discardableResult
+    public func runScenario(
+        _ path: String, seeds: some Sequence<UInt64> = [], makeSession: ((ScenarioWorld) -> Session)? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [Outcome] {
+        let scenario = try Scenario.load(ScenarioTrait.locate(path, filePath: "\(file)"))
+        var outcomes: [Outcome] = []
+        let chosen = Array(seeds)
+        for seed in chosen.isEmpty ? [scenario.seed] : chosen {
+            let trial = ScenarioTrial(scenario: scenario, seed: seed)
+            let outcome = try makeSession.map { try trial.run(makeSession: $0) } ?? trial.run()
+            if !outcome.passed { XCTFail(ScenarioTrial.summary(of: outcome), file: file, line: line) }
+            outcomes.append(outcome)
+        }
+        return outcomes
     }
 }
 #endif

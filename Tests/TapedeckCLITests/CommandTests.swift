@@ -7,26 +7,8 @@ import TapedeckTestSupport
 /// (0 ok, 1 found something, 2 bad input file, 64 usage, 3 other failure).
 @Suite("Cassettes: the tapedeck cassette command")
 struct CommandTests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    private func tapedeck(_ arguments: String...) throws -> Run {
-        let process = Process()
-        process.executableURL = try tapedeckExecutable()
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                   errors: String(decoding: errorData, as: UTF8.self))
+    private func tapedeck(_ arguments: String...) throws -> ProcessRun {
+        try runTapedeck(arguments)
     }
 
     @Test("inspect prints one row per entry; validate finds the mitmproxy capture's secrets (1), then none after redact (0)")
@@ -85,29 +67,6 @@ struct CommandTests {
         let notHAR = directory.file("not.har")
         try Data(#"{"hello":"world"}"#.utf8).write(to: notHAR)
         #expect(try tapedeck("cassette", "validate", notHAR.path).status == 2)
-    }
-
-    @Test("the README's main job: faults injected into fixtures/cassettes/shop.har.gz, deterministic over runs; a bad cassette exits 2")
-    func demoOverCassette() throws {
-        let shop = fixturesDirectory.appendingPathComponent("cassettes/shop.har.gz").path
-        let run = try tapedeck("demo", "urlsession", "--cassette", shop, "--seed", "7", "--check", "5")
-        #expect(run.status == 0, "\(run.errors)")
-        let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.contains("GET /bytes/1500: 200, 1500 bytes") }, "\(run.output)")
-        #expect(lines.contains { $0.contains("GET /status/404: 404") })
-        #expect(lines.contains { $0.contains("after 1 retry") || $0.contains("after 2 retries") }, "faults were injected and retried")
-        #expect(lines.last?.hasPrefix("deterministic: seed 7, 5 runs") == true)
-        let again = try tapedeck("demo", "urlsession", "--cassette", shop, "--seed", "7")
-        #expect(again.output.split(separator: "\n").map(String.init) == Array(lines.dropLast()), "the same seed gives the same timeline")
-
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let cut = directory.file("cut.har.gz")
-        let packed = try Data(contentsOf: URL(fileURLWithPath: shop))
-        try packed.prefix(packed.count / 2).write(to: cut)
-        let bad = try tapedeck("demo", "urlsession", "--cassette", cut.path)
-        #expect(bad.status == 2)
-        #expect(bad.errors.contains(cut.path) && bad.errors.contains("byte"), "\(bad.errors)")
     }
 
     @Test("convert between .har and .har.gz keeps every interaction")

@@ -11,7 +11,8 @@ import FoundationNetworking
 // against a made-up host, which replaces the server's address in the cassette, so a fixture
 // replays without a port; `Date` headers are dropped, so re-recording changes only timings.
 
-/// Where the repository is: the first argument, or the current directory.
+/// Where the repository is: the first argument, or the current directory. Further arguments name
+/// the cassettes to re-record (shop, login, api); none: all of them.
 let repository = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? FileManager.default.currentDirectoryPath)
 
 /// Records `requests` (written against `host`) and writes the cassette to `target`.
@@ -71,5 +72,18 @@ func loginCassette() async throws {
         requests: [login, profile] + ["/gzip", "/get?user=ada", "/status/404"].map { URLRequest(url: URL(string: api + $0)!) })
 }
 
-try await shopCassette()
-try await loginCassette()
+/// `fixtures/cassettes/api.har.gz`, the shop API the fixture scenarios (fixtures/scenarios) run over.
+func apiCassette() async throws {
+    let host = "http://api.shop.test"
+    let paths = ["/api/items", "/api/items/1", "/api/items/2", "/api/items/3", "/api/me", "/api/orders", "/api/report", "/api/search?q=tape"]
+    var requests = paths.map { URLRequest(url: URL(string: host + $0)!) }
+    for index in requests.indices where paths[index] == "/api/report" {
+        requests[index].setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+    }
+    try await recordFixture(to: repository.appendingPathComponent("fixtures/cassettes/api.har.gz"), host: host, requests: requests)
+}
+
+let only = Set(CommandLine.arguments.dropFirst(2))
+if only.isEmpty || only.contains("shop") { try await shopCassette() }
+if only.isEmpty || only.contains("login") { try await loginCassette() }
+if only.isEmpty || only.contains("api") { try await apiCassette() }

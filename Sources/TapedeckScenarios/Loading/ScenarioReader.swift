@@ -369,7 +369,7 @@ struct ScenarioReader {
     // MARK: expectations and schedules
 
     private func expectations(_ field: Field) throws(ScenarioError) -> Expectations {
-        let keys = try field.mapping(["requests", "allowAnomalies"])
+        let keys = try field.mapping(["requests", "allowAnomalies", "exchanges"])
         var expectations = Expectations()
         if let requests = keys["requests"] {
             let byName = try requests.mapping(try requestKeys(requests))
@@ -382,24 +382,31 @@ struct ScenarioReader {
                 expectations.allowedAnomalies.insert(try item.choice(["metricsMissing", "duplicateMetrics", "duplicateCompletion"]))
             }
         }
+        if let counts = keys["exchanges"] {
+            let byRoute = try counts.mapping(try requestKeys(counts))
+            for route in byRoute.order {
+                expectations.exchanges.append(ExchangeCount(route: RequestPattern(parsing: route), count: try byRoute[route]!.integers(in: 0...Int.max)))
+            }
+        }
         return expectations
     }
 
-    /// Every key of the `requests` mapping is accepted here; the validation step checks that each
-    /// names a request of the script.
+    /// Every key of a mapping keyed by the user's names (`requests`, `exchanges`) is accepted here;
+    /// the validation step checks that each request name names a request of the script.
     private func requestKeys(_ field: Field) throws(ScenarioError) -> [String] {
         guard case let .mapping(mapping) = field.node else { throw field.error("expected a mapping of request names") }
         return mapping.compactMap { $0.key.string }
     }
 
     private func requestExpectation(_ field: Field, target: String) throws(ScenarioError) -> RequestExpectation {
-        let keys = try field.mapping(["status", "error", "attempts", "finishedBy", "bodyContains", "json"])
+        let keys = try field.mapping(["status", "error", "attempts", "finishedBy", "bodyContains", "json", "bodyBytes"])
         var expectation = RequestExpectation(target: target)
         if let status = keys["status"] { expectation.status = try status.integers(in: 100...999) }
         if let error = keys["error"] { expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
         if let attempts = keys["attempts"] { expectation.attempts = try attempts.integers(in: 1...1_000_000) }
         if let finished = keys["finishedBy"] { expectation.finishedBy = try finished.duration() }
         if let contains = keys["bodyContains"] { expectation.bodyContains = try contains.string() }
+        if let bytes = keys["bodyBytes"] { expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
         if let json = keys["json"] {
             for item in try json.list(allowingSingle: true) {
                 let pair = try item.mapping(["path", "equals"])

@@ -7,11 +7,30 @@ public struct Expectations: Hashable, Sendable {
     /// Ledger anomalies the scenario provokes on purpose (`metricsMissing`, `duplicateMetrics`,
     /// `duplicateCompletion`).
     public var allowedAnomalies: Set<String>
+    /// How many exchanges reached the network per route (`POST http://api.test/token: 1` pins a
+    /// single token refresh however many requests were rejected), in file order.
+    public var exchanges: [ExchangeCount]
 
     /// No expectations beyond the invariants.
-    public init(requests: [RequestExpectation] = [], allowedAnomalies: Set<String> = []) {
+    public init(requests: [RequestExpectation] = [], allowedAnomalies: Set<String> = [], exchanges: [ExchangeCount] = []) {
         self.requests = requests
         self.allowedAnomalies = allowedAnomalies
+        self.exchanges = exchanges
+    }
+}
+
+/// The number of exchanges a route must have seen over the whole run (every attempt, retry and
+/// token request counts; a cancelled attempt that reached the network counts too).
+public struct ExchangeCount: Hashable, Sendable {
+    /// The route, as written in the file (`POST http://api.test/token`, `http://api.test/items/*`).
+    public var route: RequestPattern
+    /// The count must be in this set.
+    public var count: IntegerSet
+
+    /// A count expectation.
+    public init(route: RequestPattern, count: IntegerSet) {
+        self.route = route
+        self.count = count
     }
 }
 
@@ -31,10 +50,13 @@ public struct RequestExpectation: Hashable, Sendable {
     public var bodyContains: String?
     /// JSON fields of the body must equal these values (`items[0].id` → `1`).
     public var json: [JSONExpectation]
+    /// The number of body bytes the client ended with must be in this set — for a failed request,
+    /// the bytes delivered before the failure (a reset after 4 KiB leaves `4096`).
+    public var bodyBytes: IntegerSet?
 
     /// An expectation on `target` (fill in what it checks).
     public init(target: String, status: IntegerSet? = nil, error: ErrorKind? = nil, attempts: IntegerSet? = nil,
-                finishedBy: Duration? = nil, bodyContains: String? = nil, json: [JSONExpectation] = []) {
+                finishedBy: Duration? = nil, bodyContains: String? = nil, json: [JSONExpectation] = [], bodyBytes: IntegerSet? = nil) {
         self.target = target
         self.status = status
         self.error = error
@@ -42,6 +64,7 @@ public struct RequestExpectation: Hashable, Sendable {
         self.finishedBy = finishedBy
         self.bodyContains = bodyContains
         self.json = json
+        self.bodyBytes = bodyBytes
     }
 }
 

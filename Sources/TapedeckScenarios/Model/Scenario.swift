@@ -1,5 +1,5 @@
 public import Foundation
-public import TapedeckScheduling
+import TapedeckScheduling
 
 /// A situation to simulate, as a scenario file describes it: the traffic (a cassette and/or
 /// stubs, a token server), the client (queues, retry, validation, authentication, timeouts), a

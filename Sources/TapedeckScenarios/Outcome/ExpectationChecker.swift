@@ -4,9 +4,18 @@ import Foundation
 struct ExpectationChecker {
     let expectations: Expectations
     let requests: [RequestOutcome]
+    /// The network's exchanges, as (method, URL) pairs, for the per-route counts.
+    let exchanges: [(method: String, url: URL)]
 
     func failures() -> [Failure] {
         var failures: [Failure] = []
+        for expected in expectations.exchanges {
+            let count = exchanges.filter { expected.route.matches(method: $0.method, url: $0.url) }.count
+            if !expected.count.contains(count) {
+                failures.append(Failure(kind: .expectation, request: nil, check: "exchanges",
+                                        message: "\(expected.route): expected \(expected.count) exchanges, the network saw \(count)"))
+            }
+        }
         for expectation in expectations.requests {
             let matching = requests.filter { $0.name == expectation.target || $0.name.hasPrefix(expectation.target + "#") }
             for request in matching {
@@ -36,6 +45,9 @@ struct ExpectationChecker {
             } else {
                 problems.append(("finishedBy", "expected by \(deadline), never finished"))
             }
+        }
+        if let bytes = expected.bodyBytes, !bytes.contains(request.bodyBytes) {
+            problems.append(("bodyBytes", "expected \(bytes) body bytes, got \(request.bodyBytes)"))
         }
         let text = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let fragment = expected.bodyContains, !text.contains(fragment) {

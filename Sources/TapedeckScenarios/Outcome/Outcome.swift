@@ -61,8 +61,9 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
     public var handlerCalls: Int
     /// The faults that hit its exchanges.
     public var faults: [String]
-    /// The body's length and its first bytes as text (for reports).
+    /// The body's length (for a failed request, what arrived before the failure).
     public var bodyBytes: Int
+    /// The body's first bytes as text (for reports).
     public var bodyPreview: String
     /// The whole body, kept for expectations (not encoded).
     public var body: Data?
@@ -73,7 +74,15 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
 
     /// Start and end as durations.
     public var start: Duration { .nanoseconds(startNanoseconds) }
+    /// When its completion handler ran, if it did.
     public var end: Duration? { endNanoseconds.map { .nanoseconds($0) } }
+
+    /// How it ended, in a word or two: the error kind when it failed (with the status of a
+    /// response that had arrived: `connectionLost after 200`, `cancelled after 503`), else the status.
+    public var result: String {
+        if error != .none { return error.rawValue + (status.map { " after \($0)" } ?? "") }
+        return status.map(String.init) ?? "no answer"
+    }
 }
 
 /// An expectation or invariant that did not hold.
@@ -108,4 +117,12 @@ public struct FiredFaultRecord: Codable, Hashable, Sendable {
     /// Where and what: `responseHead: status 503`.
     public var what: String
     public var timeNanoseconds: Int64
+}
+
+extension Outcome {
+    /// `text` quoted for a POSIX shell when it needs to be (reproduction lines are pasted into one).
+    public static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=,@%".contains($0) }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
 }

@@ -36,7 +36,9 @@ struct OutcomeBuilder {
             requests.append(outcome)
         }
         var failures = invariants(requests: requests)
-        failures += ExpectationChecker(expectations: run.scenario.expectations, requests: requests).failures()
+        failures += ExpectationChecker(
+            expectations: run.scenario.expectations, requests: requests,
+            exchanges: records.map { ($0.request.method.rawValue, $0.request.url) }).failures()
         let duration = scheduler.now.nanoseconds
         let faults = fired.map { firing in
             FiredFaultRecord(site: firing.site, request: firing.decision.request, attempt: firing.decision.attempt, exchange: firing.exchange,
@@ -49,7 +51,7 @@ struct OutcomeBuilder {
             scenario: run.scenario.name, file: file, seed: run.seed, requests: requests, failures: failures,
             traceHash: scheduler.traceHash.description, virtualNanoseconds: duration, jobs: scheduler.jobsExecuted,
             faults: faults, enabledSites: run.sites.enabledSites,
-            reproduction: "\(run.options.commandName) run \(file.isEmpty ? "SCENARIO" : Self.shellQuoted(file)) --seed \(run.seed)",
+            reproduction: "\(run.options.commandName) run \(file.isEmpty ? "SCENARIO" : Outcome.shellQuoted(file)) --seed \(run.seed)",
             determinismNote: "", timeline: timeline)
     }
 
@@ -125,10 +127,6 @@ struct OutcomeBuilder {
         guard let body, !body.isEmpty else { return "" }
         let text = String(decoding: body.prefix(120), as: UTF8.self)
         return text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }) ? text : "(\(body.count) binary bytes)"
-    }
-
-    static func shellQuoted(_ text: String) -> String {
-        text.allSatisfy({ $0.isLetter || $0.isNumber || "/._-+:".contains($0) }) ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

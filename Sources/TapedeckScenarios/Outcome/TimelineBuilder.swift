@@ -35,7 +35,7 @@ struct TimelineBuilder {
         if let cancelled = cancels.first(where: { $0.name == request.name })?.at {
             marks.append(Timeline.Mark(kind: .cancel, timeNanoseconds: cancelled.nanoseconds, label: "cancel"))
         }
-        let result = request.status.map { "\($0)" } ?? (request.error == .none ? "no answer" : request.error.rawValue)
+        let result = request.result
         if let end = request.endNanoseconds {
             marks.append(Timeline.Mark(kind: .finish, timeNanoseconds: end, label: result))
         }

@@ -13,7 +13,7 @@ public struct HTMLReport: Sendable {
         let e = SVGTimeline.escape
         var rows = ""
         for request in outcome.requests {
-            let result = request.status.map { String($0) } ?? request.error.rawValue
+            let result = request.result
             rows += "<tr class=\"request\" data-request=\"\(e(request.name))\"><td>\(e(request.name))</td><td>\(e(request.method)) \(e(request.url))</td><td>\(e(result))</td><td>\(request.attempts)</td><td>\(TextTimeline.format(request.startNanoseconds))</td><td>\(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td>\(e(request.faults.joined(separator: "; ")))</td></tr>\n"
         }
         let failures = outcome.failures.map { "<li>\(e($0.description))</li>" }.joined(separator: "\n")

@@ -24,7 +24,7 @@ public struct OutcomeText: Sendable {
         lines.append("")
         let header = ["request", "result", "attempts", "start", "end", "faults"]
         var rows = outcome.requests.map { request -> [String] in
-            let result = request.status.map { String($0) } ?? request.error.rawValue
+            let result = request.result
             let end = request.endNanoseconds.map(TextTimeline.format) ?? "never"
             return [request.name, result + (request.handlerCalls > 1 ? " (×\(request.handlerCalls))" : ""), String(request.attempts),
                     TextTimeline.format(request.startNanoseconds), end, request.faults.isEmpty ? "-" : String(request.faults.count)]

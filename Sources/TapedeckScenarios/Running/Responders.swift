@@ -112,7 +112,7 @@ final class NondeterministicHook: FaultHook {
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
         let decided = inner.action(at: point, context: context, random: &random)
         guard decided == .proceed, point == .responseHead else { return decided }
-        let step = Self.counter.add(1, ordering: .relaxed).newValue % 7
-        return step == 0 ? .proceed : .delay(.milliseconds(step))
+        // Never periodic: every run of the process sees larger delays than the one before.
+        return .delay(.microseconds(Self.counter.add(1, ordering: .relaxed).newValue))
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import TapedeckCassettes
 public import TapedeckClient
 public import TapedeckScheduling

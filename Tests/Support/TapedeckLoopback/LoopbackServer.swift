@@ -130,10 +130,44 @@ public final class LoopbackServer: Sendable {
             let body = try await request.body.collect(upTo: 64 * 1_048_576)
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
         }
+        addShopAPI(to: router)
         router.get("headers") { request, _ in
             let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\(fields)}")))
         }
+    }
+
+    /// A small shop API the scenario fixtures are recorded from: a list of items, one item, the
+    /// caller's profile and orders, a large gzip report, a slow search.
+    static func addShopAPI(to router: Router<BasicRequestContext>) {
+        router.get("api/items") { _, _ in
+            reply(#"{"items":[{"id":1,"name":"tape"},{"id":2,"name":"deck"},{"id":3,"name":"reel"}],"total":3}"#)
+        }
+        router.get("api/items/:id") { _, context in
+            let id = try context.parameters.require("id", as: Int.self)
+            return reply(#"{"id":\#(id),"name":"item \#(id)","price":\#(id * 250)}"#)
+        }
+        router.get("api/me") { _, _ in reply(#"{"id":42,"name":"Ada","plan":"pro"}"#) }
+        router.get("api/orders") { _, _ in
+            reply(#"{"orders":[{"id":"A-1","total":1250},{"id":"A-2","total":990}]}"#)
+        }
+        router.get("api/report") { _, _ in
+            var lines: [String] = []
+            for day in 1...600 { lines.append(#"{"day":\#(day),"orders":\#(day * 7 % 97),"revenue":\#(day * 1_337 % 10_007)}"#) }
+            let body = try Zlib.compress(Data(("[" + lines.joined(separator: ",") + "]").utf8), format: .gzip)
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("api/search") { request, _ in
+            try await Task.sleep(for: .milliseconds(1_500))   // a slow endpoint, on purpose (live test peer)
+            let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+            return reply(#"{"query":"\#(query)","results":[]}"#)
+        }
+    }
+
+    /// A 200 with a JSON body.
+    @Sendable private static func reply(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     private static func json(_ request: Request) -> String {

@@ -28,3 +28,32 @@ package func tapedeckExecutable() throws -> URL {
     guard FileManager.default.isExecutableFile(atPath: fallback.path) else { throw ExecutableNotBuilt(name: "tapedeck") }
     return fallback
 }
+
+/// What a `tapedeck` process left: its exit status and both outputs.
+package struct ProcessRun: Sendable {
+    package var status: Int32
+    package var output: String
+    package var errors: String
+}
+
+/// Runs the built `tapedeck` with `arguments` (in `directory`, if given) and waits for it.
+/// Standard error goes to a temporary file, so neither stream can fill a pipe and block the child.
+package func runTapedeck(_ arguments: [String], in directory: URL? = nil) throws -> ProcessRun {
+    let process = Process()
+    process.executableURL = try tapedeckExecutable()
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-stderr-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errorFile) }
+    let errors = try FileHandle(forWritingTo: errorFile)
+    defer { try? errors.close() }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessRun(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                      errors: String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self))
+}
