@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // Layer 6: test integration — a Swift Testing trait and an XCTest helper binding a test to a cassette.
+        // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario.
         .target(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"]
@@ -157,9 +157,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TapedeckTestingTests",
-            dependencies: ["TapedeckTesting", "TapedeckCassettes", "TapedeckClient"],
-            // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
-            exclude: ["Cassettes"]
+            dependencies: ["TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"],
+            // Cassettes and scenarios the traits find beside the test files (by path, not as resources).
+            exclude: ["Cassettes", "Scenarios"]
         ),
         // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
         .testTarget(

@@ -72,13 +72,20 @@ extension Trait where Self == ScenarioTrait {
     /// Runs the test once per seed of scenario file `path` (relative to the test file, or in
     /// `Scenarios/` beside it); no seeds: the file's own seed.
     public static func scenario(
-        _ path: String, seeds: some Sequence<UInt64> = [], filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+        _ path: String, seeds: [Int] = [], filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Self {
-        ScenarioTrait(path: path, seeds: Array(seeds), filePath: filePath, sourceLocation: sourceLocation)
+        ScenarioTrait(path: path, seeds: seeds.map(UInt64.init), filePath: filePath, sourceLocation: sourceLocation)
+    }
+
+    /// Runs the test once per seed in `seeds` (`1...50`) of scenario file `path`.
+    public static func scenario(
+        _ path: String, seeds: ClosedRange<Int>, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Self {
+        ScenarioTrait(path: path, seeds: seeds.map(UInt64.init), filePath: filePath, sourceLocation: sourceLocation)
     }
 }
 
-/// One seed's run of a scenario inside a test using ``Testing/Trait/scenario(_:seeds:filePath:sourceLocation:)``
+/// One seed's run of a scenario inside a test using the `.scenario(_:seeds:)` trait
 /// (or made by hand for XCTest: see `XCTestCase.runScenario`).
 public final class ScenarioTrial: Sendable {
     /// The trial of the seed the test body is running for.

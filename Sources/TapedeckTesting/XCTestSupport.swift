@@ -52,19 +52,27 @@ extension XCTestCase {
     /// ```
     @discardableResult
     public func runScenario(
-        _ path: String, seeds: some Sequence<UInt64> = [], makeSession: ((ScenarioWorld) -> Session)? = nil,
+        _ path: String, seeds: [Int] = [], makeSession: ((ScenarioWorld) -> Session)? = nil,
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> [Outcome] {
         let scenario = try Scenario.load(ScenarioTrait.locate(path, filePath: "\(file)"))
         var outcomes: [Outcome] = []
-        let chosen = Array(seeds)
-        for seed in chosen.isEmpty ? [scenario.seed] : chosen {
+        for seed in seeds.isEmpty ? [scenario.seed] : seeds.map(UInt64.init) {
             let trial = ScenarioTrial(scenario: scenario, seed: seed)
             let outcome = try makeSession.map { try trial.run(makeSession: $0) } ?? trial.run()
             if !outcome.passed { XCTFail(ScenarioTrial.summary(of: outcome), file: file, line: line) }
             outcomes.append(outcome)
         }
         return outcomes
+    }
+
+    /// ``runScenario(_:seeds:makeSession:file:line:)`` over a range of seeds (`1...20`).
+    @discardableResult
+    public func runScenario(
+        _ path: String, seeds: ClosedRange<Int>, makeSession: ((ScenarioWorld) -> Session)? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [Outcome] {
+        try runScenario(path, seeds: Array(seeds), makeSession: makeSession, file: file, line: line)
     }
 }
 #endif

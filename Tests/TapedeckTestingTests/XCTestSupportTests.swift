@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckScenarios
 import TapedeckTesting
 import XCTest
 #if canImport(FoundationNetworking)
@@ -14,5 +15,21 @@ final class CassetteXCTests: XCTestCase {
         let login = try tape.perform(loginRequest())
         XCTAssertTrue(String(decoding: login.data, as: UTF8.self).contains("\"user\":\"ada\""))
         XCTAssertEqual(tape.recorder.misses, [])
+    }
+}
+
+/// The XCTest scenario helper, as an XCTest suite would use it.
+final class ScenarioXCTests: XCTestCase {
+    func testRunScenarioOverSeedsWithTheFilesClient() throws {
+        let outcomes = try runScenario("orders-retry.yaml", seeds: 1...8)
+        XCTAssertEqual(outcomes.map(\.seed), (1...8).map(UInt64.init))
+        XCTAssertTrue(outcomes.allSatisfy(\.passed))
+        XCTAssertEqual(outcomes.first { $0.seed == 1 }?.requests.first { $0.name == "orders" }?.attempts, 3)
+        XCTAssertGreaterThan(Set(outcomes.map(\.traceHash)).count, 1, "different seeds schedule differently")
+    }
+
+    func testRunScenarioWithoutSeedsUsesTheFilesSeed() throws {
+        let outcomes = try runScenario("orders-retry.yaml")
+        XCTAssertEqual(outcomes.map(\.seed), [9])
     }
 }

@@ -41,9 +41,9 @@ struct ExpectationChecker {
         }
         if let deadline = expected.finishedBy {
             if let end = request.end {
-                if end > deadline { problems.append(("finishedBy", "expected by \(deadline), finished at \(end)")) }
+                if end > deadline { problems.append(("finishedBy", "expected by \(Self.format(deadline)), finished at \(Self.format(end))")) }
             } else {
-                problems.append(("finishedBy", "expected by \(deadline), never finished"))
+                problems.append(("finishedBy", "expected by \(Self.format(deadline)), never finished"))
             }
         }
         if let bytes = expected.bodyBytes, !bytes.contains(request.bodyBytes) {
@@ -60,6 +60,11 @@ struct ExpectationChecker {
             }
         }
         return problems
+    }
+
+    /// A duration as the timeline writes it (`4.5s`, `250ms`).
+    private static func format(_ duration: Duration) -> String {
+        TextTimeline.format(Int64(duration.wholeNanoseconds))
     }
 }
 

@@ -50,7 +50,20 @@ public struct TextTimeline: Sendable {
         let axisEnd = Self.format(timeline.durationNanoseconds)
         let gap = max(1, columns - axisStart.count - axisEnd.count)
         lines.append(pad("", nameWidth) + "   " + axisStart + String(repeating: " ", count: gap) + axisEnd)
-        lines.append(pad("", nameWidth) + "   █ attempt  ▓ failed attempt  · backoff  ! fault  x cancel  | end  ✗ failed check")
+        // The legend under the lanes when it fits there, else from the first column, on two lines if need be.
+        let legend = ["█ attempt", "▓ failed attempt", "· backoff", "! fault", "x cancel", "| end", "✗ failed check"]
+        let indent = pad("", nameWidth) + "   "
+        var line = indent.count + legend.joined(separator: "  ").count <= width ? indent : ""
+        for (index, item) in legend.enumerated() {
+            let piece = (index == 0 || line.allSatisfy { $0 == " " } ? "" : "  ") + item
+            if line.count + piece.count > width && !line.allSatisfy({ $0 == " " }) {
+                lines.append(line)
+                line = item
+            } else {
+                line += piece
+            }
+        }
+        lines.append(line)
         return lines.joined(separator: "\n")
     }
 
