@@ -115,7 +115,7 @@ let package = Package(
             name: "TapedeckBench",
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes",
-                "TapedeckClient", "TapedeckLoopback",
+                "TapedeckClient", "TapedeckScenarios", "TapedeckLoopback",
             ],
             path: "Benchmarks/TapedeckBench"
         ),

@@ -8,6 +8,7 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("bridge", runBridgeBenchmark),
     ("pipeline", runPipelineBenchmark),
     ("cassette", runCassetteBenchmark),
+    ("scenarios", runScenarioBenchmark),
 ]
 
 // Hidden child mode of the cassette benchmark (peak memory of a load, measured alone).

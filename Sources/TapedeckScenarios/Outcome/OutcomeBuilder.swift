@@ -46,7 +46,7 @@ struct OutcomeBuilder {
         } + tokenExpiries()
         let timeline = TimelineBuilder(requests: requests, records: records, faults: faults, failures: failures,
                                        cancels: entries.map { ($0.name, $0.cancelledAt) }, duration: duration).build()
-        let file = run.scenario.source?.path ?? ""
+        let file = Self.displayPath(run.scenario.source?.path ?? "")
         return Outcome(
             scenario: run.scenario.name, file: file, seed: run.seed, requests: requests, failures: failures,
             traceHash: scheduler.traceHash.description, virtualNanoseconds: duration, jobs: scheduler.jobsExecuted,
@@ -121,6 +121,14 @@ struct OutcomeBuilder {
             default: return .transport
             }
         }
+    }
+
+    /// A file's path as a user would type it here: relative to the current directory when the
+    /// file is under it (so a reproduction line pastes into the same shell, and into CI logs).
+    static func displayPath(_ path: String) -> String {
+        let directory = FileManager.default.currentDirectoryPath
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 
     static func preview(_ body: Data?) -> String {

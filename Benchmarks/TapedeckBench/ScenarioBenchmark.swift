@@ -1,0 +1,46 @@
+import Foundation
+import TapedeckScenarios
+
+/// `tools/bench scenarios`: for every fixture scenario, virtual seconds simulated per wall second
+/// (the scenario loaded once, then run repeatedly in this process; median of the runs), and the
+/// wall time of one `tapedeck run` of it as a user sees it, process start to exit.
+/// Goal: compression ≥ 1,000× on every fixture.
+func runScenarioBenchmark() throws {
+    let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("fixtures/scenarios")
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.sorted()
+    let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tapedeck")
+    for name in files {
+        let url = directory.appendingPathComponent(name)
+        let scenario = try Scenario.load(url)
+        let runner = ScenarioRunner()
+        var virtual = 0.0
+        var jobs = 0
+        let wall = try medianSeconds(repetitions: 21) {
+            let outcome = try runner.run(scenario, seed: scenario.seed)
+            precondition(outcome.passed, "\(name) failed: \(outcome.failures)")
+            virtual = outcome.virtualDuration.timeInterval
+            jobs = outcome.jobs
+        }
+        let withLoad = try medianSeconds(repetitions: 11) {
+            _ = try runner.run(try Scenario.load(url), seed: scenario.seed)
+        }
+        var process = Double.nan
+        if FileManager.default.isExecutableFile(atPath: cli.path) {
+            process = try medianSeconds(repetitions: 5) {
+                let child = Process()
+                child.executableURL = cli
+                child.arguments = ["run", url.path]
+                child.standardOutput = FileHandle.nullDevice
+                try child.run()
+                child.waitUntilExit()
+            }
+        }
+        report("scenarios", [
+            "name": name, "virtual_s": fixed(virtual, 3), "jobs": String(jobs),
+            "run_ms": fixed(wall * 1_000, 3), "load_and_run_ms": fixed(withLoad * 1_000, 3),
+            "compression": String(Int((virtual / wall).rounded())),
+            "process_ms": process.isNaN ? "n/a" : fixed(process * 1_000, 1),
+            "goal_compression": "1000", "met": virtual / wall >= 1_000 ? "yes" : "no",
+        ])
+    }
+}
