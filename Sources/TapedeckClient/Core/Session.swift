@@ -154,30 +154,40 @@ open class Session: @unchecked Sendable {
 
     // MARK: creating requests
 
-    /// A data request for `url` with form or JSON parameters.
-    open func request<Parameters: Encodable & Sendable>(
-        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
-        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    /// A data request for `url` with untyped ``Parameters`` put in by `encoding` (none: nothing is
+    /// encoded). The URLRequest is built, modified, then encoded again on every attempt.
+    open func request(
+        _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        let convertible = RequestEncodableConvertible(
-            url: url, method: method, parameters: parameters, encoder: encoder, headers: headers, requestModifier: requestModifier)
-        return request(convertible, interceptor: interceptor)
+        let convertible = RequestConvertible(
+            url: convertible, method: method, parameters: parameters, encoding: encoding, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
-    /// A data request for `url` without parameters.
-    open func request(
-        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    /// A data request for `url` with `Encodable` parameters put in by `encoder` (form or JSON).
+    open func request<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        request(url, method: method, parameters: Empty?.none, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        let convertible = RequestEncodableConvertible(
+            url: convertible, method: method, parameters: parameters, encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// A data request from a convertible, asked for a fresh URLRequest on every attempt.
-    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    /// `shouldAutomaticallyResume` nil: ``startRequestsImmediately`` decides.
+    open func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil
+    ) -> DataRequest {
         let request = DataRequest(
             id: nextRequestID(), convertible: convertible, underlyingQueue: rootQueue, serializationQueue: serializationQueue,
             eventMonitor: eventMonitor, interceptor: interceptor, delegate: self)
+        if let shouldAutomaticallyResume { request.shouldAutomaticallyResume(shouldAutomaticallyResume) }
         if requestSetup == .eager { perform(request) }
         return request
     }
