@@ -72,6 +72,8 @@ open class Session: @unchecked Sendable {
         var waitingCompletions: [Int: WaitingCompletion] = [:]
         var activeRequests: OrderedDictionary<ObjectIdentifier, Request> = [:]
         var requestCount: UInt64 = 0
+        /// How to run the simulation this session's transport belongs to, when it can (awaits use it).
+        var drive: (@Sendable () async throws -> Void)?
     }
 
     struct WaitingCompletion {
@@ -230,4 +232,8 @@ open class Session: @unchecked Sendable {
 
     /// Tasks still mapped to requests (0 once everything completed).
     public var mappedTaskCount: Int { state.read { $0.requestTaskMap.count } }
+
+    /// Runs the simulation of the transport this session came from (set when it was made without a
+    /// provider, by a transport that can drive; a ``DataTask`` calls it when awaited).
+    var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
 }
