@@ -77,7 +77,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario.
+        // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario
+        // (and TapedeckClient's default transport to the tape, so Alamofire-style `Session()` / `AF` use it).
         .target(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"]
