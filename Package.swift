@@ -156,6 +156,17 @@ let package = Package(
                 "TapedeckLoopback",
             ]
         ),
+        // Source compatibility with Alamofire 5: user code written in Alamofire's idiom (UserCode/, which
+        // imports only Foundation and TapedeckClient) run against the simulated network.
+        .testTarget(
+            name: "TapedeckClientCompatTests",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient", "TapedeckTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
+            exclude: ["Cassettes"]
+        ),
         .testTarget(
             name: "TapedeckTestingTests",
             dependencies: ["TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"],
