@@ -166,8 +166,27 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
 /// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text. Keys are sorted, so the output is
 /// deterministic; nested containers use bracket notation, booleans `true`/`false`.
 public struct URLEncodedFormEncoder: Sendable {
-    /// The encoder (it has no options).
-    public init() {}
+    /// How an array's elements are keyed (Alamofire's cases: `brackets`, `noBrackets`,
+    /// `indexInBrackets`, `custom`).
+    public typealias ArrayEncoding = URLEncoding.ArrayEncoding
+    /// How booleans are written (`numeric`: `1`/`0`, `literal`: `true`/`false`).
+    public typealias BoolEncoding = URLEncoding.BoolEncoding
+
+    /// How arrays are keyed.
+    public let arrayEncoding: ArrayEncoding
+    /// How booleans are written.
+    public let boolEncoding: BoolEncoding
+
+    /// An encoder with these options (keys are always sorted). Booleans default to `true`/`false`
+    /// (Alamofire's default is `1`/`0`; docs/client.md).
+    ///
+    /// ```swift
+    /// let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric)
+    /// ```
+    public init(arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .literal) {
+        self.arrayEncoding = arrayEncoding
+        self.boolEncoding = boolEncoding
+    }
 
     /// The form text for `value`, which must encode as a keyed container.
     public func encode<Value: Encodable>(_ value: Value) throws -> String {
@@ -182,12 +201,20 @@ public struct URLEncodedFormEncoder: Sendable {
         return pairs.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     }
 
+    /// The form for `value` as UTF-8 data (Alamofire's `encode(_:) -> Data`).
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        let text: String = try encode(value)
+        return Data(text.utf8)
+    }
+
     private func flatten(_ value: FormValue, key: String, into pairs: inout [(String, String)]) {
         switch value {
         case let .object(object):
             for child in object.keys.sorted() { flatten(object[child]!, key: "\(key)[\(child)]", into: &pairs) }
         case let .array(array):
-            for element in array { flatten(element, key: "\(key)[]", into: &pairs) }
+            for (index, element) in array.enumerated() { flatten(element, key: arrayEncoding.encode(key: key, atIndex: index), into: &pairs) }
+        case let .bool(bool):
+            pairs.append((key, boolEncoding.encode(value: bool)))
         case let .scalar(text):
             pairs.append((key, text))
         }
@@ -201,10 +228,12 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 }
 
-/// A JSON value as form text: scalars keep their JSON spelling (booleans, integers, decimals).
+/// A JSON value as form text: scalars keep their JSON spelling (integers, decimals); booleans are
+/// kept apart for the encoder's ``URLEncodedFormEncoder/boolEncoding``.
 private enum FormValue: Decodable {
     case object([String: FormValue])
     case array([FormValue])
+    case bool(Bool)
     case scalar(String)
 
     init(from decoder: any Decoder) throws {
@@ -212,7 +241,7 @@ private enum FormValue: Decodable {
         if container.decodeNil() {
             self = .scalar("")
         } else if let bool = try? container.decode(Bool.self) {
-            self = .scalar(bool ? "true" : "false")
+            self = .bool(bool)
         } else if let integer = try? container.decode(Int64.self) {
             self = .scalar(String(integer))
         } else if let number = try? container.decode(Double.self) {

@@ -148,7 +148,7 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     }
 }
 
-extension ResponseSerializer where Self == DataResponseSerializer {
+extension DataResponseSerializerProtocol where Self == DataResponseSerializer {
     /// A ``DataResponseSerializer`` with the defaults.
     public static var data: DataResponseSerializer { DataResponseSerializer() }
 
@@ -162,7 +162,7 @@ extension ResponseSerializer where Self == DataResponseSerializer {
     }
 }
 
-extension ResponseSerializer where Self == StringResponseSerializer {
+extension DataResponseSerializerProtocol where Self == StringResponseSerializer {
     /// A ``StringResponseSerializer`` with the defaults.
     public static var string: StringResponseSerializer { StringResponseSerializer() }
 
@@ -177,7 +177,7 @@ extension ResponseSerializer where Self == StringResponseSerializer {
     }
 }
 
-extension ResponseSerializer {
+extension DataResponseSerializerProtocol {
     /// A ``DecodableResponseSerializer`` for `type` with these settings.
     public static func decodable<T: Decodable & Sendable>(
         of type: T.Type, dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
