@@ -63,7 +63,7 @@ extension Request {
         return self
     }
 
-    /// ``cURLDescription(on:calling:)`` on the rootQueue (``underlyingQueue``).
+    /// `cURLDescription(on:calling:)` on the rootQueue (``underlyingQueue``).
     @discardableResult
     public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: underlyingQueue, calling: handler)

@@ -40,7 +40,7 @@ extension Session {
 
     /// Alamofire's convenience initialiser with its `DispatchQueue` parameters: each queue is turned
     /// into one of the resolved transport's scheduler (live: work runs on it; simulated: a queue
-    /// with its label), then as ``init(configuration:delegate:rootQueue:startRequestsImmediately:requestSetup:requestQueue:serializationQueue:interceptor:redirectHandler:eventMonitors:)``.
+    /// with its label), then as the initialiser taking scheduler queues.
     ///
     /// ```swift
     /// let session = Session(rootQueue: DispatchQueue(label: "app.network"), interceptor: .retryPolicy)
@@ -80,19 +80,19 @@ extension Request {
         delegate?.queue(standingFor: dispatchQueue) ?? underlyingQueue
     }
 
-    /// ``cURLDescription(on:calling:)`` with the handler on the queue standing for a `DispatchQueue`.
+    /// `cURLDescription(on:calling:)` with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: self.queue(standingFor: queue), calling: handler)
     }
 
-    /// ``onURLRequestCreation(on:perform:)`` with the handler on the queue standing for a `DispatchQueue`.
+    /// `onURLRequestCreation(on:perform:)` with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func onURLRequestCreation(on queue: DispatchQueue, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
         onURLRequestCreation(on: self.queue(standingFor: queue), perform: handler)
     }
 
-    /// ``onURLSessionTaskCreation(on:perform:)`` with the handler on the queue standing for a `DispatchQueue`.
+    /// `onURLSessionTaskCreation(on:perform:)` with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func onURLSessionTaskCreation(on queue: DispatchQueue, perform handler: @escaping @Sendable (URLSessionTask) -> Void) -> Self {
         onURLSessionTaskCreation(on: self.queue(standingFor: queue), perform: handler)
@@ -100,14 +100,14 @@ extension Request {
 }
 
 extension DataRequest {
-    /// ``response(queue:completionHandler:)`` with the handler on the queue standing for a
+    /// `response(queue:completionHandler:)` with the handler on the queue standing for a
     /// `DispatchQueue` (Alamofire's `response(queue: .main) { … }`).
     @discardableResult
     public func response(queue: DispatchQueue, completionHandler: @escaping @Sendable (ClientDataResponse<Data?>) -> Void) -> Self {
         response(queue: self.queue(standingFor: queue), completionHandler: completionHandler)
     }
 
-    /// ``response(queue:responseSerializer:completionHandler:)`` with the handler on the queue
+    /// `response(queue:responseSerializer:completionHandler:)` with the handler on the queue
     /// standing for a `DispatchQueue`.
     @discardableResult
     public func response<Serializer: DataResponseSerializerProtocol>(
@@ -117,7 +117,7 @@ extension DataRequest {
         response(queue: self.queue(standingFor: queue), responseSerializer: serializer, completionHandler: completionHandler)
     }
 
-    /// ``responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)``
+    /// `responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func responseData(
@@ -130,7 +130,7 @@ extension DataRequest {
                      emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
     }
 
-    /// ``responseString(queue:dataPreprocessor:encoding:emptyResponseCodes:emptyRequestMethods:completionHandler:)``
+    /// `responseString(queue:dataPreprocessor:encoding:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func responseString(
@@ -143,7 +143,7 @@ extension DataRequest {
                        emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
     }
 
-    /// ``responseJSON(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)``
+    /// `responseJSON(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func responseJSON(
@@ -156,7 +156,7 @@ extension DataRequest {
                      emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
     }
 
-    /// ``responseDecodable(of:queue:dataPreprocessor:decoder:emptyResponseCodes:emptyRequestMethods:completionHandler:)``
+    /// `responseDecodable(of:queue:dataPreprocessor:decoder:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
