@@ -3,7 +3,7 @@ public import TapedeckClient
 extension Tape {
     /// A `DefaultTransport` over this tape: Alamofire-style `Session()`, `Session.default` and `AF`
     /// made while it is `DefaultTransport.current` use the tape's harness and scheduler, and
-    /// awaiting their `DataTask`s runs the tape (``run()``). The `.cassette` trait installs one for
+    /// awaiting their `DataTask`s runs the tape (`run()`). The `.cassette` trait installs one for
     /// the test body; in XCTest, install it yourself:
     ///
     /// ```swift

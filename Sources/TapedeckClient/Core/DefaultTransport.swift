@@ -28,7 +28,7 @@ public final class DefaultTransport: Sendable {
     /// The transport installed for the current task (nil: ``live``).
     @TaskLocal public static var current: DefaultTransport?
 
-    /// Real URLSessions (``LiveURLSessionProvider``) on one shared `LiveScheduler`.
+    /// Real URLSessions (`LiveURLSessionProvider`) on one shared `LiveScheduler`.
     public static let live = DefaultTransport(provider: LiveURLSessionProvider(), scheduler: LiveScheduler())
 
     /// ``current``, else ``live``: what a Session made without a provider uses.
