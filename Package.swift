@@ -77,7 +77,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario.
+        // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario
+        // (and TapedeckClient's default transport to the tape, so Alamofire-style `Session()` / `AF` use it).
         .target(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"]
@@ -154,6 +155,17 @@ let package = Package(
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
                 "TapedeckLoopback",
             ]
+        ),
+        // Source compatibility with Alamofire 5: user code written in Alamofire's idiom (UserCode/, which
+        // imports only Foundation and TapedeckClient) run against the simulated network.
+        .testTarget(
+            name: "TapedeckClientCompatTests",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient", "TapedeckTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
+            exclude: ["Cassettes"]
         ),
         .testTarget(
             name: "TapedeckTestingTests",

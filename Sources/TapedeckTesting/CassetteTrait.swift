@@ -1,8 +1,10 @@
 public import Testing
 public import TapedeckCassettes
+import TapedeckClient
 
 /// Runs a Swift Testing test with a ``Tape`` bound to a cassette: the tape is ``Tape/current``
-/// inside the test, and is finished afterwards — recordings merged into the cassette, and every
+/// inside the test (and TapedeckClient's default transport, so `Session()` and `AF` use it), and is
+/// finished afterwards — recordings merged into the cassette, and every
 /// request the cassette could not answer reported as an issue naming the closest entries.
 ///
 /// ```swift
@@ -44,7 +46,11 @@ public struct CassetteTrait: TestTrait, TestScoping {
             matching: rules, redactor: redactor, timing: timing, seed: seed)
         var bodyError: (any Error)?
         do {
-            try await Tape.$current.withValue(tape) { try await function() }
+            // The tape is `Tape.current`, and the default transport of TapedeckClient, so that
+            // Alamofire-style `Session()` and `AF` in the test talk to the cassette.
+            try await Tape.$current.withValue(tape) {
+                try await DefaultTransport.$current.withValue(tape.makeClientTransport()) { try await function() }
+            }
         } catch {
             bodyError = error
         }

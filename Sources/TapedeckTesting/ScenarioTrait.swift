@@ -7,7 +7,7 @@ import Synchronization
 /// Runs a Swift Testing test once per seed of a scenario file. Inside the test,
 /// ``ScenarioTrial/current`` is that seed's trial: run the scenario with the client its file
 /// describes (``ScenarioTrial/run()``) or with your own (``ScenarioTrial/run(makeSession:)``), then
-/// look at the ``TapedeckScenarios/Outcome`` as you like. A run whose expectations or invariants fail
+/// look at the `Outcome` (TapedeckScenarios) as you like. A run whose expectations or invariants fail
 /// is reported as an issue naming the seed, the failed checks and the line that reproduces it; a
 /// test body that does not run the scenario itself gets it run after the body, with the file's client.
 ///

@@ -1,13 +1,20 @@
 public import Foundation
 
 /// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12)
-/// minus the cases of features this client does not have (downloads, server trust, multipart);
-/// docs/client.md lists the differences.
+/// minus the cases of features this client does not have (uploads, downloads, server trust,
+/// multipart); docs/client.md lists the differences. ``AFError`` is another name for it, so code
+/// written against Alamofire keeps its spelling.
+///
+/// ```swift
+/// if let error = response.error, error.isResponseValidationError, error.responseCode == 401 { … }
+/// ```
 public enum ClientError: Error, Sendable {
     /// `asURLRequest()` threw a non-`ClientError` error.
     case createURLRequestFailed(error: any Error)
-    /// A URL could not be built from a `URLConvertible`.
-    case invalidURL(url: String)
+    /// A URL could not be built from a `URLConvertible` (the value that failed).
+    case invalidURL(url: any URLConvertible)
+    /// A ``ParameterEncoding`` (``URLEncoding``, ``JSONEncoding``) failed.
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
     /// A parameter encoder failed.
     case parameterEncoderFailed(reason: ParameterEncoderFailureReason)
     /// The URLRequest is invalid (a GET with a body).
@@ -29,10 +36,28 @@ public enum ClientError: Error, Sendable {
     /// The URLSession was invalidated.
     case sessionInvalidated(error: (any Error)?)
 
-    /// Why encoding parameters failed.
+    /// Why a ``ParameterEncoding`` failed.
+    public enum ParameterEncodingFailureReason: Sendable {
+        /// The request had no URL to put a query in.
+        case missingURL
+        /// `JSONSerialization` refused the parameters.
+        case jsonEncodingFailed(error: any Error)
+        /// A custom encoding threw.
+        case customEncodingFailed(error: any Error)
+    }
+
+    /// Why a ``ParameterEncoder`` failed.
     public enum ParameterEncoderFailureReason: Sendable {
+        /// What an encoder needs from the request.
+        public enum RequiredComponent: Sendable {
+            /// The request's URL.
+            case url
+            /// The request's method (its raw value, as the request had it).
+            case httpMethod(rawValue: String)
+        }
+
         /// The request lacked what the encoder needs (its URL or its method).
-        case missingRequiredComponent(String)
+        case missingRequiredComponent(RequiredComponent)
         /// The encoder threw.
         case encoderFailed(error: any Error)
     }
@@ -130,6 +155,8 @@ extension ClientError {
             return retryError
         case let .parameterEncoderFailed(.encoderFailed(error)):
             return error
+        case let .parameterEncodingFailed(.jsonEncodingFailed(error)), let .parameterEncodingFailed(.customEncodingFailed(error)):
+            return error
         case let .responseValidationFailed(.customValidationFailed(error)):
             return error
         case let .responseSerializationFailed(reason):
@@ -192,6 +219,7 @@ extension ClientError: CustomStringConvertible {
         switch self {
         case let .createURLRequestFailed(error): return "creating the URLRequest failed: \(error)"
         case let .invalidURL(url): return "invalid URL: \(url)"
+        case let .parameterEncodingFailed(reason): return "parameter encoding failed: \(reason)"
         case let .parameterEncoderFailed(reason): return "parameter encoding failed: \(reason)"
         case .urlRequestValidationFailed: return "a GET request must not have a body"
         case let .requestAdaptationFailed(error): return "request adaptation failed: \(error)"

@@ -74,7 +74,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     /// Serializes with `serializer` on the serializationQueue; a failure is shown to the retrier
     /// once (a serializer-stage retry; docs/client.md) before the handler gets it.
     @discardableResult
-    public func response<Serializer: ResponseSerializer>(
+    public func response<Serializer: DataResponseSerializerProtocol>(
         queue: (any SchedulerQueue)? = nil, responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (ClientDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
@@ -118,32 +118,58 @@ public final class DataRequest: Request, @unchecked Sendable {
         return self
     }
 
-    @discardableResult
     /// Hands over the body as `Data` (an empty body is an error, except for the empty-response codes and methods).
-    public func responseData(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+    @discardableResult
+    public func responseData(
+        queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (ClientDataResponse<Data>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
-    @discardableResult
     /// Hands over the body as a `String`, in `encoding` or the response's charset (UTF-8 by default).
-    public func responseString(queue: (any SchedulerQueue)? = nil, encoding: String.Encoding? = nil,
-                               completionHandler: @escaping @Sendable (ClientDataResponse<String>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
+    @discardableResult
+    public func responseString(
+        queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil, emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (ClientDataResponse<String>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding, emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods), completionHandler: completionHandler)
     }
 
-    @discardableResult
     /// Hands over the body parsed as ``JSON``.
-    public func responseJSON(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
+    @discardableResult
+    public func responseJSON(
+        queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
+    /// Hands over the body decoded as `T` by `decoder` (a `JSONDecoder` by default).
     @discardableResult
-    /// Hands over the body decoded as `T` with `decoder`.
     public func responseDecodable<T: Decodable & Sendable>(
-        of type: T.Type = T.self, queue: (any SchedulerQueue)? = nil, decoder: JSONDecoder = JSONDecoder(),
+        of type: T.Type = T.self, queue: (any SchedulerQueue)? = nil,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (ClientDataResponse<T>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder, emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods), completionHandler: completionHandler)
     }
 
     /// Called for the response head: records nothing yet (the task keeps it), answers `.allow`.

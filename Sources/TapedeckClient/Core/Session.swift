@@ -72,6 +72,10 @@ open class Session: @unchecked Sendable {
         var waitingCompletions: [Int: WaitingCompletion] = [:]
         var activeRequests: OrderedDictionary<ObjectIdentifier, Request> = [:]
         var requestCount: UInt64 = 0
+        /// How to run the simulation this session's transport belongs to, when it can (awaits use it).
+        var drive: (@Sendable () async throws -> Void)?
+        /// The scheduler queues standing for `DispatchQueue`s passed in Alamofire's positions.
+        var dispatchQueueStandIns: [String: any SchedulerQueue] = [:]
     }
 
     struct WaitingCompletion {
@@ -154,30 +158,40 @@ open class Session: @unchecked Sendable {
 
     // MARK: creating requests
 
-    /// A data request for `url` with form or JSON parameters.
-    open func request<Parameters: Encodable & Sendable>(
-        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
-        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    /// A data request for `url` with untyped ``Parameters`` put in by `encoding` (none: nothing is
+    /// encoded). The URLRequest is built, modified, then encoded again on every attempt.
+    open func request(
+        _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        let convertible = RequestEncodableConvertible(
-            url: url, method: method, parameters: parameters, encoder: encoder, headers: headers, requestModifier: requestModifier)
-        return request(convertible, interceptor: interceptor)
+        let convertible = RequestConvertible(
+            url: convertible, method: method, parameters: parameters, encoding: encoding, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
-    /// A data request for `url` without parameters.
-    open func request(
-        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil
+    /// A data request for `url` with `Encodable` parameters put in by `encoder` (form or JSON).
+    open func request<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        request(url, method: method, parameters: Empty?.none, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        let convertible = RequestEncodableConvertible(
+            url: convertible, method: method, parameters: parameters, encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// A data request from a convertible, asked for a fresh URLRequest on every attempt.
-    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    /// `shouldAutomaticallyResume` nil: ``startRequestsImmediately`` decides.
+    open func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil
+    ) -> DataRequest {
         let request = DataRequest(
             id: nextRequestID(), convertible: convertible, underlyingQueue: rootQueue, serializationQueue: serializationQueue,
             eventMonitor: eventMonitor, interceptor: interceptor, delegate: self)
+        if let shouldAutomaticallyResume { request.shouldAutomaticallyResume(shouldAutomaticallyResume) }
         if requestSetup == .eager { perform(request) }
         return request
     }
@@ -220,4 +234,8 @@ open class Session: @unchecked Sendable {
 
     /// Tasks still mapped to requests (0 once everything completed).
     public var mappedTaskCount: Int { state.read { $0.requestTaskMap.count } }
+
+    /// Runs the simulation of the transport this session came from (set when it was made without a
+    /// provider, by a transport that can drive; a ``DataTask`` calls it when awaited).
+    var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
 }

@@ -25,7 +25,7 @@ extension URL: URLConvertible {
 extension URLComponents: URLConvertible {
     /// The URL the components make; throws ``ClientError/invalidURL(url:)`` when they make none.
     public func asURL() throws -> URL {
-        guard let url else { throw ClientError.invalidURL(url: description) }
+        guard let url else { throw ClientError.invalidURL(url: self) }
         return url
     }
 }

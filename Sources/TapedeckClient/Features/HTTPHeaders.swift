@@ -11,7 +11,7 @@ public import Foundation
 /// var headers: HTTPHeaders = [.authorization(bearerToken: "t0"), .accept("application/json")]
 /// headers.update(name: "X-Trace", value: "1")
 /// ```
-public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, Collection, CustomStringConvertible {
     private var headers: [HTTPHeader] = []
 
     /// No fields.
@@ -56,6 +56,11 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
         update(name: name, value: value)
     }
 
+    /// Same as ``update(_:)``, as in Alamofire: replaces the field with `header`'s name, or appends it.
+    public mutating func add(_ header: HTTPHeader) {
+        update(header)
+    }
+
     /// Removes every field named `name` (case-insensitive).
     public mutating func remove(name: String) {
         headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
@@ -79,6 +84,18 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
         Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// Sorts the fields by name, case-insensitively.
+    public mutating func sort() {
+        headers.sort { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    /// The fields sorted by name, case-insensitively.
+    public func sorted() -> HTTPHeaders {
+        var copy = self
+        copy.sort()
+        return copy
+    }
+
     /// The number of fields.
     public var count: Int { headers.count }
 
@@ -86,6 +103,18 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
     public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
         headers.makeIterator()
     }
+
+    /// The position of the first field (0).
+    public var startIndex: Int { headers.startIndex }
+
+    /// One past the position of the last field.
+    public var endIndex: Int { headers.endIndex }
+
+    /// The field at `position`.
+    public subscript(position: Int) -> HTTPHeader { headers[position] }
+
+    /// The position after `index`.
+    public func index(after index: Int) -> Int { headers.index(after: index) }
 
     /// One `name: value` line per field.
     public var description: String {
@@ -114,6 +143,8 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// `Accept`.
     public static func accept(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept", value: value) }
+    /// `Accept-Charset`.
+    public static func acceptCharset(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept-Charset", value: value) }
     /// `Accept-Encoding`.
     public static func acceptEncoding(_ value: String) -> HTTPHeader { HTTPHeader(name: "Accept-Encoding", value: value) }
     /// `Accept-Language`.
@@ -126,10 +157,16 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     public static func authorization(username: String, password: String) -> HTTPHeader {
         authorization("Basic \(Data("\(username):\(password)".utf8).base64EncodedString())")
     }
+    /// `Content-Disposition`.
+    public static func contentDisposition(_ value: String) -> HTTPHeader { HTTPHeader(name: "Content-Disposition", value: value) }
+    /// `Content-Encoding`.
+    public static func contentEncoding(_ value: String) -> HTTPHeader { HTTPHeader(name: "Content-Encoding", value: value) }
     /// `Content-Type`.
     public static func contentType(_ value: String) -> HTTPHeader { HTTPHeader(name: "Content-Type", value: value) }
     /// `User-Agent`.
     public static func userAgent(_ value: String) -> HTTPHeader { HTTPHeader(name: "User-Agent", value: value) }
+    /// `Sec-WebSocket-Protocol`.
+    public static func websocketProtocol(_ value: String) -> HTTPHeader { HTTPHeader(name: "Sec-WebSocket-Protocol", value: value) }
 
     /// What libcurl and Alamofire accept: brotli, gzip, deflate.
     public static let defaultAcceptEncoding = acceptEncoding("br;q=1.0, gzip;q=0.9, deflate;q=0.8")
@@ -173,8 +210,9 @@ extension URLRequest {
         set { httpMethod = newValue?.rawValue }
     }
 
-    /// Throws for a GET request with a body (Alamofire's URLRequest validation).
-    func validate() throws {
+    /// Throws ``ClientError/urlRequestValidationFailed(reason:)`` for a GET request with a body
+    /// (the check a Session makes before sending, as Alamofire does).
+    public func validate() throws {
         if method == .get, let body = httpBody {
             throw ClientError.urlRequestValidationFailed(reason: .bodyDataInGETRequest(body))
         }

@@ -5,40 +5,91 @@ public import FoundationNetworking
 
 /// Encodes `Encodable` parameters into a URLRequest.
 public protocol ParameterEncoder: Sendable {
-    /// `request` with `parameters` added (nil: unchanged); throws ``ClientError/parameterEncoderFailed(reason:)``.
-    func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest
+    /// `request` with `parameters` added (nil: unchanged); throws ``ClientError/parameterEncoderFailed(reason:)``
+    /// (``JSONParameterEncoder``: ``ClientError/parameterEncodingFailed(reason:)``, as Alamofire).
+    func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest
 }
 
 /// JSON in the body, `Content-Type: application/json` unless one is set.
-public struct JSONParameterEncoder: ParameterEncoder {
-    /// How the JSON is laid out (sorted keys by default, so bodies are deterministic).
-    public let outputFormatting: JSONEncoder.OutputFormatting
-
-    /// An encoder writing JSON with `outputFormatting`.
-    public init(outputFormatting: JSONEncoder.OutputFormatting = [.sortedKeys]) {
-        self.outputFormatting = outputFormatting
-    }
+///
+/// Bodies never depend on dictionary order: the default encoder sorts keys, and an encoder you pass
+/// is used with `.sortedKeys` added (through a copy of its settings; yours is not changed).
+open class JSONParameterEncoder: ParameterEncoder, @unchecked Sendable {
+    // @unchecked Sendable: `encoder` is never mutated after init (a copy is made to add `.sortedKeys`).
 
     /// Compact JSON, sorted keys.
-    public static let `default` = JSONParameterEncoder()
+    public static var `default`: JSONParameterEncoder { JSONParameterEncoder() }
     /// Indented JSON, sorted keys.
-    public static let prettyPrinted = JSONParameterEncoder(outputFormatting: [.sortedKeys, .prettyPrinted])
+    public static var prettyPrinted: JSONParameterEncoder { JSONParameterEncoder(outputFormatting: [.sortedKeys, .prettyPrinted]) }
+    /// Compact JSON, sorted keys (the same as ``default`` here).
+    public static var sortedKeys: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// The encoder used (with `.sortedKeys` added).
+    public let encoder: JSONEncoder
+
+    /// An encoder writing with `encoder`'s settings plus `.sortedKeys`.
+    public init(encoder: JSONEncoder = JSONEncoder()) {
+        self.encoder = Self.sortingKeys(encoder)
+    }
+
+    /// An encoder writing JSON with `outputFormatting` (sorted keys are added).
+    public convenience init(outputFormatting: JSONEncoder.OutputFormatting) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = outputFormatting
+        self.init(encoder: encoder)
+    }
+
+    /// How the JSON is laid out.
+    public var outputFormatting: JSONEncoder.OutputFormatting { encoder.outputFormatting }
 
     /// `request` with the JSON of `parameters` as its body.
-    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    open func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         var request = request
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = outputFormatting
             request.httpBody = try encoder.encode(parameters)
         } catch {
-            throw ClientError.parameterEncoderFailed(reason: .encoderFailed(error: error))
+            throw ClientError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request
+    }
+
+    /// `encoder` itself when it sorts keys, else a new encoder with its settings and `.sortedKeys`.
+    private static func sortingKeys(_ encoder: JSONEncoder) -> JSONEncoder {
+        guard !encoder.outputFormatting.contains(.sortedKeys) else { return encoder }
+        let copy = JSONEncoder()
+        copy.outputFormatting = encoder.outputFormatting.union(.sortedKeys)
+        copy.dateEncodingStrategy = encoder.dateEncodingStrategy
+        copy.dataEncodingStrategy = encoder.dataEncodingStrategy
+        copy.nonConformingFloatEncodingStrategy = encoder.nonConformingFloatEncodingStrategy
+        copy.keyEncodingStrategy = encoder.keyEncodingStrategy
+        copy.userInfo = encoder.userInfo
+        return copy
+    }
+}
+
+extension ParameterEncoder where Self == JSONParameterEncoder {
+    /// A ``JSONParameterEncoder`` with the defaults: `encoder: .json`.
+    public static var json: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// A ``JSONParameterEncoder`` using `encoder`'s settings (plus `.sortedKeys`).
+    public static func json(encoder: JSONEncoder = JSONEncoder()) -> JSONParameterEncoder {
+        JSONParameterEncoder(encoder: encoder)
+    }
+}
+
+extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
+    /// A ``URLEncodedFormParameterEncoder`` with the defaults: `encoder: .urlEncodedForm`.
+    public static var urlEncodedForm: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
+
+    /// A ``URLEncodedFormParameterEncoder`` with this form encoder and destination.
+    public static func urlEncodedForm(
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: URLEncodedFormParameterEncoder.Destination = .methodDependent
+    ) -> URLEncodedFormParameterEncoder {
+        URLEncodedFormParameterEncoder(encoder: encoder, destination: destination)
     }
 }
 
@@ -74,10 +125,10 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         guard let url = request.url else {
-            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))
         }
         guard let method = request.method else {
-            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("httpMethod"))
+            throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent(.httpMethod(rawValue: "nil")))
         }
         let query: String
         do {
@@ -94,12 +145,12 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         }
         if inQuery {
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))
             }
             let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
             components.percentEncodedQuery = query.isEmpty ? components.percentEncodedQuery : existing + query
             guard let newURL = components.url else {
-                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent("url"))
+                throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))
             }
             request.url = newURL
         } else {
@@ -115,8 +166,27 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
 /// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text. Keys are sorted, so the output is
 /// deterministic; nested containers use bracket notation, booleans `true`/`false`.
 public struct URLEncodedFormEncoder: Sendable {
-    /// The encoder (it has no options).
-    public init() {}
+    /// How an array's elements are keyed (Alamofire's cases: `brackets`, `noBrackets`,
+    /// `indexInBrackets`, `custom`).
+    public typealias ArrayEncoding = URLEncoding.ArrayEncoding
+    /// How booleans are written (`numeric`: `1`/`0`, `literal`: `true`/`false`).
+    public typealias BoolEncoding = URLEncoding.BoolEncoding
+
+    /// How arrays are keyed.
+    public let arrayEncoding: ArrayEncoding
+    /// How booleans are written.
+    public let boolEncoding: BoolEncoding
+
+    /// An encoder with these options (keys are always sorted). Booleans default to `true`/`false`
+    /// (Alamofire's default is `1`/`0`; docs/client.md).
+    ///
+    /// ```swift
+    /// let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric)
+    /// ```
+    public init(arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .literal) {
+        self.arrayEncoding = arrayEncoding
+        self.boolEncoding = boolEncoding
+    }
 
     /// The form text for `value`, which must encode as a keyed container.
     public func encode<Value: Encodable>(_ value: Value) throws -> String {
@@ -131,12 +201,20 @@ public struct URLEncodedFormEncoder: Sendable {
         return pairs.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     }
 
+    /// The form for `value` as UTF-8 data (Alamofire's `encode(_:) -> Data`).
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        let text: String = try encode(value)
+        return Data(text.utf8)
+    }
+
     private func flatten(_ value: FormValue, key: String, into pairs: inout [(String, String)]) {
         switch value {
         case let .object(object):
             for child in object.keys.sorted() { flatten(object[child]!, key: "\(key)[\(child)]", into: &pairs) }
         case let .array(array):
-            for element in array { flatten(element, key: "\(key)[]", into: &pairs) }
+            for (index, element) in array.enumerated() { flatten(element, key: arrayEncoding.encode(key: key, atIndex: index), into: &pairs) }
+        case let .bool(bool):
+            pairs.append((key, boolEncoding.encode(value: bool)))
         case let .scalar(text):
             pairs.append((key, text))
         }
@@ -150,10 +228,12 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 }
 
-/// A JSON value as form text: scalars keep their JSON spelling (booleans, integers, decimals).
+/// A JSON value as form text: scalars keep their JSON spelling (integers, decimals); booleans are
+/// kept apart for the encoder's ``URLEncodedFormEncoder/boolEncoding``.
 private enum FormValue: Decodable {
     case object([String: FormValue])
     case array([FormValue])
+    case bool(Bool)
     case scalar(String)
 
     init(from decoder: any Decoder) throws {
@@ -161,7 +241,7 @@ private enum FormValue: Decodable {
         if container.decodeNil() {
             self = .scalar("")
         } else if let bool = try? container.decode(Bool.self) {
-            self = .scalar(bool ? "true" : "false")
+            self = .bool(bool)
         } else if let integer = try? container.decode(Int64.self) {
             self = .scalar(String(integer))
         } else if let number = try? container.decode(Double.self) {

@@ -85,7 +85,8 @@ public typealias AdaptHandler = @Sendable (URLRequest, Session, @escaping @Senda
 public typealias RetryHandler = @Sendable (Request, Session, any Error, @escaping @Sendable (RetryResult) -> Void) -> Void
 
 /// An adapter from a closure.
-public struct Adapter: RequestInterceptor {
+open class Adapter: RequestInterceptor, @unchecked Sendable {
+    // @unchecked Sendable: the handler is an immutable Sendable closure; subclasses must stay immutable.
     let handler: AdaptHandler
 
     /// An adapter calling `handler`.
@@ -94,13 +95,14 @@ public struct Adapter: RequestInterceptor {
     }
 
     /// Calls the closure.
-    public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         handler(urlRequest, session, completion)
     }
 }
 
 /// A retrier from a closure.
-public struct Retrier: RequestInterceptor {
+open class Retrier: RequestInterceptor, @unchecked Sendable {
+    // @unchecked Sendable: the handler is an immutable Sendable closure; subclasses must stay immutable.
     let handler: RetryHandler
 
     /// A retrier calling `handler`.
@@ -109,7 +111,7 @@ public struct Retrier: RequestInterceptor {
     }
 
     /// Calls the closure.
-    public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         handler(request, session, error, completion)
     }
 }
@@ -119,8 +121,9 @@ public struct Retrier: RequestInterceptor {
 /// Adapters run in order, each on the previous one's output; the first failure ends the chain.
 /// Retriers run in order; `.retry`, `.retryWithDelay` and `.doNotRetryWithError` end the chain,
 /// `.doNotRetry` moves on; an exhausted chain answers `.doNotRetry`.
-public final class Interceptor: RequestInterceptor, @unchecked Sendable {
-    // @unchecked Sendable: the lists only grow through `append`, under `lock`.
+open class Interceptor: RequestInterceptor, @unchecked Sendable {
+    // @unchecked Sendable: the lists only grow through `append`, under `lock`; subclasses must keep
+    // their own state safe.
     private let lock = NSLock()
     private var storedAdapters: [any RequestAdapter]
     private var storedRetriers: [any RequestRetrier]
@@ -156,14 +159,14 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
     }
 
     /// Runs the adapters in order, each on the previous one's output; the first failure ends it.
-    public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, for: session, completion: next)
         }
     }
 
     /// As ``adapt(_:for:completion:)``, handing each adapter the state.
-    public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, using: state, completion: next)
         }
@@ -188,7 +191,7 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
     }
 
     /// Asks the retriers in order until one answers something other than `.doNotRetry`.
-    public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         retry(request, for: session, dueTo: error, remaining: retriers[...], completion: completion)
     }
 
@@ -212,18 +215,28 @@ public final class Interceptor: RequestInterceptor, @unchecked Sendable {
 }
 
 extension RequestInterceptor where Self == Interceptor {
+    /// An ``Interceptor`` with one closure adapter and one closure retrier.
+    public static func interceptor(adapter: @escaping AdaptHandler, retrier: @escaping RetryHandler) -> Interceptor {
+        Interceptor(adaptHandler: adapter, retryHandler: retrier)
+    }
+
+    /// An ``Interceptor`` with one adapter and one retrier.
+    public static func interceptor(adapter: any RequestAdapter, retrier: any RequestRetrier) -> Interceptor {
+        Interceptor(adapter: adapter, retrier: retrier)
+    }
+
     /// An ``Interceptor`` with these chains.
     public static func interceptor(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [], interceptors: [any RequestInterceptor] = []) -> Interceptor {
         Interceptor(adapters: adapters, retriers: retriers, interceptors: interceptors)
     }
 }
 
-extension RequestInterceptor where Self == Adapter {
+extension RequestAdapter where Self == Adapter {
     /// An ``Adapter`` calling `handler`.
     public static func adapter(using handler: @escaping AdaptHandler) -> Adapter { Adapter(handler) }
 }
 
-extension RequestInterceptor where Self == Retrier {
+extension RequestRetrier where Self == Retrier {
     /// A ``Retrier`` calling `handler`.
     public static func retrier(using handler: @escaping RetryHandler) -> Retrier { Retrier(handler) }
 }

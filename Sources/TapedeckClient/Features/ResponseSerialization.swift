@@ -3,162 +3,133 @@ public import Foundation
 public import FoundationNetworking
 #endif
 
-/// Turns a finished request's response and data into a value. Built-in serializers rethrow the
-/// request's error unchanged when there is one (so a validation error surfaces as itself).
-public protocol ResponseSerializer: Sendable {
+// The serializer protocols and their parts: what turns a finished request's response and data into
+// a value (the serializers themselves are in ResponseSerializers.swift).
+
+/// Turns a finished data request's response and data into a value.
+public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     /// The value the serializer produces.
     associatedtype SerializedObject: Sendable
-
-    /// Methods for which an empty body is fine (default: HEAD).
-    var emptyRequestMethods: Set<HTTPMethod> { get }
-    /// Status codes for which an empty body is fine (default: 204, 205).
-    var emptyResponseCodes: Set<Int> { get }
 
     /// The value for this response, or the error that fails it (the request's own `error`, when
     /// there is one, for the built-in serializers).
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
 }
 
+/// A data serializer that also says which responses may be empty and how the data is prepared.
+/// Built-in serializers rethrow the request's error unchanged when there is one (so a validation
+/// error surfaces as itself), then check for an empty body, then preprocess the data.
+///
+/// ```swift
+/// struct LinesSerializer: ResponseSerializer {
+///     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> [String] {
+///         if let error { throw error }
+///         let text = String(decoding: try dataPreprocessor.preprocess(data ?? Data()), as: UTF8.self)
+///         return text.split(separator: "\n").map(String.init)
+///     }
+/// }
+/// ```
+public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol {
+    /// What is done to the data before it is serialized (default: nothing).
+    var dataPreprocessor: any DataPreprocessor { get }
+    /// Methods for which an empty body is fine (default: HEAD).
+    var emptyRequestMethods: Set<HTTPMethod> { get }
+    /// Status codes for which an empty body is fine (default: 204, 205).
+    var emptyResponseCodes: Set<Int> { get }
+}
+
 extension ResponseSerializer {
+    /// ``PassthroughPreprocessor``.
+    public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
     /// HEAD.
-    public var emptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
     /// 204 and 205.
-    public var emptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+
+    /// ``defaultDataPreprocessor``.
+    public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }
+    /// ``defaultEmptyRequestMethods``.
+    public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
+    /// ``defaultEmptyResponseCodes``.
+    public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
+
+    /// Whether the request's method allows an empty body (nil without a request or a method).
+    public func requestAllowsEmptyResponseData(_ request: URLRequest?) -> Bool? {
+        request?.method.map { emptyRequestMethods.contains($0) }
+    }
+
+    /// Whether the response's status allows an empty body (nil without a response).
+    public func responseAllowsEmptyResponseData(_ response: HTTPURLResponse?) -> Bool? {
+        response.map { emptyResponseCodes.contains($0.statusCode) }
+    }
 
     /// Whether this request/response pair may have an empty body.
     public func emptyResponseAllowed(forRequest request: URLRequest?, response: HTTPURLResponse?) -> Bool {
-        (request?.method.map { emptyRequestMethods.contains($0) } ?? false)
-            || (response.map { emptyResponseCodes.contains($0.statusCode) } ?? false)
+        requestAllowsEmptyResponseData(request) == true || responseAllowsEmptyResponseData(response) == true
     }
-}
 
-/// The body as `Data`.
-public struct DataResponseSerializer: ResponseSerializer {
-    /// A serializer returning the body.
-    public init() {}
-
-    /// The body; an allowed empty body is empty `Data`.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data {
+    /// The body, or its empty stand-in: rethrows `error`, then returns nil for an allowed empty
+    /// body, throws `inputDataNilOrZeroLength` for one that is not allowed, else the data as given.
+    func nonEmptyData(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data? {
         if let error { throw error }
         guard let data, !data.isEmpty else {
             guard emptyResponseAllowed(forRequest: request, response: response) else {
                 throw ClientError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
             }
-            return Data()
+            return nil
         }
         return data
     }
 }
 
-/// The body as a `String`, in the response's charset (UTF-8 when it names none, or the given encoding).
-public struct StringResponseSerializer: ResponseSerializer {
-    /// The encoding to use (nil: the response's charset, else UTF-8).
-    public let encoding: String.Encoding?
-
-    /// A serializer decoding text with `encoding`.
-    public init(encoding: String.Encoding? = nil) {
-        self.encoding = encoding
-    }
-
-    /// The body as text; an allowed empty body is "".
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> String {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw ClientError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return ""
-        }
-        let chosen = encoding ?? Self.encoding(named: response?.textEncodingName) ?? .utf8
-        guard let string = String(data: data, encoding: chosen) else {
-            throw ClientError.responseSerializationFailed(reason: .stringSerializationFailed(encoding: chosen))
-        }
-        return string
-    }
-
-    static func encoding(named name: String?) -> String.Encoding? {
-        switch name?.lowercased() {
-        case "utf-8", "utf8": return .utf8
-        case "iso-8859-1", "latin1": return .isoLatin1
-        case "us-ascii", "ascii": return .ascii
-        case "utf-16": return .utf16
-        default: return nil
-        }
-    }
+/// Prepares response data before a serializer reads it.
+public protocol DataPreprocessor: Sendable {
+    /// The data to serialize instead of `data`.
+    func preprocess(_ data: Data) throws -> Data
 }
 
-/// A JSON document as a Sendable value (what `responseJSON` hands over).
-public indirect enum JSON: Hashable, Sendable {
-    /// JSON `null`.
-    case null
-    /// A boolean.
-    case bool(Bool)
-    /// A number (every JSON number is a `Double` here).
-    case number(Double)
-    /// A string.
-    case string(String)
-    /// An array.
-    case array([JSON])
-    /// An object.
-    case object([String: JSON])
-
-    /// The member named `key` of an object (nil otherwise).
-    public subscript(key: String) -> JSON? {
-        if case let .object(object) = self { return object[key] }
-        return nil
-    }
-
-    /// The element at `index` of an array (nil when out of range or not an array).
-    public subscript(index: Int) -> JSON? {
-        if case let .array(array) = self, array.indices.contains(index) { return array[index] }
-        return nil
-    }
-}
-
-extension JSON: Decodable {
-    /// Decodes any JSON value.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSON].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSON].self))
-        }
-    }
-}
-
-/// The body as a `JSON` value; an allowed empty body is `.null`.
-public struct JSONResponseSerializer: ResponseSerializer {
-    /// A serializer producing ``JSON``.
+/// Leaves the data as it is.
+public struct PassthroughPreprocessor: DataPreprocessor {
+    /// A preprocessor that changes nothing.
     public init() {}
 
-    /// The body as ``JSON``; an allowed empty body is ``JSON/null``.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> JSON {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw ClientError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return .null
-        }
-        do {
-            return try JSONDecoder().decode(JSON.self, from: data)
-        } catch {
-            throw ClientError.responseSerializationFailed(reason: .jsonSerializationFailed(error: error))
-        }
+    /// `data`, unchanged.
+    public func preprocess(_ data: Data) throws -> Data { data }
+}
+
+/// Drops the `)]}',\n` prefix some Google APIs put before JSON (against cross-site script inclusion).
+public struct GoogleXSSIPreprocessor: DataPreprocessor {
+    /// A preprocessor for Google's XSSI prefix.
+    public init() {}
+
+    /// `data` without its leading `)]}',\n`, when it has one.
+    public func preprocess(_ data: Data) throws -> Data {
+        let prefix = Data(")]}',\n".utf8)
+        return data.starts(with: prefix) ? Data(data.dropFirst(prefix.count)) : data
     }
 }
 
+extension DataPreprocessor where Self == PassthroughPreprocessor {
+    /// A ``PassthroughPreprocessor``.
+    public static var passthrough: PassthroughPreprocessor { PassthroughPreprocessor() }
+}
+
+extension DataPreprocessor where Self == GoogleXSSIPreprocessor {
+    /// A ``GoogleXSSIPreprocessor``.
+    public static var googleXSSI: GoogleXSSIPreprocessor { GoogleXSSIPreprocessor() }
+}
+
+/// Decodes `Decodable` values from data (`JSONDecoder` and `PropertyListDecoder` are ones).
+public protocol DataDecoder: Sendable {
+    /// A `type` value decoded from `data`.
+    func decode<D: Decodable>(_ type: D.Type, from data: Data) throws -> D
+}
+
+extension JSONDecoder: DataDecoder {}
+extension PropertyListDecoder: DataDecoder {}
+
 /// A type that stands for "no body" when a response may be empty.
-public protocol EmptyResponse {
+public protocol EmptyResponse: Sendable {
     /// The value that stands for an empty body.
     static func emptyValue() -> Self
 }
@@ -170,35 +141,3 @@ public struct Empty: Codable, Hashable, Sendable, EmptyResponse {
     /// ``value``.
     public static func emptyValue() -> Empty { value }
 }
-
-/// The body decoded with a `JSONDecoder`.
-public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
-    /// The decoder used.
-    public let decoder: JSONDecoder
-
-    /// A serializer decoding with `decoder`.
-    public init(decoder: JSONDecoder = JSONDecoder()) {
-        self.decoder = decoder
-    }
-
-    /// The body decoded as `T`; an allowed empty body is `T.emptyValue()` when `T` is an
-    /// ``EmptyResponse``, else an error.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> T {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw ClientError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
-                throw ClientError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "\(T.self)"))
-            }
-            return value
-        }
-        do {
-            return try decoder.decode(T.self, from: data)
-        } catch {
-            throw ClientError.responseSerializationFailed(reason: .decodingFailed(error: error))
-        }
-    }
-}
-

@@ -9,6 +9,16 @@ public typealias ValidationResult = Result<Void, any Error>
 /// A validator of a data request: sees the (last, adapted) request, the response and the data.
 public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
+extension Request {
+    /// What a validator decides (Alamofire's `Request.ValidationResult`).
+    public typealias ValidationResult = TapedeckClient.ValidationResult
+}
+
+extension DataRequest {
+    /// A validator of a data request (Alamofire's `DataRequest.Validation`).
+    public typealias Validation = TapedeckClient.Validation
+}
+
 extension DataRequest {
     /// Adds a custom validator. Validators run after the task completed, in the order added, before
     /// the retry decision; once one fails (or an error is already recorded) later ones do not run.
@@ -31,10 +41,11 @@ extension DataRequest {
     /// Fails unless the response's MIME type matches one of `acceptableContentTypes` (evaluated when
     /// the validator runs). Skipped for an empty body.
     @discardableResult
-    public func validate(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> [String]) -> Self {
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self
+    where S.Iterator.Element == String {
         validate { _, response, data in
             guard let data, !data.isEmpty else { return .success(()) }
-            return ContentTypeValidation.validate(acceptable: acceptableContentTypes(), response: response)
+            return ContentTypeValidation.validate(acceptable: Array(acceptableContentTypes()), response: response)
         }
     }
 

@@ -103,7 +103,8 @@ struct OutcomeBuilder {
         case .explicitlyCancelled: return .cancelled
         case .responseValidationFailed: return .validation
         case .responseSerializationFailed: return .serialization
-        case .requestAdaptationFailed, .createURLRequestFailed, .invalidURL, .parameterEncoderFailed, .urlRequestValidationFailed:
+        case .requestAdaptationFailed, .createURLRequestFailed, .invalidURL, .parameterEncodingFailed, .parameterEncoderFailed,
+             .urlRequestValidationFailed:
             return .adaptation
         case let .requestRetryFailed(retryError, _):
             return (retryError as? ClientError).map { kind(of: $0) } ?? .retry
