@@ -26,7 +26,7 @@ public struct Scenario: Hashable, Sendable {
     public var script: [ScriptStep]
     public var faults: [FaultSite]
     public var expectations: Expectations
-    /// An explicit schedule of decisions (written by `tapedeck shrink`): when present, the run
+    /// An explicit schedule of fault decisions (the file's `schedule:`): when present, the run
     /// makes exactly these fault decisions and no random ones.
     public var schedule: Schedule?
 

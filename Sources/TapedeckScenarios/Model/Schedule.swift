@@ -1,7 +1,7 @@
-/// The decisions a run made that a seed chose: which fault fired where (and what it drew), and
-/// which latency jitter each draw gave. Replaying a schedule makes exactly these decisions, with
-/// no randomness: every fault not in it does not fire, every jitter not in it is zero.
-/// `tapedeck shrink` writes one into a scenario file.
+/// The fault decisions a run made that a seed chose: which site fired on which request, attempt
+/// and occurrence, and what it drew (a latency fault's jitter). Replaying a schedule makes exactly
+/// these fault decisions: a fault not in it does not fire. (Scheduling order and a stub's own
+/// jitter still come from the seed.) Written in a file's `schedule:` section.
 public struct Schedule: Hashable, Sendable {
     /// The fault decisions: a site fired on an exchange at a point.
     public var faults: [FaultDecision]
