@@ -20,6 +20,7 @@ extension SessionLink {
 
 extension Harness {
     func exchangeCreated(_ urlProtocol: BridgeProtocol, session: SessionLink) -> ExchangeLink {
+        if session.isConfiguration { return foreignExchangeCreated(urlProtocol, session: session) }
         let link = state.withLock { state -> ExchangeLink in
             let link = ExchangeLink(number: state.nextNumber, session: session, urlProtocol: urlProtocol)
             state.nextNumber += 1
@@ -49,6 +50,7 @@ extension Harness {
     /// enqueues next, in the same work item, is attributed to this task. A task cancelled before it
     /// ever started loading is the exception: its stop stands in for the start it never had.
     func protocolStopped(_ link: ExchangeLink, task: URLSessionTask?) {
+        if link.session.isConfiguration { foreignTaskStopped(link) }
         guard mode == .lockstep else {
             network.queue.async(named: "bridge.stop") { [self] in stopped(link, callback: nil) }
             return
@@ -167,6 +169,7 @@ extension Harness {
     private func begin(_ link: ExchangeLink, body: Data?) {
         guard link.lifecycle.state != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
         link.task = task
+        if link.session.isConfiguration { link.foreign = ForeignTask(task: task) }
         if let body { link.body = body }
         link.buffered = Data()
         guard handle(.startArrived(Self.seen(task)), for: link) == .startExchange else { return }
@@ -185,7 +188,7 @@ extension Harness {
         }
         switch handle(.stopArrived(taskCanceling: link.task?.state == .canceling), for: link) {
         case .forwardStopCallback:
-            if let callback { link.session.clientQueue.async(named: "urlsession.delegate", callback) }
+            if let callback { link.session.clientQueue?.async(named: "urlsession.delegate", callback) }
         case let .deliverCancellation(noticeCancel):
             if noticeCancel { scheduler.record("bridge.cancel", "#\(link.number)") }
             deliverCancellation(link, callback: callback)
@@ -210,7 +213,7 @@ extension Harness {
             deliverCancelMetrics(link, before: true)
         }
         if let callback {
-            link.session.clientQueue.async(named: "urlsession.delegate", callback)
+            link.session.clientQueue?.async(named: "urlsession.delegate", callback)
             if delivery == .afterCompletion || delivery == .duplicate {
                 deliverCancelMetrics(link, before: false)
             }
