@@ -146,14 +146,14 @@ public final class Tape: Sendable {
     ///
     /// The client's callbacks run on its own queues; ``serving(pacing:timeout:_:)``,
     /// ``serve(pacing:timeout:_:)`` or ``waitUntilIdle(timeout:)`` run the simulation meanwhile.
-    /// Recorded timings follow the tape's ``Timing`` on the virtual clock; ``Pacing`` decides how
+    /// Recorded timings follow the tape's ``Timing`` on the virtual clock; `Pacing` decides how
     /// that clock relates to the wall clock the client's own timers use.
     public func configuration(base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {
         harness.configuration(base: base)
     }
 
     /// Runs `body` while the tape serves clients on their own threads, then waits until every
-    /// request they started is answered (see ``Harness/serve(pacing:timeout:_:)``).
+    /// request they started is answered (see `Harness.serve(pacing:timeout:_:)`).
     public func serve<R>(pacing: Pacing = .instant, timeout: Duration = .seconds(10), _ body: () throws -> R) throws -> R {
         try harness.serve(pacing: pacing, timeout: timeout, body)
     }
@@ -170,14 +170,14 @@ public final class Tape: Sendable {
     }
 
     /// Blocks until every request clients on their own threads started is answered (serving
-    /// meanwhile); throws a ``ServeError`` naming each request never answered or still in flight
+    /// meanwhile); throws a `ServeError` naming each request never answered or still in flight
     /// after `timeout` of real time.
     public func waitUntilIdle(timeout: Duration = .seconds(10)) throws {
         try harness.waitUntilIdle(timeout: timeout)
     }
 
     /// Whether a rerun with the same seed would do the same for clients on their own threads:
-    /// sequential requests do, concurrent ones may not (see ``ReproducibilityReport``).
+    /// sequential requests do, concurrent ones may not (see `ReproducibilityReport`).
     public var determinism: ReproducibilityReport {
         harness.determinism
     }
