@@ -59,6 +59,8 @@ final class ExchangeLink: @unchecked Sendable {
     var completionHanded = false
     /// Created after the harness was closed: `startLoading` fails it at once.
     var rejected = false
+    /// A foreign task stopped (cancelled) before the simulation took its request in.
+    var stoppedBeforeAdmission = false
 
     /// Immutable after init: what the request is, for messages (`GET http://…`).
     let summary: String

@@ -75,8 +75,23 @@ extension Harness {
             defer { state.foreignInbox.removeAll() }
             return state.foreignInbox
         }
+        guard mode == .lockstep else { return !links.isEmpty }   // arrivals went straight in
         for link in links {
-            expect(.start, for: link, label: "startLoading #\(link.number) \(link.summary)")
+            let expectation = scheduler.expectExternal("startLoading #\(link.number) \(link.summary)")
+            // One look under the lock: the start may be here already (parked), or the client may
+            // have cancelled before we looked (its stop then stands in for the start).
+            enum Next { case wait, take(@Sendable () -> Void), stop }
+            let next = state.withLock { _ -> Next in
+                if link.stoppedBeforeAdmission { return .stop }
+                if let work = link.parked[.start]?.popFirst() { return .take(work) }
+                link.expectations[.start, default: []].append(expectation)
+                return .wait
+            }
+            switch next {
+            case .wait: break
+            case let .take(work): expectation.arrive(on: network.queue, named: "bridge.start", work)
+            case .stop: deliverStop(of: link, task: link.urlProtocol?.task, to: expectation)
+            }
         }
         return !links.isEmpty
     }
@@ -155,6 +170,10 @@ struct ForeignTask: @unchecked Sendable {
 
 /// What corelibs keeps in a task but does not publish, read by reflection (read-only; nil or
 /// false when the layout is not what we expect, which makes us fall back to the safe choice).
+/// Reflection reads the stored properties in declaration order up to the one asked for: in
+/// corelibs 6.3 those are plain values and references written before the task was resumed
+/// (byte-count hints, `earliestBeginDate`, `suspendCount`, `session`, the task delegate), never
+/// its protocol storage, which corelibs changes under its own lock.
 enum TaskIntrospection {
     /// The URLSession that owns `task` (corelibs: the stored property `session`, set when the task
     /// is made). The delegate methods take it as their first argument.

@@ -59,7 +59,12 @@ extension Harness {
         let neverStarted = state.withLock { _ -> ExternalExpectation? in
             guard !link.startArrived else { return nil }
             link.startArrived = true
-            return link.expectations[.start]?.popFirst()
+            guard let expectation = link.expectations[.start]?.popFirst() else {
+                // A foreign request cancelled before the simulation took it in: taken in as a stop.
+                link.stoppedBeforeAdmission = true
+                return nil
+            }
+            return expectation
         }
         if let neverStarted { deliverStop(of: link, task: task, to: neverStarted) }
     }
@@ -75,7 +80,7 @@ extension Harness {
     /// Once every work item queued for `task` so far is over (a sync onto its work queue waits for
     /// them: the stop and, for a cancel, the callback corelibs enqueues right after), delivers them
     /// together as the arrival of `expectation`.
-    private func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
+    func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
         let boxed = UncheckedSendable(task)
         DispatchQueue.global().async { [self] in
             waitForSessionBookkeeping(boxed.value)
@@ -183,6 +188,7 @@ extension Harness {
 
     private func stopped(_ link: ExchangeLink, callback: (@Sendable () -> Void)?) {
         if link.task == nil { link.task = link.urlProtocol?.task }
+        if link.session.isConfiguration, link.foreign == nil, let task = link.task { link.foreign = ForeignTask(task: task) }
         if let id = link.networkID, let abandoned = network.abandon(id) {
             link.cancelMetrics = abandoned
         }

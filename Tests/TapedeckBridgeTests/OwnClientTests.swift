@@ -247,6 +247,28 @@ struct OwnClientTests {
         #expect(harness.determinism.reasons == ["virtual time followed the wall clock (pacing .wallClock)"])
     }
 
+    @Test("a task the client cancels before the simulation took it in ends cancelled, and nothing is left in flight")
+    func cancelBeforeServing() throws {
+        let (network, harness) = world()
+        network.stub(.get, path: "/x", .text(200, "x"))
+        let session = URLSession(configuration: harness.configuration())
+        let ended = DispatchSemaphore(value: 0)
+        let error = Mutex<URLError?>(nil)
+        let task = session.dataTask(with: url("/x")) { _, _, failure in
+            error.withLock { $0 = failure as? URLError }
+            ended.signal()
+        }
+        task.resume()
+        task.cancel()
+
+        try harness.waitUntilIdle()
+
+        _ = ended.wait(timeout: .now() + 10)
+        #expect(error.withLock { $0?.code } == .cancelled)
+        #expect(network.records.allSatisfy { $0.outcome == .cancelled })
+        #expect(harness.retainedProtocolCount == 0)
+    }
+
     @Test("a client cancelling on its own thread is served, and reported")
     func cancelOnItsOwnThread() async throws {
         // Given an answer due in 30 virtual seconds, paced on the wall clock
