@@ -171,13 +171,21 @@ extension Harness {
         }
     }
 
+    /// ``seen(_:)``, for `link`: corelibs hands a foreign task's cancellation straight to the
+    /// client's own queue, which may mark the task completed before the bridge looks; a foreign
+    /// task that completed without the bridge finishing it was cancelled.
+    func observed(_ task: URLSessionTask, for link: ExchangeLink) -> TaskLifecycle.TaskState {
+        let seen = Self.seen(task)
+        return seen == .completed && link.foreign != nil ? .canceling : seen
+    }
+
     private func begin(_ link: ExchangeLink, body: Data?) {
         guard link.lifecycle.state != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
         link.task = task
         if link.session.isConfiguration { link.foreign = ForeignTask(task: task) }
         if let body { link.body = body }
         link.buffered = Data()
-        guard handle(.startArrived(Self.seen(task)), for: link) == .startExchange else { return }
+        guard handle(.startArrived(observed(task, for: link)), for: link) == .startExchange else { return }
         let id = network.nextExchangeID()
         state.withLock { $0.byNetworkID[id] = link }
         handle(.exchangeStarted(networkID: id), for: link)
@@ -244,7 +252,7 @@ extension Harness {
         let links = state.withLock { $0.active.values.sorted { $0.number < $1.number } }
         for link in links {
             guard let task = link.task else { continue }
-            handle(.taskSeen(Self.seen(task)), for: link)
+            handle(.taskSeen(observed(task, for: link)), for: link)
         }
     }
 

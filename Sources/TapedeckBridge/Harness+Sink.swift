@@ -49,7 +49,7 @@ extension Harness {
     private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
         guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.lifecycle.state,
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
-        let seen = Self.seen(task)
+        let seen = observed(task, for: link)
         handle(.taskSeen(seen), for: link)
         guard seen == .running else { return nil }
         waitForSessionBookkeeping(task)
