@@ -147,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TapedeckBridgeTests",
-            dependencies: ["TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge"]
+            dependencies: ["TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckTestSupport"]
         ),
         .testTarget(
             name: "TapedeckClientTests",
@@ -169,7 +169,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TapedeckTestingTests",
-            dependencies: ["TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"],
+            dependencies: [
+                "TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios", "TapedeckBridge",
+                "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
+            ],
             // Cassettes and scenarios the traits find beside the test files (by path, not as resources).
             exclude: ["Cassettes", "Scenarios"]
         ),

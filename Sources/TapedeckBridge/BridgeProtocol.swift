@@ -31,8 +31,18 @@ class BridgeProtocol: URLProtocol {
 
     override func startLoading() {
         guard let exchange, let harness = exchange.session.harness else {
+            let what = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL, userInfo: [
-                NSLocalizedDescriptionKey: "tapedeck: this session's harness is gone",
+                NSLocalizedDescriptionKey: "tapedeck: \(what) was started after its harness (and its tape) was gone",
+            ]))
+            return
+        }
+        if exchange.rejected {
+            // Set under the harness's lock before this protocol was handed to corelibs.
+            client?.urlProtocol(self, didFailWithError: URLError(.resourceUnavailable, userInfo: [
+                NSLocalizedDescriptionKey: "tapedeck: \(exchange.summary) was started after the tape finished "
+                    + "(the harness was closed); start every request before finish()",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
             ]))
             return
         }

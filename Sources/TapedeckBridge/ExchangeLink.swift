@@ -39,6 +39,11 @@ final class ExchangeLink: @unchecked Sendable {
     var cancelMetrics: AbandonedExchange?
     var cancelMetricsBeforeDelivered = false
     var cancelMetricsAfterDelivered = false
+    /// The client's own URLSession and delegate, for a task of a session built from a handed-out
+    /// configuration (set when loading starts).
+    var foreign: ForeignTask?
+    /// The client's answer to a redirect question, awaited from its own thread.
+    var redirectExpectation: ExternalExpectation?
 
     // Guarded by the harness's lock.
     /// Whether the request body was read (at the first startLoading).
@@ -49,11 +54,22 @@ final class ExchangeLink: @unchecked Sendable {
     var parked: [ArrivalKind: Deque<@Sendable () -> Void>] = [:]
     /// The block corelibs enqueued right after stopping this protocol (the cancellation callback).
     var cancellationCallback: (@Sendable () -> Void)?
+    /// A foreign task's completion was handed to URLSession (its client may already start the next
+    /// request: this one no longer counts as in flight).
+    var completionHanded = false
+    /// Created after the harness was closed: `startLoading` fails it at once.
+    var rejected = false
+    /// A foreign task stopped (cancelled) before the simulation took its request in.
+    var stoppedBeforeAdmission = false
+
+    /// Immutable after init: what the request is, for messages (`GET http://…`).
+    let summary: String
 
     init(number: Int, session: SessionLink, urlProtocol: BridgeProtocol) {
         self.number = number
         self.session = session
         self.urlProtocol = urlProtocol
+        self.summary = "\(urlProtocol.request.httpMethod ?? "GET") \(urlProtocol.request.url?.absoluteString ?? "?")"
     }
 
     /// The network exchange this link runs (or ran until halted).

@@ -20,6 +20,7 @@ extension SessionLink {
 
 extension Harness {
     func exchangeCreated(_ urlProtocol: BridgeProtocol, session: SessionLink) -> ExchangeLink {
+        if session.isConfiguration { return foreignExchangeCreated(urlProtocol, session: session) }
         let link = state.withLock { state -> ExchangeLink in
             let link = ExchangeLink(number: state.nextNumber, session: session, urlProtocol: urlProtocol)
             state.nextNumber += 1
@@ -49,6 +50,7 @@ extension Harness {
     /// enqueues next, in the same work item, is attributed to this task. A task cancelled before it
     /// ever started loading is the exception: its stop stands in for the start it never had.
     func protocolStopped(_ link: ExchangeLink, task: URLSessionTask?) {
+        if link.session.isConfiguration { foreignTaskStopped(link) }
         guard mode == .lockstep else {
             network.queue.async(named: "bridge.stop") { [self] in stopped(link, callback: nil) }
             return
@@ -57,7 +59,12 @@ extension Harness {
         let neverStarted = state.withLock { _ -> ExternalExpectation? in
             guard !link.startArrived else { return nil }
             link.startArrived = true
-            return link.expectations[.start]?.popFirst()
+            guard let expectation = link.expectations[.start]?.popFirst() else {
+                // A foreign request cancelled before the simulation took it in: taken in as a stop.
+                link.stoppedBeforeAdmission = true
+                return nil
+            }
+            return expectation
         }
         if let neverStarted { deliverStop(of: link, task: task, to: neverStarted) }
     }
@@ -73,7 +80,7 @@ extension Harness {
     /// Once every work item queued for `task` so far is over (a sync onto its work queue waits for
     /// them: the stop and, for a cancel, the callback corelibs enqueues right after), delivers them
     /// together as the arrival of `expectation`.
-    private func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
+    func deliverStop(of link: ExchangeLink, task: URLSessionTask?, to expectation: ExternalExpectation) {
         let boxed = UncheckedSendable(task)
         DispatchQueue.global().async { [self] in
             waitForSessionBookkeeping(boxed.value)
@@ -164,12 +171,21 @@ extension Harness {
         }
     }
 
+    /// ``seen(_:)``, for `link`: corelibs hands a foreign task's cancellation straight to the
+    /// client's own queue, which may mark the task completed before the bridge looks; a foreign
+    /// task that completed without the bridge finishing it was cancelled.
+    func observed(_ task: URLSessionTask, for link: ExchangeLink) -> TaskLifecycle.TaskState {
+        let seen = Self.seen(task)
+        return seen == .completed && link.foreign != nil ? .canceling : seen
+    }
+
     private func begin(_ link: ExchangeLink, body: Data?) {
         guard link.lifecycle.state != .done, let urlProtocol = link.urlProtocol, let task = urlProtocol.task else { return }
         link.task = task
+        if link.session.isConfiguration { link.foreign = ForeignTask(task: task) }
         if let body { link.body = body }
         link.buffered = Data()
-        guard handle(.startArrived(Self.seen(task)), for: link) == .startExchange else { return }
+        guard handle(.startArrived(observed(task, for: link)), for: link) == .startExchange else { return }
         let id = network.nextExchangeID()
         state.withLock { $0.byNetworkID[id] = link }
         handle(.exchangeStarted(networkID: id), for: link)
@@ -180,12 +196,13 @@ extension Harness {
 
     private func stopped(_ link: ExchangeLink, callback: (@Sendable () -> Void)?) {
         if link.task == nil { link.task = link.urlProtocol?.task }
+        if link.session.isConfiguration, link.foreign == nil, let task = link.task { link.foreign = ForeignTask(task: task) }
         if let id = link.networkID, let abandoned = network.abandon(id) {
             link.cancelMetrics = abandoned
         }
         switch handle(.stopArrived(taskCanceling: link.task?.state == .canceling), for: link) {
         case .forwardStopCallback:
-            if let callback { link.session.clientQueue.async(named: "urlsession.delegate", callback) }
+            if let callback { link.session.clientQueue?.async(named: "urlsession.delegate", callback) }
         case let .deliverCancellation(noticeCancel):
             if noticeCancel { scheduler.record("bridge.cancel", "#\(link.number)") }
             deliverCancellation(link, callback: callback)
@@ -210,7 +227,7 @@ extension Harness {
             deliverCancelMetrics(link, before: true)
         }
         if let callback {
-            link.session.clientQueue.async(named: "urlsession.delegate", callback)
+            link.session.clientQueue?.async(named: "urlsession.delegate", callback)
             if delivery == .afterCompletion || delivery == .duplicate {
                 deliverCancelMetrics(link, before: false)
             }
@@ -235,7 +252,7 @@ extension Harness {
         let links = state.withLock { $0.active.values.sorted { $0.number < $1.number } }
         for link in links {
             guard let task = link.task else { continue }
-            handle(.taskSeen(Self.seen(task)), for: link)
+            handle(.taskSeen(observed(task, for: link)), for: link)
         }
     }
 

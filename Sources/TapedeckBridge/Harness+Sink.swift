@@ -49,7 +49,7 @@ extension Harness {
     private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
         guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.lifecycle.state,
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
-        let seen = Self.seen(task)
+        let seen = observed(task, for: link)
         handle(.taskSeen(seen), for: link)
         guard seen == .running else { return nil }
         waitForSessionBookkeeping(task)
@@ -61,9 +61,14 @@ extension Harness {
         let before = link.session.simulatorBlockCount
         link.buffered = Data()
         urlProtocol.client?.urlProtocol(urlProtocol, didReceive: head.httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
-        // No delegate block for the response: the task has a completion handler (or no data
-        // delegate), and corelibs would keep only the last chunk; deliver the body in one piece.
-        link.bodyInOnePiece = link.session.simulatorBlockCount == before
+        if let foreign = link.foreign {
+            // The client's own queue: we cannot count its blocks, so ask its delegate instead.
+            link.bodyInOnePiece = !foreign.takesChunks
+        } else {
+            // No delegate block for the response: the task has a completion handler (or no data
+            // delegate), and corelibs would keep only the last chunk; deliver the body in one piece.
+            link.bodyInOnePiece = link.session.simulatorBlockCount == before
+        }
         return true
     }
 
@@ -89,6 +94,7 @@ extension Harness {
         if delivery == .beforeCompletion || delivery == .duplicate {
             deliverMetrics(metrics, link: link, task: task)
         }
+        markCompletionHanded(link)
         if let failure {
             urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: failure.urlError(for: urlProtocol.request.url))
         } else {
@@ -111,6 +117,16 @@ extension Harness {
     /// A fault: the client's delegate hears of the completion a second time (corelibs never does
     /// this; a transport bug a client should survive). Only a task delegate can be told.
     private func deliverDuplicateCompletion(link: ExchangeLink, task: URLSessionTask) {
+        if let foreign = link.foreign {
+            let context = UncheckedSendable((foreign: foreign, task: task))
+            deliverToForeignClient(foreign) {
+                let (foreign, task) = context.value
+                if let delegate = foreign.delegate, let session = foreign.session {
+                    delegate.urlSession(session, task: task, didCompleteWithError: nil)
+                }
+            }
+            return
+        }
         let context = UncheckedSendable((delegate: link.session.delegate as? any URLSessionTaskDelegate, session: link.session.session, task: task))
         link.session.deliverToClient(named: "tapedeck.duplicate-completion") {
             let (delegate, session, task) = context.value
@@ -125,6 +141,10 @@ extension Harness {
         decide: @escaping @Sendable (RedirectDecision) -> Void
     ) {
         guard let (link, _, task) = deliverable(id) else { return }
+        if let foreign = link.foreign {
+            askForeignRedirect(link, foreign: foreign, task: task, response: head.httpURLResponse(url: url), proposed: proposed, decide: decide)
+            return
+        }
         guard let delegate = link.session.delegate as? any URLSessionTaskDelegate, let session = link.session.session else {
             decide(.follow(proposed))
             return
@@ -143,6 +163,18 @@ extension Harness {
 
     /// Enqueues the metrics callback on the client's queue (and logs it when it runs).
     func deliverMetrics(_ metrics: TransferMetrics, link: ExchangeLink, task: URLSessionTask) {
+        if let foreign = link.foreign {
+            // Logged now, on the simulator's thread: the client's queue runs at its own pace.
+            state.withLock { $0.deliveredMetrics.append((link.number, metrics)) }
+            let context = UncheckedSendable((foreign: foreign, task: task))
+            deliverToForeignClient(foreign) {
+                let (foreign, task) = context.value
+                if let delegate = foreign.delegate as? any TransferMetricsDelegate, let session = foreign.session {
+                    delegate.urlSession(session, task: task, didCollect: metrics)
+                }
+            }
+            return
+        }
         let context = UncheckedSendable((
             delegate: link.session.delegate as? any TransferMetricsDelegate, session: link.session.session, task: task))
         let exchange = link.number

@@ -58,9 +58,24 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         var deliveredMetrics: [(exchange: Int, metrics: TransferMetrics)] = []
         var unattributedBlocks = 0
         var illegalTransitions: [String] = []
+
+        // Clients on their own threads (handed-out configurations; see Harness+Configuration).
+        /// Requests resumed since the simulation last took them in, in resume order.
+        var foreignInbox: [ExchangeLink] = []
+        var foreignRequests = 0
+        /// Requests that started while others were in flight (the determinism report's reasons).
+        var overlaps: [String] = []
+        /// Tasks the client cancelled or suspended on its own threads.
+        var foreignStops: [String] = []
+        var pacedOnWallClock = false
+        var closed = false
+        var lateRequests: [String] = []
+        var serveFailures: [ServeError] = []
     }
 
     let state = Mutex(State())
+    /// The thread serving clients on their own threads, while one does.
+    let serving = Mutex<ServingDriver?>(nil)
     /// Receives the network's events for this harness's exchanges.
     private(set) var sink: HarnessSink!
 

@@ -6,7 +6,9 @@ import FoundationNetworking
 #endif
 
 /// What the harness knows about one of its sessions: its protocol slot, its client's delegate and
-/// the simulated queue the delegate runs on.
+/// the simulated queue the delegate runs on — or, for a configuration handed out by
+/// ``Harness/configuration(base:)``, only the slot: the client builds its own URLSession from it,
+/// with its own delegate and queue (a *foreign* session, see ``ForeignTask``).
 final class SessionLink: @unchecked Sendable {
     // @unchecked Sendable: immutable after init except `session` (set once, right after creation),
     // `stopping` (a Mutex) and `simulatorBlockCount` (simulator thread only).
@@ -16,7 +18,8 @@ final class SessionLink: @unchecked Sendable {
     let scheduler: SimulatedScheduler
     private let mode: Harness.Mode
     let delegate: (any URLSessionDelegate)?
-    let clientQueue: SimulatedQueue
+    /// The simulated queue of a harness-made session; nil for a handed-out configuration.
+    let clientQueue: SimulatedQueue?
     let configuration: URLSessionConfiguration
     let operationQueue = SimulatedOperationQueue()
     private(set) var slot = 0
@@ -30,7 +33,7 @@ final class SessionLink: @unchecked Sendable {
     /// and then, in the same work item on the same thread, enqueues the cancellation callback.
     private let stopping = Mutex<[UInt: ExchangeLink]>([:])
 
-    init(harness: Harness, delegate: (any URLSessionDelegate)?, clientQueue: SimulatedQueue, configuration: URLSessionConfiguration) {
+    init(harness: Harness, delegate: (any URLSessionDelegate)?, clientQueue: SimulatedQueue?, configuration: URLSessionConfiguration) {
         self.harness = harness
         self.scheduler = harness.scheduler
         self.mode = harness.mode
@@ -38,7 +41,7 @@ final class SessionLink: @unchecked Sendable {
         self.clientQueue = clientQueue
         self.configuration = configuration
         operationQueue.maxConcurrentOperationCount = 1
-        operationQueue.name = "\(clientQueue.label).sessionDelegate"
+        operationQueue.name = "\(clientQueue?.label ?? "tapedeck.configuration").sessionDelegate"
         operationQueue.link = self
         let (slot, protocolClass): (Int, AnyClass) = ProtocolSlots.register(self)
         self.slot = slot
@@ -50,9 +53,12 @@ final class SessionLink: @unchecked Sendable {
         ProtocolSlots.release(slot)
     }
 
+    /// True for a configuration handed out to a client that builds its own URLSession.
+    var isConfiguration: Bool { clientQueue == nil }
+
     /// Called by the operation queue for every block URLSession enqueues.
     func route(_ block: @escaping @Sendable () -> Void, passThrough: () -> Void) {
-        guard let harness, mode == .lockstep else {
+        guard let harness, mode == .lockstep, let clientQueue else {
             passThrough()
             return
         }
@@ -84,10 +90,10 @@ final class SessionLink: @unchecked Sendable {
 
     /// Enqueues work for the client's delegate queue from the simulator's thread.
     func deliverToClient(named name: String, _ work: @escaping @Sendable () -> Void) {
-        if mode == .unordered {
+        if mode == .unordered || clientQueue == nil {
             operationQueue.addOperation(work)
         } else {
-            clientQueue.async(named: name, work)
+            clientQueue?.async(named: name, work)
         }
     }
 }

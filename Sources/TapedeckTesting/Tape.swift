@@ -125,10 +125,61 @@ public final class Tape: Sendable {
         try perform(URLRequest(url: url))
     }
 
-    /// Runs the simulation until nothing is left to do (for tests that start their own tasks).
+    /// Runs the simulation until nothing is left to do (for tests that start their own tasks),
+    /// taking in first what clients on their own threads started (see ``configuration(base:)``).
     @discardableResult
     public func run() throws -> RunSummary {
-        try scheduler.runUntilIdle()
+        try harness.runUntilIdle()
+    }
+
+    // Clients that build their own URLSession: real Alamofire, Moya, hand-written code.
+
+    /// A configuration answered by this tape (cassette, recording, stubs and faults on
+    /// ``network``) for a client that builds its own URLSession with its own delegate and queues.
+    ///
+    /// ```swift
+    /// let session = Alamofire.Session(configuration: tape.configuration())
+    /// let user = try await tape.serving {
+    ///     try await session.request("https://api.example/user").serializingDecodable(User.self).value
+    /// }
+    /// ```
+    ///
+    /// The client's callbacks run on its own queues; ``serving(pacing:timeout:_:)``,
+    /// ``serve(pacing:timeout:_:)`` or ``waitUntilIdle(timeout:)`` run the simulation meanwhile.
+    /// Recorded timings follow the tape's ``Timing`` on the virtual clock; `Pacing` decides how
+    /// that clock relates to the wall clock the client's own timers use.
+    public func configuration(base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {
+        harness.configuration(base: base)
+    }
+
+    /// Runs `body` while the tape serves clients on their own threads, then waits until every
+    /// request they started is answered (see `Harness.serve(pacing:timeout:_:)`).
+    public func serve<R>(pacing: Pacing = .instant, timeout: Duration = .seconds(10), _ body: () throws -> R) throws -> R {
+        try harness.serve(pacing: pacing, timeout: timeout, body)
+    }
+
+    /// ``serve(pacing:timeout:_:)`` for async code.
+    ///
+    /// ```swift
+    /// let (data, _) = try await tape.serving { try await mySession.data(from: url) }
+    /// ```
+    public func serving<R: Sendable>(
+        pacing: Pacing = .instant, timeout: Duration = .seconds(10), _ body: () async throws -> R
+    ) async throws -> R {
+        try await harness.serving(pacing: pacing, timeout: timeout, body)
+    }
+
+    /// Blocks until every request clients on their own threads started is answered (serving
+    /// meanwhile); throws a `ServeError` naming each request never answered or still in flight
+    /// after `timeout` of real time.
+    public func waitUntilIdle(timeout: Duration = .seconds(10)) throws {
+        try harness.waitUntilIdle(timeout: timeout)
+    }
+
+    /// Whether a rerun with the same seed would do the same for clients on their own threads:
+    /// sequential requests do, concurrent ones may not (see `ReproducibilityReport`).
+    public var determinism: ReproducibilityReport {
+        harness.determinism
     }
 
     // Async callers: the simulation runs on the tape's own thread, never blocking a thread of
@@ -164,6 +215,9 @@ public final class Tape: Sendable {
     /// error, since they will be replayed from now on.
     @discardableResult
     public func finish(succeeded: Bool = true) throws -> CassetteRecorder.Summary {
+        // From now on a client on its own threads gets a clear error instead of a request that
+        // nobody will ever serve.
+        harness.close()
         defaultSession.withLock { $0?.finishTasksAndInvalidate() }
         let summary = try recorder.finish(succeeded: succeeded)
         for failure in summary.recordedFailures {

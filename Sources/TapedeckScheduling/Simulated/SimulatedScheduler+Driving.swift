@@ -7,6 +7,13 @@ public struct RunSummary: Hashable, Sendable, CustomStringConvertible {
     /// Virtual time when it stopped.
     public let end: VirtualInstant
 
+    /// A summary of `jobs` jobs run from `start` to `end` (for drivers that combine several runs).
+    public init(jobs: Int, start: VirtualInstant, end: VirtualInstant) {
+        self.jobs = jobs
+        self.start = start
+        self.end = end
+    }
+
     /// `N jobs from t=… to t=…`.
     public var description: String { "\(jobs) jobs from t=\(start) to t=\(end)" }
 }

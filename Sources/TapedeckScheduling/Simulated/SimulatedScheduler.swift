@@ -187,6 +187,15 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
         return frames.last?.job
     }
 
+    /// The deadline of the earliest timer not cancelled, if any: when a driver that paces virtual
+    /// time on the wall clock (the bridge's serving mode) has to run next.
+    public var nextTimerDeadline: VirtualInstant? {
+        asOwner {
+            timers.unordered.lazy.filter { !$0.job.isCancelled }.map(\.deadline).min()
+                .map { VirtualInstant(nanoseconds: $0) }
+        }
+    }
+
     /// Jobs waiting for a future deadline (cancelled timers excluded).
     public var scheduledTimerCount: Int {
         asOwner { timers.unordered.count { !$0.job.isCancelled } }
