@@ -176,6 +176,15 @@ let package = Package(
             // Cassettes and scenarios the traits find beside the test files (by path, not as resources).
             exclude: ["Cassettes", "Scenarios"]
         ),
+        // Scenario files used as test data live in Files/ (read by path from #filePath, not as resources).
+        .testTarget(
+            name: "TapedeckScenariosTests",
+            dependencies: [
+                "TapedeckScenarios", "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckNetwork", "TapedeckBridge",
+                "TapedeckClient", "TapedeckTestSupport",
+            ],
+            exclude: ["Files"]
+        ),
         // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
         .testTarget(
             name: "TapedeckCLITests",

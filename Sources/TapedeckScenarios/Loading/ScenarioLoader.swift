@@ -44,6 +44,11 @@ extension Scenario {
         case let .composer(context, problem, mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
             return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid YAML: \(what)")
+        case let .duplicatedKeysInMapping(duplicates, context):
+            // Yams finds a repeated key before the reader does; it marks the first repeated key.
+            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            return ScenarioError(file: file, line: context.mark.line, column: context.mark.column,
+                                 reason: "\(keys) appear\(duplicates.count == 1 ? "s" : "") more than once in one mapping", hint: "keep one of them")
         default:
             return ScenarioError(file: file, reason: "not valid YAML: \(error)")
         }

@@ -27,7 +27,7 @@ struct Validation {
                 throw field("script", index).error("no request is named '\(cancel.target)'", hint: suggestion(cancel.target))
             }
         }
-        if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies"]) })?["requests"] {
+        if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies", "exchanges"]) })?["requests"] {
             for expectation in scenario.expectations.requests where !known(expectation.target) {
                 let place = (try? expectations.mapping(scenario.expectations.requests.map(\.target)))?[expectation.target] ?? expectations
                 throw place.error("no request is named '\(expectation.target)'", hint: suggestion(expectation.target))

@@ -22,7 +22,7 @@ struct OutcomeBuilder {
             let entry = entries.first { $0.name == request.name }
             var outcome = RequestOutcome(
                 name: request.name, method: request.step.method, url: request.step.url.absoluteString,
-                status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map { "\($0)" },
+                status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map(Self.detail),
                 attempts: entry?.attempts ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
                 endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
                 faults: fired.filter { $0.decision.request == request.name }.map { "\($0.site): \($0.action)" },
@@ -130,6 +130,27 @@ struct OutcomeBuilder {
         let directory = FileManager.default.currentDirectoryPath
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// An error as outcomes show it. An NSError's (or URLError's) description lists its userInfo
+    /// in dictionary order, which differs from run to run; here its keys are sorted, so that a seed
+    /// gives the same outcome (and `--format json`) every time.
+    static func detail(of error: ClientError) -> String {
+        var text = "\(error)"
+        var next = error.underlyingError
+        while let underlying = next {
+            let ns = underlying as NSError
+            let raw = "\(underlying)"
+            if !ns.userInfo.isEmpty, text.contains(raw) {
+                let info = ns.userInfo.keys.sorted().map { key -> String in
+                    let value = ns.userInfo[key]!
+                    return "\(key)=" + ((value as? any Error).map { "\(($0 as NSError).domain) \(($0 as NSError).code)" } ?? "\(value)")
+                }
+                text = text.replacingOccurrences(of: raw, with: "Error Domain=\(ns.domain) Code=\(ns.code) UserInfo={\(info.joined(separator: ", "))}")
+            }
+            next = (underlying as? ClientError)?.underlyingError
+        }
+        return text
     }
 
     static func preview(_ body: Data?) -> String {

@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+
+/// The catalogue's response faults through the runner: cut and corrupted bodies, status
+/// overrides with Retry-After, metrics order, duplicate completions and token expiry.
+@Suite("Fault catalogue: reset, truncate, corrupt gzip, status + Retry-After, metrics, duplicate completion, token expiry")
+struct FaultResponseTests {
+    @Test("reset after N bytes: the N bytes are delivered first, then the connection is lost")
+    func resetAfterBytes() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/report, body: \(textBody(10_000))}]}
+            script: [{request: GET http://api.test/report, name: report}]
+            faults: [{kind: reset, name: drop, afterBytes: 4KiB}]
+            expect:
+              requests:
+                report: {error: connectionLost, bodyBytes: 4096}
+            """)
+        let request = outcome.request("report")
+        #expect(request.error == .connectionLost)
+        #expect(request.status == 200)
+        #expect(request.result == "connectionLost after 200")
+        #expect(request.bodyBytes == 4_096)
+        #expect(request.body == Data(textBody(4_096).utf8))
+        #expect(outcome.faults.map(\.site) == ["drop"])
+        #expect(outcome.faults.first?.what == "responseHead: reset after 4096 bytes")
+        #expect(outcome.timelineShowsFault("drop", on: "report"))
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
+    @Test("truncate: fewer bytes than Content-Length, then the error corelibs' libcurl reports")
+    func truncate() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/report, body: \(textBody(10_000))}]}
+            script: [{request: GET http://api.test/report, name: report}]
+            faults: [{kind: truncate, name: cut, afterBytes: 1000}]
+            """)
+        let request = outcome.request("report")
+        #expect(request.error == .transport)
+        #expect(request.bodyBytes == 1_000)
+        let detail = try #require(request.errorDetail)
+        #expect(detail.contains("transfer closed with 9000 bytes remaining to read"), "\(detail)")
+        #expect(outcome.faults.map(\.site) == ["cut"])
+        #expect(outcome.timelineShowsFault("cut", on: "report"))
+    }
+
+    @Test("corrupt gzip: the head arrives, then the decoding error URLSession on Linux reports, and no body")
+    func corruptGzip() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {items: [1, 2, 3]}}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: corruptGzip, name: garbled}]
+            """)
+        let request = outcome.request("a")
+        #expect(request.error == .transport)
+        #expect(request.bodyBytes == 0)
+        let detail = try #require(request.errorDetail)
+        // corelibs: URLError.unknown (-1) with libcurl's content-decoding message and zlib's reason.
+        #expect(detail.contains("Code=-1 "), "\(detail)")
+        #expect(detail.contains("Error while processing content unencoding: "), "\(detail)")
+        #expect(outcome.faults.map(\.site) == ["garbled"])
+        #expect(outcome.timelineShowsFault("garbled", on: "a"))
+        // The same body, gzip-compressed intact by the stub, decodes fine.
+        let intact = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {items: [1, 2, 3]}, gzip: true}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            """)
+        #expect(intact.request("a").body == Data(#"{"items":[1,2,3]}"#.utf8))
+    }
+
+    /// A 503 (or 429) on the first attempt carrying Retry-After, a retry policy that may or may not honour it.
+    private func retryAfter(status: Int, header: String, honour: Bool) throws -> Outcome {
+        try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {ok: true}}]}
+            client:
+              retry: {limit: 1, statuses: [\(status)], honourRetryAfter: \(honour)}
+              validate: true
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: status, name: busy, status: \(status), \(header), attempts: 1}]
+            expect:
+              requests:
+                a: {status: 200, attempts: 2}
+            """)
+    }
+
+    @Test("status override with Retry-After in seconds: honoured, the retry waits 3 s; ignored (Alamofire's default), 0.5 s",
+          arguments: [503, 429])
+    func retryAfterSeconds(_ status: Int) throws {
+        let honoured = try retryAfter(status: status, header: "retryAfter: 3s", honour: true)
+        #expect(honoured.passed, "\(honoured.failures)")
+        #expect(honoured.request("a").endNanoseconds == 3_000_000_000)
+        #expect(honoured.faults.first?.what == "responseHead: status \(status) [Retry-After: 3]")
+        #expect(honoured.lane("a")?.spans.map(\.label) == ["\(status)", "", "200"])
+        #expect(honoured.timelineShowsFault("busy", on: "a"))
+
+        let ignored = try retryAfter(status: status, header: "retryAfter: 3s", honour: false)
+        #expect(ignored.passed, "\(ignored.failures)")
+        #expect(ignored.request("a").endNanoseconds == 500_000_000)
+        #expect(ignored.faults.map(\.site) == ["busy"])
+    }
+
+    @Test("status override with Retry-After as an HTTP date (against the response's Date): honoured, 2 s; ignored, 0.5 s")
+    func retryAfterDate() throws {
+        let honoured = try retryAfter(status: 503, header: "retryAfterDate: 2s", honour: true)
+        #expect(honoured.passed, "\(honoured.failures)")
+        #expect(honoured.request("a").endNanoseconds == 2_000_000_000)
+        let what = try #require(honoured.faults.first?.what)
+        #expect(what.contains("Date: Thu, 01 Jan 2026 00:00:00 GMT"), "\(what)")
+        #expect(what.contains("Retry-After: Thu, 01 Jan 2026 00:00:02 GMT"), "\(what)")
+
+        let ignored = try retryAfter(status: 503, header: "retryAfterDate: 2s", honour: false)
+        #expect(ignored.request("a").endNanoseconds == 500_000_000)
+    }
+
+    @Test("status override without a retry: the overridden status is what the user sees, headers added")
+    func statusOverride() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {ok: true}}]}
+            client: {validate: true}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: status, name: teapot, status: 418, headers: {X-Why: tea}}]
+            """)
+        #expect(outcome.request("a").status == 418)
+        #expect(outcome.request("a").error == .validation)
+        #expect(outcome.faults.first?.what == "responseHead: status 418 [X-Why: tea]")
+    }
+
+    @Test("metrics before, after, missing, duplicated: each request finishes once; missing and duplicated ones are ledger anomalies",
+          arguments: [("before", nil), ("after", nil), ("missing", "metricsMissing"), ("duplicate", "duplicateMetrics")] as [(String, String?)])
+    func metrics(_ delivery: String, _ anomaly: String?) throws {
+        let yaml = """
+            traffic: {stubs: [{url: http://api.test/a, json: {ok: true}}]}
+            client: {metricsGrace: 50ms}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: metrics, name: m, delivery: \(delivery)}]
+            """
+        let outcome = try run(yaml)
+        let request = outcome.request("a")
+        #expect(request.status == 200 && request.handlerCalls == 1)
+        #expect(outcome.faults.map(\.site) == ["m"])
+        #expect(outcome.timelineShowsFault("m", on: "a"))
+        if let anomaly {
+            #expect(outcome.failures("noLedgerAnomaly").map(\.message).contains { $0.hasPrefix(anomaly) }, "\(outcome.failures)")
+            #expect(outcome.failures("noLedgerAnomaly").first?.request == "a")
+            let allowed = try run(yaml + "\nexpect: {allowAnomalies: [\(anomaly)]}")
+            #expect(allowed.passed, "\(allowed.failures)")
+        } else {
+            #expect(outcome.passed, "\(outcome.failures)")
+        }
+        if delivery == "missing" {
+            // The client stops waiting for the metrics after its grace period.
+            #expect(request.endNanoseconds == 50_000_000)
+        } else {
+            #expect(request.endNanoseconds == 0)
+        }
+    }
+
+    @Test("duplicate completion: the handler still runs once; the second callback is a ledger anomaly")
+    func duplicateCompletion() throws {
+        let yaml = """
+            traffic: {stubs: [{url: http://api.test/a, json: {ok: true}}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: duplicateCompletion, name: twice}]
+            """
+        let outcome = try run(yaml)
+        #expect(outcome.request("a").handlerCalls == 1)
+        #expect(outcome.request("a").status == 200)
+        #expect(outcome.failures("completesOnce").isEmpty)
+        #expect(outcome.failures("noLedgerAnomaly").map(\.message).contains { $0.hasPrefix("duplicateCompletion") }, "\(outcome.failures)")
+        #expect(outcome.faults.map(\.site) == ["twice"])
+        #expect(outcome.timelineShowsFault("twice", on: "a"))
+        #expect(try run(yaml + "\nexpect: {allowAnomalies: duplicateCompletion}").passed)
+    }
+
+    @Test("token expiry: every token issued before the instant is rejected; the next request gets a 401, refreshes once, retries")
+    func tokenExpiry() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{url: http://api.test/private/me, json: {name: Ada}}]
+              auth: {token: POST http://api.test/token, protect: http://api.test/private/*}
+            client: {auth: true, validate: true}
+            script:
+              - request: GET http://api.test/private/me
+                name: before
+              - request: GET http://api.test/private/me
+                name: after
+                at: 2s
+                repeat: 2
+            faults: [{kind: tokenExpiry, name: revoke, at: 1s}]
+            expect:
+              requests:
+                before: {status: 200, attempts: 1}
+                after: {status: 200, attempts: 2, json: [{path: name, equals: Ada}]}
+              exchanges:
+                POST http://api.test/token: 1
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+        #expect(outcome.faults.contains { $0.site == "revoke" && $0.timeNanoseconds == 1_000_000_000 && $0.request == nil })
+        #expect(outcome.request("after#1").faults.contains { $0.hasPrefix("token rejected (401)") })
+        #expect(outcome.request("before").faults.isEmpty)
+        #expect(outcome.lane("token server")?.marks.map(\.label) == ["revoke: token server: every token expires"])
+        #expect(outcome.lane("token refresh")?.result == "1×")
+        // Without the expiry nothing is rejected.
+        let calm = try run("""
+            traffic:
+              stubs: [{url: http://api.test/private/me, json: {name: Ada}}]
+              auth: {token: POST http://api.test/token, protect: http://api.test/private/*}
+            client: {auth: true}
+            script: [{request: GET http://api.test/private/me, name: after, at: 2s}]
+            """)
+        #expect(calm.request("after").attempts == 1 && calm.lane("token refresh") == nil)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+
+/// Loose bounds for a binomial count: mean ± 5 standard deviations (a fixed set of seeds makes the
+/// count deterministic; the bounds say the draws have the asked-for shape).
+private func binomialBounds(trials: Int, perMille: Int) -> ClosedRange<Int> {
+    let p = Double(perMille) / 1_000
+    let mean = Double(trials) * p
+    let spread = 5 * (Double(trials) * p * (1 - p)).squareRoot()
+    return Int((mean - spread).rounded(.down))...Int((mean + spread).rounded(.up))
+}
+
+@Suite("Fault sites: BUGGIFY's shape — enabled per seed, fired per occurrence, replayable as a schedule")
+struct FaultSiteTests {
+    private static func yaml(enabled: Int, probability: Int, repeats: Int) -> String {
+        """
+        traffic: {stubs: [{url: http://api.test/a}]}
+        script: [{request: GET http://api.test/a, name: a, repeat: \(repeats)}]
+        faults: [{kind: status, name: flaky, status: 500, enabled: \(enabled), probability: \(probability)}]
+        """
+    }
+
+    @Test("enabled: a per-mille chance, per seed, that the site is on for the whole run", arguments: [300, 500])
+    func enabledPerSeed(_ perMille: Int) throws {
+        let scenario = try parse(Self.yaml(enabled: perMille, probability: 1_000, repeats: 3))
+        var enabledSeeds = 0
+        for seed in UInt64(1)...200 {
+            let outcome = try ScenarioRunner().run(scenario, seed: seed)
+            let on = outcome.enabledSites == ["flaky"]
+            if on { enabledSeeds += 1 }
+            // On: it strikes every request (probability 1000); off: none.
+            #expect(outcome.requests.map(\.status) == Array(repeating: on ? 500 : 200, count: 3), "seed \(seed)")
+            #expect(outcome.faults.count == (on ? 3 : 0))
+            // The same seed decides the same way again.
+            if seed <= 10 { #expect(try ScenarioRunner().run(scenario, seed: seed).enabledSites == outcome.enabledSites) }
+        }
+        let bounds = binomialBounds(trials: 200, perMille: perMille)
+        #expect(bounds.contains(enabledSeeds), "\(enabledSeeds) of 200 seeds enabled the site; expected within \(bounds)")
+    }
+
+    @Test("probability: an enabled site fires at each occurrence with its per-mille chance")
+    func probabilityPerOccurrence() throws {
+        let scenario = try parse(Self.yaml(enabled: 1_000, probability: 250, repeats: 10))
+        var fired = 0
+        var patterns: Set<[Int?]> = []
+        for seed in UInt64(1)...200 {
+            let outcome = try ScenarioRunner().run(scenario, seed: seed)
+            #expect(outcome.enabledSites == ["flaky"])
+            let hits = outcome.requests.filter { $0.status == 500 }.count
+            #expect(outcome.faults.count == hits)
+            fired += hits
+            patterns.insert(outcome.requests.map(\.status))
+        }
+        let bounds = binomialBounds(trials: 2_000, perMille: 250)
+        #expect(bounds.contains(fired), "\(fired) of 2000 occurrences fired; expected within \(bounds)")
+        #expect(patterns.count > 50, "which requests are hit varies with the seed")
+    }
+
+    @Test("the extremes: enabled 0 never turns a site on; probability 0 never fires; 1000 and 1000 always fire")
+    func extremes() throws {
+        for seed in UInt64(1)...20 {
+            let off = try ScenarioRunner().run(try parse(Self.yaml(enabled: 0, probability: 1_000, repeats: 2)), seed: seed)
+            #expect(off.enabledSites.isEmpty && off.faults.isEmpty)
+            let never = try ScenarioRunner().run(try parse(Self.yaml(enabled: 1_000, probability: 0, repeats: 2)), seed: seed)
+            #expect(never.enabledSites == ["flaky"] && never.faults.isEmpty)
+            let always = try ScenarioRunner().run(try parse(Self.yaml(enabled: 1_000, probability: 1_000, repeats: 2)), seed: seed)
+            #expect(always.faults.count == 2)
+        }
+    }
+
+    @Test("targeting: route, attempt, exchange number and time window limit where a site strikes")
+    func targeting() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a}, {url: http://api.test/b}]}
+            script:
+              - {request: GET http://api.test/a, name: a, repeat: 4, every: 100ms}
+              - {request: GET http://api.test/b, name: b, at: 1s}
+            faults:
+              - {kind: status, name: windowed, status: 500, route: GET http://api.test/a, window: {from: 100ms, until: 300ms}}
+              - {kind: status, name: fourth, status: 502, exchanges: 4}
+              - {kind: status, name: other-route, status: 504, route: http://api.test/b}
+            """)
+        #expect(outcome.requests.map(\.status) == [200, 500, 500, 502, 504])
+        #expect(outcome.faults.map(\.site) == ["windowed", "windowed", "fourth", "other-route"])
+        #expect(outcome.faults.map(\.exchange) == [2, 3, 4, 5])
+    }
+
+    @Test("a recorded schedule replays the same firings, whatever the seed, with no random draw")
+    func scheduleReplays() throws {
+        let base = """
+            traffic: {stubs: [{url: http://api.test/a}, {url: http://api.test/b}]}
+            script:
+              - {request: GET http://api.test/a, name: a, repeat: 8}
+              - {request: GET http://api.test/b, name: b, repeat: 8}
+            faults:
+              - {kind: status, name: flaky, status: 500, route: http://api.test/a, probability: 500}
+              - {kind: latency, name: lag, delay: 10ms, jitter: 90ms, route: http://api.test/b, probability: 500}
+            """
+        let original = try run(base, seed: 7)
+        #expect(!original.faults.isEmpty && original.faults.count < 16, "seed 7 fires some sites, not all")
+        // The schedule a user writes from what fired: the latency's draw is what its request waited beyond 10 ms.
+        var lines = ["schedule:", "  faults:"]
+        for fault in original.faults {
+            let request = try #require(fault.request)
+            let drawn = fault.site == "lag" ? (original.request(request).endNanoseconds ?? 0) - 10_000_000 : 0
+            lines.append("    - {site: \(fault.site), request: \(request), attempt: \(fault.attempt), drawn: \(drawn)}")
+        }
+        let scheduled = base + "\n" + lines.joined(separator: "\n")
+        for seed: UInt64 in [7, 8, 1_234] {
+            let replay = try run(scheduled, seed: seed)
+            #expect(replay.faults.map { [$0.site, $0.request ?? "", String($0.attempt), String($0.timeNanoseconds)] }
+                    == original.faults.map { [$0.site, $0.request ?? "", String($0.attempt), String($0.timeNanoseconds)] }, "seed \(seed)")
+            #expect(replay.requests.map(\.status) == original.requests.map(\.status))
+            #expect(replay.requests.map(\.endNanoseconds) == original.requests.map(\.endNanoseconds))
+            // Under a schedule every site counts as enabled: the schedule, not the seed, decides.
+            #expect(replay.enabledSites == ["flaky", "lag"])
+        }
+        // Another seed without the schedule decides differently.
+        let other = try run(base, seed: 8)
+        #expect(other.faults.map { "\($0.site) \($0.request ?? "")" } != original.faults.map { "\($0.site) \($0.request ?? "")" })
+    }
+
+    @Test("an empty schedule fires nothing, even for sites that always fire")
+    func emptySchedule() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: refused, name: always}]
+            schedule: {faults: []}
+            """)
+        #expect(outcome.faults.isEmpty && outcome.request("a").status == 200)
+    }
+}

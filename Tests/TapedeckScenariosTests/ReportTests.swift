@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+import TapedeckScheduling
+
+@Suite("Reports: the text timeline fits a terminal, JSON outcomes and JSON-lines traces read back")
+struct ReportTests {
+    /// Every fixture's outcome, and a run with long names, long results and failures.
+    private static func outcomes() throws -> [Outcome] {
+        var outcomes = try fixtureScenarios.map { try ScenarioRunner().run(try Scenario.load($0), seed: 1) }
+        outcomes.append(try run("""
+            traffic: {stubs: [{url: http://api.test/report, body: \(textBody(5_000))}]}
+            client: {retry: {limit: 2, scale: 0.1}}
+            script:
+              - {request: GET http://api.test/report, name: a-request-with-a-very-long-descriptive-name, repeat: 3, every: 1s}
+              - {request: GET http://api.test/report, name: b}
+            faults: [{kind: reset, afterBytes: 100, name: a-fault-site-with-a-long-name}]
+            expect: {requests: {b: {error: none}}}
+            """))
+        return outcomes
+    }
+
+    @Test("the text timeline fits 80 and 120 columns, one line per lane", arguments: [80, 120])
+    func textTimelineFits(_ width: Int) throws {
+        for outcome in try Self.outcomes() {
+            let lines = TextTimeline(outcome.timeline, width: width).render().split(separator: "\n", omittingEmptySubsequences: false)
+            for line in lines {
+                #expect(line.count <= width, "\(outcome.scenario) at \(width): \(line.count) columns: \(line)")
+            }
+            #expect(lines.count >= outcome.timeline.lanes.count)
+            for lane in outcome.timeline.lanes {
+                #expect(lines.contains { $0.hasPrefix(String(lane.name.prefix(24))) }, "\(outcome.scenario): lane \(lane.name)")
+            }
+            // The whole printout embeds the same timeline.
+            #expect(OutcomeText(outcome, width: width).render().contains(TextTimeline(outcome.timeline, width: width).render()))
+        }
+    }
+
+    @Test("the text timeline draws attempts, failed attempts, backoff, faults and the end where they happened")
+    func textTimelineDraws() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a}]}
+            client: {retry: {limit: 1, scale: 1}, validate: true}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: status, name: busy, status: 503, attempts: 1}]
+            """)
+        let lane = try #require(TextTimeline(outcome.timeline, width: 80).render().split(separator: "\n").first)
+        #expect(lane.hasPrefix("a "))
+        #expect(lane.contains("!"))      // the fault, at t=0
+        #expect(lane.contains("·"))      // the 1 s backoff
+        #expect(lane.hasSuffix("▏ 200"))
+    }
+
+    @Test("OutcomeJSON round-trips: decoding what it printed gives the outcome back (bodies are not printed)")
+    func outcomeJSONRoundTrips() throws {
+        for outcome in try Self.outcomes() {
+            let text = try OutcomeJSON.encode(outcome)
+            let decoded = try JSONDecoder().decode(Outcome.self, from: Data(text.utf8))
+            var expected = outcome
+            for index in expected.requests.indices { expected.requests[index].body = nil }
+            #expect(decoded == expected, "\(outcome.scenario)")
+            #expect(try OutcomeJSON.encode(decoded) == text)
+        }
+    }
+
+    @Test("TraceJSONLines.parse(render(trace)) == trace, for real traces and awkward payloads")
+    func traceRoundTrips() throws {
+        for file in fixtureScenarios.prefix(3) {
+            let (_, trace) = try ScenarioRunner().runKeepingTrace(try Scenario.load(file), seed: 2)
+            #expect(!trace.isEmpty)
+            #expect(try TraceJSONLines.parse(TraceJSONLines.render(trace)) == trace, "\(file.lastPathComponent)")
+        }
+        let awkward = [
+            TraceStep(index: 0, time: .zero, queue: "", job: 0, event: "sync", payload: ""),
+            TraceStep(index: 1, time: VirtualInstant.zero.advanced(by: .nanoseconds(1)), queue: "q \"quoted\" \\ back",
+                      job: UInt64.max, event: "net.head", payload: "line\nbreak\ttab\r\u{1}\u{1F} é 🎞 </script>"),
+        ]
+        let text = TraceJSONLines.render(awkward)
+        #expect(text.split(separator: "\n").count == 2)
+        #expect(try TraceJSONLines.parse(text) == awkward)
+        #expect(try TraceJSONLines.parse("") == [])
+    }
+
+    @Test("the SVG has one lane per request and the HTML report embeds it, with the failures and the reproduction")
+    func svgAndHTML() throws {
+        let outcome = try Self.outcomes().last!
+        let svg = SVGTimeline(outcome.timeline).render()
+        #expect(svg.components(separatedBy: "<g class=\"lane\"").count - 1 == outcome.timeline.lanes.count)
+        let html = HTMLReport(outcome).render()
+        #expect(html.contains(svg))
+        #expect(html.components(separatedBy: "<tr class=\"request\"").count - 1 == outcome.requests.count)
+        #expect(html.contains(outcome.reproduction))
+        #expect(!html.contains("src=") && !html.contains("<link"))
+    }
+}
