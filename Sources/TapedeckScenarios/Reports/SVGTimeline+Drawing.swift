@@ -13,7 +13,9 @@ extension SVGTimeline {
             let x = Layout.number(layout.x(tick))
             let label = Markup.escape(layout.axis.label(tick))
             parts.append(#"<line class="grid" x1="\#(x)" y1="\#(Layout.number(top))" x2="\#(x)" y2="\#(Layout.number(bottom))" stroke="\#(Palette.grid)"/>"#)
-            parts.append(#"<text class="tick" x="\#(x)" y="\#(Layout.number(top - 8))" text-anchor="middle" fill="\#(Palette.axis)">\#(label)</text>"#)
+            // The last label ends at its tick, clear of the result column's header.
+            let anchor = tick == layout.axis.end && tick > 0 ? "end" : "middle"
+            parts.append(#"<text class="tick" x="\#(x)" y="\#(Layout.number(top - 8))" text-anchor="\#(anchor)" fill="\#(Palette.axis)">\#(label)</text>"#)
         }
         parts.append(#"<line x1="\#(Layout.number(layout.plotLeft))" y1="\#(Layout.number(top))" x2="\#(Layout.number(layout.plotRight))" y2="\#(Layout.number(top))" stroke="\#(Palette.axis)"/>"#)
         parts.append("</g>")
@@ -49,7 +51,7 @@ extension SVGTimeline {
             parts.append(self.mark(mark, top: top, middle: middle, layout: layout))
         }
         let ending = Ending(label: lane.result)
-        let (result, _) = Markup.truncated(lane.result, toWidth: 14)
+        let (result, _) = Markup.truncated(lane.result, toWidth: 19)
         parts.append(#"<text class="result" x="\#(Layout.number(layout.plotRight + Layout.margin))" y="\#(Layout.number(middle + 4))" fill="\#(ending.textColor)" font-weight="600"><title>\#(Markup.escape(lane.result.isEmpty ? "no result" : lane.result))</title>\#(Markup.escape(result))</text>"#)
         parts.append("</g>")
         return parts

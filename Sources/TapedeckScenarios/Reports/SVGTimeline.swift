@@ -64,7 +64,7 @@ extension SVGTimeline {
         static let laneHeight = 34
         static let headerHeight = 34.0
         static let margin = 12.0
-        static let resultColumn = 104.0
+        static let resultColumn = 150.0
         /// Advance of one column of the monospaced names (12 px DejaVu Sans Mono: 7.2 px) with slack.
         static let monoAdvance = 7.3
 
