@@ -188,7 +188,7 @@ let package = Package(
         // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
         .testTarget(
             name: "TapedeckCLITests",
-            dependencies: ["TapedeckCLI", "TapedeckHTTP", "TapedeckCassettes", "TapedeckTestSupport"]
+            dependencies: ["TapedeckCLI", "TapedeckHTTP", "TapedeckCassettes", "TapedeckScenarios", "TapedeckTestSupport"]
         ),
     ]
 )

@@ -7,8 +7,9 @@
 public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The scenario file (empty for a scenario built in code).
     public let file: String
-    /// 1-based line and column in the file (0 when unknown).
+    /// The 1-based line in the file (0 when unknown).
     public let line: Int
+    /// The 1-based column in the line (0 when unknown).
     public let column: Int
     /// The key path of the offending value (`client.retry.limit`, `script[2].at`).
     public let path: String

@@ -13,11 +13,15 @@ public struct ClientSetup: Hashable, Sendable {
 
     /// When requests are set up: on `resume()` (lazy) or when created (eager).
     public enum Setup: String, Hashable, Sendable, CaseIterable {
+        /// On `resume()`, as Alamofire does by default.
         case lazy
+        /// As soon as the request is created, before `resume()`.
         case eager
     }
 
+    /// Which queues the session runs on.
     public var queues: Queues
+    /// When requests are set up.
     public var setup: Setup
     /// Retry with Alamofire's RetryPolicy (nil: no retry).
     public var retry: RetrySetup?
@@ -25,8 +29,11 @@ public struct ClientSetup: Hashable, Sendable {
     public var validation: ValidationSetup?
     /// Authenticate with the token server (AuthenticationInterceptor; needs `traffic.auth`).
     public var authenticates: Bool
-    /// `URLSessionConfiguration.timeoutIntervalForRequest` (idle) and `...ForResource`.
+    /// `URLSessionConfiguration.timeoutIntervalForRequest`: the longest a task may wait for the
+    /// next data (nil: URLSession's 60 s).
     public var requestTimeout: Duration?
+    /// `URLSessionConfiguration.timeoutIntervalForResource`: the longest a whole task may take
+    /// (nil: URLSession's 7 days).
     public var resourceTimeout: Duration?
     /// Follow redirects (false: the 3xx is the response).
     public var followsRedirects: Bool
@@ -55,9 +62,11 @@ public struct ClientSetup: Hashable, Sendable {
 
 /// RetryPolicy's parameters (Alamofire's defaults unless the file says).
 public struct RetrySetup: Hashable, Sendable {
+    /// Retries at most (Alamofire's default: 2), so a request makes at most `limit + 1` attempts.
     public var limit: Int
-    /// The exponential backoff's base (at least 2) and scale in seconds: delay = base^retry × scale.
+    /// The exponential backoff's base (at least 2): delay = base^retry × scale.
     public var base: Int
+    /// The exponential backoff's scale in seconds (Alamofire's default: 0.5).
     public var scale: Double
     /// Methods that may be retried (nil: the idempotent ones).
     public var methods: [String]?

@@ -5,6 +5,7 @@
 public struct FaultSite: Hashable, Sendable {
     /// Its name (unique in the scenario): in timelines, outcomes and schedules.
     public var name: String
+    /// What it does when it fires.
     public var kind: FaultKind
     /// Requests it may strike (nil: any).
     public var pattern: RequestPattern?
@@ -12,8 +13,9 @@ public struct FaultSite: Hashable, Sendable {
     public var attempts: IntegerSet?
     /// Exchange numbers it may strike (in the order tasks started; nil: any).
     public var exchanges: IntegerSet?
-    /// Only within this window of virtual time (inclusive start, exclusive end; nil: always).
+    /// Only from this virtual instant on (inclusive; nil: from the start).
     public var from: Duration?
+    /// Only before this virtual instant (exclusive; nil: to the end).
     public var until: Duration?
     /// Per-mille chance to fire at each occurrence (1000: always).
     public var probabilityPerMille: Int
@@ -70,9 +72,13 @@ public enum FaultKind: Hashable, Sendable {
 
     /// How metrics reach the client.
     public enum MetricsOrder: String, Hashable, Sendable, CaseIterable {
+        /// Before the completion callback, as URLSession delivers them.
         case before
+        /// After the completion callback (the client must wait for them or go without).
         case after
+        /// Never (the completion must not wait forever).
         case missing
+        /// Twice (the client must use them once).
         case duplicate
     }
 

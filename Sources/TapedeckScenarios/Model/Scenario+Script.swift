@@ -15,14 +15,21 @@ public enum ScriptStep: Hashable, Sendable {
 public struct RequestStep: Hashable, Sendable {
     /// Its name in expectations, outcomes and the timeline (repeats are `name#2`, `name#3`...).
     public var name: String
+    /// The HTTP method (`GET`, `POST`...).
     public var method: String
+    /// Where it goes (a cassette's or a stub's URL, or a path on the token server).
     public var url: URL
+    /// Header fields it carries, besides the client's.
     public var headers: [Header]
+    /// The request body, if any.
     public var body: Data?
     /// Validate this request (overrides the client's validation; nil: the client's).
     public var validation: ValidationSetup??
+    /// How many times it is sent (each one its own request: `name#1`, `name#2`...).
     public var repetitions: Int
+    /// When the first one is sent (virtual time from the start).
     public var at: Duration
+    /// The virtual time between one send and the next (0: all at once).
     public var every: Duration
 
     /// A request step sending `method url` once at time zero.
@@ -77,6 +84,7 @@ public struct CancelStep: Hashable, Sendable {
 
     /// A request name (`items`: every repeat; `items#2`: one).
     public var target: String
+    /// When the cancel happens.
     public var trigger: Trigger
 
     /// A cancel of `target` when `trigger` happens.

@@ -21,10 +21,15 @@ public struct Scenario: Hashable, Sendable {
     public var source: URL?
     /// The seed `tapedeck run` uses when none is given.
     public var seed: UInt64
+    /// What answers: a cassette, stubs, a token server, an upstream to record from.
     public var traffic: Traffic
+    /// How the client is set up (queues, retry, validation, authentication, timeouts).
     public var client: ClientSetup
+    /// The requests and cancels, in order.
     public var script: [ScriptStep]
+    /// The fault sites (the catalogue's kinds, targeted and weighted).
     public var faults: [FaultSite]
+    /// What must hold per request, and which invariants every run checks.
     public var expectations: Expectations
     /// An explicit schedule of fault decisions (the file's `schedule:`): when present, the run
     /// makes exactly these fault decisions and no random ones.

@@ -13,6 +13,7 @@ public struct Outcome: Codable, Hashable, Sendable {
     public var scenario: String
     /// The file it came from (empty for a scenario built in code).
     public var file: String
+    /// The seed the run used (the same seed reproduces it).
     public var seed: UInt64
     /// True when every expectation and invariant held.
     public var passed: Bool { failures.isEmpty }
@@ -43,8 +44,11 @@ public struct Outcome: Codable, Hashable, Sendable {
 
 /// One request's fate.
 public struct RequestOutcome: Codable, Hashable, Sendable {
+    /// Its name in the script (`items`, or `items#2` for a repeat).
     public var name: String
+    /// The HTTP method it was sent with.
     public var method: String
+    /// The URL it was sent to.
     public var url: String
     /// The final status, if a response came.
     public var status: Int?
@@ -54,8 +58,9 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
     public var errorDetail: String?
     /// Attempts made (1 + retries).
     public var attempts: Int
-    /// When it was sent and when its handler ran (virtual nanoseconds; end is nil if it never finished).
+    /// When it was sent (virtual nanoseconds).
     public var startNanoseconds: Int64
+    /// When its completion handler ran (virtual nanoseconds; nil if it never finished).
     public var endNanoseconds: Int64?
     /// How many times its completion handler ran (must be 1).
     public var handlerCalls: Int
@@ -89,15 +94,19 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
 public struct Failure: Codable, Hashable, Sendable, CustomStringConvertible {
     /// Expectation (per request) or invariant (every run).
     public enum Kind: String, Codable, Hashable, Sendable {
+        /// A request's expectation from the file (`status`, `attempts`, `bodyBytes`...).
         case expectation
+        /// A property every run must have (`completesOnce`, `noStall`...).
         case invariant
     }
 
+    /// Expectation or invariant.
     public var kind: Kind
     /// The request it concerns (nil for a run-wide invariant).
     public var request: String?
     /// Which check: `status`, `attempts`, `completesOnce`, `noStall`, ...
     public var check: String
+    /// What was expected and what happened (`expected 200, got 503`).
     public var message: String
 
     /// `expectation items#2 status: expected 200, got 503`.
@@ -112,10 +121,13 @@ public struct FiredFaultRecord: Codable, Hashable, Sendable {
     public var site: String
     /// The request (its name), if it was one of the script's.
     public var request: String?
+    /// The request's attempt it struck (1: the first; 0 when not an attempt's).
     public var attempt: Int
+    /// The exchange it struck, numbered in the order tasks started (0 when none).
     public var exchange: Int
     /// Where and what: `responseHead: status 503`.
     public var what: String
+    /// When it fired (virtual nanoseconds).
     public var timeNanoseconds: Int64
 }
 

@@ -4,6 +4,7 @@
 public struct Timeline: Codable, Hashable, Sendable {
     /// The end of the axis (the run's virtual duration, in nanoseconds).
     public var durationNanoseconds: Int64
+    /// The lanes, top to bottom: the script's requests in order, then the support lanes.
     public var lanes: [Lane]
 
     /// A timeline with these lanes.
@@ -20,14 +21,20 @@ public struct Timeline: Codable, Hashable, Sendable {
         public var result: String
         /// Whether it met its expectations and invariants.
         public var passed: Bool
+        /// False for a lane that is not one of the script's requests (token refreshes, the token
+        /// server's expiries): reports draw it apart and do not count it as a request.
+        public var isRequest: Bool
+        /// The attempts and the waits between them, in time order.
         public var spans: [Span]
+        /// Faults, cancels and the end, in time order.
         public var marks: [Mark]
 
-        /// A lane.
-        public init(name: String, result: String, passed: Bool, spans: [Span] = [], marks: [Mark] = []) {
+        /// A lane (a request's unless `isRequest` is false).
+        public init(name: String, result: String, passed: Bool, isRequest: Bool = true, spans: [Span] = [], marks: [Mark] = []) {
             self.name = name
             self.result = result
             self.passed = passed
+            self.isRequest = isRequest
             self.spans = spans
             self.marks = marks
         }
@@ -37,12 +44,17 @@ public struct Timeline: Codable, Hashable, Sendable {
     public struct Span: Codable, Hashable, Sendable {
         /// An attempt (its exchange) or a wait between attempts.
         public enum Kind: String, Codable, Hashable, Sendable {
+            /// One exchange: from the task's start to its end.
             case attempt
+            /// The wait between the end of one attempt and the start of the next.
             case backoff
         }
 
+        /// An attempt or a wait.
         public var kind: Kind
+        /// Where it starts (virtual nanoseconds).
         public var startNanoseconds: Int64
+        /// Where it ends (virtual nanoseconds, at least the start).
         public var endNanoseconds: Int64
         /// For an attempt: how it ended (`200`, `503`, `timedOut`, `cancelled`); for a wait: empty.
         public var label: String
@@ -63,12 +75,17 @@ public struct Timeline: Codable, Hashable, Sendable {
     public struct Mark: Codable, Hashable, Sendable {
         /// What kind of instant.
         public enum Kind: String, Codable, Hashable, Sendable {
+            /// A fault fired on one of the lane's exchanges.
             case fault
+            /// The script cancelled the request.
             case cancel
+            /// The request's completion handler ran.
             case finish
         }
 
+        /// What kind of instant.
         public var kind: Kind
+        /// When (virtual nanoseconds).
         public var timeNanoseconds: Int64
         /// The fault's site and action, the cancel, the final result.
         public var label: String

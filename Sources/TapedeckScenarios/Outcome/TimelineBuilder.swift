@@ -16,12 +16,12 @@ struct TimelineBuilder {
         var lanes = requests.map(lane)
         let refreshes = records.filter { $0.tag == "token" }
         if !refreshes.isEmpty {
-            lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true,
+            lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true, isRequest: false,
                                        spans: spans(of: refreshes), marks: []))
         }
         let expiries = faults.filter { $0.request == nil && $0.exchange == 0 }
         if !expiries.isEmpty {
-            lanes.append(Timeline.Lane(name: "token server", result: "", passed: true, spans: [],
+            lanes.append(Timeline.Lane(name: "token server", result: "", passed: true, isRequest: false, spans: [],
                                        marks: expiries.map { Timeline.Mark(kind: .fault, timeNanoseconds: $0.timeNanoseconds, label: "\($0.site): \($0.what)") }))
         }
         return Timeline(durationNanoseconds: max(duration, 1), lanes: lanes)

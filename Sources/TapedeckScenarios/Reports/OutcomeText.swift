@@ -3,6 +3,7 @@ import Foundation
 /// An outcome as `tapedeck run` prints it: a table of the requests, the timeline, the failed
 /// checks (each with the line that reproduces it), and the trace hash.
 public struct OutcomeText: Sendable {
+    /// The run to print.
     public let outcome: Outcome
     /// The width of the timeline in columns.
     public let width: Int

@@ -1,76 +1,119 @@
-/// A timeline as a standalone SVG image: one lane per request, attempts as bars (red when they
-/// failed), waits as dashed lines, faults as triangles, cancels as crosses, the end as a tick; a
-/// time axis with ticks. Every lane is a `<g class="lane" data-request="NAME">`.
+import Foundation
+
+/// A timeline as a standalone SVG image: a virtual-time axis with round ticks (1-2-5 steps), one
+/// lane per request with its name and result, its attempts as bars coloured by how they ended
+/// (ok, error status, transport failure, cancelled), the backoff waits between them as dashed
+/// lines, faults as labelled markers, cancels as crossed circles, the end as a tick, and a legend.
+/// Every element has a hover title; names too long for their column are cut with `…` and keep the
+/// whole name in the title.
+///
+/// Every request's lane is a `<g class="lane" data-lane="NAME">` (tests and the Chromium check count
+/// them). Everything from the scenario file is escaped, and the output depends on the timeline
+/// only, so equal timelines give byte-identical images.
+///
+/// ```swift
+/// let svg = SVGTimeline(outcome.timeline, width: 960).render()
+/// try Data(svg.utf8).write(to: URL(fileURLWithPath: "timeline.svg"))
+/// ```
 public struct SVGTimeline: Sendable {
+    /// What is drawn.
     public let timeline: Timeline
-    /// The image's width in pixels.
+    /// The image's width in pixels (at least 480).
     public let width: Int
 
-    /// A renderer for `timeline`.
+    /// A renderer for `timeline`, `width` pixels wide.
     public init(_ timeline: Timeline, width: Int = 960) {
         self.timeline = timeline
-        self.width = width
+        self.width = max(480, width)
     }
-
-    static let laneHeight = 28
-    static let labelWidth = 170
-    static let resultWidth = 90
 
     /// The SVG document.
     public func render() -> String {
-        let plotLeft = Self.labelWidth
-        let plotWidth = max(100, width - Self.labelWidth - Self.resultWidth)
-        let height = 40 + timeline.lanes.count * Self.laneHeight + 30
-        let total = Double(max(timeline.durationNanoseconds, 1))
-        func x(_ nanoseconds: Int64) -> Int { plotLeft + Int((Double(nanoseconds) / total * Double(plotWidth)).rounded()) }
-        var parts: [String] = []
-        parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="\##(width)" height="\##(height)" viewBox="0 0 \##(width) \##(height)" font-family="system-ui, sans-serif" font-size="12">"##)
-        parts.append("<title>Timeline: \(timeline.lanes.count) requests over \(TextTimeline.format(timeline.durationNanoseconds)) of virtual time</title>")
+        let layout = Layout(timeline: timeline, width: width)
+        var svg: [String] = []
+        svg.append(#"<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="\#(width)" height="\#(layout.height)" viewBox="0 0 \#(width) \#(layout.height)" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="12" role="img" aria-labelledby="timeline-title">"#)
+        svg.append(#"<title id="timeline-title">Timeline: \#(timeline.lanes.count) lane\#(timeline.lanes.count == 1 ? "" : "s") over \#(Markup.escape(TextTimeline.format(timeline.durationNanoseconds))) of virtual time</title>"#)
+        svg.append(#"<rect class="background" x="0" y="0" width="\#(width)" height="\#(layout.height)" fill="\#(Palette.paper)"/>"#)
+        svg += bands(layout)
+        svg += axis(layout)
         for (index, lane) in timeline.lanes.enumerated() {
-            let top = 30 + index * Self.laneHeight
-            let middle = top + Self.laneHeight / 2
-            parts.append(##"<g class="lane" data-request="\##(Self.escape(lane.name))" data-passed="\##(lane.passed)">"##)
-            if index % 2 == 0 {
-                parts.append(##"<rect x="0" y="\##(top)" width="\##(width)" height="\##(Self.laneHeight)" fill="#f6f7f9"/>"##)
-            }
-            parts.append(##"<text x="8" y="\##(middle + 4)" fill="\##(lane.passed ? "#222" : "#b00020")">\##(Self.escape(lane.name))\##(lane.passed ? "" : " ✗")</text>"##)
-            for span in lane.spans {
-                let from = x(span.startNanoseconds), to = max(from + 2, x(span.endNanoseconds))
-                switch span.kind {
-                case .backoff:
-                    parts.append(##"<line class="backoff" x1="\##(from)" y1="\##(middle)" x2="\##(to)" y2="\##(middle)" stroke="#888" stroke-dasharray="4 3"><title>backoff \##(TextTimeline.format(span.endNanoseconds - span.startNanoseconds))</title></line>"##)
-                case .attempt:
-                    let color = span.failed ? "#d9534f" : "#3b82f6"
-                    parts.append(##"<rect class="attempt" x="\##(from)" y="\##(top + 6)" width="\##(to - from)" height="\##(Self.laneHeight - 12)" rx="3" fill="\##(color)"><title>\##(Self.escape(span.label)) (\##(TextTimeline.format(span.startNanoseconds))–\##(TextTimeline.format(span.endNanoseconds)))</title></rect>"##)
-                }
-            }
-            for mark in lane.marks {
-                let at = x(mark.timeNanoseconds)
-                switch mark.kind {
-                case .fault:
-                    parts.append(##"<path class="fault" d="M\##(at) \##(top + 2) l5 8 h-10 z" fill="#f59e0b"><title>\##(Self.escape(mark.label)) @ \##(TextTimeline.format(mark.timeNanoseconds))</title></path>"##)
-                case .cancel:
-                    parts.append(##"<path class="cancel" d="M\##(at - 5) \##(middle - 5) l10 10 M\##(at + 5) \##(middle - 5) l-10 10" stroke="#111" stroke-width="2"><title>cancel @ \##(TextTimeline.format(mark.timeNanoseconds))</title></path>"##)
-                case .finish:
-                    parts.append(##"<line class="finish" x1="\##(at)" y1="\##(top + 4)" x2="\##(at)" y2="\##(top + Self.laneHeight - 4)" stroke="#111" stroke-width="2"><title>\##(Self.escape(mark.label)) @ \##(TextTimeline.format(mark.timeNanoseconds))</title></line>"##)
-                }
-            }
-            parts.append(##"<text x="\##(plotLeft + plotWidth + 8)" y="\##(middle + 4)" fill="#333">\##(Self.escape(lane.result))</text>"##)
-            parts.append("</g>")
+            svg += self.lane(lane, index: index, layout: layout)
         }
-        let axis = 30 + timeline.lanes.count * Self.laneHeight + 6
-        parts.append(##"<line x1="\##(plotLeft)" y1="\##(axis)" x2="\##(plotLeft + plotWidth)" y2="\##(axis)" stroke="#444"/>"##)
-        for tick in 0...4 {
-            let nanoseconds = Int64(Double(timeline.durationNanoseconds) * Double(tick) / 4)
-            let at = x(nanoseconds)
-            parts.append(##"<line x1="\##(at)" y1="\##(axis)" x2="\##(at)" y2="\##(axis + 5)" stroke="#444"/><text x="\##(at)" y="\##(axis + 18)" text-anchor="middle" fill="#444">\##(TextTimeline.format(nanoseconds))</text>"##)
+        if timeline.lanes.isEmpty {
+            svg.append(#"<text x="\#(Layout.number(layout.plotLeft + 8))" y="\#(Layout.number(layout.laneTop(0) + 22))" fill="\#(Palette.muted)">no requests</text>"#)
         }
-        parts.append("</svg>")
-        return parts.joined(separator: "\n")
+        svg += legend(layout)
+        svg.append("</svg>")
+        return svg.joined(separator: "\n") + "\n"
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    /// The lane backgrounds, behind the grid: alternate lanes tinted, lanes that failed a check pink.
+    private func bands(_ layout: Layout) -> [String] {
+        timeline.lanes.enumerated().compactMap { index, lane in
+            let fill = !lane.passed ? Palette.failedBand : (index % 2 == 0 ? Palette.band : nil)
+            return fill.map {
+                #"<rect class="band" x="0" y="\#(Layout.number(layout.laneTop(index)))" width="\#(width)" height="\#(Layout.laneHeight)" fill="\#($0)"/>"#
+            }
+        }
+    }
+}
+
+extension SVGTimeline {
+    /// Where everything goes: the name column, the plot, the result column, the lanes and the legend.
+    struct Layout {
+        static let laneHeight = 34
+        static let headerHeight = 34.0
+        static let margin = 12.0
+        static let resultColumn = 150.0
+        /// Advance of one column of the monospaced names (12 px DejaVu Sans Mono: 7.2 px) with slack.
+        static let monoAdvance = 7.3
+
+        let width: Int
+        let laneCount: Int
+        let nameColumn: Double
+        let nameColumns: Int
+        let plotLeft: Double
+        let plotRight: Double
+        let axis: TimeAxis
+        let duration: Int64
+        let legendRows: [[LegendItem]]
+
+        init(timeline: Timeline, width: Int) {
+            self.width = width
+            laneCount = timeline.lanes.count
+            duration = max(1, timeline.durationNanoseconds)
+            let longest = timeline.lanes.map { Markup.displayWidth($0.name) }.max() ?? 0
+            // Name, a gap, and the failed-check mark.
+            let wanted = Double(longest) * Self.monoAdvance + Self.margin + 26
+            nameColumn = min(max(120, wanted), min(280, Double(width) * 0.3)).rounded()
+            nameColumns = max(4, Int((nameColumn - Self.margin - 26) / Self.monoAdvance))
+            plotLeft = nameColumn + 6
+            plotRight = Double(width) - Self.resultColumn - Self.margin
+            axis = TimeAxis(duration: duration, maxTicks: max(2, Int((plotRight - plotLeft) / 84)))
+            legendRows = LegendItem.rows(LegendItem.all, width: Double(width) - 2 * Self.margin)
+        }
+
+        /// The horizontal position of an instant.
+        func x(_ nanoseconds: Int64) -> Double {
+            let fraction = Double(min(max(nanoseconds, 0), axis.end)) / Double(axis.end)
+            return plotLeft + fraction * (plotRight - plotLeft)
+        }
+
+        /// The top of lane `index`.
+        func laneTop(_ index: Int) -> Double {
+            Self.headerHeight + Double(index * Self.laneHeight)
+        }
+
+        /// The bottom of the last lane (of the plot area when there are none).
+        var lanesBottom: Double { laneTop(max(laneCount, 1)) }
+
+        /// The whole image's height.
+        var height: Int { Int(lanesBottom + 14 + Double(legendRows.count) * 22 + 6) }
+
+        /// A coordinate as SVG text: one decimal at most (`12`, `12.5`), the same on every machine.
+        static func number(_ value: Double) -> String {
+            let tenths = Int((value * 10).rounded())
+            return tenths % 10 == 0 ? "\(tenths / 10)" : String(format: "%.1f", Double(tenths) / 10)
+        }
     }
 }

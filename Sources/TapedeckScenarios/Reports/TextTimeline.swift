@@ -7,6 +7,7 @@
 /// Attempts are `█` (`▓` when the attempt failed), waits between attempts `·`, faults `!`,
 /// cancels `x`, the end `|`.
 public struct TextTimeline: Sendable {
+    /// What is drawn.
     public let timeline: Timeline
     /// The total width in columns (at least 40).
     public let width: Int

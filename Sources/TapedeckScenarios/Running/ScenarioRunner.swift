@@ -39,6 +39,7 @@ public struct ScenarioRunner: Sendable {
         }
     }
 
+    /// How it runs scenarios (trace mode, recording, step limit, command name).
     public let options: Options
 
     /// A runner with `options`.

@@ -1,0 +1,73 @@
+/// A virtual-time axis with round ticks: the step is 1, 2 or 5 times a power of ten (in
+/// nanoseconds up to tens of seconds, then whole minutes), the axis ends at the first tick at or
+/// after the run's end, and every label uses one unit (`0`, `0.5s`, `1s`, `1.5s`).
+///
+/// Integer arithmetic only, so the same duration gives the same ticks on every machine.
+struct TimeAxis: Equatable {
+    /// The distance between ticks (nanoseconds).
+    let step: Int64
+    /// The end of the axis: a multiple of `step`, at least the duration.
+    let end: Int64
+
+    /// An axis for `duration` nanoseconds with at most `maxTicks` intervals.
+    init(duration: Int64, maxTicks: Int) {
+        let duration = max(duration, 1)
+        let intervals = Int64(max(1, maxTicks))
+        var chosen = Self.steps.last!
+        for step in Self.steps where step.multipliedReportingOverflow(by: intervals).partialValue >= duration {
+            chosen = step
+            break
+        }
+        step = chosen
+        let (quotient, remainder) = duration.quotientAndRemainder(dividingBy: chosen)
+        end = (quotient + (remainder > 0 ? 1 : 0)) * chosen
+    }
+
+    /// Every tick from zero to the end.
+    var ticks: [Int64] {
+        stride(from: Int64(0), through: end, by: Int(step)).map { $0 }
+    }
+
+    /// Nice steps from a nanosecond to a day: 1-2-5 below a minute, then 1, 2, 5, 10, 15, 30 minutes
+    /// and 1, 2, 5, 10, 24 hours.
+    private static let steps: [Int64] = {
+        var steps: [Int64] = []
+        var power: Int64 = 1
+        while power <= 10_000_000_000 {
+            steps += [power, 2 * power, 5 * power]
+            power *= 10
+        }
+        let minute: Int64 = 60_000_000_000
+        steps += [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1_440].map { $0 * minute }
+        return steps
+    }()
+
+    /// A tick's label in the axis's unit: `0`, `250ms`, `1.5s`, `2m`, `2m30s`.
+    func label(_ nanoseconds: Int64) -> String {
+        if nanoseconds == 0 { return "0" }
+        let minute: Int64 = 60_000_000_000
+        if end >= 2 * minute && step % 1_000_000_000 == 0 {
+            let minutes = nanoseconds / minute, seconds = (nanoseconds % minute) / 1_000_000_000
+            return seconds == 0 ? "\(minutes)m" : "\(minutes)m\(seconds)s"
+        }
+        let (unit, scale): (String, Int64) = end >= 1_000_000_000 ? ("s", 1_000_000_000)
+            : end >= 1_000_000 ? ("ms", 1_000_000) : end >= 1_000 ? ("µs", 1_000) : ("ns", 1)
+        return Self.decimal(nanoseconds, scale: scale) + unit
+    }
+
+    /// `value / scale` in decimal, trailing zeros dropped (ticks are multiples of the step, so
+    /// they need no more decimals than it does).
+    private static func decimal(_ value: Int64, scale: Int64) -> String {
+        let whole = value / scale
+        var fraction = value % scale
+        guard fraction != 0 else { return "\(whole)" }
+        var digits = ""
+        var unit = scale / 10
+        while unit > 0 && fraction > 0 {
+            digits += "\(fraction / unit)"
+            fraction %= unit
+            unit /= 10
+        }
+        return "\(whole).\(digits)"
+    }
+}
