@@ -85,10 +85,12 @@ struct ReportTests {
     func svgAndHTML() throws {
         let outcome = try Self.outcomes().last!
         let svg = SVGTimeline(outcome.timeline).render()
-        #expect(svg.components(separatedBy: "<g class=\"lane\"").count - 1 == outcome.timeline.lanes.count)
+        // One lane per request (failed lanes are `class="lane failed"`; token lanes are support lanes).
+        #expect(svg.components(separatedBy: " data-lane=\"").count - 1 == outcome.timeline.lanes.filter(\.isRequest).count)
+        #expect(outcome.timeline.lanes.filter(\.isRequest).count == outcome.requests.count)
         let html = HTMLReport(outcome).render()
         #expect(html.contains(svg))
-        #expect(html.components(separatedBy: "<tr class=\"request\"").count - 1 == outcome.requests.count)
+        #expect(html.components(separatedBy: "<tr class=\"request").count - 1 == outcome.requests.count)
         #expect(html.contains(outcome.reproduction))
         #expect(!html.contains("src=") && !html.contains("<link"))
     }
