@@ -51,20 +51,22 @@ public struct TextTimeline: Sendable {
         let axisEnd = Self.format(timeline.durationNanoseconds)
         let gap = max(1, columns - axisStart.count - axisEnd.count)
         lines.append(pad("", nameWidth) + "   " + axisStart + String(repeating: " ", count: gap) + axisEnd)
-        // The legend under the lanes when it fits there, else from the first column, on two lines if need be.
+        // The legend under the lanes when it fits there, else from the first column, wrapped to the width.
         let legend = ["█ attempt", "▓ failed attempt", "· backoff", "! fault", "x cancel", "| end", "✗ failed check"]
         let indent = pad("", nameWidth) + "   "
-        var line = indent.count + legend.joined(separator: "  ").count <= width ? indent : ""
-        for (index, item) in legend.enumerated() {
-            let piece = (index == 0 || line.allSatisfy { $0 == " " } ? "" : "  ") + item
-            if line.count + piece.count > width && !line.allSatisfy({ $0 == " " }) {
-                lines.append(line)
-                line = item
-            } else {
-                line += piece
+        if indent.count + legend.joined(separator: "  ").count <= width {
+            lines.append(indent + legend.joined(separator: "  "))
+        } else {
+            var line = ""
+            for item in legend {
+                if !line.isEmpty && line.count + 2 + item.count > width {
+                    lines.append(line)
+                    line = ""
+                }
+                line += (line.isEmpty ? "" : "  ") + item
             }
+            lines.append(line)
         }
-        lines.append(line)
         return lines.joined(separator: "\n")
     }
 

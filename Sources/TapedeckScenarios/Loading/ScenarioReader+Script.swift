@@ -1,0 +1,202 @@
+import Foundation
+
+// The script, fault, expectation and schedule sections of a scenario file (the traffic and
+// client sections, and the value readers they share, are in ScenarioReader.swift).
+extension ScenarioReader {
+    // MARK: script
+
+    func step(_ field: Field) throws(ScenarioError) -> ScriptStep {
+        guard field.isMapping else {
+            throw field.error("expected a step: '- request: ...', '- cancel: ...' or '- cancelAll: ...'")
+        }
+        let probe = try field.mapping(["request", "cancel", "cancelAll", "name", "headers", "body", "json", "validate", "repeat", "at",
+                                       "every", "during", "atAttempt"])
+        let (kind, _) = try probe.one(of: ["request", "cancel", "cancelAll"])
+        switch kind {
+        case "request":
+            return .request(try request(try field.mapping(["request", "name", "headers", "body", "json", "validate", "repeat", "at", "every"])))
+        case "cancel":
+            let keys = try field.mapping(["cancel", "at", "during", "atAttempt"])
+            let target = try keys.required("cancel").string()
+            let (which, value) = try keys.one(of: ["at", "during", "atAttempt"])
+            switch which {
+            case "at": return .cancel(CancelStep(target: target, trigger: .at(try value.duration())))
+            case "atAttempt": return .cancel(CancelStep(target: target, trigger: .atAttempt(try value.int(in: 1...1_000))))
+            default:
+                let text = try value.string()
+                let number = text == "backoff" ? 1 : text.hasPrefix("backoff#") ? Int(text.dropFirst("backoff#".count)) : nil
+                guard let number, number >= 1 else {
+                    throw value.error("'\(text)' is not an event to cancel during", hint: "use backoff (the first) or backoff#2")
+                }
+                return .cancel(CancelStep(target: target, trigger: .duringBackoff(number)))
+            }
+        default:
+            let keys = try field.mapping(["cancelAll"])
+            return .cancelAll(at: try keys.required("cancelAll").duration())
+        }
+    }
+
+    private func request(_ keys: Fields) throws(ScenarioError) -> RequestStep {
+        let target = try keys.required("request")
+        var method = "GET"
+        let urlText: String
+        if target.isMapping {
+            let parts = try target.mapping(["method", "url"])
+            method = try parts["method"]?.string().uppercased() ?? "GET"
+            urlText = try parts.required("url").string()
+        } else {
+            let words = try target.string().split(separator: " ", maxSplits: 1).map(String.init)
+            if words.count == 2 { method = words[0].uppercased() }
+            urlText = words.last ?? ""
+        }
+        guard let url = URL(string: urlText), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else {
+            throw target.error("'\(urlText)' is not an absolute http(s) URL", hint: "write e.g. GET http://api.test/items")
+        }
+        guard method.allSatisfy({ $0.isLetter }) else { throw target.error("'\(method)' is not an HTTP method") }
+        let name = try keys["name"]?.string() ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
+        var step = RequestStep(name: name, method: method, url: url)
+        if let headers = keys["headers"] { step.headers = try self.headers(headers) }
+        if keys["body"] != nil && keys["json"] != nil { throw keys["json"]!.error("give 'body' or 'json', not both") }
+        if let body = keys["body"] { step.body = Data(try body.string().utf8) }
+        if let json = keys["json"] {
+            step.body = try jsonText(json)
+            if !step.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                step.headers.append(Header("Content-Type", "application/json"))
+            }
+        }
+        if let validate = keys["validate"] { step.validation = .some(try validation(validate)) }
+        if let count = keys["repeat"] { step.repetitions = try count.int(in: 1...100_000) }
+        if let at = keys["at"] { step.at = try at.duration() }
+        if let every = keys["every"] { step.every = try every.duration() }
+        return step
+    }
+
+    // MARK: faults
+
+    func fault(_ field: Field, index: Int) throws(ScenarioError) -> FaultSite {
+        let keys = try field.mapping(["kind", "name", "route", "attempts", "exchanges", "window", "probability", "enabled",
+                                      "delay", "jitter", "bytesPerSecond", "afterBytes", "status", "headers", "retryAfter",
+                                      "retryAfterDate", "delivery", "at"])
+        let kindField = try keys.required("kind", hint: "one of \(FaultKind.names.joined(separator: ", "))")
+        let kindName = try kindField.choice(FaultKind.names)
+        func needs(_ key: String) throws(ScenarioError) -> Field {
+            try keys.required(key, hint: "a \(kindName) fault needs '\(key)'")
+        }
+        var used: Set<String> = ["kind", "name", "route", "attempts", "exchanges", "window", "probability", "enabled"]
+        let kind: FaultKind
+        switch kindName {
+        case "latency", "slowFirstByte":
+            kind = .latency(delay: try needs("delay").duration(), jitter: try keys["jitter"]?.duration() ?? .zero)
+            used.formUnion(["delay", "jitter"])
+        case "bandwidth":
+            let rate = try needs("bytesPerSecond").bytes()
+            guard rate > 0 else { throw keys["bytesPerSecond"]!.error("must be positive") }
+            kind = .bandwidth(bytesPerSecond: rate)
+            used.insert("bytesPerSecond")
+        case "stall": kind = .stall
+        case "refused": kind = .refused
+        case "hostNotFound": kind = .hostNotFound
+        case "notConnected": kind = .notConnected
+        case "connectionLost": kind = .connectionLost
+        case "reset":
+            kind = .reset(afterBytes: try needs("afterBytes").bytes())
+            used.insert("afterBytes")
+        case "truncate":
+            kind = .truncate(afterBytes: try needs("afterBytes").bytes())
+            used.insert("afterBytes")
+        case "corruptGzip": kind = .corruptGzip
+        case "status":
+            kind = .status(try needs("status").int(in: 100...999), headers: try keys["headers"].map { (field) throws(ScenarioError) in try headers(field) } ?? [],
+                           retryAfter: try keys["retryAfter"]?.duration(), retryAfterDate: try keys["retryAfterDate"]?.duration())
+            used.formUnion(["status", "headers", "retryAfter", "retryAfterDate"])
+        case "metrics":
+            let delivery = try needs("delivery").choice(FaultKind.MetricsOrder.allCases.map(\.rawValue))
+            kind = .metrics(FaultKind.MetricsOrder(rawValue: delivery)!)
+            used.insert("delivery")
+        case "duplicateCompletion": kind = .duplicateCompletion
+        default:
+            kind = .tokenExpiry(at: try needs("at").duration())
+            used.insert("at")
+        }
+        for key in keys.order where !used.contains(key) {
+            throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")
+        }
+        var site = FaultSite(name: try keys["name"]?.string() ?? "\(kindName)-\(index + 1)", kind: kind)
+        if let route = keys["route"] { site.pattern = RequestPattern(parsing: try route.string()) }
+        if let attempts = keys["attempts"] { site.attempts = try attempts.integers(in: 1...1_000_000) }
+        if let exchanges = keys["exchanges"] { site.exchanges = try exchanges.integers(in: 1...Int.max) }
+        if let window = keys["window"] {
+            let bounds = try window.mapping(["from", "until"])
+            site.from = try bounds["from"]?.duration()
+            site.until = try bounds["until"]?.duration()
+        }
+        if let probability = keys["probability"] { site.probabilityPerMille = try probability.int(in: 0...1_000) }
+        if let enabled = keys["enabled"] { site.enabledPerMille = try enabled.int(in: 0...1_000) }
+        return site
+    }
+
+    // MARK: expectations and schedules
+
+    func expectations(_ field: Field) throws(ScenarioError) -> Expectations {
+        let keys = try field.mapping(["requests", "allowAnomalies", "exchanges"])
+        var expectations = Expectations()
+        if let requests = keys["requests"] {
+            let byName = try requests.mapping(try requestKeys(requests))
+            for name in byName.order {
+                expectations.requests.append(try requestExpectation(byName[name]!, target: name))
+            }
+        }
+        if let allowed = keys["allowAnomalies"] {
+            for item in try allowed.list(allowingSingle: true) {
+                expectations.allowedAnomalies.insert(try item.choice(["metricsMissing", "duplicateMetrics", "duplicateCompletion"]))
+            }
+        }
+        if let counts = keys["exchanges"] {
+            let byRoute = try counts.mapping(try requestKeys(counts))
+            for route in byRoute.order {
+                expectations.exchanges.append(ExchangeCount(route: RequestPattern(parsing: route), count: try byRoute[route]!.integers(in: 0...Int.max)))
+            }
+        }
+        return expectations
+    }
+
+    /// Every key of a mapping keyed by the user's names (`requests`, `exchanges`) is accepted here;
+    /// the validation step checks that each request name names a request of the script.
+    private func requestKeys(_ field: Field) throws(ScenarioError) -> [String] {
+        guard case let .mapping(mapping) = field.node else { throw field.error("expected a mapping of request names") }
+        return mapping.compactMap { $0.key.string }
+    }
+
+    private func requestExpectation(_ field: Field, target: String) throws(ScenarioError) -> RequestExpectation {
+        let keys = try field.mapping(["status", "error", "attempts", "finishedBy", "bodyContains", "json", "bodyBytes"])
+        var expectation = RequestExpectation(target: target)
+        if let status = keys["status"] { expectation.status = try status.integers(in: 100...999) }
+        if let error = keys["error"] { expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
+        if let attempts = keys["attempts"] { expectation.attempts = try attempts.integers(in: 1...1_000_000) }
+        if let finished = keys["finishedBy"] { expectation.finishedBy = try finished.duration() }
+        if let contains = keys["bodyContains"] { expectation.bodyContains = try contains.string() }
+        if let bytes = keys["bodyBytes"] { expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
+        if let json = keys["json"] {
+            for item in try json.list(allowingSingle: true) {
+                let pair = try item.mapping(["path", "equals"])
+                let equals = try pair.required("equals")
+                expectation.json.append(JSONExpectation(path: try pair.required("path").string(), equals: String(decoding: try jsonText(equals), as: UTF8.self)))
+            }
+        }
+        return expectation
+    }
+
+    func schedule(_ field: Field) throws(ScenarioError) -> Schedule {
+        let keys = try field.mapping(["faults"])
+        var schedule = Schedule()
+        for item in try keys["faults"]?.list() ?? [] {
+            let decision = try item.mapping(["site", "request", "attempt", "occurrence", "drawn"])
+            schedule.faults.append(FaultDecision(
+                site: try decision.required("site").string(), request: try decision["request"]?.string(),
+                attempt: try decision["attempt"]?.int(in: 1...1_000_000) ?? 1,
+                occurrence: try decision["occurrence"]?.int(in: 1...1_000_000) ?? 1,
+                drawn: Int64(try decision["drawn"]?.int() ?? 0)))
+        }
+        return schedule
+    }
+}
