@@ -4,7 +4,7 @@ public import FoundationNetworking
 #endif
 
 extension TargetProvider {
-    /// The endpoint Moya makes by default: the target's URL (``Foundation/URL/init(target:)``),
+    /// The endpoint Moya makes by default: the target's URL (`URL(target:)`),
     /// method, task and header fields, with the target's ``TargetType/sampleResponse``.
     public static func defaultEndpointMapping(for target: Target) -> Endpoint {
         Endpoint(url: URL(target: target).absoluteString, sampleResponseClosure: { target.sampleResponse },

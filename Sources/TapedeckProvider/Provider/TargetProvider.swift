@@ -8,7 +8,7 @@ import Foundation
 public import Foundation
 #endif
 
-/// Sends targets through a TapedeckClient ``Session``, in the shape of Moya's `MoyaProvider`:
+/// Sends targets through a TapedeckClient `Session`, in the shape of Moya's `MoyaProvider`:
 /// target → ``Endpoint`` (endpoint closure) → URLRequest (request closure) → the session, or a stub
 /// answered on the session's scheduler; plugins around every request; in-flight de-duplication.
 ///
@@ -63,6 +63,8 @@ public final class TargetProvider<Target: TargetType>: Sendable {
     /// A provider sending targets through `session`.
     ///
     /// - Parameters:
+    ///   - session: the session requests go through; its scheduler runs the stubs and its queues
+    ///     the plugins.
     ///   - endpointClosure: target → endpoint (default: ``defaultEndpointMapping(for:)``).
     ///   - requestClosure: endpoint → URLRequest (default: ``defaultRequestMapping(for:closure:)``).
     ///   - stubClosure: which targets are stubbed, and how (default: ``neverStub(_:)``).

@@ -3,7 +3,7 @@ public import TapedeckClient
 
 /// Everything that can go wrong between a target and its ``Response`` (Moya's `MoyaError`, same cases
 /// except image mapping). The error that caused it is kept: ``underlyingError`` gives it back, and
-/// for a transport, validation or cancellation failure it is the ``ClientError`` the session reported.
+/// for a transport, validation or cancellation failure it is the `ClientError` the session reported.
 ///
 /// ```swift
 /// do {
@@ -24,7 +24,7 @@ public enum ProviderError: Error, Sendable {
     case encodableMapping(any Error)
     /// The status code was outside the range a `filter` asked for.
     case statusCode(Response)
-    /// The request failed with this error (the session's ``ClientError`` on the network path, the
+    /// The request failed with this error (the session's `ClientError` on the network path, the
     /// stub's error for a `networkError` sample), with the response when one came.
     case underlying(any Error, Response?)
     /// The endpoint's URL string is not a URL.
@@ -60,7 +60,7 @@ public enum ProviderError: Error, Sendable {
     }
 
     /// The `URLError` at the bottom of the failure, if any: the transport's error on the network
-    /// path (inside the ``ClientError``), or a stub's `networkError` when it is one.
+    /// path (inside the `ClientError`), or a stub's `networkError` when it is one.
     public var urlError: URLError? {
         underlyingError as? URLError ?? clientError?.urlError
     }

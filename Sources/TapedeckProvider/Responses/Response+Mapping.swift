@@ -27,7 +27,7 @@ extension Response {
 
     // MARK: bodies
 
-    /// The body as TapedeckClient's ``JSON`` value (Moya returns `Any`); fragments are allowed.
+    /// The body as TapedeckClient's `JSON` value (Moya returns `Any`); fragments are allowed.
     /// An empty body is ``ProviderError/jsonMapping(_:)``, or `.null` when `failsOnEmptyData` is false.
     public func mapJSON(failsOnEmptyData: Bool = true) throws(ProviderError) -> JSON {
         if data.isEmpty && !failsOnEmptyData { return .null }

@@ -4,7 +4,7 @@ public import TapedeckClient
 /// One endpoint of an API, described as a value: where it is, how to call it, and what a stub answers.
 ///
 /// A Moya `TargetType` moves over unchanged except for two names: the method is TapedeckClient's
-/// ``HTTPMethod`` and the task a ``TargetTask`` (Moya's `Task` would hide Swift's `Task` in every
+/// `HTTPMethod` and the task a ``TargetTask`` (Moya's `Task` would hide Swift's `Task` in every
 /// file that imports this module). Targets are `Sendable`, as Swift 6 requires of what crosses queues.
 ///
 /// ```swift
