@@ -15,7 +15,15 @@ import FoundationNetworking
 /// clock: every test awaits the completions it expects.
 @Suite("Provider: live, against a loopback server", .serialized)
 struct ProviderLiveTests {
-    static let server = Result { try LoopbackServer.startBlocking() }
+    /// One server for the suite, started without blocking a thread: a `startBlocking()` here would
+    /// hold a cooperative thread while the server's own task needs one, and with another suite doing
+    /// the same on a two-core machine both would wait forever.
+    static let server = Task { try await LoopbackServer.start() }
+
+    /// The server's base URL.
+    static func base() async throws -> URL {
+        try await server.value.baseURL
+    }
 
     /// The loopback server's routes as a target.
     struct Loopback: TargetType, AccessTokenAuthorizable, CustomStringConvertible {
@@ -30,8 +38,8 @@ struct ProviderLiveTests {
         let baseURL: URL
         let route: Route
 
-        init(_ route: Route) throws {
-            baseURL = try ProviderLiveTests.server.get().baseURL
+        init(_ baseURL: URL, _ route: Route) {
+            self.baseURL = baseURL
             self.route = route
         }
 
@@ -89,6 +97,7 @@ struct ProviderLiveTests {
 
     @Test("try await provider.request: the plugins run in Moya's order and their prepared request is what the server receives")
     func asyncRequestWithPlugins() async throws {
+        let base = try await Self.base()
         let (session, scheduler) = Self.session()
         let log = Box<[String]>([])
         let activity = Box<[String]>([])
@@ -99,7 +108,7 @@ struct ProviderLiveTests {
             NetworkActivityPlugin { change, target in activity.mutate { $0.append("\(change) \(target)") } },
         ])
 
-        let response = try await provider.request(try Loopback(.headers))
+        let response = try await provider.request(Loopback(base, .headers))
         let received = try response.map([String: String].self)
         let fields = Dictionary(received.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         #expect(fields["authorization"] == "Bearer live-token")
@@ -114,19 +123,20 @@ struct ProviderLiveTests {
         ])
         #expect(activity.value == ["began /headers", "ended /headers"])
 
-        let echo = try await provider.request(try Loopback(.get(["q": "a b", "page": "2"]))).map(Echo.self)
+        let echo = try await provider.request(Loopback(base, .get(["q": "a b", "page": "2"]))).map(Echo.self)
         #expect(echo.method == "GET" && echo.path == "/get" && echo.query == "page=2&q=a%20b")
         let payload = Data(LoopbackServer.bytes(50_000))
-        #expect(try await provider.request(try Loopback(.echo(payload))).data == payload)
+        #expect(try await provider.request(Loopback(base, .echo(payload))).data == payload)
         #expect(scheduler.violations.isEmpty, "\(scheduler.violations)")
     }
 
     @Test("a 404 from the server: ProviderError.underlying keeps the session's ClientError and the response; thrown typed from the async API")
     func validationFailureLive() async throws {
+        let base = try await Self.base()
         let (session, _) = Self.session()
         let provider = TargetProvider<Loopback>(session: session)
         do throws(ProviderError) {
-            _ = try await provider.request(try! Loopback(.status(404)))
+            _ = try await provider.request(Loopback(base, .status(404)))
             Issue.record("a 404 passes .successCodes validation")
         } catch {
             guard case let .underlying(underlying, response?) = error else {
@@ -141,6 +151,7 @@ struct ProviderLiveTests {
 
     @Test("cancelling the token at willSend, while the server sleeps: explicitlyCancelled, one completion; cancelling the Swift task does the same")
     func cancellationLive() async throws {
+        let base = try await Self.base()
         let (session, _) = Self.session()
         let latch = Latch()
         let calls = Box(0)
@@ -148,7 +159,7 @@ struct ProviderLiveTests {
             if change == .began { latch.fire() }
         }
         let provider = TargetProvider<Loopback>(session: session, plugins: [cancelAtWillSend])
-        let target = try Loopback(.delay(milliseconds: 3_000))
+        let target = Loopback(base, .delay(milliseconds: 3_000))
         let result = await Self.result { done in
             let token = provider.request(target) { result in
                 calls.mutate { $0 += 1 }
@@ -175,6 +186,7 @@ struct ProviderLiveTests {
 
     @Test("trackInflights live: 8 callers of one endpoint share one request, get the same Response object, each once")
     func inflightLive() async throws {
+        let base = try await Self.base()
         let (session, scheduler) = Self.session()
         // The request closure holds the first caller's URLRequest until every caller has asked, so
         // all eight join the flight whatever the threads do (no reliance on the server being slow).
@@ -184,7 +196,7 @@ struct ProviderLiveTests {
             mappings.mutate { $0 += 1 }
             release.arm { TargetProvider<Loopback>.defaultRequestMapping(for: endpoint, closure: done) }
         }, trackInflights: true)
-        let target = try Loopback(.get(["shared": "1"]))
+        let target = Loopback(base, .get(["shared": "1"]))
         let responses = Box<[Int: Response]>([:])
         let counts = Box<[Int]>([Int](repeating: 0, count: 8))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -213,6 +225,7 @@ struct ProviderLiveTests {
 
     @Test("an eager session on real queues: created inside requestQueue.sync, 32 concurrent requests all reach willSend once")
     func eagerLive() async throws {
+        let base = try await Self.base()
         let (session, scheduler) = Self.session(requestSetup: .eager)
         let sent = Box<[String]>([])
         let provider = TargetProvider<Loopback>(session: session, plugins: [
@@ -222,7 +235,7 @@ struct ProviderLiveTests {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let remaining = Box(count)
             for index in 0..<count {
-                provider.request(try! Loopback(.get(["i": "\(index)"]))) { result in
+                provider.request(Loopback(base, .get(["i": "\(index)"]))) { result in
                     #expect((try? result.get())?.statusCode == 200, "\(result)")
                     var last = false
                     remaining.mutate { $0 -= 1; last = $0 == 0 }
