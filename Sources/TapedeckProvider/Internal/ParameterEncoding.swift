@@ -3,9 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// Encoding `[String: any Sendable]` parameters into a URLRequest (Alamofire's URLEncoding and
-// JSONEncoding, which TapedeckClient does not have): keys sorted at every level, so the same
-// parameters always produce the same bytes.
+// Encoding `[String: any Sendable]` parameters into a URLRequest, as Alamofire's URLEncoding and
+// JSONEncoding do: keys sorted at every level (the JSON too), so the same parameters always produce
+// the same bytes. TapedeckClient has since gained its own URLEncoding/JSONEncoding (untyped
+// parameters, Alamofire's API); moving TargetTask.Encoding onto them is left for later.
 
 /// Why parameters could not be encoded (wrapped in ``ProviderError/parameterEncoding(_:)``).
 public struct ParameterEncodingFailure: Error, Sendable, CustomStringConvertible {
