@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TapedeckNetwork", targets: ["TapedeckNetwork"]),
         .library(name: "TapedeckBridge", targets: ["TapedeckBridge"]),
         .library(name: "TapedeckClient", targets: ["TapedeckClient"]),
+        .library(name: "TapedeckProvider", targets: ["TapedeckProvider"]),
         .library(name: "TapedeckScenarios", targets: ["TapedeckScenarios"]),
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
@@ -65,6 +66,15 @@ let package = Package(
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Layer 4 (over the client): a Moya-shaped provider — targets, endpoints, plugins, stubs on
+        // the scheduler's clock, in-flight de-duplication (swift-log for the logger plugin).
+        .target(
+            name: "TapedeckProvider",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckClient",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -154,6 +164,13 @@ let package = Package(
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
                 "TapedeckLoopback",
+            ]
+        ),
+        .testTarget(
+            name: "TapedeckProviderTests",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient", "TapedeckProvider",
+                "TapedeckLoopback", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Source compatibility with Alamofire 5: user code written in Alamofire's idiom (UserCode/, which

@@ -1,0 +1,70 @@
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+import Foundation
+#else
+public import Foundation
+#endif
+
+extension Endpoint {
+    /// The URLRequest this endpoint describes: URL, method, header fields, then the task's body and
+    /// parameters.
+    ///
+    /// Throws ``ProviderError/requestMapping(_:)`` when ``url`` is not a URL,
+    /// ``ProviderError/encodableMapping(_:)`` when an `Encodable` body fails to encode, and
+    /// ``ProviderError/parameterEncoding(_:)`` when parameters fail to encode — including a composite
+    /// task whose body encoding would put its parameters in the query (Moya stops the process there).
+    public func urlRequest() throws(ProviderError) -> URLRequest {
+        guard let requestURL = URL(string: url) else { throw .requestMapping(url) }
+        var request = URLRequest(url: requestURL)
+        request.httpMethod = method.rawValue
+        for (name, value) in (httpHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        switch task {
+        case .requestPlain:
+            return request
+        case let .requestData(data):
+            request.httpBody = data
+            return request
+        case let .requestJSONEncodable(value):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return try Self.encodeJSON(value, with: encoder, into: request)
+        case let .requestCustomJSONEncodable(value, encoder):
+            return try Self.encodeJSON(value, with: encoder, into: request)
+        case let .requestParameters(parameters, encoding):
+            return try Self.encode(parameters, with: encoding, into: request)
+        case let .requestCompositeData(bodyData, urlParameters):
+            request.httpBody = bodyData
+            return try Self.encode(urlParameters, with: .queryString, into: request)
+        case let .requestCompositeParameters(bodyParameters, bodyEncoding, urlParameters):
+            guard bodyEncoding.writesBody else {
+                throw .parameterEncoding(ParameterEncodingFailure(
+                    description: "a composite task's body encoding must write the body (.httpBody or JSON), not \(bodyEncoding)"))
+            }
+            let withBody = try Self.encode(bodyParameters, with: bodyEncoding, into: request)
+            return try Self.encode(urlParameters, with: .queryString, into: withBody)
+        }
+    }
+
+    private static func encodeJSON(_ value: any Encodable & Sendable, with encoder: JSONEncoder, into request: URLRequest) throws(ProviderError) -> URLRequest {
+        var request = request
+        do {
+            request.httpBody = try encoder.encode(value)
+        } catch {
+            throw .encodableMapping(error)
+        }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
+    private static func encode(_ parameters: [String: any Sendable], with encoding: TargetTask.Encoding, into request: URLRequest) throws(ProviderError) -> URLRequest {
+        do {
+            return try encoding.encode(request, with: parameters)
+        } catch {
+            throw .parameterEncoding(error)
+        }
+    }
+}

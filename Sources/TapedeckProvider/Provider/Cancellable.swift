@@ -1,0 +1,48 @@
+import Synchronization
+
+/// Something that can be cancelled: what ``TargetProvider/request(_:callbackQueue:completion:)`` returns.
+public protocol Cancellable: Sendable {
+    /// True once ``cancel()`` was called.
+    var isCancelled: Bool { get }
+    /// Cancels (idempotent).
+    func cancel()
+}
+
+/// One caller's handle on its request.
+///
+/// Cancelling it ends *this caller's* wait: its completion runs with a cancellation error
+/// (`ProviderError.underlying(ClientError.explicitlyCancelled, nil)`) unless it already ran. The
+/// request itself (network request or stub) is cancelled only when no other caller shares it
+/// (see ``TargetProvider/trackInflights``).
+public final class CancellableToken: Cancellable, CustomDebugStringConvertible {
+    private let state: Mutex<(cancelled: Bool, action: (@Sendable () -> Void)?)>
+    private let label: String
+
+    /// A token that runs `action` on its first ``cancel()``.
+    public init(action: @escaping @Sendable () -> Void) {
+        state = Mutex((false, action))
+        label = "CancellableToken"
+    }
+
+    init(label: String, action: @escaping @Sendable () -> Void) {
+        state = Mutex((false, action))
+        self.label = label
+    }
+
+    /// True once ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Runs the action once; later calls do nothing.
+    public func cancel() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            defer { state.action = nil }
+            return state.action
+        }
+        action?()
+    }
+
+    /// The request it cancels, e.g. `CancellableToken(GET http://api.test/zen, caller 2)`.
+    public var debugDescription: String { label }
+}
