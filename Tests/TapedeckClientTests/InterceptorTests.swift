@@ -73,6 +73,30 @@ struct InterceptorTests {
         #expect(result.value == "success")
     }
 
+    @Test("a cancel while a retry's attempt is adapted ends the request once, as cancelled (inside the adapter, or while it waits)")
+    func cancelDuringRetryAdaptation() throws {
+        for inside in [true, false] {
+            let sent = Box<Request?>(nil)
+            let interceptor = CountingInterceptor(decide: { call, _ in call == 1 ? .retry : .doNotRetry }) { call, request in
+                // The second adaptation is the retry's: cancel from inside it (as a plugin's willSend can).
+                if call == 2 && inside { sent.value?.cancel() }
+                return request
+            }
+            let fixture = ClientFixture(interceptor: Interceptor(adapters: [interceptor, SlowSecondAdapter(waits: !inside)],
+                                                                   retriers: [interceptor]))
+            fixture.serveTestAPI()
+            let results = Box<[ClientError?]>([])
+            let request = fixture.session.request("http://api.test/basic-auth").validate()
+            sent.value = request
+            request.response { response in results.mutate { $0.append(response.error) } }
+            if !inside { fixture.session.rootQueue.asyncAfter(delay: .seconds(1)) { request.cancel() } }
+            try fixture.run()
+            #expect(results.value.count == 1, "inside: \(inside): the handler ran \(results.value.count) times")
+            #expect(results.value.first??.isExplicitlyCancelledError == true, "inside: \(inside): \(results.value)")
+            #expect(request.retryCount == 1 && request.tasks.count == 1, "the retry's attempt made no task")
+        }
+    }
+
     @Test("retry with delay whose second adaptation throws: retrier called three times, retryCount 1, adaptation error")
     func delayedRetryThenAdaptationFailure() throws {
         for delay in [0.01, 0] {
@@ -231,5 +255,19 @@ struct InterceptorTests {
         let first = try ids()
         #expect(Set(first).count == 3)
         #expect(try ids() == first, "request identifiers are the same in every run")
+    }
+}
+
+/// An adapter whose second adaptation completes 5 s later (when `waits`), so a cancel can come
+/// while a retry's attempt is still being adapted.
+private struct SlowSecondAdapter: RequestInterceptor {
+    let waits: Bool
+    let calls = Box(0)
+
+    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        var call = 0
+        calls.mutate { $0 += 1; call = $0 }
+        guard waits && call == 2 else { return completion(.success(urlRequest)) }
+        session.rootQueue.asyncAfter(delay: .seconds(5)) { completion(.success(urlRequest)) }
     }
 }

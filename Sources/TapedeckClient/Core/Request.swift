@@ -42,9 +42,13 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var abandonSerializerRetry: (@Sendable () -> Void)?
         var finishHandlers: [@Sendable () -> Void] = []
 
-        /// What the last task is doing, as the lifecycle's events need it.
+        /// What the current attempt's task is doing, as the lifecycle's events need it. The current
+        /// attempt is number `retryCount + 1`: while a retry's attempt is set up (adapted), the last
+        /// task belongs to the attempt before, and this attempt has none yet — so a cancel then
+        /// finishes the request at once (as Alamofire's does) instead of waiting for a task that
+        /// will never be made.
         var taskStatus: RequestLifecycle.TaskStatus {
-            guard let task = tasks.last else { return .none }
+            guard let task = tasks.last, tasks.count > retryCount else { return .none }
             return task.state == .completed ? .completed : .active
         }
     }
