@@ -84,7 +84,8 @@ let package = Package(
             name: "TapedeckScenarios",
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
-                .product(name: "Yams", package: "Yams"),
+                "TapedeckProvider",
+                .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Layer 6: test integration — Swift Testing traits and XCTest helpers binding a test to a cassette or a scenario

@@ -32,7 +32,7 @@ struct BadFileTests {
             client: {zzzqqq: 1}
             script: [{request: GET http://api.test/a}]
             """, line: 2, column: 10, path: "client.zzzqqq",
-            message: "unknown key 'zzzqqq' — allowed here: queues, setup, retry, validate, auth, timeouts, redirects, metricsGrace, headers"),
+            message: "unknown key 'zzzqqq' — allowed here: queues, setup, retry, validate, auth, timeouts, redirects, metricsGrace, headers, provider"),
         BadFile(what: "a misspelt top-level section", yaml: """
             \(stub)
             scirpt: [{request: GET http://api.test/a}]
@@ -53,7 +53,7 @@ struct BadFileTests {
             client: 3
             script: [{request: GET http://api.test/a}]
             """, line: 2, column: 9, path: "client",
-            message: "expected a mapping (key: value lines), found '3' — allowed keys: queues, setup, retry, validate, auth, timeouts, redirects, metricsGrace, headers"),
+            message: "expected a mapping (key: value lines), found '3' — allowed keys: queues, setup, retry, validate, auth, timeouts, redirects, metricsGrace, headers, provider"),
         BadFile(what: "a mapping where a list belongs", yaml: """
             \(stub)
             script: {request: GET http://api.test/a}

@@ -5,16 +5,18 @@ import Foundation
 extension ScenarioReader {
     // MARK: script
 
-    func step(_ field: Field) throws(ScenarioError) -> ScriptStep {
+    func step(_ field: Field, provider: ProviderSetup?) throws(ScenarioError) -> ScriptStep {
         guard field.isMapping else {
-            throw field.error("expected a step: '- request: ...', '- cancel: ...' or '- cancelAll: ...'")
+            throw field.error("expected a step: '- request: ...', '- target: ...', '- cancel: ...' or '- cancelAll: ...'")
         }
-        let probe = try field.mapping(["request", "cancel", "cancelAll", "name", "headers", "body", "json", "validate", "repeat", "at",
-                                       "every", "during", "atAttempt"])
-        let (kind, _) = try probe.one(of: ["request", "cancel", "cancelAll"])
+        let probe = try field.mapping(["request", "target", "cancel", "cancelAll", "name", "headers", "body", "json", "validate", "repeat",
+                                       "at", "every", "during", "atAttempt"])
+        let (kind, _) = try probe.one(of: ["request", "target", "cancel", "cancelAll"])
         switch kind {
         case "request":
             return .request(try request(try field.mapping(["request", "name", "headers", "body", "json", "validate", "repeat", "at", "every"])))
+        case "target":
+            return .request(try targetStep(try field.mapping(["target", "name", "repeat", "at", "every"]), provider: provider))
         case "cancel":
             let keys = try field.mapping(["cancel", "at", "during", "atAttempt"])
             let target = try keys.required("cancel").string()

@@ -20,7 +20,7 @@ struct ScenarioReader {
         }
         if let client = top["client"] { scenario.client = try self.client(client) }
         let script = try top.required("script", hint: "list the requests to send, e.g. - request: GET http://api.test/items")
-        scenario.script = try script.list().map { (item) throws(ScenarioError) in try step(item) }
+        scenario.script = try script.list().map { (item) throws(ScenarioError) in try step(item, provider: scenario.client.provider) }
         if let faults = top["faults"] {
             scenario.faults = try faults.list().enumerated().map { (index, item) throws(ScenarioError) in try fault(item, index: index) }
         }
@@ -134,7 +134,7 @@ struct ScenarioReader {
 
     static let responseKeys = ["status", "headers", "body", "json", "bodyFile", "gzip", "fail"]
 
-    private func response(_ keys: Fields) throws(ScenarioError) -> StubResponse {
+    func response(_ keys: Fields) throws(ScenarioError) -> StubResponse {
         var response = StubResponse()
         if let fail = keys["fail"] {
             response.failure = try failureCode(fail)
@@ -176,7 +176,8 @@ struct ScenarioReader {
     // MARK: client
 
     private func client(_ field: Field) throws(ScenarioError) -> ClientSetup {
-        let keys = try field.mapping(["queues", "setup", "retry", "validate", "auth", "timeouts", "redirects", "metricsGrace", "headers"])
+        let keys = try field.mapping(["queues", "setup", "retry", "validate", "auth", "timeouts", "redirects", "metricsGrace", "headers",
+                                      "provider"])
         var client = ClientSetup()
         if let queues = keys["queues"] { client.queues = ClientSetup.Queues(rawValue: try queues.choice(ClientSetup.Queues.allCases.map(\.rawValue)))! }
         if let setup = keys["setup"] { client.setup = ClientSetup.Setup(rawValue: try setup.choice(["lazy", "eager"]))! }
@@ -191,6 +192,7 @@ struct ScenarioReader {
         if let redirects = keys["redirects"] { client.followsRedirects = try redirects.choice(["follow", "doNotFollow"]) == "follow" }
         if let grace = keys["metricsGrace"] { client.metricsGracePeriod = try grace.duration() }
         if let headers = keys["headers"] { client.headers = try self.headers(headers) }
+        if let provider = keys["provider"] { client.provider = try self.provider(provider) }
         return client
     }
 

@@ -41,12 +41,15 @@ public struct ClientSetup: Hashable, Sendable {
     public var metricsGracePeriod: Duration
     /// Header fields every request carries.
     public var headers: [Header]
+    /// A Moya-style provider over the session, for the script's `target:` steps (nil: none).
+    public var provider: ProviderSetup?
 
     /// Alamofire's defaults: its queue layout, lazy setup, no retry, no validation, URLSession's
     /// timeouts, redirects followed, a 1 s metrics grace period.
     public init(queues: Queues = .alamofire, setup: Setup = .lazy, retry: RetrySetup? = nil, validation: ValidationSetup? = nil,
                 authenticates: Bool = false, requestTimeout: Duration? = nil, resourceTimeout: Duration? = nil,
-                followsRedirects: Bool = true, metricsGracePeriod: Duration = .seconds(1), headers: [Header] = []) {
+                followsRedirects: Bool = true, metricsGracePeriod: Duration = .seconds(1), headers: [Header] = [],
+                provider: ProviderSetup? = nil) {
         self.queues = queues
         self.setup = setup
         self.retry = retry
@@ -57,6 +60,7 @@ public struct ClientSetup: Hashable, Sendable {
         self.followsRedirects = followsRedirects
         self.metricsGracePeriod = metricsGracePeriod
         self.headers = headers
+        self.provider = provider
     }
 }
 

@@ -31,10 +31,14 @@ public struct RequestStep: Hashable, Sendable {
     public var at: Duration
     /// The virtual time between one send and the next (0: all at once).
     public var every: Duration
+    /// The provider target it sends (a `target:` step; nil: a plain request). Its method and URL
+    /// are the target's; the target's task, headers and validation apply.
+    public var target: String?
 
     /// A request step sending `method url` once at time zero.
     public init(name: String, method: String = "GET", url: URL, headers: [Header] = [], body: Data? = nil,
-                validation: ValidationSetup?? = nil, repetitions: Int = 1, at: Duration = .zero, every: Duration = .zero) {
+                validation: ValidationSetup?? = nil, repetitions: Int = 1, at: Duration = .zero, every: Duration = .zero,
+                target: String? = nil) {
         self.name = name
         self.method = method
         self.url = url
@@ -44,6 +48,7 @@ public struct RequestStep: Hashable, Sendable {
         self.repetitions = repetitions
         self.at = at
         self.every = every
+        self.target = target
     }
 
     /// Each repetition as its own request.

@@ -23,7 +23,7 @@ struct OutcomeBuilder {
             var outcome = RequestOutcome(
                 name: request.name, method: request.step.method, url: request.step.url.absoluteString,
                 status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map(Self.detail),
-                attempts: entry?.attempts ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
+                attempts: entry.map { $0.viaProvider ? max(1, records.count { $0.tag == request.name }) : $0.attempts } ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
                 endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
                 faults: fired.filter { $0.decision.request == request.name }.map { "\($0.site): \($0.action)" },
                 bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body)

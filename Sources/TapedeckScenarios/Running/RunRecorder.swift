@@ -21,6 +21,8 @@ final class RunRecorder: EventMonitor {
         var body: Data?
         var attempts = 1
         var cancelledAt: VirtualInstant?
+        /// Sent through the scenario's provider: its attempts are its tagged exchanges.
+        var viaProvider = false
     }
 
     private struct State: Sendable {
@@ -49,18 +51,40 @@ final class RunRecorder: EventMonitor {
         }
     }
 
+    /// Registers a request about to be sent through the scenario's provider; returns its index.
+    func sentThroughProvider(_ name: String) -> Int {
+        let now = scheduler.now
+        return state.withLock { state in
+            state.entries.append(Entry(name: name, start: now, viaProvider: true))
+            return state.entries.count - 1
+        }
+    }
+
     /// The completion handler ran with `response`.
     func completed(_ index: Int, _ response: DataResponse<Data?, ClientError>, attempts: Int) {
+        completed(index, status: response.response?.statusCode, error: response.error, body: response.data ?? nil, attempts: attempts)
+    }
+
+    /// The completion handler ran with this status, error and body.
+    func completed(_ index: Int, status: Int?, error: ClientError?, body: Data?, attempts: Int) {
         let now = scheduler.now
         state.withLock { state in
             state.entries[index].handlerCalls += 1
             guard state.entries[index].handlerCalls == 1 else { return }
             state.entries[index].end = now
-            state.entries[index].status = response.response?.statusCode
-            state.entries[index].error = response.error
-            state.entries[index].body = response.data ?? nil
+            state.entries[index].status = status
+            state.entries[index].error = error
+            state.entries[index].body = body
             state.entries[index].attempts = attempts
             state.entries[index].request = nil   // release it: the session may go away now
+        }
+    }
+
+    /// A provider request's caller was cancelled through its token.
+    func cancelled(_ index: Int) {
+        let now = scheduler.now
+        state.withLock { state in
+            state.entries[index].cancelledAt = state.entries[index].cancelledAt ?? now
         }
     }
 

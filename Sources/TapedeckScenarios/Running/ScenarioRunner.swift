@@ -87,6 +87,8 @@ final class Run: @unchecked Sendable {
     let sites: FaultSites
     let tokenServer: TokenServer?
     let cassetteRecorder: CassetteRecorder?
+    /// The provider the script's `target:` steps go through (the file's `client.provider`).
+    let provider: ScenarioProvider?
     private let retryObserver = RetryObserver()
 
     init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) {
@@ -109,6 +111,11 @@ final class Run: @unchecked Sendable {
             session = makeSession(world)
         } else {
             session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world, observer: retryObserver)
+        }
+        if let setup = scenario.client.provider {
+            provider = ScenarioProvider(setup: setup, session: session, scheduler: scheduler, clientHeaders: scenario.client.headers)
+        } else {
+            provider = nil
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TapedeckBridge
 import TapedeckClient
 import TapedeckScheduling
 #if canImport(FoundationNetworking)
@@ -13,20 +14,42 @@ struct ScriptDriver {
     let run: Run
     let retryObserver: RetryObserver
 
-    /// The requests sent so far, by name (what cancels look up).
+    /// The requests sent so far, by name (what cancels look up): session requests, and provider
+    /// requests by their cancel tokens.
     final class Sent: Sendable {
-        private let requests = Mutex<[(name: String, step: String, request: Request)]>([])
+        private struct Entry {
+            let name: String
+            let step: String
+            let request: Request?
+            let cancel: @Sendable () -> Void
+        }
+
+        private let requests = Mutex<[Entry]>([])
 
         func add(_ name: String, step: String, _ request: Request) {
-            requests.withLock { $0.append((name, step, request)) }
+            requests.withLock { $0.append(Entry(name: name, step: step, request: request, cancel: { request.cancel() })) }
         }
 
-        func named(_ target: String) -> [Request] {
-            requests.withLock { $0.filter { $0.name == target || $0.step == target }.map(\.request) }
+        func add(_ name: String, step: String, cancel: @escaping @Sendable () -> Void) {
+            requests.withLock { $0.append(Entry(name: name, step: step, request: nil, cancel: cancel)) }
         }
 
+        /// Cancels every request `target` names.
+        func cancel(_ target: String) {
+            let cancels = requests.withLock { $0.filter { $0.name == target || $0.step == target }.map(\.cancel) }
+            for cancel in cancels { cancel() }
+        }
+
+        /// Cancels the request named `name` (its caller only, for a provider request).
+        func cancel(named name: String) {
+            let cancels = requests.withLock { $0.filter { $0.name == name }.map(\.cancel) }
+            for cancel in cancels { cancel() }
+        }
+
+        /// The script's name of a session request: its own, or for a provider's request the tag its
+        /// attempts carry.
         func name(of request: Request) -> String? {
-            requests.withLock { $0.first { $0.request === request }?.name }
+            requests.withLock { $0.first { $0.request === request }?.name } ?? request.request?.value(forHTTPHeaderField: Harness.tagHeader)
         }
     }
 
@@ -43,7 +66,7 @@ struct ScriptDriver {
                 switch cancel.trigger {
                 case let .at(instant):
                     app.asyncAfter(delay: instant, named: "scenario.cancel") {
-                        for request in sent.named(cancel.target) { request.cancel() }
+                        sent.cancel(cancel.target)
                     }
                 case let .duringBackoff(retry):
                     backoffCancels.append((cancel.target, retry))
@@ -61,7 +84,7 @@ struct ScriptDriver {
             retryObserver.listen { request, retry, delay in
                 guard let name = sent.name(of: request),
                       backoffCancels.contains(where: { $0.retry == retry && (name == $0.target || name.hasPrefix($0.target + "#")) }) else { return }
-                request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { request.cancel() }
+                request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: name) }
             }
         }
         for scripted in run.scenario.requests {
@@ -74,6 +97,19 @@ struct ScriptDriver {
 
     private func send(_ scripted: ScriptRequest, run: Run, sent: Sent, cancelAttempts: [Int]) {
         let step = scripted.step
+        if step.target != nil, let provider = run.provider {
+            let recorder = run.recorder
+            let index = recorder.sentThroughProvider(scripted.name)
+            let token = provider.send(scripted, cancelAttempts: cancelAttempts) { result in
+                let (status, error, body) = ScenarioProvider.recorded(result)
+                recorder.completed(index, status: status, error: error, body: body, attempts: 1)
+            }
+            sent.add(scripted.name, step: step.name) {
+                recorder.cancelled(index)
+                token.cancel()
+            }
+            return
+        }
         var urlRequest = URLRequest(url: step.url)
         urlRequest.httpMethod = step.method
         for header in run.scenario.client.headers + step.headers {

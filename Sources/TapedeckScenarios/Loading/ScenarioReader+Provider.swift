@@ -1,0 +1,138 @@
+import Foundation
+
+// The `client.provider` section (a Moya-style provider as the client) and the script's
+// `target:` steps that send its targets.
+extension ScenarioReader {
+    func provider(_ field: Field) throws(ScenarioError) -> ProviderSetup {
+        let keys = try field.mapping(["baseURL", "stub", "trackInflights", "plugins", "targets"])
+        var provider = ProviderSetup()
+        if let base = keys["baseURL"] { provider.baseURL = try absoluteURL(base) }
+        if let stub = keys["stub"] { provider.stub = try stubMode(stub) }
+        provider.trackInflights = try keys["trackInflights"]?.bool() ?? false
+        if let plugins = keys["plugins"] {
+            provider.plugins = try plugins.list(allowingSingle: true).map { (item) throws(ScenarioError) in try plugin(item) }
+        }
+        let targets = try keys.required("targets", hint: "name the targets the script sends, e.g. targets: {items: {path: /items}}")
+        guard case let .mapping(mapping) = targets.node, !mapping.isEmpty else {
+            throw targets.error("expected targets by name, e.g. 'items: {path: /items}'")
+        }
+        for (key, value) in mapping {
+            guard let name = key.string, !name.isEmpty else { throw targets.error("a target's name must be text") }
+            let target = try self.target(targets.child(name, value), name: name)
+            if target.baseURL == nil && provider.baseURL == nil {
+                throw targets.child(name, value).error("target '\(name)' has no base URL",
+                                                       hint: "give 'baseURL:' here or in client.provider")
+            }
+            provider.targets.append(target)
+        }
+        return provider
+    }
+
+    private func target(_ field: Field, name: String) throws(ScenarioError) -> TargetSetup {
+        let keys = try field.mapping(["baseURL", "path", "method", "task", "headers", "validate", "auth", "sample", "stub"])
+        var target = TargetSetup(name: name, path: try keys["path"]?.string() ?? "")
+        if let base = keys["baseURL"] { target.baseURL = try absoluteURL(base) }
+        if let method = keys["method"] {
+            target.method = try method.string().uppercased()
+            guard target.method.allSatisfy({ $0.isLetter }) else { throw method.error("'\(target.method)' is not an HTTP method") }
+        }
+        if let task = keys["task"] { target.task = try self.task(task) }
+        if let headers = keys["headers"] { target.headers = try self.headers(headers) }
+        if let validate = keys["validate"] { target.validation = try targetValidation(validate) }
+        if let auth = keys["auth"] {
+            let scheme = try auth.string()
+            switch scheme.lowercased() {
+            case "none": target.auth = nil
+            case "bearer": target.auth = "Bearer"
+            case "basic": target.auth = "Basic"
+            default:
+                guard !scheme.isEmpty, !scheme.contains(" ") else {
+                    throw auth.error("'\(scheme)' is not an authorization scheme", hint: "use bearer, basic, none or one word")
+                }
+                target.auth = scheme
+            }
+        }
+        if let sample = keys["sample"] { target.sample = try response(sample.mapping(Self.responseKeys)) }
+        if let stub = keys["stub"] { target.stub = try stubMode(stub) }
+        return target
+    }
+
+    /// `plain`, or one of `{data: TEXT}`, `{query: {...}}`, `{form: {...}}`, `{json: {...}}`.
+    private func task(_ field: Field) throws(ScenarioError) -> TaskSetup {
+        if field.isScalar {
+            _ = try field.choice(["plain"])
+            return .plain
+        }
+        let keys = try field.mapping(["data", "query", "form", "json"])
+        let (kind, value) = try keys.one(of: ["data", "query", "form", "json"])
+        if kind == "data" { return .data(Data(try value.string().utf8)) }
+        guard value.isMapping else { throw value.error("'\(kind)' parameters must be a mapping of names to values") }
+        let parameters = try jsonText(value)
+        switch kind {
+        case "query": return .query(parameters)
+        case "form": return .form(parameters)
+        default: return .json(parameters)
+        }
+    }
+
+    private func targetValidation(_ field: Field) throws(ScenarioError) -> TargetValidation {
+        if case .sequence = field.node {
+            return .codes(try field.list().map { (item) throws(ScenarioError) in try item.int(in: 100...999) })
+        }
+        switch try field.choice(["none", "successCodes", "successAndRedirectCodes"]) {
+        case "successCodes": return .successCodes
+        case "successAndRedirectCodes": return .successAndRedirectCodes
+        default: return .none
+        }
+    }
+
+    /// `never`, `immediate`, or `{delayed: 2s}`.
+    private func stubMode(_ field: Field) throws(ScenarioError) -> StubMode {
+        if field.isScalar {
+            return try field.choice(["never", "immediate"]) == "never" ? .never : .immediate
+        }
+        let keys = try field.mapping(["delayed"])
+        return .delayed(try keys.required("delayed").duration())
+    }
+
+    /// `{accessToken: TOKEN}`, `activity`, or `logger`.
+    private func plugin(_ field: Field) throws(ScenarioError) -> PluginSetup {
+        if field.isScalar {
+            return try field.choice(["activity", "logger"]) == "activity" ? .activity : .logger
+        }
+        let keys = try field.mapping(["accessToken"])
+        return .accessToken(try keys.required("accessToken").string())
+    }
+
+    private func absoluteURL(_ field: Field) throws(ScenarioError) -> URL {
+        let text = try field.string()
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil,
+              url.query == nil else {
+            throw field.error("'\(text)' is not an absolute http(s) URL without a query", hint: "e.g. http://api.test")
+        }
+        return url
+    }
+
+    /// A `- target: NAME` step: the provider's target sent as a request (`name`, `repeat`, `at`,
+    /// `every` as for `request:` steps); its method and URL are the target's.
+    func targetStep(_ keys: Fields, provider: ProviderSetup?) throws(ScenarioError) -> RequestStep {
+        let field = try keys.required("target")
+        let name = try field.string()
+        guard let provider else {
+            throw field.error("a 'target:' step needs a provider", hint: "describe the targets in client.provider.targets")
+        }
+        guard let target = provider.target(named: name) else {
+            let names = provider.targets.map(\.name)
+            let close = Field.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
+            throw field.error("no target named '\(name)'", hint: close + "targets: \(names.joined(separator: ", "))")
+        }
+        let base = target.baseURL ?? provider.baseURL!
+        let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
+        var step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: url)
+        step.target = name
+        if let count = keys["repeat"] { step.repetitions = try count.int(in: 1...100_000) }
+        if let at = keys["at"] { step.at = try at.duration() }
+        if let every = keys["every"] { step.every = try every.duration() }
+        return step
+    }
+}
