@@ -33,6 +33,22 @@ struct BadFileTests {
             script: [{request: GET http://api.test/a}]
             """, line: 2, column: 10, path: "client.zzzqqq",
             message: "unknown key 'zzzqqq' — allowed here: queues, setup, retry, validate, auth, timeouts, redirects, metricsGrace, headers, provider"),
+        BadFile(what: "a stub with both match and url", yaml: """
+            traffic: {stubs: [{match: GET http://api.test/a, url: http://api.test/b}]}
+            script: [{request: GET http://api.test/a}]
+            """, line: 1, column: 55, path: "traffic.stubs[0].url",
+            message: "'url' and 'match' exclude each other — write the method and URL in 'match: METHOD URL'"),
+        BadFile(what: "a failure answer with a status", yaml: """
+            traffic: {stubs: [{url: http://api.test/a, fail: timedOut, status: 500}]}
+            script: [{request: GET http://api.test/a}]
+            """, line: 1, column: 68, path: "traffic.stubs[0].status",
+            message: "'status' does not apply to a failure — a 'fail' answer has no response; remove 'status' or 'fail'"),
+        BadFile(what: "a token expiry with a probability", yaml: """
+            traffic: {auth: {token: POST http://api.test/token, protect: GET http://api.test/a}}
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: tokenExpiry, at: 1s, probability: 500}]
+            """, line: 3, column: 51, path: "faults[0].probability",
+            message: "'probability' does not apply to a tokenExpiry fault"),
         BadFile(what: "a misspelt top-level section", yaml: """
             \(stub)
             scirpt: [{request: GET http://api.test/a}]

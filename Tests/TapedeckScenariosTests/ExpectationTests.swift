@@ -101,6 +101,21 @@ struct ExpectationTests {
             """)
         #expect(outcome.failures.map(\.message) == ["expected 200, got no response (cannotConnect)"])
     }
+
+    @Test("a status whose body was cut off does not meet a status expectation; the message says how the transfer ended")
+    func statusOfACutTransfer() throws {
+        let yaml = """
+            traffic: {stubs: [{url: http://api.test/a, body: \(textBody(400))}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults: [{kind: reset, afterBytes: 100}]
+            expect: {requests: {a: {status: 200}}}
+            """
+        let cut = try run(yaml)
+        #expect(cut.request("a").status == 200 && cut.request("a").error == .connectionLost)
+        #expect(cut.failures.map(\.message) == ["expected 200, got 200, then the transfer failed (connectionLost)"])
+        let whole = try run(yaml.replacingOccurrences(of: "afterBytes: 100", with: "afterBytes: 100000"))
+        #expect(whole.passed)
+    }
 }
 
 @Suite("Invariants: what every run checks, each provoked where a scenario can provoke it")

@@ -118,7 +118,8 @@ extension ScenarioReader {
         case "duplicateCompletion": kind = .duplicateCompletion
         default:
             kind = .tokenExpiry(at: try needs("at").duration())
-            used.insert("at")
+            // It expires every token at one instant: nothing to target and nothing to draw.
+            used = ["kind", "name", "at"]
         }
         for key in keys.order where !used.contains(key) {
             throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")

@@ -106,6 +106,9 @@ struct ScenarioReader {
                                       "latency", "jitter", "bandwidth", "responses"])
         let pattern: RequestPattern
         if let match = keys["match"] {
+            for key in ["url", "method"] where keys[key] != nil {
+                throw keys[key]!.error("'\(key)' and 'match' exclude each other", hint: "write the method and URL in 'match: METHOD URL'")
+            }
             pattern = RequestPattern(parsing: try match.string())
         } else {
             let url = try keys.required("url", hint: "a stub needs 'match: GET http://host/path' or 'url:'")
@@ -137,6 +140,9 @@ struct ScenarioReader {
     func response(_ keys: Fields) throws(ScenarioError) -> StubResponse {
         var response = StubResponse()
         if let fail = keys["fail"] {
+            for key in ["status", "headers", "body", "json", "bodyFile", "gzip"] where keys[key] != nil {
+                throw keys[key]!.error("'\(key)' does not apply to a failure", hint: "a 'fail' answer has no response; remove '\(key)' or 'fail'")
+            }
             response.failure = try failureCode(fail)
             return response
         }

@@ -29,8 +29,12 @@ struct ExpectationChecker {
 
     private func problems(_ expected: RequestExpectation, _ request: RequestOutcome) -> [(String, String)] {
         var problems: [(String, String)] = []
-        let got = request.status.map(String.init) ?? "no response (\(request.error.rawValue))"
-        if let statuses = expected.status, !(request.status.map(statuses.contains) ?? false) {
+        // A status counts only when its response arrived whole: a head followed by a reset, a
+        // timeout or a cancel mid-body is a failed transfer, not that status.
+        let whole = [.none, .validation, .serialization].contains(request.error)
+        let got = request.status.map { whole ? String($0) : "\($0), then the transfer failed (\(request.error.rawValue))" }
+            ?? "no response (\(request.error.rawValue))"
+        if let statuses = expected.status, !(whole && request.status.map(statuses.contains) == true) {
             problems.append(("status", "expected \(statuses), got \(got)"))
         }
         if let kind = expected.error, kind != request.error {
