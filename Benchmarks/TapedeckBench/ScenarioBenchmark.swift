@@ -43,4 +43,5 @@ func runScenarioBenchmark() throws {
             "goal_compression": "1000", "met": virtual / wall >= 1_000 ? "yes" : "no",
         ])
     }
+    try runShrinkBenchmark()
 }

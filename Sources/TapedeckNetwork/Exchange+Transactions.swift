@@ -108,7 +108,8 @@ extension Exchange {
             return duration
         case let .jittered(base, jitter):
             let range = jitter.wholeNanoseconds
-            let draw = range > 0 ? Int64(network.latencyRandom.next(below: Int(range) + 1)) : 0
+            var draw = range > 0 ? Int64(network.latencyRandom.next(below: Int(range) + 1)) : 0
+            if let hook = network.choiceHook { draw = min(max(0, hook.jitter(draw, upTo: range, context: context())), range) }
             return base + .nanoseconds(draw)
         }
     }

@@ -127,8 +127,9 @@ final class Exchange: @unchecked Sendable {
             fired.append(FiredFault(point: .metricsDelivery, action: .deliverMetrics(chosen), time: now))
             return chosen
         }
-        if scheduler.seed == SimulatedScheduler.fifoSeed { return .beforeCompletion }
-        return network.metricsOrderRandom.chance(1, in: 2) ? .beforeCompletion : .afterCompletion
+        let drawn: MetricsDelivery = scheduler.seed == SimulatedScheduler.fifoSeed ? .beforeCompletion
+            : network.metricsOrderRandom.chance(1, in: 2) ? .beforeCompletion : .afterCompletion
+        return network.choiceHook?.metricsDelivery(drawn, context: context()) ?? drawn
     }
 
     /// Ends the exchange (the lifecycle is already `finished`) and tells the sink.

@@ -30,6 +30,7 @@ public final class SimulatedNetwork: @unchecked Sendable {
         var routes: [Route] = []
         var fallback: Route?
         var faults: (any FaultHook)?
+        var choices: (any NetworkChoiceHook)?
     }
 
     private let config = Mutex(Configuration())
@@ -95,6 +96,16 @@ public final class SimulatedNetwork: @unchecked Sendable {
         get { config.withLock { $0.faults } }
         set { config.withLock { $0.faults = newValue } }
     }
+
+    /// The hook that sees (and may replace) the seeded jitter and metrics-order choices (nil: the
+    /// seed's draws are used as they are).
+    public var choices: (any NetworkChoiceHook)? {
+        get { config.withLock { $0.choices } }
+        set { config.withLock { $0.choices = newValue } }
+    }
+
+    /// The hook for seeded choices, read on the network queue.
+    var choiceHook: (any NetworkChoiceHook)? { config.withLock { $0.choices } }
 
     // MARK: Exchanges (on the network queue)
 

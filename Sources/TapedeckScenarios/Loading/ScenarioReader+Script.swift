@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckScheduling
 
 // The script, fault, expectation and schedule sections of a scenario file (the traffic and
 // client sections, and the value readers they share, are in ScenarioReader.swift).
@@ -190,7 +191,7 @@ extension ScenarioReader {
     }
 
     func schedule(_ field: Field) throws(ScenarioError) -> Schedule {
-        let keys = try field.mapping(["faults"])
+        let keys = try field.mapping(["faults", "exact", "order", "jitter", "metrics", "origin"])
         var schedule = Schedule()
         for item in try keys["faults"]?.list() ?? [] {
             let decision = try item.mapping(["site", "request", "attempt", "occurrence", "drawn"])
@@ -198,7 +199,39 @@ extension ScenarioReader {
                 site: try decision.required("site").string(), request: try decision["request"]?.string(),
                 attempt: try decision["attempt"]?.int(in: 1...1_000_000) ?? 1,
                 occurrence: try decision["occurrence"]?.int(in: 1...1_000_000) ?? 1,
-                drawn: Int64(try decision["drawn"]?.int() ?? 0)))
+                drawn: Int64(try decision["drawn"]?.int(in: 0...Int.max) ?? 0)))
+        }
+        let choiceKeys = ["order", "jitter", "metrics"].filter { keys[$0] != nil }
+        if let exact = keys["exact"] {
+            schedule.exact = try exact.bool()
+            if !schedule.exact, let first = choiceKeys.first {
+                throw keys[first]!.error("'\(first)' needs an exact schedule", hint: "remove 'exact: false'")
+            }
+        } else {
+            schedule.exact = !choiceKeys.isEmpty
+        }
+        for item in try keys["order"]?.list() ?? [] {
+            let choice = try item.mapping(["point", "rank"])
+            schedule.order.append(SchedulingChoice(point: try choice.required("point").int(in: 1...Int.max),
+                                                   rank: try choice.required("rank").int(in: 0...1_000_000)))
+        }
+        for item in try keys["jitter"]?.list() ?? [] {
+            let draw = try item.mapping(["request", "attempt", "occurrence", "drawn"])
+            schedule.jitter.append(JitterDecision(
+                request: try draw["request"]?.string(), attempt: try draw["attempt"]?.int(in: 1...1_000_000) ?? 1,
+                occurrence: try draw["occurrence"]?.int(in: 1...1_000_000) ?? 1,
+                nanoseconds: Int64(try draw.required("drawn").int(in: 0...Int.max))))
+        }
+        for item in try keys["metrics"]?.list() ?? [] {
+            let order = try item.mapping(["request", "attempt", "occurrence"])
+            schedule.metrics.append(MetricsDecision(
+                request: try order["request"]?.string(), attempt: try order["attempt"]?.int(in: 1...1_000_000) ?? 1,
+                occurrence: try order["occurrence"]?.int(in: 1...1_000_000) ?? 1))
+        }
+        if let origin = keys["origin"] {
+            let from = try origin.mapping(["file", "seed", "tool"])
+            schedule.origin = Schedule.Origin(file: try from["file"]?.string() ?? "", seed: UInt64(try from["seed"]?.int(in: 0...Int.max) ?? 0),
+                                              tool: try from["tool"]?.string() ?? "")
         }
         return schedule
     }

@@ -28,6 +28,10 @@ public struct ScenarioRunner: Sendable {
         public var maxSteps: Int
         /// Where `tapedeck run` was asked to run the file (for reproduction lines).
         public var commandName: String
+        /// Log every decision the seed makes (scheduling choices too, which costs a little per
+        /// choice), for ``ScenarioRunner/runRecordingDecisions(_:seed:)``. Fault decisions are
+        /// always logged.
+        public var recordsDecisions = false
 
         /// Options for a replay-only run keeping the hash only.
         public init(traceMode: TraceMode = .hashOnly, recordMode: CassetteRecorder.Mode? = nil, maxSteps: Int = 5_000_000,
@@ -67,6 +71,24 @@ public struct ScenarioRunner: Sendable {
         return (result.outcome, result.trace)
     }
 
+    /// A run and every decision it made: the fault firings, the choices between ready roots, the
+    /// jitter draws and the metrics orders that were not the default. Replaying them
+    /// (`scenario.schedule = decisions`) gives the same run, trace hash and all, from any seed.
+    ///
+    /// ```swift
+    /// let (outcome, decisions) = try ScenarioRunner().runRecordingDecisions(scenario, seed: 42)
+    /// var replay = scenario
+    /// replay.schedule = decisions
+    /// assert(try ScenarioRunner().run(replay, seed: 0).traceHash == outcome.traceHash)
+    /// ```
+    public func runRecordingDecisions(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> (outcome: Outcome, decisions: Schedule) {
+        var options = self.options
+        options.recordsDecisions = true
+        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: nil)
+        let outcome = run.execute().outcome
+        return (outcome, run.decisions)
+    }
+
     private func run(_ scenario: Scenario, seed: UInt64, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) -> (outcome: Outcome, trace: [TraceStep]) {
         let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: makeSession)
         return run.execute()
@@ -89,14 +111,20 @@ final class Run: @unchecked Sendable {
     let cassetteRecorder: CassetteRecorder?
     /// The provider the script's `target:` steps go through (the file's `client.provider`).
     let provider: ScenarioProvider?
+    /// The network's jitter and metrics-order choices, when recorded or replayed.
+    let networkChoices: NetworkChoices?
     private let retryObserver = RetryObserver()
 
     init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) {
         self.scenario = scenario
         self.seed = seed
         self.options = options
-        let scheduler = SimulatedScheduler(seed: seed, traceMode: options.traceMode, violationPolicy: .record)
+        let exact = scenario.schedule.flatMap { $0.exact ? $0 : nil }
+        let choices: RootChoiceSource = exact.map { .replaying($0.order) } ?? (options.recordsDecisions ? .recording : .seeded)
+        let scheduler = SimulatedScheduler(seed: seed, traceMode: options.traceMode, violationPolicy: .record, choices: choices)
         let network = SimulatedNetwork(scheduler: scheduler)
+        networkChoices = exact != nil || options.recordsDecisions ? NetworkChoices(replaying: exact) : nil
+        network.choices = networkChoices
         let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode).build()
         tokenServer = traffic.tokenServer
         cassetteRecorder = traffic.recorder
@@ -117,6 +145,12 @@ final class Run: @unchecked Sendable {
         } else {
             provider = nil
         }
+    }
+
+    /// Every decision made so far, as an exact schedule.
+    var decisions: Schedule {
+        Schedule(faults: sites.fired.map(\.decision), exact: true, order: world.scheduler.recordedChoices,
+                 jitter: networkChoices?.jitter ?? [], metrics: networkChoices?.metrics ?? [])
     }
 
     func execute() -> (outcome: Outcome, trace: [TraceStep]) {

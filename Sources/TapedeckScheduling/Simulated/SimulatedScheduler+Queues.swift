@@ -79,7 +79,8 @@ extension SimulatedScheduler {
     }
 
     /// The root whose job runs next: the only ready one, the oldest head under the FIFO seed, or a
-    /// seeded pick among all roots ready at this instant.
+    /// seeded pick among all roots ready at this instant; recording and replaying go through
+    /// ``RootChoices``.
     @inline(__always)
     func chooseRoot() -> SimulatedQueue? {
         switch readyRoots.count {
@@ -88,6 +89,10 @@ extension SimulatedScheduler {
         case 1:
             return readyRoots[0].queue
         default:
+            if !choicesAreSeededOnly {
+                let seeded = choices.usesSeed && seed != Self.fifoSeed ? rootChooser.next(below: readyRoots.count) : nil
+                return readyRoots[choices.pick(among: readyRoots, seeded: seeded)].queue
+            }
             if seed == Self.fifoSeed {
                 var best = readyRoots[0].queue
                 for entry in readyRoots.dropFirst() where entry.queue.ready.firstSeq < best.ready.firstSeq {

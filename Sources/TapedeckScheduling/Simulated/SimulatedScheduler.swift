@@ -57,6 +57,10 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     @exclusivity(unchecked) var executedSteps = 0
     var timers = Heap<TimerEntry>()
     var rootChooser: SeededGenerator
+    /// Recording or replaying choices between ready roots (see ``RootChoiceSource``).
+    var choices: RootChoices
+    /// True for ``RootChoiceSource/seeded``: the hot path skips ``RootChoices``.
+    let choicesAreSeededOnly: Bool
     /// Called on the owner thread at every quiescent point (see ``addQuiescenceHook(_:)``).
     var quiescenceHooks: [() -> Void] = []
     /// Queues made so far (their creation numbers).
@@ -94,12 +98,16 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     ///   - traceMode: `.full` keeps every step (needed to locate a divergence); `.hashOnly` is cheaper.
     ///   - violationPolicy: `.trap` (default) stops on a broken queue rule; `.record` lets a test see it.
     ///   - externalWaitLimit: the real-time bound on waiting for an expected external callback.
+    ///   - choices: seeded choices between ready roots (default), recorded too, or replayed from a list.
     public init(
         seed: UInt64 = fifoSeed,
         traceMode: TraceMode = .full,
         violationPolicy: ViolationPolicy = .trap,
-        externalWaitLimit: Duration = .seconds(10)
+        externalWaitLimit: Duration = .seconds(10),
+        choices: RootChoiceSource = .seeded
     ) {
+        self.choices = RootChoices(choices)
+        self.choicesAreSeededOnly = choices == .seeded
         self.seed = seed
         self.random = SimulationRandom(seed: seed)
         self.traceMode = traceMode
@@ -174,6 +182,12 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     /// Number of steps recorded in the trace (jobs, sync blocks, events).
     public var traceCount: Int {
         asOwner { recorder.count }
+    }
+
+    /// The choices between ready roots FIFO would not have made, in order (when recording or
+    /// replaying; empty with ``RootChoiceSource/seeded``).
+    public var recordedChoices: [SchedulingChoice] {
+        asOwner { choices.recorded }
     }
 
     /// Number of jobs executed so far.
