@@ -49,8 +49,8 @@ struct ExploreSeedsCommand: ParsableCommand {
     @Option(help: "Stop after this many failing seeds.")
     var stopAfter: Int?
 
-    @Option(help: "Run seeds in worker threads of this process or in worker processes.")
-    var workers: WorkerKind = .threads
+    @Option(help: "threads (in this process) or processes (worker processes); default: threads for --jobs 1, else processes (measured faster; docs/explore.md).")
+    var workers: WorkerKind?
 
     @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", visibility: .hidden))
     var progressInterval: Double = 5
@@ -80,8 +80,11 @@ struct ExploreSeedsCommand: ParsableCommand {
             }
             output.file = handle
         }
+        let kind = workers ?? (jobs > 1 ? .processes : .threads)
+        // A worker process that dies must not take this one with it when a seed is written to it.
+        if kind == .processes { signal(SIGPIPE, SIG_IGN) }
         let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)
-        let file = file, kind = workers
+        let file = file
         let result: Explorer.Result
         do {
             result = try explorer.explore(seeds: selected, makeWorker: { _ in
@@ -93,6 +96,9 @@ struct ExploreSeedsCommand: ParsableCommand {
         } catch let error as ScenarioError {
             output.abandon()
             printError("tapedeck: \(error)")
+            throw ExitStatus.badInput
+        } catch let gone as ProcessSeedWorker.WorkerGone where gone.status == 2 {
+            output.abandon()   // the worker has said why (bad input) on standard error
             throw ExitStatus.badInput
         } catch {
             output.abandon()

@@ -4,7 +4,7 @@ import TapedeckScenarios
 
 @Suite("Explore: workers, order, stopping, and seed independence")
 struct ExploreEngineTests {
-    @Test("a seed's record (hash included) does not depend on which seeds its worker ran before it")
+    @Test("a seed's record (hash included) does not depend on which seeds its worker ran before it, nor on the kept cassette")
     func seedIndependentOfEarlierSeeds() throws {
         let scenario = try halfFailingRetryStorm()
         let alone = try InProcessSeedWorker(scenario: scenario).run(seed: 9)
@@ -18,6 +18,9 @@ struct ExploreEngineTests {
         #expect(laterFirst.reversed() == earlier, "seeds 1-8 after seed 9 equal seeds 1-8 run first")
         let hashes = Set(earlier.map(\.traceHash))
         #expect(hashes.count == 8, "and the seeds do differ from each other")
+        #expect(try InProcessSeedWorker(scenario: scenario, reuseCassettes: false).run(seed: 9) == alone,
+                "keeping the parsed cassette changes nothing")
+        #expect(try SeedRecord(ScenarioRunner().run(scenario, seed: 9)) == alone, "and equals a plain run")
     }
 
     @Test("records come in seed order whatever the number of workers, and equal a plain run of each seed")
@@ -28,7 +31,7 @@ struct ExploreEngineTests {
         let three = try explore(scenario, seeds: seeds, jobs: 3)
         #expect(one.records.map(\.seed) == seeds)
         #expect(three.records == one.records)
-        #expect(one.result == Explorer.Result(emitted: 6, stoppedEarly: false))
+        #expect(one.result.emitted == 6 && !one.result.stoppedEarly)
         #expect(try one.records == seeds.map { SeedRecord(try ScenarioRunner().run(scenario, seed: $0)) })
     }
 

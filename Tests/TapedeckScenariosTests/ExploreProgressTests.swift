@@ -23,12 +23,12 @@ struct ExploreProgressTests {
     }
 
     @Test("on a terminal: the bar redraws in place (carriage return, erase line), at most ten times a second, and ends with a newline")
-    func terminalBar() throws {
+    func terminalBar() {
         var progress = ExploreProgress(total: 10, terminal: true, start: 0)
-        let first = try #require(progress.update(done: 0, failed: 0, now: 0))
+        let first = progress.update(done: 0, failed: 0, now: 0) ?? ""
         #expect(first.hasPrefix("\r\u{1B}[K") && !first.contains("\n"))
         #expect(progress.update(done: 1, failed: 0, now: 0.05) == nil)
-        let half = try #require(progress.update(done: 5, failed: 1, now: 2))
+        let half = progress.update(done: 5, failed: 1, now: 2)
         #expect(half == "\r\u{1B}[K" + String(repeating: "█", count: 15) + String(repeating: "░", count: 15)
                 + " 5/10 seeds (50%), 2.5 seeds/s, 1 failed, ETA 2s")
         #expect(progress.finish(done: 10, failed: 1, now: 4).hasSuffix("10/10 seeds (100%), 2.5 seeds/s, 1 failed, done in 4s\n"))

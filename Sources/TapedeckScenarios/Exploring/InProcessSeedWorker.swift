@@ -1,6 +1,7 @@
-/// A ``SeedWorker`` that runs seeds in this process with a ``ScenarioRunner`` of its own. Each
-/// seed gets a fresh scheduler, network, harness and client; nothing that a run changes is kept
-/// from one seed to the next, so a seed's trace hash does not depend on the seeds run before it.
+/// A ``SeedWorker`` that runs seeds in this process. Each seed gets a fresh scheduler, network,
+/// harness, URLSession and client, built as ``ScenarioRunner`` builds them; only the scenario's
+/// cassette is read once and kept (an immutable value — each run gets its own player), so nothing
+/// a run changes is kept and a seed's trace hash does not depend on the seeds run before it.
 ///
 /// ```swift
 /// let worker = InProcessSeedWorker(scenario: scenario)
@@ -25,24 +26,29 @@ public final class InProcessSeedWorker: SeedWorker {
     private let scenario: Scenario
     private let options: ScenarioRunner.Options
     private let clock: (@Sendable () -> UInt64)?
+    private let cassettes: CassetteCache?
     /// The time spent so far, by phase (all zero unless a clock was given).
     public private(set) var times = PhaseTimes()
 
     /// A worker for `scenario`. Give `clock` (monotonic nanoseconds) only to measure where the time
-    /// goes; the simulation itself never reads it.
-    public init(scenario: Scenario, options: ScenarioRunner.Options = ScenarioRunner.Options(), clock: (@Sendable () -> UInt64)? = nil) {
+    /// goes; the simulation itself never reads it. `reuseCassettes: false` reads the cassette for
+    /// every seed, as `tapedeck run` does (the benchmark compares the two). Recording runs
+    /// (`options.recordMode`) always open the cassette afresh.
+    public init(scenario: Scenario, options: ScenarioRunner.Options = ScenarioRunner.Options(), clock: (@Sendable () -> UInt64)? = nil,
+                reuseCassettes: Bool = true) {
         self.scenario = scenario
         self.options = options
         self.clock = clock
+        cassettes = reuseCassettes ? CassetteCache() : nil
     }
 
     /// Runs `seed` and returns its record.
     public func run(seed: UInt64) throws -> SeedRecord {
         guard let clock else {
-            return SeedRecord(try ScenarioRunner(options: options).run(scenario, seed: seed))
+            return SeedRecord(try Run(scenario: scenario, seed: seed, options: options, makeSession: nil, cassettes: cassettes).execute().outcome)
         }
         let start = clock()
-        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: nil)
+        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: nil, cassettes: cassettes)
         let built = clock()
         let outcome = run.execute().outcome
         let simulated = clock()

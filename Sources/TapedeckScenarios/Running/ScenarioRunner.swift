@@ -91,13 +91,14 @@ final class Run: @unchecked Sendable {
     let provider: ScenarioProvider?
     private let retryObserver = RetryObserver()
 
-    init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) {
+    init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?,
+         cassettes: CassetteCache? = nil) throws(ScenarioError) {
         self.scenario = scenario
         self.seed = seed
         self.options = options
         let scheduler = SimulatedScheduler(seed: seed, traceMode: options.traceMode, violationPolicy: .record)
         let network = SimulatedNetwork(scheduler: scheduler)
-        let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode).build()
+        let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode, cassettes: cassettes).build()
         tokenServer = traffic.tokenServer
         cassetteRecorder = traffic.recorder
         sites = FaultSites(scenario.faults.filter { if case .tokenExpiry = $0.kind { return false } else { return true } },
