@@ -29,7 +29,7 @@ private struct Echo: Decodable, Sendable {
     let path: String
 }
 
-private func runThroughPipeline(requests: Int, concurrency: Int, body: String) throws {
+func runThroughPipeline(requests: Int, concurrency: Int, body: String) throws {
     let scheduler = SimulatedScheduler(seed: 1, traceMode: .hashOnly)
     let network = SimulatedNetwork(scheduler: scheduler)
     network.stub(.get, host: "api.test", path: "/get", .json(200, body))

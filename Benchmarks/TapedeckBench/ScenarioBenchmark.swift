@@ -4,12 +4,14 @@ import TapedeckScenarios
 /// `tools/bench scenarios`: for every fixture scenario, virtual seconds simulated per wall second
 /// (the scenario loaded once, then run repeatedly in this process; median of the runs), and the
 /// wall time of one `tapedeck run` of it as a user sees it, process start to exit.
-/// Goal: compression ≥ 1,000× on every fixture.
+/// Goal: compression ≥ 1,000× on every fixture. Then the exploration line (ExploreBenchmark.swift).
 func runScenarioBenchmark() throws {
     let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("fixtures/scenarios")
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.sorted()
     let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tapedeck")
-    for name in files {
+    // TAPEDECK_BENCH_EXPLORE_ONLY=1 skips the per-fixture lines.
+    let fixtures = ProcessInfo.processInfo.environment["TAPEDECK_BENCH_EXPLORE_ONLY"] == "1" ? [] : files
+    for name in fixtures {
         let url = directory.appendingPathComponent(name)
         let scenario = try Scenario.load(url)
         let runner = ScenarioRunner()
@@ -43,5 +45,6 @@ func runScenarioBenchmark() throws {
             "goal_compression": "1000", "met": virtual / wall >= 1_000 ? "yes" : "no",
         ])
     }
+    try runExploreBenchmark(directory: directory, cli: cli)
     try runShrinkBenchmark()
 }

@@ -115,7 +115,8 @@ final class Run: @unchecked Sendable {
     let networkChoices: NetworkChoices?
     private let retryObserver = RetryObserver()
 
-    init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) {
+    init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?,
+         cassettes: CassetteCache? = nil) throws(ScenarioError) {
         self.scenario = scenario
         self.seed = seed
         self.options = options
@@ -125,7 +126,7 @@ final class Run: @unchecked Sendable {
         let network = SimulatedNetwork(scheduler: scheduler)
         networkChoices = exact != nil || options.recordsDecisions ? NetworkChoices(replaying: exact) : nil
         network.choices = networkChoices
-        let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode).build()
+        let traffic = try TrafficBuilder(scenario: scenario, network: network, recordMode: options.recordMode, cassettes: cassettes).build()
         tokenServer = traffic.tokenServer
         cassetteRecorder = traffic.recorder
         sites = FaultSites(scenario.faults.filter { if case .tokenExpiry = $0.kind { return false } else { return true } },

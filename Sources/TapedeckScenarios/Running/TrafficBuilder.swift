@@ -10,6 +10,8 @@ struct TrafficBuilder {
     let scenario: Scenario
     let network: SimulatedNetwork
     let recordMode: CassetteRecorder.Mode?
+    /// Cassettes already read (exploring many seeds), or nil to read the file each run.
+    var cassettes: CassetteCache? = nil
 
     struct Built {
         var tokenServer: TokenServer?
@@ -42,7 +44,12 @@ struct TrafficBuilder {
             } else {
                 let player: CassettePlayer
                 do {
-                    player = try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
+                    if let cassettes {
+                        player = CassettePlayer(cassette: try cassettes.cassette(at: cassette.url), rules: cassette.rules,
+                                                afterLast: cassette.afterLast, source: cassette.url.path)
+                    } else {
+                        player = try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
+                    }
                 } catch {
                     throw ScenarioError(file: scenario.source?.path ?? "", path: "traffic.cassette",
                                         reason: "the cassette cannot be used: \(error)",

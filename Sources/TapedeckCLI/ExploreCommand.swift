@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import TapedeckScenarios
+
+/// `tapedeck explore`: runs a scenario over a range of seeds (`explore FILE --seeds A..B`) and
+/// merges the JSON lines of several such runs (`explore merge`).
+struct ExploreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explore",
+        abstract: "Run a scenario over many seeds in parallel workers, or merge the results of sharded runs.",
+        subcommands: [ExploreSeedsCommand.self, ExploreMergeCommand.self, ExploreWorkerCommand.self],
+        defaultSubcommand: ExploreSeedsCommand.self
+    )
+}
+
+/// `tapedeck explore FILE --seeds A..B`: the seeds of a range (or of one shard of it) over N workers.
+struct ExploreSeedsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seeds",
+        abstract: "Run every seed of a range (or of one shard of it) and summarise what failed.",
+        discussion: """
+        Writes one JSON line per seed (format version 1, see docs/explore.md) to --out and, with \
+        --format jsonl, to standard output; prints a summary (seeds, failures, distinct trace hashes, \
+        fault sites, slowest seeds, failing seeds with reproduction lines). Progress goes to standard \
+        error: a bar on a terminal, a plain line every few seconds otherwise.
+        Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (the scenario or its cassette); \
+        64 bad usage; 3 any other failure.
+        """
+    )
+
+    @Argument(help: "The scenario file (YAML or JSON).")
+    var file: String
+
+    @Option(help: "The seeds, A..B inclusive (e.g. 1..10000).")
+    var seeds: String
+
+    @Option(help: "Parallel workers (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Run only shard i of n: the seeds s with s mod n == i (e.g. 0/4).")
+    var shard: String?
+
+    @Option(help: "text (a summary) or jsonl (one JSON line per seed on standard output, the summary on standard error).")
+    var format: ExploreFormat = .text
+
+    @Option(help: "Also write the JSON lines to this file (the input of 'tapedeck explore merge').")
+    var out: String?
+
+    @Option(help: "Stop after this many failing seeds.")
+    var stopAfter: Int?
+
+    @Option(help: "threads (in this process) or processes (worker processes); default: threads for --jobs 1, else processes (measured faster; docs/explore.md).")
+    var workers: WorkerKind?
+
+    @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", visibility: .hidden))
+    var progressInterval: Double = 5
+
+    func validate() throws {
+        do {
+            _ = try SeedRange(parsing: seeds)
+            if let shard { _ = try Shard(parsing: shard) }
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let stopAfter, stopAfter < 1 { throw ValidationError("--stop-after must be at least 1") }
+        if progressInterval < 0 { throw ValidationError("--progress-interval must not be negative") }
+    }
+
+    func run() throws {
+        let scenario = try loadScenario(file)
+        let range = try SeedRange(parsing: seeds)
+        let selected = range.seeds(in: try shard.map { try Shard(parsing: $0) } ?? .whole)
+        var output = ExploreOutput(format: format, progress: ExploreProgress(
+            total: selected.count, terminal: isatty(STDERR_FILENO) != 0, interval: progressInterval, start: monotonicSeconds()))
+        if let out {
+            guard FileManager.default.createFile(atPath: out, contents: nil), let handle = FileHandle(forWritingAtPath: out) else {
+                printError("tapedeck: cannot write \(out)")
+                throw ExitStatus.otherFailure
+            }
+            output.file = handle
+        }
+        let kind = workers ?? (jobs > 1 ? .processes : .threads)
+        // A worker process that dies must not take this one with it when a seed is written to it.
+        if kind == .processes { signal(SIGPIPE, SIG_IGN) }
+        let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)
+        let file = file
+        let result: Explorer.Result
+        do {
+            result = try explorer.explore(seeds: selected, makeWorker: { _ in
+                switch kind {
+                case .threads: InProcessSeedWorker(scenario: scenario)
+                case .processes: try ProcessSeedWorker(file: file)
+                }
+            }, emit: { try output.emit($0) })
+        } catch let error as ScenarioError {
+            output.abandon()
+            printError("tapedeck: \(error)")
+            throw ExitStatus.badInput
+        } catch let gone as ProcessSeedWorker.WorkerGone where gone.status == 2 {
+            output.abandon()   // the worker has said why (bad input) on standard error
+            throw ExitStatus.badInput
+        } catch {
+            output.abandon()
+            printError("tapedeck: \(error)")
+            throw ExitStatus.otherFailure
+        }
+        output.finish(stoppedEarly: result.stoppedEarly ? stopAfter : nil)
+        if output.failed > 0 { throw ExitStatus.found }
+    }
+}
+
+/// How `explore` prints.
+enum ExploreFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case jsonl
+}
+
+/// Where `explore` runs its seeds.
+enum WorkerKind: String, ExpressibleByArgument, CaseIterable {
+    case threads
+    case processes
+}
+
+/// Seconds of monotonic time (for the progress line only; never on the simulated path).
+func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+/// What `explore` writes as records arrive: JSON lines, progress, and the summary at the end.
+struct ExploreOutput {
+    let format: ExploreFormat
+    var progress: ExploreProgress
+    var file: FileHandle?
+    private(set) var records: [SeedRecord] = []
+    private(set) var failed = 0
+
+    init(format: ExploreFormat, progress: ExploreProgress) {
+        self.format = format
+        self.progress = progress
+    }
+
+    mutating func emit(_ record: SeedRecord) throws {
+        records.append(record)
+        if !record.passed { failed += 1 }
+        let line = Data((try record.jsonLine() + "\n").utf8)
+        if format == .jsonl { FileHandle.standardOutput.write(line) }
+        try file?.write(contentsOf: line)
+        if let text = progress.update(done: records.count, failed: failed, now: monotonicSeconds()) {
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+    }
+
+    /// Ends the progress bar after an error, so the error starts on a line of its own.
+    mutating func abandon() {
+        if progress.terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        try? file?.close()
+    }
+
+    mutating func finish(stoppedEarly stopAfter: Int?) {
+        FileHandle.standardError.write(Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
+        try? file?.close()
+        var summary = ExploreSummary(records).render()
+        if let stopAfter { summary += "\nstopped after \(stopAfter) failing seed\(stopAfter == 1 ? "" : "s") (--stop-after)" }
+        if format == .jsonl {
+            printError(summary)
+        } else {
+            print(summary)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TapedeckTestSupport
+
+/// `tapedeck explore` and `tapedeck explore merge` as real processes: output, files, progress
+/// without a terminal, sharding and merging, worker kinds, and exit statuses.
+@Suite("Explore: the tapedeck explore command")
+struct ExploreCommandTests {
+    private let retryStorm = fixturesDirectory.appendingPathComponent("scenarios/retry-storm.yaml")
+
+    /// retry-storm with its 503 site on for about half the seeds (the others fail `attempts: 3`).
+    private func halfFailing(in directory: TemporaryDirectory) throws -> URL {
+        let text = try String(contentsOf: retryStorm, encoding: .utf8)
+            .replacingOccurrences(of: "../cassettes/", with: fixturesDirectory.appendingPathComponent("cassettes").path + "/")
+            .replacingOccurrences(of: "    attempts: 1-2\n", with: "    attempts: 1-2\n    enabled: 500\n")
+        let file = directory.file("half-failing.yaml")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    private func lines(_ file: URL) throws -> [String] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    @Test("explore runs every seed, writes one v1 JSON line per seed in seed order, prints the summary and exits 0; threads and processes agree")
+    func exploresAndWrites() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let threads = directory.file("threads.jsonl"), processes = directory.file("processes.jsonl")
+        let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..24", "--jobs", "2", "--out", threads.path])
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(run.output.hasPrefix("retry-storm: 24 seeds (seeds 1..24), 0 failed, 24 distinct trace hashes, 456 requests\n"), "\(run.output)")
+        #expect(run.output.contains("  busy: 288 times in 24 of 24 seeds") && run.output.contains("every seed passed"))
+        let records = try lines(threads).map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(records.map { $0["seed"] as? Int } == Array(1...24))
+        #expect(records.allSatisfy { $0["v"] as? Int == 1 && $0["passed"] as? Bool == true })
+        let byProcess = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..24", "--jobs", "2", "--workers", "processes", "--out", processes.path])
+        #expect(byProcess.status == 0, "\(byProcess.errors)")
+        #expect(try Data(contentsOf: processes) == Data(contentsOf: threads), "worker processes write the same lines")
+        #expect(byProcess.output == run.output)
+    }
+
+    @Test("three shards merged print the unsharded run's summary and its lines, seed for seed, hash for hash")
+    func shardsMergeToTheWholeRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let scenario = try halfFailing(in: directory)
+        let whole = directory.file("whole.jsonl")
+        let run = try runTapedeck(["explore", scenario.path, "--seeds", "1..30", "--jobs", "2", "--out", whole.path])
+        #expect(run.status == 1, "some seeds fail: \(run.output)")
+        var shards: [String] = []
+        for index in 0..<3 {
+            let shard = directory.file("shard\(index).jsonl")
+            let part = try runTapedeck(["explore", scenario.path, "--seeds", "1..30", "--shard", "\(index)/3", "--format", "jsonl", "--out", shard.path])
+            #expect([0, 1].contains(part.status))
+            #expect(part.output == (try String(contentsOf: shard, encoding: .utf8)), "--format jsonl prints the lines --out writes")
+            #expect(try lines(shard).allSatisfy { $0.contains(#""v":1"#) })
+            shards.append(shard.path)
+        }
+        let mergedLines = directory.file("merged.jsonl")
+        let merged = try runTapedeck(["explore", "merge"] + shards.reversed() + ["--out", mergedLines.path])
+        #expect(merged.status == 1)
+        #expect(merged.output == run.output)
+        #expect(try Data(contentsOf: mergedLines) == Data(contentsOf: whole))
+        #expect(run.output.contains("failing seeds:") && run.output.contains("    reproduce: tapedeck run "))
+    }
+
+    @Test("without a terminal, progress is plain lines on standard error with no control characters; --format jsonl keeps standard output to JSON lines")
+    func plainProgress() throws {
+        let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..6", "--jobs", "2", "--format", "jsonl", "--progress-interval", "0"])
+        #expect(run.status == 0)
+        let progress = run.errors.split(separator: "\n").filter { $0.hasPrefix("explore: ") }
+        #expect(progress.count == 7, "a line per seed at interval 0, and a last one: \(run.errors)")
+        #expect(progress.last?.hasPrefix("explore: 6/6 seeds (100%), ") == true && progress.last?.contains(", 0 failed, done in ") == true,
+                "\(progress)")
+        #expect(run.errors.unicodeScalars.allSatisfy { $0 == "\n" || $0.value >= 0x20 }, "no control characters: \(run.errors.debugDescription)")
+        #expect(run.errors.contains("retry-storm: 6 seeds"), "the summary goes to standard error with jsonl")
+        #expect(run.output.split(separator: "\n").count == 6)
+        #expect(run.output.split(separator: "\n").allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") })
+    }
+
+    @Test("a failing seed exits 1; --stop-after K stops after the K-th failing seed and says so")
+    func failuresAndStopAfter() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let scenario = try halfFailing(in: directory)
+        let out = directory.file("stopped.jsonl")
+        let run = try runTapedeck(["explore", scenario.path, "--seeds", "1..40", "--stop-after", "2", "--out", out.path])
+        #expect(run.status == 1)
+        let records = try lines(out)
+        #expect(records.filter { $0.contains(#""passed":false"#) }.count == 2)
+        #expect(records.last?.contains(#""passed":false"#) == true, "the last line is the second failure")
+        #expect(records.count < 40)
+        #expect(run.output.contains("stopped after 2 failing seeds (--stop-after)"), "\(run.output)")
+    }
+
+    @Test("bad usage exits 64 (range, shard, jobs, stop-after); a bad scenario and bad merge inputs exit 2 with a message")
+    func badInput() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        for arguments in [["--seeds", "9..1"], ["--seeds", "x"], ["--seeds", "1..5", "--shard", "3/3"], ["--seeds", "1..5", "--shard", "1"],
+                          ["--seeds", "1..5", "--jobs", "0"], ["--seeds", "1..5", "--stop-after", "0"], []] {
+            let run = try runTapedeck(["explore", retryStorm.path] + arguments)
+            #expect(run.status == 64, "\(arguments): \(run.errors)")
+        }
+        let badRange = try runTapedeck(["explore", retryStorm.path, "--seeds", "9..1"])
+        #expect(badRange.errors.contains("the seed range 9..1 is empty"), "\(badRange.errors)")
+        #expect(try runTapedeck(["explore", directory.file("missing.yaml").path, "--seeds", "1..3"]).status == 2)
+
+        let a = directory.file("a.jsonl"), b = directory.file("b.jsonl")
+        #expect(try runTapedeck(["explore", retryStorm.path, "--seeds", "1..4", "--out", a.path]).status == 0)
+        #expect(try runTapedeck(["explore", retryStorm.path, "--seeds", "4..6", "--out", b.path]).status == 0)
+        let overlap = try runTapedeck(["explore", "merge", a.path, b.path])
+        #expect(overlap.status == 2)
+        #expect(overlap.errors.contains("b.jsonl:1: seed 4 is also in \(a.path)"), "\(overlap.errors)")
+        let other = directory.file("other.jsonl")
+        let token = fixturesDirectory.appendingPathComponent("scenarios/token-refresh.yaml")
+        #expect(try runTapedeck(["explore", token.path, "--seeds", "10..11", "--out", other.path]).status == 0)
+        let mismatch = try runTapedeck(["explore", "merge", a.path, other.path])
+        #expect(mismatch.status == 2 && mismatch.errors.contains("scenario 'token-refresh'"), "\(mismatch.errors)")
+        #expect(try runTapedeck(["explore", "merge", directory.file("none.jsonl").path]).status == 2)
+        #expect(try runTapedeck(["explore", "merge"]).status == 64)
+    }
+}
