@@ -6,6 +6,6 @@ struct Tapedeck: ParsableCommand {
         commandName: "tapedeck",
         abstract: "Deterministic network simulation and record/replay for URLSession clients.",
         version: "0.1.0",
-        subcommands: [RunCommand.self, CheckDeterminismCommand.self, CassetteCommand.self]
+        subcommands: [RunCommand.self, CheckDeterminismCommand.self, CassetteCommand.self, ServeCommand.self, RecordCommand.self]
     )
 }
