@@ -27,10 +27,14 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let options: ServerOptions
     private let connection: Int
     private let counters: ServerCounters
+    private let outlet: RawOutlet
     private var state = State.waitingForHead
     private var headerTimer: Scheduled<Void>?
+    /// The client half-closed while an answer was under way: close after it.
+    private var closeAfterAnswer = false
 
-    init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters) {
+    init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters, outlet: RawOutlet) {
+        self.outlet = outlet
         self.service = service
         self.options = options
         self.connection = connection
@@ -126,7 +130,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         after(delivery.headDelay, context) {
             let (handler, context) = bound.value
             guard case .answering = handler.state else { return whenDone(handler) }
-            let close = answer.close || !keepAlive
+            let close = answer.close || !keepAlive || handler.closeAfterAnswer
             context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead))), promise: nil)
             handler.after(delivery.bodyDelay, context) {
                 let (handler, context) = bound.value
@@ -146,7 +150,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                         handler.state = .closed
                         context.close(promise: nil)
                     case .beforeResponse, nil:
-                        handler.finish(context, close: close)
+                        handler.finish(context, close: close || handler.closeAfterAnswer)
                     }
                 }
             }
@@ -227,15 +231,19 @@ final class ConnectionHandler: ChannelInboundHandler {
             break
         }
         state = .discarding
+        // Straight to the socket, past NIO's pipelining handler and encoder: a refusal may come
+        // before any request was read (a slow head), which those handlers do not allow.
         let body = "tapedeck: \(reason)\n"
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        headers.add(name: "Content-Length", value: String(body.utf8.count))
-        headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        let phrase = HTTPResponseStatus(statusCode: status).reasonPhrase
+        var buffer = context.channel.allocator.buffer(capacity: 160 + body.utf8.count)
+        buffer.writeString("HTTP/1.1 \(status) \(phrase)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        guard let outlet = outlet.context else {
+            channel.close(promise: nil)
+            return
+        }
+        outlet.writeAndFlush(NIOAny(buffer)).whenComplete { _ in
+            // Half-close, so unread request bytes do not turn the close into a reset before the client reads the answer.
             channel.close(mode: .output, promise: nil)
             channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
         }
@@ -252,9 +260,16 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event {
-            if case .waitingForHead = state {
+            // The client sent all it will send: close once nothing is being answered (NIO's
+            // pipelining handler passes this on only after the answers under way are complete).
+            switch state {
+            case .waitingForHead, .readingBody:
                 state = .closed
                 context.close(promise: nil)
+            case .answering:
+                closeAfterAnswer = true
+            case .discarding, .closed:
+                break
             }
             return
         }
@@ -262,3 +277,18 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 }
 
+/// The first handler of a connection's pipeline: what is written through it goes to the socket
+/// as bytes, past the HTTP handlers (for refusals that precede or break off a request).
+final class RawOutlet: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private(set) var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+}

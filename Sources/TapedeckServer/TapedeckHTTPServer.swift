@@ -37,6 +37,8 @@ public final class TapedeckHTTPServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 2_048)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            // A client that half-closes after its request still gets the answer.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let number = counters.accepted.add(1, ordering: .relaxed).newValue
@@ -50,12 +52,14 @@ public final class TapedeckHTTPServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(RejectHandler(status: nil, reason: ""))
                         return
                     }
+                    let outlet = RawOutlet()
+                    try channel.pipeline.syncOperations.addHandler(outlet)
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false,
                         withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
                         withDecoderLimitConfiguration: decoderLimits)
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(service: service, options: options, connection: number, counters: counters))
+                        ConnectionHandler(service: service, options: options, connection: number, counters: counters, outlet: outlet))
                 }
             }
         do {
