@@ -22,8 +22,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "_cassette-load
 // "hello" baseline; prints its port, then serves until killed.
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "_hello-server" {
     let server = try LoopbackServer.startBlocking()
-    print("listening on http://127.0.0.1:\(server.port)")
-    fflush(stdout)
+    FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(server.port)\n".utf8))
     while true { sleep(3_600) }
 }
 
