@@ -3,6 +3,9 @@ import Testing
 import TapedeckCassettes
 import TapedeckServer
 import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Limits, malformed input and a fuzz run against the server over real sockets.
 @Suite("Server: limits, malformed requests, fuzz", .serialized)
@@ -52,7 +55,7 @@ struct LimitsTests {
             _ = rawExchange(port: server.port, send: Data(), shutdownWrite: false, timeout: 3)
         }
         holder.start()
-        while server.openConnections < 1 {}
+        while server.openConnections < 1 { sched_yield() }   // polls the count, not a clock
         let refused = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(refused.statusLine.hasPrefix("HTTP/1.1 503"), "\(refused.statusLine)")
         let run = try runTapedeck(["serve", "/nonexistent.har", "--listen", "0.0.0.0:0"])

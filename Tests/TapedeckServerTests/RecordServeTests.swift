@@ -27,6 +27,10 @@ struct RecordServeTests {
     @Test("record → stop upstream → serve: curl gets identical statuses and bytes; redirects are separate entries")
     func recordThenServe() async throws {
         let upstream = try await LoopbackServer.start()
+        try await blocking { try recordThenServe(upstream) }
+    }
+
+    private func recordThenServe(_ upstream: LoopbackServer) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let cassette = directory.file("curl.har.gz")
@@ -88,9 +92,11 @@ struct RecordServeTests {
         defer { directory.cleanUp() }
         // Proxy-recorded → Tape.
         let proxied = directory.file("proxied.har.gz")
-        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", proxied.path])
-        let live = try curl([proxy.base + "/api/items"])
-        #expect(proxy.stop() == 0)
+        let live = try await blocking {
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", proxied.path])
+            defer { #expect(proxy.stop() == 0) }
+            return try curl([proxy.base + "/api/items"])
+        }
         let tape = try Tape(cassette: proxied, mode: .replayOnly)
         let replayed = try await tape.perform(upstream.url("/api/items"))
         #expect(replayed.response.statusCode == 200 && replayed.data == live.body)
@@ -101,17 +107,21 @@ struct RecordServeTests {
         let original = try await recorder.perform(upstream.url("/api/me"))
         try recorder.finish()
         upstream.stop()
-        let server = try ServerProcess(["serve", inProcess.path, "--timing", "instant"])
+        let server = try await blocking { try ServerProcess(["serve", inProcess.path, "--timing", "instant"]) }
         let session = URLSession(configuration: .ephemeral)
         let (data, response) = try await session.data(from: URL(string: server.base + "/api/me")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(data == original.data)
-        #expect(server.stop() == 0)
+        #expect(try await blocking { server.stop() } == 0)
     }
 
     @Test("SIGKILL during recording loses no acknowledged interaction; an upstream failure is recorded as a failure entry")
     func sigkillAndFailures() async throws {
         let upstream = try await LoopbackServer.start()
+        try await blocking { try sigkillAndFailures(upstream) }
+    }
+
+    private func sigkillAndFailures(_ upstream: LoopbackServer) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let cassette = directory.file("killed.har.gz")

@@ -78,7 +78,8 @@ struct SocketFaultTests {
     func urlSessionSeesFaults() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", try plan(in: directory).path])
+        let arguments = ["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", try plan(in: directory).path]
+        let server = try await blocking { try ServerProcess(arguments) }
         let session = URLSession(configuration: .ephemeral)
         for path in ["/reset", "/truncate", "/lost"] {
             do {
@@ -88,7 +89,7 @@ struct SocketFaultTests {
                 #expect([.networkConnectionLost, .cannotParseResponse, .badServerResponse, .unknown].contains(error.code), "\(path): \(error)")
             }
         }
-        server.stop()
+        _ = try await blocking { server.stop() }
     }
 
     @Test("a plan and a seed reproduce which requests get which fault, whatever the timing")

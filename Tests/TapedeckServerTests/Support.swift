@@ -6,7 +6,8 @@ import Glibc
 
 /// A `tapedeck serve` or `tapedeck record` child process, started and waited for by its readiness
 /// line (no sleeps: the line is printed once the port is bound).
-final class ServerProcess {
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; `Process` itself is thread-safe for kill/wait.
     let process = Process()
     let port: Int
     let errorFile: URL
@@ -60,7 +61,7 @@ struct ServerStartFailed: Error, CustomStringConvertible {
 }
 
 /// What curl did: its exit status, the body and the response head.
-struct CurlRun {
+struct CurlRun: Sendable {
     var status: Int32
     var body: Data
     var head: String
@@ -130,5 +131,14 @@ func rawExchange(port: Int, send bytes: Data, shutdownWrite: Bool = true, timeou
         if count == 0 { return RawExchange(received: received, timedOut: false) }
         if errno == EINTR { continue }
         return RawExchange(received: received, timedOut: errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+}
+
+/// Runs blocking work (child processes, curl, sockets) on a thread of its own, so an async test
+/// never holds one of the cooperative pool's threads (two on this machine) that the loopback
+/// server's handlers need.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
