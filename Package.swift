@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TapedeckProvider", targets: ["TapedeckProvider"]),
         .library(name: "TapedeckScenarios", targets: ["TapedeckScenarios"]),
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
+        .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBench"]),
     ],
@@ -94,11 +95,23 @@ let package = Package(
             name: "TapedeckTesting",
             dependencies: ["TapedeckScheduling", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios"]
         ),
+        // Layer 6: record and replay over real sockets (SwiftNIO): the replay server with socket
+        // faults and the recording reverse proxy behind `tapedeck serve` / `tapedeck record`.
+        .target(
+            name: "TapedeckServer",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckScenarios",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Layer 7: the command-line tool (thin: parse, call the libraries, print).
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckScenarios",
+                "TapedeckServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -202,6 +215,14 @@ let package = Package(
                 "TapedeckClient", "TapedeckTestSupport",
             ],
             exclude: ["Files"]
+        ),
+        // The server over real sockets: `tapedeck record`/`serve` as child processes, curl and URLSession as clients.
+        .testTarget(
+            name: "TapedeckServerTests",
+            dependencies: [
+                "TapedeckServer", "TapedeckCLI", "TapedeckHTTP", "TapedeckCassettes", "TapedeckScenarios", "TapedeckTesting",
+                "TapedeckBridge", "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
+            ]
         ),
         // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
         .testTarget(

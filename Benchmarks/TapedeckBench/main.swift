@@ -1,5 +1,6 @@
 // tapedeck-bench: the project's benchmarks. Run through `tools/bench [NAME ...]`.
 import Foundation
+import TapedeckLoopback
 // Each measured configuration prints one `bench NAME key=value ...` line; a missed goal is a
 // measurement, not a failure, so the exit status is 0 unless the arguments are wrong.
 
@@ -15,6 +16,14 @@ let benchmarks: [(name: String, run: () throws -> Void)] = [
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "_cassette-load" {
     try runCassetteLoadChild(CommandLine.arguments[2])
     exit(0)
+}
+
+// Hidden child mode of tools/bench-proxy: the Hummingbird loopback server as the upstream and the
+// "hello" baseline; prints its port, then serves until killed.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "_hello-server" {
+    let server = try LoopbackServer.startBlocking()
+    FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(server.port)\n".utf8))
+    while true { sleep(3_600) }
 }
 
 let requested = Array(CommandLine.arguments.dropFirst())

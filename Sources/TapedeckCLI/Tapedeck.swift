@@ -6,6 +6,7 @@ struct Tapedeck: ParsableCommand {
         commandName: "tapedeck",
         abstract: "Deterministic network simulation and record/replay for URLSession clients.",
         version: "0.1.0",
-        subcommands: [RunCommand.self, CheckDeterminismCommand.self, ExploreCommand.self, ShrinkCommand.self, CassetteCommand.self]
+        subcommands: [RunCommand.self, CheckDeterminismCommand.self, ExploreCommand.self, ShrinkCommand.self, CassetteCommand.self,
+                      ServeCommand.self, RecordCommand.self]
     )
 }

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import TapedeckCassettes
+import TapedeckServer
+
+/// `tapedeck record --upstream URL --cassette FILE`: a recording reverse proxy.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record any HTTP client's traffic to one upstream into a cassette, as a reverse proxy.",
+        discussion: """
+        Forwards every request to --upstream (only there: never an open relay) and journals each \
+        completed interaction (fsynced) before the client gets its answer, redacted as in-process \
+        recording is. Prints 'tapedeck record: listening on http://HOST:PORT' when ready. \
+        SIGINT/SIGTERM merge the journal into the cassette and exit 0; after SIGKILL the next \
+        open of the cassette recovers the journal.
+        """
+    )
+
+    @Option(help: "The upstream origin, e.g. http://127.0.0.1:8080.")
+    var upstream: String
+
+    @Option(help: "The cassette to record into (.har or .har.gz).")
+    var cassette: String
+
+    @Option(help: "once (record when the cassette does not exist), new_episodes or all.")
+    var mode: String = "once"
+
+    @OptionGroup var server: ServerFlags
+
+    @Option(help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
+    var upstreamTimeout: Double = 60
+
+    func validate() throws {
+        guard let url = URL(string: upstream), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ValidationError("--upstream takes an http(s) URL such as http://127.0.0.1:8080 (got '\(upstream)')")
+        }
+        guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {
+            throw ValidationError("--mode takes once, new_episodes or all (got '\(mode)'); to replay, use tapedeck serve")
+        }
+    }
+
+    func run() throws {
+        var options = CassetteRecorder.Options(mode: CassetteRecorder.Mode(parsing: mode)!)
+        options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
+        let service: RecordService
+        do {
+            service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options)
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        let http: TapedeckHTTPServer
+        do {
+            http = try TapedeckHTTPServer(service: service, options: server.options())
+        } catch {
+            printError("tapedeck: cannot listen on \(server.listen): \(error)")
+            throw ExitStatus.otherFailure
+        }
+        let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
+        announce("tapedeck record: listening on http://\(http.options.host):\(http.port) → \(upstream), \(recording)")
+        let signal = waitForTermination {}
+        // Stop taking requests, let those under way finish (bounded), then merge the journal.
+        http.stopAccepting()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while http.inFlight > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try? http.shutdown()
+        do {
+            let summary = try service.finish()
+            printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded, \(summary.replayed) replayed"
+                + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
+                + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
+        } catch {
+            printError("tapedeck record: \(error) (the journal beside the cassette keeps what was recorded)")
+            throw ExitStatus.otherFailure
+        }
+    }
+}

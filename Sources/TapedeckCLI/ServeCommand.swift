@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import TapedeckCassettes
+import TapedeckScenarios
+import TapedeckServer
+
+/// `tapedeck serve FILE.har.gz`: replays a cassette to any HTTP client over real sockets.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Replay a cassette to any HTTP client on a local port, with seeded socket faults.",
+        discussion: """
+        Answers from the cassette with the same matching and in-order consumption as in-process \
+        replay. A request nothing matches gets --on-miss (404 by default) with the closest entries \
+        in its body, and is logged. Prints 'tapedeck serve: listening on http://HOST:PORT' when \
+        ready. Admin: GET /__tapedeck/health, POST /__tapedeck/reset (also SIGHUP), \
+        GET /__tapedeck/misses, GET /__tapedeck/faults. SIGINT/SIGTERM stop it (exit 0).
+        """
+    )
+
+    @Argument(help: "The cassette (.har or .har.gz).")
+    var cassette: String
+
+    @OptionGroup var server: ServerFlags
+
+    @Option(help: "Timings: recorded, instant or scale=X.")
+    var timing: String = "recorded"
+
+    @Option(help: "A fault plan: a YAML file with a 'faults:' list (a scenario file's faults section).")
+    var faults: String?
+
+    @Option(help: "The fault plan's seed (default: the plan's 'seed', else 1).")
+    var seed: UInt64?
+
+    @Option(help: "On a miss: 404, 502 or passthrough=URL (forwarded there, not recorded).")
+    var onMiss: String = "404"
+
+    @Flag(help: "Do not log misses and faults to standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if ReplayService.Timing(parsing: timing) == nil { throw ValidationError("--timing takes recorded, instant or scale=X (got '\(timing)')") }
+        if ReplayService.OnMiss(parsing: onMiss) == nil { throw ValidationError("--on-miss takes 404, 502 or passthrough=URL (got '\(onMiss)')") }
+    }
+
+    func run() throws {
+        var options = ReplayService.Options(timing: ReplayService.Timing(parsing: timing)!, onMiss: ReplayService.OnMiss(parsing: onMiss)!)
+        if let faults {
+            let plan: FaultPlan
+            do {
+                plan = try FaultPlan.load(URL(fileURLWithPath: faults))
+            } catch {
+                printError("tapedeck: \(error)")
+                throw ExitStatus.badInput
+            }
+            let socketFaults = SocketFaults(plan: plan, seed: seed ?? plan.seed ?? 1)
+            for name in socketFaults.unsupported {
+                printError("tapedeck: warning: fault \(name) is a client-side effect a server cannot cause; ignored")
+            }
+            options.faults = socketFaults
+        }
+        if !quiet { options.log = { printError("tapedeck serve: \($0)") } }
+        let service: ReplayService
+        do {
+            service = try ReplayService(contentsOf: URL(fileURLWithPath: cassette), options: options)
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        let http: TapedeckHTTPServer
+        do {
+            http = try TapedeckHTTPServer(service: service, options: server.options())
+        } catch {
+            printError("tapedeck: cannot listen on \(server.listen): \(error)")
+            throw ExitStatus.otherFailure
+        }
+        announce("tapedeck serve: listening on http://\(http.options.host):\(http.port) (\(service.cassette.interactions.count) interactions)")
+        let signal = waitForTermination { service.reset() }
+        try? http.shutdown()
+        let misses = service.misses.count
+        printError("tapedeck serve: stopped (signal \(signal)); \(service.playedCount) interactions played, \(misses) miss\(misses == 1 ? "" : "es")")
+    }
+}

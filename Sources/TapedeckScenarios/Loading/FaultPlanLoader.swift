@@ -1,0 +1,61 @@
+public import Foundation
+import Yams
+
+/// A fault plan on its own: the `faults:` section of a scenario file (and an optional `seed:`),
+/// read by the same reader, so `tapedeck serve --faults FILE.yaml` and `tapedeck run` accept the
+/// same fault definitions. A whole scenario file is accepted too; only its faults and seed are used.
+///
+/// ```swift
+/// let plan = try FaultPlan.load(URL(fileURLWithPath: "faults.yaml"))
+/// for site in plan.faults { print(site.name, site.kind.name) }
+/// ```
+public struct FaultPlan: Hashable, Sendable {
+    /// The fault sites, in file order.
+    public var faults: [FaultSite]
+    /// The file's seed, if it names one.
+    public var seed: UInt64?
+
+    /// A plan of `faults`, with an optional seed.
+    public init(faults: [FaultSite] = [], seed: UInt64? = nil) {
+        self.faults = faults
+        self.seed = seed
+    }
+
+    /// Reads a fault plan file (YAML or JSON); errors name the file, line, column and key.
+    public static func load(_ url: URL) throws(ScenarioError) -> FaultPlan {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw ScenarioError(file: url.path, reason: "cannot read the fault plan: \(error.localizedDescription)", hint: "check the path")
+        }
+        return try parse(text, file: url.path)
+    }
+
+    /// Parses fault plan text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(ScenarioError) -> FaultPlan {
+        let node: Node
+        do {
+            guard let composed = try Yams.compose(yaml: text) else {
+                throw ScenarioError(file: file, reason: "the file is empty", hint: "list the faults under 'faults:'")
+            }
+            node = composed
+        } catch let error as ScenarioError {
+            throw error
+        } catch {
+            throw ScenarioError(file: file, reason: "not valid YAML: \(error)")
+        }
+        let root = Field(node: node, path: "", file: file)
+        let top = try root.mapping(["name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"])
+        let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
+        var plan = FaultPlan()
+        if let seed = top["seed"] { plan.seed = UInt64(try seed.int(in: 0...Int.max)) }
+        let faults = try top.required("faults", hint: "list the faults, e.g. - kind: reset\\n  afterBytes: 10")
+        plan.faults = try faults.list().enumerated().map { (index, item) throws(ScenarioError) in try reader.fault(item, index: index) }
+        var names = Set<String>()
+        for site in plan.faults where !names.insert(site.name).inserted {
+            throw faults.error("two faults are named '\(site.name)'", hint: "give each fault its own name")
+        }
+        return plan
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCassettes
+import TapedeckScheduling
+
+/// One connection: assembles requests (within the limits), hands them to the service, writes the
+/// answers as their deliveries say, and answers bad input with a 4xx instead of failing.
+///
+/// States: waiting for a head (the header timer runs) → reading a body → answering (the service
+/// has the request) → waiting again (keep-alive) or closed. Pipelined requests wait in NIO's
+/// pipelining handler until the answer before them is complete.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case waitingForHead
+        case readingBody(HTTPRequestHead, ByteBuffer)
+        /// Refusing the rest of a request that broke a limit (its answer is on the way, then close).
+        case discarding
+        case answering(keepAlive: Bool)
+        case closed
+    }
+
+    private let service: any ExchangeService
+    private let options: ServerOptions
+    private let connection: Int
+    private let counters: ServerCounters
+    private let outlet: RawOutlet
+    private var state = State.waitingForHead
+    private var headerTimer: Scheduled<Void>?
+    /// The client half-closed while an answer was under way: close after it.
+    private var closeAfterAnswer = false
+
+    init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters, outlet: RawOutlet) {
+        self.outlet = outlet
+        self.service = service
+        self.options = options
+        self.connection = connection
+        self.counters = counters
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startHeaderTimer(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        state = .closed
+        context.fireChannelInactive()
+    }
+
+    private func startHeaderTimer(_ context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        headerTimer = context.eventLoop.scheduleTask(in: .nanoseconds(options.headerTimeout.wholeNanoseconds)) {
+            let (handler, context) = bound.value
+            guard case .waitingForHead = handler.state else { return }
+            handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case let (.head(head), .waitingForHead):
+            headerTimer?.cancel()
+            if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
+                refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
+                return
+            }
+            state = .readingBody(head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var chunk), .readingBody(let head, var body)):
+            guard body.readableBytes + chunk.readableBytes <= options.maxBodyBytes else {
+                refuse(context, status: 413, "the body is over the limit of \(options.maxBodyBytes) bytes")
+                return
+            }
+            state = .discarding   // drop the reference while appending, so the buffer is not copied
+            body.writeBuffer(&chunk)
+            state = .readingBody(head, body)
+        case (.end, .readingBody(let head, let body)):
+            dispatch(context, head: head, body: body)
+        case (_, .discarding), (_, .closed):
+            return
+        default:
+            refuse(context, status: 400, "request parts out of order")
+        }
+    }
+
+    private func dispatch(_ context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer) {
+        state = .answering(keepAlive: head.isKeepAlive)
+        let number = counters.requests.add(1, ordering: .relaxed).newValue
+        counters.inFlight.add(1, ordering: .relaxed)
+        let request = IncomingRequest(
+            method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
+            body: Data(body.readableBytesView), number: number, connection: connection)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let isHead = head.method == .HEAD
+        service.handle(request) { answer in
+            eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.write(context, answer, isHead: isHead, whenDone: { self_ in
+                    self_.counters.inFlight.subtract(1, ordering: .relaxed)
+                })
+            }
+        }
+    }
+
+    // MARK: writing
+
+    private func write(_ context: ChannelHandlerContext, _ answer: ServerAnswer, isHead: Bool, whenDone: @escaping (ConnectionHandler) -> Void) {
+        guard case let .answering(keepAlive) = state else {
+            whenDone(self)
+            return
+        }
+        let delivery = answer.delivery
+        if delivery.stall {
+            whenDone(self)
+            return   // the connection stays open, unanswered, until the client gives up
+        }
+        if delivery.cut == .beforeResponse {
+            state = .closed
+            whenDone(self)
+            abort(context.channel)
+            return
+        }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        after(delivery.headDelay, context) {
+            let (handler, context) = bound.value
+            guard case .answering = handler.state else { return whenDone(handler) }
+            let close = answer.close || !keepAlive || handler.closeAfterAnswer
+            context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead))), promise: nil)
+            handler.after(delivery.bodyDelay, context) {
+                let (handler, context) = bound.value
+                var body = isHead ? Data() : answer.body
+                var cut = delivery.cut
+                if case let .truncate(bytes) = cut, bytes >= body.count { cut = nil }
+                if case let .reset(bytes) = cut { body = body.prefix(bytes) }
+                if case let .truncate(bytes) = cut { body = body.prefix(bytes) }
+                handler.sendBody(context, body[...], rate: delivery.bytesPerSecond) {
+                    let (handler, context) = bound.value
+                    whenDone(handler)
+                    switch cut {
+                    case .reset:
+                        handler.state = .closed
+                        abort(context.channel)
+                    case .truncate:
+                        handler.state = .closed
+                        context.close(promise: nil)
+                    case .beforeResponse, nil:
+                        handler.finish(context, close: close || handler.closeAfterAnswer)
+                    }
+                }
+            }
+        }
+    }
+
+    private func finish(_ context: ChannelHandlerContext, close: Bool) {
+        let channel = context.channel
+        if close {
+            state = .closed
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            state = .waitingForHead
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            startHeaderTimer(context)
+        }
+    }
+
+    /// Writes `body` at `rate` bytes a second (in slices every 50 ms), or at once; then `done`.
+    private func sendBody(_ context: ChannelHandlerContext, _ body: Data.SubSequence, rate: Int?, done: @escaping () -> Void) {
+        guard !body.isEmpty else { return done() }
+        guard let rate, rate > 0 else {
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            return done()
+        }
+        let slice = max(1, rate / 20)
+        let piece = body.prefix(slice)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
+        let rest = body.dropFirst(slice)
+        guard !rest.isEmpty else { return done() }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let pause = Duration.nanoseconds(Int64(piece.count) * 1_000_000_000 / Int64(rate))
+        after(pause, context) {
+            let (handler, context) = bound.value
+            guard case .answering = handler.state else { return done() }
+            handler.sendBody(context, rest, rate: rate, done: done)
+        }
+    }
+
+    private func after(_ delay: Duration, _ context: ChannelHandlerContext, _ work: @escaping () -> Void) {
+        guard delay > .zero else { return work() }
+        let bound = NIOLoopBound(work, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) { bound.value() }
+    }
+
+    private static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
+        var headers = HTTPHeaders()
+        var recordedLength: String?
+        for field in answer.headers {
+            let name = field.name.lowercased()
+            if name == "content-length" { recordedLength = field.value; continue }
+            if hopByHop.contains(name) { continue }
+            headers.add(name: field.name, value: field.value)
+        }
+        let bodyless = answer.status < 200 || answer.status == 204 || answer.status == 304
+        if !bodyless {
+            headers.add(name: "Content-Length", value: isHead ? (recordedLength ?? "0") : String(answer.body.count))
+        }
+        if close { headers.add(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+    }
+
+    /// Fields that describe one hop, not the message: never replayed.
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]
+
+    // MARK: refusing
+
+    /// Answers `status` with `reason` and closes (limits, timeouts, malformed input).
+    private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
+        headerTimer?.cancel()
+        switch state {
+        case .answering, .closed:
+            // An answer is already under way: nothing more can be said on this connection.
+            state = .closed
+            context.close(promise: nil)
+            return
+        case .waitingForHead, .readingBody, .discarding:
+            break
+        }
+        state = .discarding
+        // Straight to the socket, past NIO's pipelining handler and encoder: a refusal may come
+        // before any request was read (a slow head), which those handlers do not allow.
+        let body = "tapedeck: \(reason)\n"
+        let phrase = HTTPResponseStatus(statusCode: status).reasonPhrase
+        var buffer = context.channel.allocator.buffer(capacity: 160 + body.utf8.count)
+        buffer.writeString("HTTP/1.1 \(status) \(phrase)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        let channel = context.channel
+        guard let outlet = outlet.context else {
+            channel.close(promise: nil)
+            return
+        }
+        outlet.writeAndFlush(NIOAny(buffer)).whenComplete { _ in
+            // Half-close, so unread request bytes do not turn the close into a reset before the client reads the answer.
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let parse = error as? HTTPParserError {
+            refuse(context, status: parse == .headerOverflow ? 431 : 400, "malformed request: \(parse)")
+        } else {
+            state = .closed
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            // The client sent all it will send: close once nothing is being answered (NIO's
+            // pipelining handler passes this on only after the answers under way are complete).
+            switch state {
+            case .waitingForHead, .readingBody:
+                state = .closed
+                context.close(promise: nil)
+            case .answering:
+                closeAfterAnswer = true
+            case .discarding, .closed:
+                break
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The first handler of a connection's pipeline: what is written through it goes to the socket
+/// as bytes, past the HTTP handlers (for refusals that precede or break off a request).
+final class RawOutlet: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private(set) var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+public import TapedeckCassettes
+import TapedeckHTTP
+
+/// `tapedeck record`: a recording reverse proxy. Every request goes to the one upstream fixed at
+/// start (never where the request says: not an open relay) through a ``CassetteRecorder``, so the
+/// modes, matching, redaction and crash-safe journal are the in-process recorder's own: an
+/// interaction is journalled (written and fsynced) before its answer is handed to the connection,
+/// so a client never holds an answer the journal does not.
+///
+/// Upstream failures (refused, timed out, reset) are recorded as failure entries and answered
+/// `502`. Redirects are not followed: each hop is recorded and passed back, its `Location` pointed
+/// at the proxy when it pointed at the upstream, so the client's next hop is recorded too.
+///
+/// ```swift
+/// let service = try RecordService(upstream: URL(string: "http://127.0.0.1:8080")!, cassette: url)
+/// let server = try TapedeckHTTPServer(service: service, options: ServerOptions())
+/// // … on SIGTERM:
+/// server.stopAccepting()
+/// let summary = try service.finish()
+/// ```
+public final class RecordService: ExchangeService {
+    /// The upstream origin (`http://host:port`).
+    public let upstream: URL
+    /// The recorder every request goes through.
+    public let recorder: CassetteRecorder
+    private let upstreamOrigin: String
+
+    /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching).
+    public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once)) throws(CassetteError) {
+        self.upstream = upstream
+        upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
+        recorder = try CassetteRecorder(cassette: cassette, options: options)
+    }
+
+    /// Forwards (or replays, per the mode) and answers.
+    public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
+        guard let url = URL(string: upstreamOrigin + target) else {
+            return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
+        }
+        var fields = HTTPFieldsBuilder()
+        for field in request.headers where !Self.notForwarded.contains(field.name.lowercased()) {
+            fields.append(field.name, field.value)
+        }
+        let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: fields.fields,
+                                       body: request.body.isEmpty ? nil : request.body)
+        let host = request.headers.value(for: "Host")
+        let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
+        deliver(reply, host: host, answer: answer)
+    }
+
+    private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        switch reply {
+        case let .response(plan):
+            answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
+        case let .failure(failure, _):
+            answer(.text(502, "tapedeck: upstream failed: \(failure)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
+        case let .noMatch(reason):
+            answer(.text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")]))
+        case .stall:
+            answer(.text(504, "tapedeck: no answer\n"))
+        case let .deferred(deferred):
+            // The recorder journals the interaction before it calls `deliver`.
+            _ = deferred.start { [self] final in
+                if case .deferred = final {
+                    answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
+                } else {
+                    deliver(final, host: host, answer: answer)
+                }
+            }
+        }
+    }
+
+    /// Fields that are the proxy's or the connection's, not the request's.
+    static let notForwarded: Set<String> = [
+        "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
+        "proxy-connection", "proxy-authorization", "expect",
+    ]
+
+    /// Merges what was recorded into the cassette (``CassetteRecorder/finish(succeeded:)``).
+    @discardableResult
+    public func finish() throws(CassetteError) -> CassetteRecorder.Summary {
+        try recorder.finish()
+    }
+}

@@ -1,0 +1,274 @@
+public import Foundation
+public import TapedeckCassettes
+import Synchronization
+import TapedeckHTTP
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `tapedeck serve`: answers from a cassette with the in-process replay's matching and in-order
+/// consumption (a ``CassettePlayer``), recorded timings on the wall clock, seeded socket faults,
+/// a "no match" answer that names the closest entries, and an admin endpoint.
+///
+/// A request's URL for matching is the recorded origin (scheme, host, port) plus the request
+/// target: the origin whose `host:port` the `Host` field names, else the cassette's first one. So
+/// a cassette recorded from `http://api.test` is served at `http://127.0.0.1:PORT` unchanged.
+///
+/// Admin (never matched against the cassette): `GET /__tapedeck/health`, `POST /__tapedeck/reset`
+/// (every interaction unplayed again, the miss log emptied), `GET /__tapedeck/misses` (one
+/// explanation per miss, blank-line separated), `GET /__tapedeck/faults` (faults fired so far).
+///
+/// ```swift
+/// let service = try ReplayService(cassette: url, options: .init(timing: .instant))
+/// let server = try TapedeckHTTPServer(service: service, options: ServerOptions())
+/// ```
+public final class ReplayService: ExchangeService {
+    /// How recorded timings are replayed.
+    public enum Timing: Hashable, Sendable {
+        /// As recorded.
+        case recorded
+        /// At once.
+        case instant
+        /// Recorded durations times this factor.
+        case scaled(Double)
+
+        /// Parses `recorded`, `instant` or `scale=X`.
+        public init?(parsing text: String) {
+            switch text {
+            case "recorded": self = .recorded
+            case "instant": self = .instant
+            default:
+                guard text.hasPrefix("scale="), let factor = Double(text.dropFirst(6)), factor >= 0, factor.isFinite else { return nil }
+                self = .scaled(factor)
+            }
+        }
+
+        var factor: Double {
+            switch self {
+            case .recorded: 1
+            case .instant: 0
+            case let .scaled(factor): factor
+            }
+        }
+    }
+
+    /// What to answer when nothing in the cassette matches.
+    public enum OnMiss: Hashable, Sendable {
+        /// `404 Not Found` with the explanation.
+        case notFound
+        /// `502 Bad Gateway` with the explanation.
+        case badGateway
+        /// Forward to this origin (not recorded), the explanation logged.
+        case passthrough(URL)
+
+        /// Parses `404`, `502` or `passthrough=URL`.
+        public init?(parsing text: String) {
+            switch text {
+            case "404": self = .notFound
+            case "502": self = .badGateway
+            default:
+                guard text.hasPrefix("passthrough="), let url = URL(string: String(text.dropFirst(12))),
+                      ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { return nil }
+                self = .passthrough(url)
+            }
+        }
+    }
+
+    /// How the service behaves.
+    public struct Options: Sendable {
+        /// How recorded timings are replayed.
+        public var timing: Timing = .recorded
+        /// What to answer on a miss.
+        public var onMiss: OnMiss = .notFound
+        /// How requests are matched.
+        public var rules = MatchRules()
+        /// Applied to both sides of matching (as in-process replay does).
+        public var redactor = Redactor()
+        /// Socket faults (nil: none).
+        public var faults: SocketFaults?
+        /// Told about every miss and every fault, as a line (the CLI prints them to stderr).
+        public var log: (@Sendable (String) -> Void)?
+
+        /// Recorded timings, 404 on a miss, default matching and redaction, no faults.
+        public init(timing: Timing = .recorded, onMiss: OnMiss = .notFound, faults: SocketFaults? = nil) {
+            self.timing = timing
+            self.onMiss = onMiss
+            self.faults = faults
+        }
+    }
+
+    /// The cassette served.
+    public let cassette: Cassette
+    /// The options.
+    public let options: Options
+    /// The recorded origins (`http://host:port`), in order of first appearance.
+    public let origins: [String]
+    private let source: String
+    private let player: Mutex<CassettePlayer>
+    private let missLog = Mutex<[String]>([])
+    private let forwarder: LiveForwarder?
+
+    /// Serves `cassette`; `source` names it in miss explanations.
+    public init(cassette: Cassette, source: String = "cassette", options: Options = Options()) {
+        self.cassette = cassette
+        self.options = options
+        self.source = source
+        var seen = Set<String>()
+        origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
+        player = Mutex(Self.makePlayer(cassette, source: source, options: options))
+        if case let .passthrough(url) = options.onMiss {
+            forwarder = LiveForwarder(options: LiveForwarder.Options(upstream: url))
+        } else {
+            forwarder = nil
+        }
+    }
+
+    /// Reads the cassette at `url` (recovering an interrupted recording's journal first).
+    public convenience init(contentsOf url: URL, options: Options = Options()) throws(CassetteError) {
+        try CassetteJournal.recover(cassette: url)
+        self.init(cassette: try CassetteFile.read(url), source: url.path, options: options)
+    }
+
+    private static func makePlayer(_ cassette: Cassette, source: String, options: Options) -> CassettePlayer {
+        CassettePlayer(cassette: cassette, rules: options.rules, afterLast: .repeatLast, redactor: options.redactor, source: source)
+    }
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
+    /// Every interaction unplayed again and the miss log emptied (`POST /__tapedeck/reset`, SIGHUP).
+    public func reset() {
+        player.withLock { $0 = Self.makePlayer(cassette, source: source, options: options) }
+        missLog.withLock { $0.removeAll() }
+    }
+
+    /// Every miss so far, explained.
+    public var misses: [String] { missLog.withLock { $0 } }
+
+    /// How many recorded interactions have been played since the last reset.
+    public var playedCount: Int { player.withLock { $0.consumedCount } }
+
+    /// Drops a connection at accept when a `refused` fault says so.
+    public func dropsConnection(_ connection: Int) -> Bool {
+        guard let faults = options.faults, faults.dropsConnection(connection) else { return false }
+        options.log?("fault: connection \(connection) dropped at accept")
+        return true
+    }
+
+    /// The URL the request is matched as: the recorded origin it names (by `Host`) plus its target.
+    public func matchURL(for request: IncomingRequest) -> URL? {
+        let host = request.headers.value(for: "Host")?.lowercased()
+        let origin = origins.first { origin in host.map { origin.hasSuffix("://" + $0) } ?? false }
+            ?? origins.first ?? "http://\(host ?? "localhost")"
+        let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
+        return URL(string: origin + target)
+    }
+
+    /// Answers from the cassette (or the admin endpoint, or the miss policy).
+    public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        if request.target.hasPrefix("/__tapedeck/") { return answer(admin(request)) }
+        guard let url = matchURL(for: request) else { return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n")) }
+        var fields = HTTPFieldsBuilder()
+        for field in request.headers { fields.append(field.name, field.value) }
+        let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: fields.fields,
+                                       body: request.body.isEmpty ? nil : request.body)
+        let reply = player.withLock { $0 }.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
+        var result: ServerAnswer
+        switch reply {
+        case let .response(plan):
+            result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: request.headers.value(for: "Host"))
+        case let .failure(failure, _):
+            result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
+                           headers: [HeaderField("X-Tapedeck-Failure", "recorded")])
+        case let .noMatch(reason):
+            missLog.withLock { $0.append(reason) }
+            options.log?("miss: " + reason)
+            switch options.onMiss {
+            case .notFound:
+                result = .text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
+            case .badGateway:
+                result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
+            case .passthrough:
+                forwarder?.forward(snapshot) { live in
+                    answer(Self.liveAnswer(live))
+                }
+                return
+            }
+        case .stall:
+            result = ServerAnswer(status: 200)
+            result.delivery.stall = true
+        case .deferred:
+            result = .text(500, "tapedeck: a deferred answer cannot be served\n")
+        }
+        if let faults = options.faults {
+            for fired in faults.apply(method: request.method, url: url, exchange: request.number, to: &result) {
+                options.log?(fired.description)
+            }
+        }
+        answer(result)
+    }
+
+    /// What a live exchange (passthrough, recording) answers the client.
+    static func liveAnswer(_ live: LiveForwarder.Result) -> ServerAnswer {
+        switch live.outcome {
+        case let .response(response):
+            return answer(response, timings: nil, timing: .instant)
+        case let .failure(failure):
+            return .text(502, "tapedeck: upstream failed: \(failure.message)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")])
+        }
+    }
+
+    /// The answer a recorded response gives: a body stored decoded goes out decoded (its
+    /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin points here.
+    static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, served host: String?) -> ServerAnswer {
+        var headers: [HeaderField] = []
+        for field in plan.head.headerFields {
+            headers.append(HeaderField(field.name.rawName, field.value))
+        }
+        var response = RecordedResponse(status: plan.head.status, headers: headers, body: plan.body, bodyForm: plan.bodyForm)
+        if let origin, let host {
+            response.headers = response.headers.map { field in
+                guard field.name.caseInsensitiveCompare("Location") == .orderedSame, field.value.lowercased().hasPrefix(origin) else { return field }
+                return HeaderField(field.name, "http://\(host)" + field.value.dropFirst(origin.count))
+            }
+        }
+        return answer(response, timings: plan.timings, timing: timing)
+    }
+
+    static func answer(_ response: RecordedResponse, timings: ExchangeTimings?, timing: Timing) -> ServerAnswer {
+        var headers = response.headers
+        if response.bodyForm == .decoded {
+            headers.removeAll { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+        }
+        var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
+        if let timings, timing.factor > 0 {
+            let scaled = timings.scaled(by: timing.factor)
+            answer.delivery.headDelay = (scaled.connect ?? .zero) + scaled.send + scaled.wait
+            answer.delivery.bodyDelay = scaled.receive
+        }
+        return answer
+    }
+
+    private func admin(_ request: IncomingRequest) -> ServerAnswer {
+        let path = request.target.split(separator: "?").first.map(String.init) ?? request.target
+        switch (request.method, path) {
+        case (_, "/__tapedeck/health"):
+            return .text(200, "ok\n")
+        case ("POST", "/__tapedeck/reset"), ("PUT", "/__tapedeck/reset"):
+            reset()
+            options.log?("reset: every interaction unplayed again")
+            return .text(200, "reset\n")
+        case ("GET", "/__tapedeck/misses"):
+            let misses = self.misses
+            return .text(200, misses.isEmpty ? "" : misses.joined(separator: "\n\n") + "\n", headers: [HeaderField("X-Tapedeck-Misses", String(misses.count))])
+        case ("GET", "/__tapedeck/faults"):
+            let fired = options.faults?.fired ?? []
+            return .text(200, fired.map(\.description).joined(separator: "\n") + (fired.isEmpty ? "" : "\n"))
+        default:
+            return .text(404, "tapedeck admin: GET /__tapedeck/health, POST /__tapedeck/reset, GET /__tapedeck/misses, GET /__tapedeck/faults\n")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+public import Foundation
+public import TapedeckCassettes
+
+/// A request as the server read it off the socket: method, target, header fields in wire order
+/// and case, and the body.
+public struct IncomingRequest: Sendable {
+    /// The method as sent (`GET`, `POST`, …).
+    public var method: String
+    /// The request target as sent (`/items?page=2`).
+    public var target: String
+    /// The header fields, in order, names spelled as sent.
+    public var headers: [HeaderField]
+    /// The body (empty when there was none).
+    public var body: Data
+    /// The request's number in arrival order on this server (from 1).
+    public var number: Int
+    /// Its connection's number in accept order (from 1).
+    public var connection: Int
+
+    /// A request from its parts.
+    public init(method: String, target: String, headers: [HeaderField], body: Data = Data(), number: Int = 1, connection: Int = 1) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.number = number
+        self.connection = connection
+    }
+}
+
+/// How the server writes an answer on the socket: waits, pace and where it breaks off. Socket
+/// faults and recorded timings both become a delivery.
+public struct Delivery: Hashable, Sendable {
+    /// How the connection is broken off before the answer is complete.
+    public enum Cut: Hashable, Sendable {
+        /// Close (FIN) after this many body bytes, short of the announced Content-Length.
+        case truncate(afterBytes: Int)
+        /// Abort (RST) after this many body bytes.
+        case reset(afterBytes: Int)
+        /// Abort (RST) before any byte of the answer.
+        case beforeResponse
+    }
+
+    /// Wait before the status line (recorded wait, latency or slow-first-byte faults).
+    public var headDelay: Duration = .zero
+    /// Wait between the head and the body (recorded receive time).
+    public var bodyDelay: Duration = .zero
+    /// The body's pace (nil: as fast as the socket takes it).
+    public var bytesPerSecond: Int?
+    /// Where the answer breaks off (nil: it completes).
+    public var cut: Cut?
+    /// Never answer: the connection stays open until the client gives up.
+    public var stall = false
+
+    /// An immediate, complete delivery.
+    public init() {}
+}
+
+/// What the server writes for one request: a status, header fields (order and case kept), a body
+/// and how to deliver them.
+///
+/// ```swift
+/// let answer = ServerAnswer(status: 404, headers: [HeaderField("Content-Type", "text/plain")], body: Data("no\n".utf8))
+/// ```
+public struct ServerAnswer: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The header fields to send (the server sets Content-Length itself).
+    public var headers: [HeaderField]
+    /// The body bytes, exactly as sent.
+    public var body: Data
+    /// How to deliver it.
+    public var delivery: Delivery
+    /// Close the connection after this answer.
+    public var close: Bool
+
+    /// An answer from its parts.
+    public init(status: Int, headers: [HeaderField] = [], body: Data = Data(), delivery: Delivery = Delivery(), close: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delivery = delivery
+        self.close = close
+    }
+
+    /// A plain-text answer (`Content-Type: text/plain; charset=utf-8`).
+    public static func text(_ status: Int, _ text: String, headers: [HeaderField] = [], close: Bool = false) -> ServerAnswer {
+        ServerAnswer(status: status, headers: [HeaderField("Content-Type", "text/plain; charset=utf-8")] + headers,
+                     body: Data(text.utf8), close: close)
+    }
+}
+
+/// What answers the requests a ``TapedeckHTTPServer`` reads: the replay service, the recording
+/// proxy, or a test's own.
+public protocol ExchangeService: Sendable {
+    /// Whether to drop connection number `connection` (from 1) at accept, before reading anything.
+    func dropsConnection(_ connection: Int) -> Bool
+    /// Answers `request` by calling `answer` once, from any thread.
+    func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void)
+}
+
+extension ExchangeService {
+    /// By default no connection is dropped at accept.
+    public func dropsConnection(_ connection: Int) -> Bool { false }
+}

@@ -1,0 +1,175 @@
+public import Foundation
+public import TapedeckScenarios
+import Synchronization
+import TapedeckScheduling
+
+/// The scenario fault catalogue (``FaultSite``) mapped onto real sockets, seeded.
+///
+/// As in a scenario run, each site is enabled or not for the whole run (the same seed stream,
+/// `fault.NAME.enabled`, so a seed enables the same sites in `tapedeck run` and `tapedeck serve`).
+/// Whether an enabled site fires is a pure function of the seed, the site, the request (method and
+/// URL) and its occurrence number (the n-th identical request: a retry is occurrence 2) — not of
+/// which connection or thread it came on — so a client that sends the same requests in the same
+/// order gets the same faults whatever the timing. Sites restricted by `exchanges` use the
+/// server's arrival order, and `window` uses wall time since start: those are only as
+/// deterministic as the client makes them.
+///
+/// ```swift
+/// let faults = SocketFaults(plan: try FaultPlan.load(url), seed: 7)
+/// let fired = faults.decide(method: "GET", url: url, exchange: 1, delivery: &delivery)
+/// ```
+public final class SocketFaults: Sendable {
+    /// A fault that fired on a request.
+    public struct Fired: Hashable, Sendable, CustomStringConvertible {
+        /// The site's name.
+        public var site: String
+        /// The kind's name.
+        public var kind: String
+        /// The request it struck (`GET http://…`), or `connection N` for a drop at accept.
+        public var target: String
+        /// The occurrence number of that request (or the connection number).
+        public var occurrence: Int
+
+        /// `fault NAME (KIND) on TARGET #OCCURRENCE`.
+        public var description: String { "fault \(site) (\(kind)) on \(target) #\(occurrence)" }
+    }
+
+    /// The sites, as given.
+    public let sites: [FaultSite]
+    /// The seed.
+    public let seed: UInt64
+    /// Kinds the plan names that sockets cannot show (a client-side effect): ignored, listed here.
+    public let unsupported: [String]
+    private let enabled: [Bool]
+    private let random: SimulationRandom
+    private let started = ContinuousClock.now
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var occurrences: [String: Int] = [:]
+        var fired: [Fired] = []
+    }
+
+    /// Faults of `plan` drawn from `seed`.
+    public init(plan: FaultPlan, seed: UInt64) {
+        sites = plan.faults
+        self.seed = seed
+        random = SimulationRandom(seed: seed)
+        enabled = plan.faults.map { site in
+            var stream = SimulationRandom(seed: seed).stream("fault.\(site.name).enabled")
+            return stream.chance(site.enabledPerMille, in: 1_000)
+        }
+        unsupported = plan.faults.filter { !Self.isSocketLevel($0.kind) }.map { "\($0.name) (\($0.kind.name))" }
+    }
+
+    /// Whether sockets can show `kind` (metrics, duplicate completions, token expiry, DNS and
+    /// offline errors are a client's own experience: a server cannot cause them).
+    public static func isSocketLevel(_ kind: FaultKind) -> Bool {
+        switch kind {
+        case .latency, .bandwidth, .stall, .refused, .connectionLost, .reset, .truncate, .corruptGzip, .status: true
+        case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry: false
+        }
+    }
+
+    /// Every fault fired so far, in order.
+    public var fired: [Fired] { state.withLock { $0.fired } }
+
+    private func fires(_ index: Int, key: String, occurrence: Int) -> Bool {
+        guard enabled[index] else { return false }
+        var stream = random.stream("fault.\(sites[index].name).fire.\(key).\(occurrence)")
+        return stream.chance(sites[index].probabilityPerMille, in: 1_000)
+    }
+
+    /// Whether connection number `connection` is dropped at accept: a `refused` site without a
+    /// route (a route cannot be known before the request is read).
+    public func dropsConnection(_ connection: Int) -> Bool {
+        for (index, site) in sites.enumerated() {
+            guard case .refused = site.kind, site.pattern == nil, inWindow(site),
+                  site.exchanges.map({ $0.contains(connection) }) ?? true,
+                  fires(index, key: "connection", occurrence: connection) else { continue }
+            record(Fired(site: site.name, kind: site.kind.name, target: "connection \(connection)", occurrence: connection))
+            return true
+        }
+        return false
+    }
+
+    private func inWindow(_ site: FaultSite) -> Bool {
+        let elapsed = started.duration(to: .now)
+        if let from = site.from, elapsed < from { return false }
+        if let until = site.until, elapsed >= until { return false }
+        return true
+    }
+
+    private func record(_ fired: Fired) {
+        state.withLock { $0.fired.append(fired) }
+    }
+
+    /// Applies the sites that fire on request number `exchange` (`method` `url`) to `answer`:
+    /// delays, pace, cuts, status overrides, corrupt gzip. Returns what fired.
+    @discardableResult
+    public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
+        let key = "\(method.uppercased()) \(url.absoluteString)"
+        let occurrence = state.withLock { state -> Int in
+            state.occurrences[key, default: 0] += 1
+            return state.occurrences[key]!
+        }
+        var fired: [Fired] = []
+        for (index, site) in sites.enumerated() where Self.isSocketLevel(site.kind) {
+            if let pattern = site.pattern, !pattern.matches(method: method, url: url) { continue }
+            if let attempts = site.attempts, !attempts.contains(occurrence) { continue }
+            if let exchanges = site.exchanges, !exchanges.contains(exchange) { continue }
+            guard inWindow(site) else { continue }
+            if case .refused = site.kind, site.pattern == nil { continue }   // decided at accept
+            guard fires(index, key: key, occurrence: occurrence) else { continue }
+            Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
+            fired.append(Fired(site: site.name, kind: site.kind.name, target: key, occurrence: occurrence))
+        }
+        if !fired.isEmpty { state.withLock { $0.fired.append(contentsOf: fired) } }
+        return fired
+    }
+
+    private static func apply(_ kind: FaultKind, name: String, seed: SimulationRandom, key: String, occurrence: Int, to answer: inout ServerAnswer) {
+        switch kind {
+        case let .latency(delay, jitter):
+            var extra = Duration.zero
+            if jitter > .zero {
+                var stream = seed.stream("fault.\(name).draw.\(key).\(occurrence)")
+                extra = .nanoseconds(Int64(stream.next(below: max(1, Int(jitter.wholeNanoseconds)))))
+            }
+            answer.delivery.headDelay += delay + extra
+        case let .bandwidth(rate):
+            answer.delivery.bytesPerSecond = rate
+        case .stall:
+            answer.delivery.stall = true
+        case .refused, .connectionLost:
+            answer.delivery.cut = .beforeResponse
+        case let .reset(bytes):
+            answer.delivery.cut = .reset(afterBytes: bytes)
+        case let .truncate(bytes):
+            answer.delivery.cut = .truncate(afterBytes: bytes)
+        case .corruptGzip:
+            answer.headers.removeAll { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+            answer.headers.append(.init("Content-Encoding", "gzip"))
+            // A gzip magic number followed by bytes no inflater accepts.
+            answer.body = Data([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0xff, 0xff]) + answer.body.prefix(64)
+        case let .status(status, headers, retryAfter, retryAfterDate):
+            answer.status = status
+            for header in headers { answer.headers.append(.init(header.name, header.value)) }
+            if let retryAfter {
+                answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))
+            } else if let retryAfterDate {
+                answer.headers.append(.init("Retry-After", httpDate(Date().addingTimeInterval(retryAfterDate.timeInterval))))
+            }
+        case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry:
+            break
+        }
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP/1.1 server on real sockets (SwiftNIO) that hands every complete request to an
+/// ``ExchangeService`` and writes its ``ServerAnswer`` as the answer's ``Delivery`` says: delays,
+/// pace, truncation, resets. It enforces ``ServerOptions``' limits and answers malformed HTTP with
+/// `400` (a head too large `431`, a body too large `413`, too many connections `503`, a slow head
+/// `408`); no input makes it crash.
+///
+/// ```swift
+/// let server = try TapedeckHTTPServer(service: myService, options: ServerOptions())
+/// print("listening on \(server.port)")
+/// try server.shutdown()
+/// ```
+public final class TapedeckHTTPServer: Sendable {
+    /// The options it was started with.
+    public let options: ServerOptions
+    /// The port it listens on.
+    public let port: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let counters: ServerCounters
+
+    /// Binds and starts serving; throws when the address cannot be bound.
+    public init(service: any ExchangeService, options: ServerOptions) throws {
+        self.options = options
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads > 0 ? options.threads : System.coreCount)
+        let counters = ServerCounters()
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = options.maxHeaderBytes
+        limits.maxHeaderListSize = options.maxHeaderBytes
+        let decoderLimits = limits
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 2_048)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            // A client that half-closes after its request still gets the answer.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let number = counters.accepted.add(1, ordering: .relaxed).newValue
+                    let open = counters.open.add(1, ordering: .relaxed).newValue
+                    channel.closeFuture.whenComplete { _ in counters.open.subtract(1, ordering: .relaxed) }
+                    if open > options.maxConnections {
+                        try channel.pipeline.syncOperations.addHandler(RejectHandler(status: 503, reason: "too many connections (at most \(options.maxConnections))"))
+                        return
+                    }
+                    if service.dropsConnection(number) {
+                        try channel.pipeline.syncOperations.addHandler(RejectHandler(status: nil, reason: ""))
+                        return
+                    }
+                    let outlet = RawOutlet()
+                    try channel.pipeline.syncOperations.addHandler(outlet)
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true, withErrorHandling: false,
+                        withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
+                        withDecoderLimitConfiguration: decoderLimits)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(service: service, options: options, connection: number, counters: counters, outlet: outlet))
+                }
+            }
+        do {
+            channel = try bootstrap.bind(host: options.host, port: options.port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        port = channel.localAddress?.port ?? options.port
+        self.group = group
+        self.counters = counters
+    }
+
+    /// Requests being answered right now.
+    public var inFlight: Int { counters.inFlight.load(ordering: .relaxed) }
+
+    /// Connections open right now.
+    public var openConnections: Int { counters.open.load(ordering: .relaxed) }
+
+    /// Stops accepting connections (open ones finish what they are doing).
+    public func stopAccepting() {
+        try? channel.close().wait()
+    }
+
+    /// Stops accepting, closes every connection and stops the event loops.
+    public func shutdown() throws {
+        stopAccepting()
+        try group.syncShutdownGracefully()
+    }
+}
+
+/// Counters shared by the server's connections.
+final class ServerCounters: Sendable {
+    let accepted = Atomic<Int>(0)
+    let open = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
+    let inFlight = Atomic<Int>(0)
+}
+
+/// Answers a connection that is not served (over the connection limit: `503`; dropped at accept
+/// by a fault: nothing, an abortive close).
+final class RejectHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let status: Int?
+    let reason: String
+
+    init(status: Int?, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard let status else {
+            abort(context.channel)
+            return
+        }
+        let body = "tapedeck: \(reason)\n"
+        var buffer = context.channel.allocator.buffer(capacity: 128 + body.utf8.count)
+        buffer.writeString("HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+            // Half-close, so a request the client is still sending does not turn the close into a reset.
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// Closes `channel` with a reset (SO_LINGER 0) instead of a FIN.
+func abort(_ channel: any Channel) {
+    if let provider = channel as? any SocketOptionProvider {
+        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+    } else {
+        channel.close(promise: nil)
+    }
+}

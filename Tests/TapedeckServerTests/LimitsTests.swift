@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckServer
+import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits, malformed input and a fuzz run against the server over real sockets.
+@Suite("Server: limits, malformed requests, fuzz", .serialized)
+struct LimitsTests {
+    private func service() -> ReplayService {
+        let url = URL(string: "http://api.test/ok")!
+        let cassette = Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url), outcome: .response(RecordedResponse(status: 200, body: Data("fine".utf8)))),
+        ])
+        return ReplayService(cassette: cassette, options: .init(timing: .instant))
+    }
+
+    private func server(_ edit: (inout ServerOptions) -> Void = { _ in }) throws -> TapedeckHTTPServer {
+        var options = ServerOptions()
+        options.threads = 1
+        edit(&options)
+        return try TapedeckHTTPServer(service: service(), options: options)
+    }
+
+    @Test("garbage → 400, a head over the limit → 431, a body over the limit → 413, a slow head → 408; the server keeps serving")
+    func limits() throws {
+        let server = try server {
+            $0.maxHeaderBytes = 1_024
+            $0.maxBodyBytes = 100
+            $0.headerTimeout = .milliseconds(200)
+        }
+        defer { try? server.shutdown() }
+        #expect(rawExchange(port: server.port, send: Data("NOT HTTP AT ALL\r\n\r\n".utf8)).statusLine == "HTTP/1.1 400 Bad Request")
+        let big = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 4_000))\r\n\r\n"
+        #expect(rawExchange(port: server.port, send: Data(big.utf8)).statusLine.hasPrefix("HTTP/1.1 431"))
+        let body = "POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n" + String(repeating: "b", count: 500)
+        #expect(rawExchange(port: server.port, send: Data(body.utf8)).statusLine.hasPrefix("HTTP/1.1 413"))
+        let chunked = "POST /ok HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n200\r\n" + String(repeating: "c", count: 512) + "\r\n0\r\n\r\n"
+        #expect(rawExchange(port: server.port, send: Data(chunked.utf8)).statusLine.hasPrefix("HTTP/1.1 413"))
+        let slow = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHo".utf8), shutdownWrite: false)
+        #expect(slow.statusLine.hasPrefix("HTTP/1.1 408") && !slow.timedOut)
+        let fine = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
+        #expect(fine.statusLine == "HTTP/1.1 200 OK" && String(decoding: fine.received, as: UTF8.self).hasSuffix("fine"))
+    }
+
+    @Test("one connection over the limit gets 503 and is closed; CLI refuses a non-loopback address without the flag")
+    func connectionLimit() throws {
+        let server = try server { $0.maxConnections = 1 }
+        defer { try? server.shutdown() }
+        // Hold one connection open (no request yet), then a second one is refused.
+        let holder = Thread {
+            _ = rawExchange(port: server.port, send: Data(), shutdownWrite: false, timeout: 3)
+        }
+        holder.start()
+        while server.openConnections < 1 { sched_yield() }   // polls the count, not a clock
+        let refused = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(refused.statusLine.hasPrefix("HTTP/1.1 503"), "\(refused.statusLine)")
+        let run = try runTapedeck(["serve", "/nonexistent.har", "--listen", "0.0.0.0:0"])
+        #expect(run.status == 64 && run.errors.contains("--allow-non-loopback"), "\(run.errors)")
+    }
+
+    @Test("a few thousand mutated requests: every one answered or closed, none hangs, and the server still serves")
+    func fuzz() throws {
+        let server = try server { $0.headerTimeout = .seconds(2) }
+        defer { try? server.shutdown() }
+        let seeds = [
+            "GET /ok HTTP/1.1\r\nHost: api.test\r\n\r\n",
+            "POST /ok HTTP/1.1\r\nHost: api.test\r\nContent-Length: 5\r\n\r\nhello",
+            "POST /ok HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+            "GET /ok?x=1&y=%20 HTTP/1.0\r\n\r\n",
+        ].map { Array($0.utf8) }
+        var generator = FuzzGenerator(state: 0x5EED)
+        var answered = 0, closed = 0
+        for round in 0..<2_000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<(1 + generator.next(8)) {
+                let position = generator.next(bytes.count)
+                switch generator.next(4) {
+                case 0: bytes[position] = UInt8(generator.next(256))
+                case 1: bytes.insert(UInt8(generator.next(256)), at: position)
+                case 2: if bytes.count > 1 { bytes.remove(at: position) }
+                default: bytes.insert(contentsOf: bytes[position...].prefix(generator.next(16)), at: position)
+                }
+            }
+            let exchange = rawExchange(port: server.port, send: Data(bytes), timeout: 10)
+            #expect(!exchange.timedOut, "round \(round) hung: \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if exchange.received.isEmpty { closed += 1 } else { answered += 1 }
+            if exchange.timedOut { break }
+        }
+        #expect(answered > 1_000, "most mutated requests get an HTTP answer (\(answered) answered, \(closed) closed)")
+        let fine = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
+        #expect(fine.statusLine == "HTTP/1.1 200 OK")
+    }
+}
+
+/// SplitMix64: reproducible mutations.
+struct FuzzGenerator {
+    var state: UInt64
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(max(1, bound)))
+    }
+}

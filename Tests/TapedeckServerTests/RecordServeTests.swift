@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckLoopback
+import TapedeckTesting
+import TapedeckTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tapedeck record` and `tapedeck serve` as child processes, with curl and URLSession as clients.
+@Suite("Server: record and serve over real sockets", .serialized)
+struct RecordServeTests {
+    /// The curl invocations both the recording and the replay run (paths relative to the server).
+    private let requests: [[String]] = [
+        ["/get?x=1"], ["/bytes/20000"], ["/redirect/2", "-L"], ["/status/503"], ["/echo", "--data-binary", "ping-pong"],
+        ["/get?x=1"],
+    ]
+
+    private func run(_ base: String) throws -> [CurlRun] {
+        try requests.map { request in try curl([base + request[0]] + request.dropFirst()) }
+    }
+
+    @Test("record → stop upstream → serve: curl gets identical statuses and bytes; redirects are separate entries")
+    func recordThenServe() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try recordThenServe(upstream) }
+    }
+
+    private func recordThenServe(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("curl.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--listen", "127.0.0.1:0"])
+        let live = try run(proxy.base)
+        #expect(proxy.stop(SIGTERM) == 0, "SIGTERM finalises and exits 0: \(proxy.errors)")
+        upstream.stop()
+        #expect(live.map(\.status) == Array(repeating: 0, count: requests.count), "\(live.map(\.errors))")
+        #expect(live.map(\.code) == [200, 200, 200, 503, 200, 200])
+        #expect(live[1].body.count == 20_000)
+        #expect(live[4].body == Data("ping-pong".utf8))
+
+        let recorded = try CassetteFile.read(cassette)
+        let paths = recorded.interactions.map { $0.request.url.path }
+        #expect(paths == ["/get", "/bytes/20000", "/redirect/2", "/redirect/1", "/redirect/0", "/status/503", "/echo", "/get"], "\(paths)")
+        #expect(recorded.interactions[2].response?.status == 302)
+
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        let replayed = try run(server.base)
+        #expect(replayed.map(\.code) == live.map(\.code))
+        #expect(replayed.map(\.body) == live.map(\.body), "identical bytes")
+        let misses = try curl([server.base + "/__tapedeck/misses"])
+        #expect(misses.body.isEmpty, "\(String(decoding: misses.body, as: UTF8.self))")
+        #expect(server.stop(SIGINT) == 0)
+    }
+
+    @Test("a miss answers 404 naming the closest entry, is logged, and the admin reset replays from the start")
+    func missAndReset() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("two.har")
+        let url = URL(string: "http://api.test/items")!
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url), outcome: .response(RecordedResponse(status: 200, body: Data("first".utf8)))),
+            Interaction(index: 1, request: RecordedRequest(method: "GET", url: url), outcome: .response(RecordedResponse(status: 200, body: Data("second".utf8)))),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        #expect(try curl([server.base + "/items"]).body == Data("first".utf8))
+        #expect(try curl([server.base + "/items"]).body == Data("second".utf8), "identical requests get the recorded answers in order")
+        let miss = try curl([server.base + "/itemz"])
+        #expect(miss.code == 404)
+        let text = String(decoding: miss.body, as: UTF8.self)
+        #expect(text.contains("no recorded interaction matches GET http://api.test/itemz") && text.contains("entry 0 GET http://api.test/items"), "\(text)")
+        #expect(String(decoding: try curl([server.base + "/__tapedeck/misses"]).body, as: UTF8.self).contains("/itemz"))
+        #expect(try curl(["-X", "POST", server.base + "/__tapedeck/reset"]).code == 200)
+        #expect(try curl([server.base + "/items"]).body == Data("first".utf8), "reset: played from the start again")
+        kill(server.process.processIdentifier, SIGHUP)
+        // After SIGHUP the next answer is the first again; poll the admin endpoint until the miss log is empty.
+        while try !curl([server.base + "/__tapedeck/misses"]).body.isEmpty {}
+        #expect(try curl([server.base + "/items"]).body == Data("first".utf8))
+        #expect(server.stop() == 0)
+        #expect(server.errors.contains("miss: "), "the miss log on stderr")
+    }
+
+    @Test("a cassette recorded by tapedeck record replays in-process through a Tape; one recorded in-process is served to URLSession")
+    func interoperates() async throws {
+        let upstream = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Proxy-recorded → Tape.
+        let proxied = directory.file("proxied.har.gz")
+        let live = try await blocking {
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", proxied.path])
+            defer { #expect(proxy.stop() == 0) }
+            return try curl([proxy.base + "/api/items"])
+        }
+        let tape = try Tape(cassette: proxied, mode: .replayOnly)
+        let replayed = try await tape.perform(upstream.url("/api/items"))
+        #expect(replayed.response.statusCode == 200 && replayed.data == live.body)
+        try tape.finish()
+        // Tape-recorded → serve → URLSession.
+        let inProcess = directory.file("in-process.har.gz")
+        let recorder = try Tape(cassette: inProcess, mode: .once)
+        let original = try await recorder.perform(upstream.url("/api/me"))
+        try recorder.finish()
+        upstream.stop()
+        let server = try await blocking { try ServerProcess(["serve", inProcess.path, "--timing", "instant"]) }
+        let session = URLSession(configuration: .ephemeral)
+        let (data, response) = try await session.data(from: URL(string: server.base + "/api/me")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(data == original.data)
+        #expect(try await blocking { server.stop() } == 0)
+    }
+
+    @Test("SIGKILL during recording loses no acknowledged interaction; an upstream failure is recorded as a failure entry")
+    func sigkillAndFailures() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try sigkillAndFailures(upstream) }
+    }
+
+    private func sigkillAndFailures(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("killed.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        var acknowledged: [String] = []
+        for index in 0..<25 {
+            let run = try curl([proxy.base + "/get?n=\(index)"])
+            if run.code == 200 { acknowledged.append("n=\(index)") }
+        }
+        #expect(proxy.stop(SIGKILL) == SIGKILL)
+        #expect(acknowledged.count == 25)
+        let player = try CassettePlayer(contentsOf: cassette)   // recovers the journal
+        #expect(player.cassette.interactions.compactMap { $0.request.url.query } == acknowledged)
+
+        // An upstream that refuses: 502 to the client, a failure entry in the cassette.
+        let port = upstream.port
+        upstream.stop()
+        let failed = directory.file("failed.har.gz")
+        let down = try ServerProcess(["record", "--upstream", "http://127.0.0.1:\(port)", "--cassette", failed.path])
+        let answer = try curl([down.base + "/get"])
+        #expect(answer.code == 502)
+        #expect(down.stop() == 0)
+        let entries = try CassetteFile.read(failed).interactions
+        #expect(entries.count == 1)
+        if case let .failure(failure) = entries.first?.outcome {
+            #expect(failure.code == URLError.cannotConnectToHost.rawValue, "\(failure)")
+        } else {
+            Issue.record("expected a failure entry, got \(String(describing: entries.first?.outcome))")
+        }
+        let served = try ServerProcess(["serve", failed.path, "--timing", "instant"])
+        #expect(try curl([served.base + "/get"]).code == 502, "the failure replays as the proxy answered it")
+        served.stop()
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Each socket fault of the scenario catalogue, seen by a real client (curl, URLSession) with the
+/// error it reports.
+@Suite("Server: socket faults seen by real clients", .serialized)
+struct SocketFaultTests {
+    private let body = Data((0..<4_000).map { UInt8($0 % 251) })
+
+    /// A cassette answering GET http://api.test/PATH with `body` for each path, several times.
+    private func cassette(in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file("faults.har.gz")
+        var interactions: [Interaction] = []
+        for path in ["reset", "truncate", "lost", "stall", "status", "slow", "gzip", "plain", "coin"] {
+            for _ in 0..<20 {
+                interactions.append(Interaction(
+                    index: interactions.count, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/\(path)")!),
+                    outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/octet-stream")], body: body))))
+            }
+        }
+        try CassetteFile.write(Cassette(interactions: interactions), to: file)
+        return file
+    }
+
+    private func plan(in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file("faults.yaml")
+        try Data("""
+        faults:
+          - { kind: reset, afterBytes: 100, route: "GET /reset" }
+          - { kind: truncate, afterBytes: 1000, route: "GET /truncate" }
+          - { kind: connectionLost, route: "GET /lost" }
+          - { kind: stall, route: "GET /stall" }
+          - { kind: status, status: 503, retryAfter: 2s, route: "GET /status" }
+          - { kind: bandwidth, bytesPerSecond: 40000, route: "GET /slow" }
+          - { kind: slowFirstByte, delay: 50ms, route: "GET /slow" }
+          - { kind: corruptGzip, route: "GET /gzip" }
+          - { name: coin, kind: connectionLost, probability: 500, route: "GET /coin" }
+          - { kind: metrics, delivery: missing }
+        """.utf8).write(to: file)
+        return file
+    }
+
+    @Test("reset, truncate, connection lost, stall, status + Retry-After, bandwidth, corrupt gzip: curl's errors")
+    func curlSeesEachFault() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", try plan(in: directory).path, "--seed", "3"])
+        #expect(server.errors.contains("metrics-10 (metrics) is a client-side effect"), "\(server.errors)")
+        let reset = try curl([server.base + "/reset"])
+        #expect(reset.status == 56 || reset.status == 18, "reset after 100 bytes: \(reset.status) \(reset.errors)")
+        #expect(reset.body.count <= 100)
+        let truncated = try curl([server.base + "/truncate"])
+        #expect(truncated.status == 18, "curl: transfer closed with bytes remaining: \(truncated.errors)")
+        #expect(truncated.body == body.prefix(1_000))
+        let lost = try curl([server.base + "/lost"])
+        #expect(lost.status == 52 || lost.status == 56, "empty reply / reset: \(lost.status) \(lost.errors)")
+        let stalled = try curl(["--max-time", "1", server.base + "/stall"])
+        #expect(stalled.status == 28, "only the client's timeout ends a stall: \(stalled.errors)")
+        let busy = try curl([server.base + "/status"])
+        #expect(busy.code == 503 && busy.head.contains("Retry-After: 2"), "\(busy.head)")
+        let slow = try curl([server.base + "/slow"])
+        #expect(slow.status == 0 && slow.body == body, "bandwidth and a slow first byte only slow it down")
+        let gzip = try curl(["--compressed", server.base + "/gzip"])
+        #expect(gzip.status == 61, "bad content encoding: \(gzip.status) \(gzip.errors)")
+        let plain = try curl([server.base + "/plain"])
+        #expect(plain.status == 0 && plain.body == body, "no fault on other routes")
+        let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(fired.contains("truncate-2 (truncate) on GET http://api.test/truncate #1"), "\(fired)")
+        server.stop()
+    }
+
+    @Test("URLSession reports a reset, a truncation and a lost connection as URLErrors")
+    func urlSessionSeesFaults() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let arguments = ["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", try plan(in: directory).path]
+        let server = try await blocking { try ServerProcess(arguments) }
+        let session = URLSession(configuration: .ephemeral)
+        for path in ["/reset", "/truncate", "/lost"] {
+            do {
+                let (data, _) = try await session.data(from: URL(string: server.base + path)!)
+                Issue.record("\(path) completed with \(data.count) bytes")
+            } catch let error as URLError {
+                #expect([.networkConnectionLost, .cannotParseResponse, .badServerResponse, .unknown].contains(error.code), "\(path): \(error)")
+            }
+        }
+        _ = try await blocking { server.stop() }
+    }
+
+    @Test("a plan and a seed reproduce which requests get which fault, whatever the timing")
+    func seeded() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = try cassette(in: directory), plan = try plan(in: directory)
+        func outcomes(seed: Int) throws -> [Int32] {
+            let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--faults", plan.path, "--seed", String(seed)])
+            defer { server.stop() }
+            return try (0..<12).map { _ in try curl([server.base + "/coin"]).status }
+        }
+        let first = try outcomes(seed: 11)
+        #expect(try outcomes(seed: 11) == first)
+        #expect(first.contains(0) && first.contains { $0 != 0 }, "probability 500 fires on some, not all: \(first)")
+        #expect(try outcomes(seed: 12) != first, "another seed, other requests")
+    }
+}

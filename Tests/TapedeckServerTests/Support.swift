@@ -1,0 +1,144 @@
+import Foundation
+import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `tapedeck serve` or `tapedeck record` child process, started and waited for by its readiness
+/// line (no sleeps: the line is printed once the port is bound).
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; `Process` itself is thread-safe for kill/wait.
+    let process = Process()
+    let port: Int
+    let errorFile: URL
+    private let output = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = arguments
+        errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-server-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        // Blocking reads until the line arrives; EOF (the child exited) ends the wait too.
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: "listening on http://127.0.0.1:"),
+              let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+            process.waitUntilExit()
+            throw ServerStartFailed(output: text, errors: (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "")
+        }
+        self.port = port
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends `signal` and waits; returns the exit status (or the signal, for a kill).
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: errorFile)
+    }
+}
+
+struct ServerStartFailed: Error, CustomStringConvertible {
+    var output: String
+    var errors: String
+    var description: String { "the server did not start: \(output) \(errors)" }
+}
+
+/// What curl did: its exit status, the body and the response head.
+struct CurlRun: Sendable {
+    var status: Int32
+    var body: Data
+    var head: String
+    var errors: String
+    /// The last response's status code (0 when none).
+    var code: Int {
+        let lines = head.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/") }
+        return lines.last.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    }
+}
+
+/// Runs Debian's curl with `arguments` (plus -s and a generous --max-time unless given).
+func curl(_ arguments: [String]) throws -> CurlRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let body = directory.appendingPathComponent("body"), head = directory.appendingPathComponent("head")
+    let errors = directory.appendingPathComponent("errors")
+    var all = ["-s", "-S", "-o", body.path, "-D", head.path]
+    if !arguments.contains("--max-time") { all += ["--max-time", "60"] }
+    process.arguments = all + arguments
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: errors)
+    try process.run()
+    process.waitUntilExit()
+    return CurlRun(status: process.terminationStatus, body: (try? Data(contentsOf: body)) ?? Data(),
+                   head: (try? String(contentsOf: head, encoding: .utf8)) ?? "",
+                   errors: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+}
+
+/// A raw TCP exchange on 127.0.0.1: sends `bytes`, half-closes when asked, and reads until the
+/// server closes or `timeout` passes (a hang shows as `timedOut`).
+struct RawExchange {
+    var received: Data
+    var timedOut: Bool
+
+    var statusLine: String {
+        String(decoding: received.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
+    }
+}
+
+func rawExchange(port: Int, send bytes: Data, shutdownWrite: Bool = true, timeout: Int = 10) -> RawExchange {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return RawExchange(received: Data(), timedOut: false) }
+    defer { close(descriptor) }
+    var seconds = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return RawExchange(received: Data(), timedOut: false) }
+    if !bytes.isEmpty {
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+    if shutdownWrite { shutdown(descriptor, Int32(SHUT_WR)) }
+    var received = Data()
+    var buffer = [UInt8](repeating: 0, count: 16_384)
+    while true {
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count > 0 { received.append(contentsOf: buffer[0..<count]); continue }
+        if count == 0 { return RawExchange(received: received, timedOut: false) }
+        if errno == EINTR { continue }
+        return RawExchange(received: received, timedOut: errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+}
+
+/// Runs blocking work (child processes, curl, sockets) on a thread of its own, so an async test
+/// never holds one of the cooperative pool's threads (two on this machine) that the loopback
+/// server's handlers need.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
