@@ -1,9 +1,10 @@
 public import Foundation
 public import TapedeckScenarios
 import Synchronization
+import TapedeckHTTP
 import TapedeckScheduling
 
-/// The scenario fault catalogue (``FaultSite``) mapped onto real sockets, seeded.
+/// The scenario fault catalogue (`FaultSite`) mapped onto real sockets, seeded.
 ///
 /// As in a scenario run, each site is enabled or not for the whole run (the same seed stream,
 /// `fault.NAME.enabled`, so a seed enables the same sites in `tapedeck run` and `tapedeck serve`).
@@ -158,18 +159,10 @@ public final class SocketFaults: Sendable {
             if let retryAfter {
                 answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))
             } else if let retryAfterDate {
-                answer.headers.append(.init("Retry-After", httpDate(Date().addingTimeInterval(retryAfterDate.timeInterval))))
+                answer.headers.append(.init("Retry-After", HTTPDate.string(from: Date().addingTimeInterval(retryAfterDate.timeInterval))))
             }
         case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry:
             break
         }
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

@@ -2,6 +2,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
+import TapedeckHTTP
 
 /// Retries idempotent requests that failed with a listed status code or URLError, with exponential
 /// backoff: delay = base ^ retryCount × scale (0.5 s, 1 s, 2 s, ... with the defaults). The delay
@@ -102,17 +103,10 @@ extension RetryPolicy {
             return nil
         }
         if let seconds = TimeInterval(value) { return seconds >= 0 && seconds.isFinite ? seconds : nil }
-        guard let date = httpDate(value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(httpDate) else { return nil }
+        guard let date = HTTPDate.date(from: value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.date(from:)) else {
+            return nil
+        }
         return max(0, date.timeIntervalSince(sent))
-    }
-
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), as HTTP writes dates.
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
     }
 }
 

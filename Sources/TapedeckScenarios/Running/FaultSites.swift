@@ -134,8 +134,8 @@ final class FaultSites: FaultHook {
             if let retryAfter { fields["Retry-After"] = Self.seconds(retryAfter) }
             if let retryAfterDate {
                 let sent = epoch.addingTimeInterval(VirtualInstant.zero.duration(to: time).timeInterval)
-                fields["Date"] = Self.httpDate(sent)
-                fields["Retry-After"] = Self.httpDate(sent.addingTimeInterval(retryAfterDate.timeInterval))
+                fields["Date"] = HTTPDate.string(from: sent)
+                fields["Retry-After"] = HTTPDate.string(from: sent.addingTimeInterval(retryAfterDate.timeInterval))
             }
             return .overrideResponse(status: status, headers: fields)
         case let .metrics(order):
@@ -153,14 +153,5 @@ final class FaultSites: FaultHook {
     private static func seconds(_ duration: Duration) -> String {
         let value = duration.timeInterval
         return value == value.rounded() ? String(Int(value)) : String(value)
-    }
-
-    /// An IMF-fixdate (`Thu, 01 Jan 2026 00:00:02 GMT`).
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
