@@ -38,6 +38,9 @@ struct RecordCommand: ParsableCommand {
         guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {
             throw ValidationError("--mode takes once, new_episodes or all (got '\(mode)'); to replay, use tapedeck serve")
         }
+        guard upstreamTimeout.isFinite, upstreamTimeout > 0, upstreamTimeout <= 86_400 else {
+            throw ValidationError("--upstream-timeout takes seconds between 0 and 86400 (got \(upstreamTimeout))")
+        }
     }
 
     func run() throws {
@@ -49,13 +52,7 @@ struct RecordCommand: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
-        let http: TapedeckHTTPServer
-        do {
-            http = try TapedeckHTTPServer(service: service, options: server.options())
-        } catch {
-            printError("tapedeck: cannot listen on \(server.listen): \(error)")
-            throw ExitStatus.otherFailure
-        }
+        let http = try server.start(service)
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(http.options.host):\(http.port) → \(upstream), \(recording)")
         let signal = waitForTermination {}

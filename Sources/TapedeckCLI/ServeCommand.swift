@@ -66,13 +66,7 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
-        let http: TapedeckHTTPServer
-        do {
-            http = try TapedeckHTTPServer(service: service, options: server.options())
-        } catch {
-            printError("tapedeck: cannot listen on \(server.listen): \(error)")
-            throw ExitStatus.otherFailure
-        }
+        let http = try server.start(service)
         announce("tapedeck serve: listening on http://\(http.options.host):\(http.port) (\(service.cassette.interactions.count) interactions)")
         let signal = waitForTermination { service.reset() }
         try? http.shutdown()

@@ -33,7 +33,10 @@ struct ServerFlags: ParsableArguments {
         if !ServerOptions.isLoopback(host) && !allowNonLoopback {
             throw ValidationError("--listen \(listen) is not a loopback address; add --allow-non-loopback to serve other machines")
         }
-        if maxConnections < 1 || maxHeaderBytes < 256 || maxBodyBytes < 0 || headerTimeout <= 0 || threads < 0 {
+        guard headerTimeout.isFinite, headerTimeout > 0, headerTimeout <= 86_400 else {
+            throw ValidationError("--header-timeout takes seconds between 0 and 86400 (got \(headerTimeout))")
+        }
+        if maxConnections < 1 || maxHeaderBytes < 256 || maxBodyBytes < 0 || threads < 0 {
             throw ValidationError("limits must be positive (--max-header-bytes at least 256)")
         }
     }
@@ -53,6 +56,18 @@ struct ServerFlags: ParsableArguments {
         options.headerTimeout = .milliseconds(Int64(headerTimeout * 1_000))
         options.threads = threads
         return options
+    }
+}
+
+extension ServerFlags {
+    /// Starts listening with `service`, or says why it cannot and fails with exit status 3.
+    func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
+        do {
+            return try TapedeckHTTPServer(service: service, options: options())
+        } catch {
+            printError("tapedeck: cannot listen on \(listen): \(error)")
+            throw ExitStatus.otherFailure
+        }
     }
 }
 

@@ -57,15 +57,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         headerTimer = context.eventLoop.scheduleTask(in: .nanoseconds(options.headerTimeout.wholeNanoseconds)) {
             let (handler, context) = bound.value
-            guard case .waitingForHead = handler.state else { return }
-            handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
+            switch handler.state {
+            case .waitingForHead:
+                handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
+            case .readingBody:
+                // A body that trickles or never comes would hold the connection (and its buffer) forever.
+                handler.refuse(context, status: 408, "no complete request body within \(handler.options.headerTimeout) of its head")
+            default:
+                return
+            }
         }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
-            headerTimer?.cancel()
+            startHeaderTimer(context)   // the same bound again, now for the body
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
                 return
@@ -80,6 +87,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             body.writeBuffer(&chunk)
             state = .readingBody(head, body)
         case (.end, .readingBody(let head, let body)):
+            headerTimer?.cancel()
             dispatch(context, head: head, body: body)
         case (_, .discarding), (_, .closed):
             return
@@ -134,7 +142,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead))), promise: nil)
             handler.after(delivery.bodyDelay, context) {
                 let (handler, context) = bound.value
-                var body = isHead ? Data() : answer.body
+                var body = isHead || Self.isBodyless(answer.status) ? Data() : answer.body
                 var cut = delivery.cut
                 if case let .truncate(bytes) = cut, bytes >= body.count { cut = nil }
                 if case let .reset(bytes) = cut { body = body.prefix(bytes) }
@@ -196,6 +204,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.eventLoop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) { bound.value() }
     }
 
+    /// 1xx, 204 and 304 answers carry no body (RFC 9110 §6.4.1): neither a length nor bytes.
+    static func isBodyless(_ status: Int) -> Bool {
+        status < 200 || status == 204 || status == 304
+    }
+
     private static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
         var recordedLength: String?
@@ -205,8 +218,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             if hopByHop.contains(name) { continue }
             headers.add(name: field.name, value: field.value)
         }
-        let bodyless = answer.status < 200 || answer.status == 204 || answer.status == 304
-        if !bodyless {
+        if !isBodyless(answer.status) {
             headers.add(name: "Content-Length", value: isHead ? (recordedLength ?? "0") : String(answer.body.count))
         }
         if close { headers.add(name: "Connection", value: "close") }

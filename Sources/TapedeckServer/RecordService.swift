@@ -3,7 +3,7 @@ public import TapedeckCassettes
 import TapedeckHTTP
 
 /// `tapedeck record`: a recording reverse proxy. Every request goes to the one upstream fixed at
-/// start (never where the request says: not an open relay) through a ``CassetteRecorder``, so the
+/// start (never where the request says: not an open relay) through a `CassetteRecorder`, so the
 /// modes, matching, redaction and crash-safe journal are the in-process recorder's own: an
 /// interaction is journalled (written and fsynced) before its answer is handed to the connection,
 /// so a client never holds an answer the journal does not.
@@ -78,7 +78,7 @@ public final class RecordService: ExchangeService {
         "proxy-connection", "proxy-authorization", "expect",
     ]
 
-    /// Merges what was recorded into the cassette (``CassetteRecorder/finish(succeeded:)``).
+    /// Merges what was recorded into the cassette (`CassetteRecorder.finish(succeeded:)`).
     @discardableResult
     public func finish() throws(CassetteError) -> CassetteRecorder.Summary {
         try recorder.finish()

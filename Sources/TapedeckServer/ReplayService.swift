@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// `tapedeck serve`: answers from a cassette with the in-process replay's matching and in-order
-/// consumption (a ``CassettePlayer``), recorded timings on the wall clock, seeded socket faults,
+/// consumption (a `CassettePlayer`), recorded timings on the wall clock, seeded socket faults,
 /// a "no match" answer that names the closest entries, and an admin endpoint.
 ///
 /// A request's URL for matching is the recorded origin (scheme, host, port) plus the request
@@ -192,7 +192,12 @@ public final class ReplayService: ExchangeService {
             case .badGateway:
                 result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
             case .passthrough:
-                forwarder?.forward(snapshot) { live in
+                var forwarded = HTTPFieldsBuilder()
+                for field in request.headers where !RecordService.notForwarded.contains(field.name.lowercased()) {
+                    forwarded.append(field.name, field.value)
+                }
+                let outgoing = RequestSnapshot(method: snapshot.method, url: snapshot.url, headerFields: forwarded.fields, body: snapshot.body)
+                forwarder?.forward(outgoing) { live in
                     answer(Self.liveAnswer(live))
                 }
                 return
@@ -232,6 +237,9 @@ public final class ReplayService: ExchangeService {
         if let origin, let host {
             response.headers = response.headers.map { field in
                 guard field.name.caseInsensitiveCompare("Location") == .orderedSame, field.value.lowercased().hasPrefix(origin) else { return field }
+                // The origin itself, not a longer host or another port that starts the same way.
+                let rest = field.value.dropFirst(origin.count)
+                guard rest.first.map({ "/?#".contains($0) }) ?? true else { return field }
                 return HeaderField(field.name, "http://\(host)" + field.value.dropFirst(origin.count))
             }
         }

@@ -30,7 +30,13 @@ public struct ServerOptions: Sendable {
 
     /// Whether `host` is a loopback address (anything else needs an explicit flag).
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" { return true }
+        // 127.0.0.0/8 written as four decimal octets; a name such as 127.example.com is not one.
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy({ "0123456789".contains($0) }) && UInt8($0) != nil }) else {
+            return false
+        }
+        return octets[0] == "127"
     }
 
     /// Parses `HOST:PORT`, `:PORT` or `PORT` (IPv6 as `[::1]:PORT`); nil when it is not one.

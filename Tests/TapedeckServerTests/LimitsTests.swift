@@ -42,6 +42,10 @@ struct LimitsTests {
         #expect(rawExchange(port: server.port, send: Data(chunked.utf8)).statusLine.hasPrefix("HTTP/1.1 413"))
         let slow = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHo".utf8), shutdownWrite: false)
         #expect(slow.statusLine.hasPrefix("HTTP/1.1 408") && !slow.timedOut)
+        // A head whose promised body never comes cannot hold the connection either.
+        let stuck = rawExchange(port: server.port, send: Data("POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc".utf8),
+                                shutdownWrite: false)
+        #expect(stuck.statusLine.hasPrefix("HTTP/1.1 408") && !stuck.timedOut, "\(stuck.statusLine)")
         let fine = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
         #expect(fine.statusLine == "HTTP/1.1 200 OK" && String(decoding: fine.received, as: UTF8.self).hasSuffix("fine"))
     }
@@ -60,6 +64,37 @@ struct LimitsTests {
         #expect(refused.statusLine.hasPrefix("HTTP/1.1 503"), "\(refused.statusLine)")
         let run = try runTapedeck(["serve", "/nonexistent.har", "--listen", "0.0.0.0:0"])
         #expect(run.status == 64 && run.errors.contains("--allow-non-loopback"), "\(run.errors)")
+        let named = try runTapedeck(["serve", "/nonexistent.har", "--listen", "127.example.com:0"])
+        #expect(named.status == 64 && named.errors.contains("--allow-non-loopback"), "a name that starts like 127.x is not loopback")
+        let nan = try runTapedeck(["serve", "/nonexistent.har", "--header-timeout", "nan"])
+        #expect(nan.status == 64 && nan.errors.contains("--header-timeout"), "\(nan.errors)")
+    }
+
+    @Test("a 204 answer carries no body bytes, even when its recording has some: the next answer on the connection stays framed")
+    func bodylessStatus() throws {
+        let cassette = Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/gone")!),
+                        outcome: .response(RecordedResponse(status: 204, body: Data("leak".utf8)))),
+            Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/ok")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("fine".utf8)))),
+        ])
+        var options = ServerOptions()
+        options.threads = 1
+        let server = try TapedeckHTTPServer(service: ReplayService(cassette: cassette, options: .init(timing: .instant)), options: options)
+        defer { try? server.shutdown() }
+        let both = rawExchange(port: server.port, send: Data(
+            "GET /gone HTTP/1.1\r\nHost: api.test\r\n\r\nGET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
+        let text = String(decoding: both.received, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 204") && !text.contains("leak") && text.hasSuffix("fine"), "\(text)")
+        #expect(text.components(separatedBy: "HTTP/1.1 200").count == 2)
+    }
+
+    @Test("loopback means 127.0.0.0/8 as four decimal octets, ::1 or localhost", arguments: [
+        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
+        ("127.example.com", false), ("127.0.0.1.nip.io", false), ("0.0.0.0", false), ("10.0.0.1", false), ("127.0.0.256", false), ("127.+1.0.1", false),
+    ])
+    func loopback(_ host: String, _ isLoopback: Bool) {
+        #expect(ServerOptions.isLoopback(host) == isLoopback)
     }
 
     @Test("a few thousand mutated requests: every one answered or closed, none hangs, and the server still serves")

@@ -20,7 +20,7 @@ final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
+        try launch(process)
         // Blocking reads until the line arrives; EOF (the child exited) ends the wait too.
         var text = ""
         while !text.contains("\n") {
@@ -87,7 +87,7 @@ func curl(_ arguments: [String]) throws -> CurlRun {
     process.arguments = all + arguments
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errors)
-    try process.run()
+    try launch(process)
     process.waitUntilExit()
     return CurlRun(status: process.terminationStatus, body: (try? Data(contentsOf: body)) ?? Data(),
                    head: (try? String(contentsOf: head, encoding: .utf8)) ?? "",
