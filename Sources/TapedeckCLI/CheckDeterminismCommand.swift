@@ -84,7 +84,7 @@ struct CheckDeterminismCommand: ParsableCommand {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let traceFile = directory.appendingPathComponent("trace.jsonl")
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.executableURL = currentExecutable()
             process.arguments = ["run", file, "--seed", String(seed), "--trace", traceFile.path, "--format", "json"]
             let output = Pipe()
             process.standardOutput = output
@@ -108,4 +108,14 @@ struct CheckDeterminismCommand: ParsableCommand {
             throw ExitStatus.otherFailure
         }
     }
+}
+
+/// This program's own executable, for the second processes it starts (a determinism check's
+/// second run, explore's workers): `/proc/self/exe` on Linux, the bundle's executable elsewhere.
+func currentExecutable() -> URL {
+    #if os(Linux)
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #else
+    Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    #endif
 }

@@ -41,7 +41,7 @@ final class ProcessSeedWorker: SeedWorker {
     private var buffer = Data()
 
     init(file: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = currentExecutable()
         process.arguments = ["explore", "worker", file]
         process.standardInput = input
         process.standardOutput = output

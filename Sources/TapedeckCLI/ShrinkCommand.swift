@@ -62,6 +62,12 @@ struct ShrinkCommand: ParsableCommand {
             printError("tapedeck: cannot write \(output.path): \(error)")
             throw ExitStatus.otherFailure
         }
+        // What was written is what users will run: load it back and check it fails the same way.
+        let check = (try? ScenarioRunner().run(try Scenario.load(output), seed: seed)).map(FailureIdentity.init)
+        guard check == result.failure else {
+            printError("tapedeck: the written \(output.path) does not fail the same way (\(check.map { "\($0)" } ?? "it does not load"))")
+            throw ExitStatus.otherFailure
+        }
         let before = result.original.decisions.count
         let after = result.shrunk.decisions.count
         print("shrunk \(scenario.name) seed \(seed): \(before) → \(after) decisions in \(result.runs) runs "

@@ -36,14 +36,19 @@ struct ExploreSelectionTests {
     }
 
     @Test("bad ranges and shards are rejected with a message saying what the option takes",
-          arguments: ["5..1", "a..b", "1...3", "", "..4", "1..", "-1..3", "1..2..3"])
+          arguments: ["5..1", "a..b", "1...3", "", "..4", "1..", "-1..3", "1..2..3", "0..18446744073709551615", "1..100000001"])
     func badRange(_ text: String) {
         #expect {
             try SeedRange(parsing: text)
         } throws: { error in
             let message = (error as? ExploreError)?.message ?? ""
-            return message.contains("--seeds takes A..B") || message.contains("is empty")
+            return message.contains("--seeds takes A..B") || message.contains("is empty") || message.contains("split it into several runs")
         }
+    }
+
+    @Test("the largest allowed range is accepted")
+    func largestRange() throws {
+        #expect(try SeedRange(parsing: "1..100000000").count == SeedRange.maximumCount)
     }
 
     @Test("bad shards are rejected", arguments: ["3/3", "-1/2", "1/0", "x", "1/2/3", "0/-1", "/2"])

@@ -12,9 +12,16 @@ public struct SeedRange: Hashable, Sendable, CustomStringConvertible {
     /// The last seed (included).
     public let last: UInt64
 
-    /// The seeds `first` through `last`; `first` must not be greater than `last`.
+    /// The most seeds one range may hold (a run or a shard of it lists its seeds up front).
+    public static let maximumCount: UInt64 = 100_000_000
+
+    /// The seeds `first` through `last`; `first` must not be greater than `last`, and the range
+    /// must hold at most ``maximumCount`` seeds.
     public init(first: UInt64, last: UInt64) throws(ExploreError) {
         guard first <= last else { throw ExploreError("the seed range \(first)..\(last) is empty: the first seed must not be greater than the last") }
+        guard last - first < Self.maximumCount else {
+            throw ExploreError("the seed range \(first)..\(last) holds more than \(Self.maximumCount) seeds: split it into several runs")
+        }
         self.first = first
         self.last = last
     }
@@ -35,7 +42,9 @@ public struct SeedRange: Hashable, Sendable, CustomStringConvertible {
     public func seeds(in shard: Shard = .whole) -> [UInt64] {
         guard shard.count > 1 else { return Array(first...last) }
         let count = UInt64(shard.count), index = UInt64(shard.index)
-        var seed = first + (index + count - first % count) % count
+        let (start, past) = first.addingReportingOverflow((index + count - first % count) % count)
+        guard !past else { return [] }
+        var seed = start
         var seeds: [UInt64] = []
         while seed <= last {
             seeds.append(seed)

@@ -107,7 +107,10 @@ public struct Shrinker: Sendable {
         }
         let failure = FailureIdentity(seeded.outcome)
         if failure.isPass { throw .passes(seeded.outcome) }
-        var search = Search(base: scenario, failure: failure, runner: runner, maxRuns: maxRuns, progress: progress)
+        // Every candidate runs from the seed being shrunk, as the final check does.
+        var base = scenario
+        base.seed = seed
+        var search = Search(base: base, failure: failure, runner: runner, maxRuns: maxRuns, progress: progress)
         search.note("record", "seed \(seed) fails (\(failure)); it made \(Self.summary(seeded.decisions))", seeded.decisions.decisions.count)
         let all = seeded.decisions.decisions
         guard let replayed = search.reproduces(search.sites, all), replayed else {
@@ -123,8 +126,14 @@ public struct Shrinker: Sendable {
         result.faults = search.sites
         result.schedule = shrunk
         result.seed = seed
-        let final = (try? runner.run(result, seed: seed)) ?? seeded.outcome
         search.runs += 1
+        let final: Outcome
+        do {
+            final = try runner.run(result, seed: seed)
+        } catch {
+            throw .scenario(error)
+        }
+        guard FailureIdentity(final) == failure else { throw .notReproducible(expected: failure, got: FailureIdentity(final)) }
         search.note("verify", "the shrunk schedule fails with \(FailureIdentity(final)): \(Self.summary(shrunk))", decisions.count)
         return Result(scenario: result, original: seeded.decisions, shrunk: shrunk, failure: failure, seededOutcome: seeded.outcome,
                       outcome: final, steps: search.steps, runs: search.runs, complete: search.runs < maxRuns)
