@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "TapedeckSchedulingTests", dependencies: ["TapedeckScheduling"]),
         .testTarget(
             name: "TapedeckHTTPTests",
-            dependencies: ["TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["TapedeckHTTP", "TapedeckTestSupport", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // The recording tests drive the recorder through TapedeckTesting's `Tape` against the loopback server.
         .testTarget(

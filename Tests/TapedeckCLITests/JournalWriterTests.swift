@@ -20,7 +20,7 @@ struct JournalWriterTests {
         process.arguments = ["cassette", "_journal-writer", url.path, "--count", "100000", "--body-bytes", "4000"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try launch(process)
         // Wait until the child says 40 interactions are durable, then kill it without warning.
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("appended 40\n") {

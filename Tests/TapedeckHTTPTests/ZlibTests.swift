@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapedeckHTTP
+import TapedeckTestSupport
 
 @Suite("zlib through the system library")
 struct ZlibTests {
@@ -25,7 +26,7 @@ struct ZlibTests {
         let tool = Process()
         tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         tool.arguments = ["gzip", "-n", "-6", "-k", plain.path]
-        try tool.run()
+        try launch(tool)
         tool.waitUntilExit()
         try #require(tool.terminationStatus == 0)
         let theirs = try Data(contentsOf: directory.appendingPathComponent("sample.txt.gz"))
@@ -38,7 +39,7 @@ struct ZlibTests {
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         reader.arguments = ["gzip", "-d", "-c", ours.path]
         reader.standardOutput = output
-        try reader.run()
+        try launch(reader)
         let decoded = output.fileHandleForReading.readDataToEndOfFile()
         reader.waitUntilExit()
         #expect(reader.terminationStatus == 0)

@@ -51,7 +51,7 @@ package func runTapedeck(_ arguments: [String], in directory: URL? = nil) throws
     let output = Pipe()
     process.standardOutput = output
     process.standardError = errors
-    try process.run()
+    try launch(process)
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return ProcessRun(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
