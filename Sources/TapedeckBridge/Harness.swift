@@ -58,6 +58,8 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         var deliveredMetrics: [(exchange: Int, metrics: TransferMetrics)] = []
         var unattributedBlocks = 0
         var illegalTransitions: [String] = []
+        /// The simulation is over (see ``Harness/endSimulation()``): delegate blocks run on real threads.
+        var ended = false
 
         // Clients on their own threads (handed-out configurations; see Harness+Configuration).
         /// Requests resumed since the simulation last took them in, in resume order.
@@ -149,5 +151,26 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// depends on thread timing.
     public var unattributedBlockCount: Int {
         state.withLock { $0.unattributedBlocks }
+    }
+
+    /// Says the simulation is over: from now on the delegate blocks URLSession enqueues for this
+    /// harness's sessions run on ordinary operation-queue threads instead of waiting for simulated
+    /// queues that will not run again. Call it after the last `runUntilIdle`, before invalidating
+    /// the sessions, so that their invalidation completes and they are released (with their
+    /// sockets): a session whose invalidation callback is parked on a finished simulation is kept
+    /// alive for good.
+    ///
+    /// ```swift
+    /// try scheduler.runUntilIdle()
+    /// harness.endSimulation()
+    /// session.invalidateAndCancel()
+    /// ```
+    public func endSimulation() {
+        state.withLock { $0.ended = true }
+    }
+
+    /// Whether ``endSimulation()`` was called.
+    var simulationEnded: Bool {
+        state.withLock { $0.ended }
     }
 }

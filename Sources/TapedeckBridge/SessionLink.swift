@@ -58,7 +58,7 @@ final class SessionLink: @unchecked Sendable {
 
     /// Called by the operation queue for every block URLSession enqueues.
     func route(_ block: @escaping @Sendable () -> Void, passThrough: () -> Void) {
-        guard let harness, mode == .lockstep, let clientQueue else {
+        guard let harness, mode == .lockstep, let clientQueue, !harness.simulationEnded else {
             passThrough()
             return
         }

@@ -164,6 +164,7 @@ final class Run: @unchecked Sendable {
         }
         let trace = options.traceMode == .full ? world.scheduler.trace : []
         let outcome = OutcomeBuilder(run: self, stop: stop).build()
+        world.harness.endSimulation()   // the invalidation then completes and frees the URLSession
         session.session.invalidateAndCancel()
         if let cassetteRecorder { _ = try? cassetteRecorder.finish(succeeded: outcome.passed) }
         return (outcome, trace)
