@@ -13,7 +13,8 @@ import FoundationNetworking
 /// Thread Sanitizer run covers (`swift test --sanitize=thread --filter LiveTests`, see docs/client.md).
 @Suite("Pipeline: live, against a loopback server", .serialized)
 struct LiveTests {
-    static let server = Result { try LoopbackServer.startBlocking() }
+    /// One server for the suite, started without blocking a thread of the cooperative pool.
+    static let server = Task { try await LoopbackServer.start() }
 
     struct Live {
         let scheduler = LiveScheduler(violationPolicy: .record)
@@ -21,8 +22,8 @@ struct LiveTests {
         let session: Session
         let server: LoopbackServer
 
-        init(interceptor: (any RequestInterceptor)? = nil, redirectHandler: (any RedirectHandler)? = nil) throws {
-            server = try LiveTests.server.get()
+        init(interceptor: (any RequestInterceptor)? = nil, redirectHandler: (any RedirectHandler)? = nil) async throws {
+            server = try await LiveTests.server.value
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = 10
             session = Session(provider: LiveURLSessionProvider(), configuration: configuration, scheduler: scheduler,
@@ -49,7 +50,7 @@ struct LiveTests {
 
     @Test("a validated GET decodes, and the monitor on the rootQueue sees the event list in order, without metrics")
     func validatedGet() async throws {
-        let live = try Live()
+        let live = try await Live()
         let result = await response { done in
             live.session.request(live.url("/get"), parameters: ["q": "1"]).validate().responseDecodable(of: Echo.self, completionHandler: done)
         }
@@ -68,7 +69,7 @@ struct LiveTests {
 
     @Test("503 three times: RetryPolicy retries on real queues with real (short) delays, then validation fails")
     func retryLive() async throws {
-        let live = try Live(interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+        let live = try await Live(interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         let request = live.session.request(live.url("/status/503")).validate()
         let result = await response { done in request.responseData(completionHandler: done) }
         #expect(result.error?.isResponseValidationError == true)
@@ -80,7 +81,7 @@ struct LiveTests {
 
     @Test("a gzip body arrives decoded (libcurl decodes it); a POST body is echoed byte for byte")
     func gzipAndPost() async throws {
-        let live = try Live()
+        let live = try await Live()
         let gzip = await response { done in live.session.request(live.url("/gzip")).responseDecodable(of: Echo.self, completionHandler: done) }
         #expect(gzip.value?.path == "/gzip")
         let payload = Data(LoopbackServer.bytes(100_000))
@@ -92,7 +93,7 @@ struct LiveTests {
 
     @Test("cancel while the server is still thinking: explicitlyCancelled, one handler call")
     func cancelLive() async throws {
-        let live = try Live()
+        let live = try await Live()
         let calls = Box(0)
         let request = live.session.request(live.url("/delay/3000"))
         let result = await response { done in
@@ -106,17 +107,17 @@ struct LiveTests {
 
     @Test("redirect policies live: URLSession asks the session's handler; follow, or stop at the 302")
     func redirectsLive() async throws {
-        let following = try Live(redirectHandler: Redirector.follow)
+        let following = try await Live(redirectHandler: Redirector.follow)
         let followed = await response { done in following.session.request(following.url("/redirect/2")).responseData(completionHandler: done) }
         #expect(followed.response?.statusCode == 200)
-        let stopping = try Live(redirectHandler: Redirector.doNotFollow)
+        let stopping = try await Live(redirectHandler: Redirector.doNotFollow)
         let stopped = await response { done in stopping.session.request(stopping.url("/redirect/2")).response(completionHandler: done) }
         #expect(stopped.response?.statusCode == 302)
     }
 
     @Test("64 requests in flight on real queues: each completes once, no queue rule broken")
     func concurrentLive() async throws {
-        let live = try Live()
+        let live = try await Live()
         let count = 64
         let calls = Box([Int](repeating: 0, count: count))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -37,7 +37,9 @@ public final class LoopbackServer: Sendable {
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "tapedeck-loopback"),
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
-        let task = Task { try await app.runService() }
+        // The server's tasks (and every handler, which inherit the preference) run on their own
+        // thread, so tests that block the cooperative pool can still be answered.
+        let task = Task(executorPreference: LoopbackExecutor.shared) { try await app.runService() }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()
@@ -46,11 +48,12 @@ public final class LoopbackServer: Sendable {
         return LoopbackServer(port: port, task: task)
     }
 
-    /// Starts a server from synchronous code (a benchmark's main thread).
+    /// Starts a server from synchronous code (a benchmark's main thread). The start runs on the
+    /// server's own executor, so this never waits for a thread of the cooperative pool.
     public static func startBlocking() throws -> LoopbackServer {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: LoopbackExecutor.shared) {
             do { box.set(.success(try await start())) } catch { box.set(.failure(error)) }
             done.signal()
         }
