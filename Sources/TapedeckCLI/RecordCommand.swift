@@ -56,10 +56,15 @@ struct RecordCommand: ParsableCommand {
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(http.options.host):\(http.port) → \(upstream), \(recording)")
         let signal = waitForTermination {}
-        // Stop taking requests, let those under way finish (bounded), then merge the journal.
+        // Stop taking requests and let those under way finish: each is bounded by the upstream
+        // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
+        let deadline = ContinuousClock.now + drain
         while http.inFlight > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if http.inFlight > 0 {
+            printError("tapedeck record: \(http.inFlight) requests still under way after \(drain) were cut off (not recorded)")
+        }
         try? http.shutdown()
         do {
             let summary = try service.finish()

@@ -106,7 +106,7 @@ public final class ReplayService: ExchangeService {
     public let origins: [String]
     private let source: String
     private let player: Mutex<CassettePlayer>
-    private let missLog = Mutex<[String]>([])
+    private let missLog = Mutex(RecentLog<String>(capacity: ReplayService.keptMisses))
     private let forwarder: LiveForwarder?
 
     /// Serves `cassette`; `source` names it in miss explanations.
@@ -145,8 +145,14 @@ public final class ReplayService: ExchangeService {
         missLog.withLock { $0.removeAll() }
     }
 
-    /// Every miss so far, explained.
-    public var misses: [String] { missLog.withLock { $0 } }
+    /// How many misses ``misses`` keeps: a long-running server forgets older ones.
+    public static let keptMisses = 1_000
+
+    /// The misses so far, explained: the last ``keptMisses`` of them.
+    public var misses: [String] { missLog.withLock { $0.entries } }
+
+    /// How many misses there were in all since the last reset, including those no longer kept.
+    public var missCount: Int { missLog.withLock { $0.total } }
 
     /// How many recorded interactions have been played since the last reset.
     public var playedCount: Int { player.withLock { $0.consumedCount } }
@@ -270,11 +276,14 @@ public final class ReplayService: ExchangeService {
             options.log?("reset: every interaction unplayed again")
             return .text(200, "reset\n")
         case ("GET", "/__tapedeck/misses"):
-            let misses = self.misses
-            return .text(200, misses.isEmpty ? "" : misses.joined(separator: "\n\n") + "\n", headers: [HeaderField("X-Tapedeck-Misses", String(misses.count))])
+            let (misses, count) = missLog.withLock { ($0.entries, $0.total) }
+            let earlier = count > misses.count ? "(\(count - misses.count) earlier misses not kept; the last \(misses.count) follow)\n\n" : ""
+            return .text(200, misses.isEmpty ? "" : earlier + misses.joined(separator: "\n\n") + "\n", headers: [HeaderField("X-Tapedeck-Misses", String(count))])
         case ("GET", "/__tapedeck/faults"):
-            let fired = options.faults?.fired ?? []
-            return .text(200, fired.map(\.description).joined(separator: "\n") + (fired.isEmpty ? "" : "\n"))
+            let fired = options.faults?.fired ?? [], count = options.faults?.firedCount ?? 0
+            let earlier = count > fired.count ? "(\(count - fired.count) earlier firings not kept; the last \(fired.count) follow)\n" : ""
+            return .text(200, earlier + fired.map(\.description).joined(separator: "\n") + (fired.isEmpty ? "" : "\n"),
+                         headers: [HeaderField("X-Tapedeck-Faults", String(count))])
         default:
             return .text(404, "tapedeck admin: GET /__tapedeck/health, POST /__tapedeck/reset, GET /__tapedeck/misses, GET /__tapedeck/faults\n")
         }

@@ -48,7 +48,7 @@ public final class SocketFaults: Sendable {
 
     private struct State {
         var occurrences: [String: Int] = [:]
-        var fired: [Fired] = []
+        var fired = RecentLog<Fired>(capacity: SocketFaults.keptFirings)
     }
 
     /// Faults of `plan` drawn from `seed`.
@@ -72,8 +72,14 @@ public final class SocketFaults: Sendable {
         }
     }
 
-    /// Every fault fired so far, in order.
-    public var fired: [Fired] { state.withLock { $0.fired } }
+    /// How many firings ``fired`` keeps: a long-running server forgets older ones.
+    public static let keptFirings = 1_000
+
+    /// The faults fired so far, in order: the last ``keptFirings`` of them.
+    public var fired: [Fired] { state.withLock { $0.fired.entries } }
+
+    /// How many faults fired in all, including those ``fired`` no longer keeps.
+    public var firedCount: Int { state.withLock { $0.fired.total } }
 
     private func fires(_ index: Int, key: String, occurrence: Int) -> Bool {
         guard enabled[index] else { return false }

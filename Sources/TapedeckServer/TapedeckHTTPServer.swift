@@ -42,9 +42,9 @@ public final class TapedeckHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let number = counters.accepted.add(1, ordering: .relaxed).newValue
-                    let open = counters.open.add(1, ordering: .relaxed).newValue
-                    channel.closeFuture.whenComplete { _ in counters.open.subtract(1, ordering: .relaxed) }
-                    if open > options.maxConnections {
+                    let connections = counters.connections.add(1, ordering: .relaxed).newValue
+                    channel.closeFuture.whenComplete { _ in counters.connections.subtract(1, ordering: .relaxed) }
+                    if connections > options.maxConnections {
                         try channel.pipeline.syncOperations.addHandler(RejectHandler(status: 503, reason: "too many connections (at most \(options.maxConnections))"))
                         return
                     }
@@ -77,7 +77,7 @@ public final class TapedeckHTTPServer: Sendable {
     public var inFlight: Int { counters.inFlight.load(ordering: .relaxed) }
 
     /// Connections open right now.
-    public var openConnections: Int { counters.open.load(ordering: .relaxed) }
+    public var openConnections: Int { counters.connections.load(ordering: .relaxed) }
 
     /// Stops accepting connections (open ones finish what they are doing).
     public func stopAccepting() {
@@ -94,7 +94,7 @@ public final class TapedeckHTTPServer: Sendable {
 /// Counters shared by the server's connections.
 final class ServerCounters: Sendable {
     let accepted = Atomic<Int>(0)
-    let open = Atomic<Int>(0)
+    let connections = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
 }

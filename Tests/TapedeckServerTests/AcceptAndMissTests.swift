@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckLoopback
+import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the fault table in docs/server.md says without a test elsewhere: a refusal at accept, a
+/// stall and a corrupt gzip body as URLSession sees them, and misses passed through to a live
+/// origin.
+@Suite("Server: refusal at accept, URLSession's stall and gzip errors, passthrough misses", .serialized)
+struct AcceptAndMissTests {
+    /// A cassette answering GET http://api.test/PATH for each of `paths` (several times each).
+    private func cassette(_ paths: [String], in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file("served.har.gz")
+        var interactions: [Interaction] = []
+        for path in paths {
+            for _ in 0..<5 {
+                interactions.append(Interaction(
+                    index: interactions.count, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/\(path)")!),
+                    outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "text/plain")],
+                                                        body: Data("recorded \(path)".utf8)))))
+            }
+        }
+        try CassetteFile.write(Cassette(interactions: interactions), to: file)
+        return file
+    }
+
+    private func plan(_ text: String, in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file("faults-\(UUID().uuidString).yaml")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    @Test("a refused site without a route drops the first two connections at accept, before reading; the third is served")
+    func refusedAtAccept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let faults = try plan("faults:\n  - { kind: refused, exchanges: 1-2 }\n", in: directory)
+        let server = try ServerProcess(["serve", try cassette(["item"], in: directory).path, "--timing", "instant", "--faults", faults.path])
+        defer { server.stop() }
+        for connection in 1...2 {
+            let refused = try curl([server.base + "/item"])
+            #expect(refused.status == 52 || refused.status == 56, "connection \(connection): empty reply or reset, got \(refused.status) \(refused.errors)")
+            #expect(refused.code == 0 && refused.body.isEmpty, "nothing was answered on connection \(connection)")
+        }
+        let served = try curl([server.base + "/item"])
+        #expect(served.status == 0 && served.code == 200 && served.body == Data("recorded item".utf8))
+        let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(fired.contains("connection 1") && fired.contains("connection 2") && !fired.contains("connection 3"), "\(fired)")
+    }
+
+    @Test("URLSession: a stall ends at the request's own timeout with timedOut; a corrupt gzip body fails to decode")
+    func urlSessionStallAndGzip() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let faults = try plan("""
+        faults:
+          - { kind: stall, route: "GET /stall" }
+          - { kind: corruptGzip, route: "GET /gzip" }
+        """, in: directory)
+        let arguments = ["serve", try cassette(["stall", "gzip", "plain"], in: directory).path, "--timing", "instant", "--faults", faults.path]
+        let server = try await blocking { try ServerProcess(arguments) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 1
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+
+        await #expect { _ = try await session.data(from: URL(string: server.base + "/stall")!) } throws: { error in
+            (error as? URLError)?.code == .timedOut
+        }
+        do {
+            let (data, _) = try await session.data(from: URL(string: server.base + "/gzip")!)
+            Issue.record("a corrupt gzip body was accepted: \(data.count) bytes")
+        } catch let error as URLError {
+            // Apple's URLSession: cannotDecodeContentData; corelibs: unknown, wrapping libcurl's
+            // "Error while processing content unencoding".
+            #expect(error.code == .cannotDecodeContentData || (error.code == .unknown && "\(error)".contains("unencoding")), "\(error)")
+        }
+        let (plain, response) = try await session.data(from: URL(string: server.base + "/plain")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200 && plain == Data("recorded plain".utf8), "other routes are untouched")
+        _ = try await blocking { server.stop() }
+    }
+
+    @Test("--on-miss passthrough=URL: a hit replays, a miss is answered live by that origin (with the client's own fields), logged and not recorded")
+    func passthrough() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try cassette(["item"], in: directory)
+        let before = try Data(contentsOf: file)
+        let results = try await blocking { () -> [CurlRun] in
+            let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--on-miss", "passthrough=\(upstream.baseURL.absoluteString)"])
+            defer { server.stop() }
+            return [
+                try curl([server.base + "/item"]),
+                try curl([server.base + "/get?x=1"]),
+                try curl(["-H", "X-Client: kept", server.base + "/headers"]),
+                try curl([server.base + "/__tapedeck/misses"]),
+            ]
+        }
+        #expect(results[0].code == 200 && results[0].body == Data("recorded item".utf8), "a hit is the recording")
+        #expect(results[1].code == 200 && String(decoding: results[1].body, as: UTF8.self) == #"{"method":"GET","path":"/get","query":"x=1"}"#,
+                "a miss is the live origin's answer: \(String(decoding: results[1].body, as: UTF8.self))")
+        let headers = String(decoding: results[2].body, as: UTF8.self)
+        #expect(headers.contains("\"x-client\":\"kept\""), "the client's own fields go along: \(headers)")
+        let misses = String(decoding: results[3].body, as: UTF8.self)
+        #expect(results[3].head.contains("X-Tapedeck-Misses: 2") && misses.contains("/get?x=1") && misses.contains("/headers"),
+                "passed-through misses are still logged: \(results[3].head) \(misses)")
+        #expect(try Data(contentsOf: file) == before, "serve never writes the cassette")
+    }
+
+    @Test("--on-miss passthrough to an origin that is down answers 502 naming the failure")
+    func passthroughDown() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try cassette(["item"], in: directory)
+        let port = try freeLoopbackPort()
+        let miss = try await blocking { () -> CurlRun in
+            let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--on-miss", "passthrough=http://127.0.0.1:\(port)"])
+            defer { server.stop() }
+            return try curl(["-i", server.base + "/elsewhere"])
+        }
+        #expect(miss.code == 502 && miss.head.contains("X-Tapedeck-Failure: upstream"), "\(miss.head)")
+        #expect(String(decoding: miss.body, as: UTF8.self).contains("upstream failed"))
+    }
+}
+
+/// A loopback port nothing listens on: bound to find a free number, then closed.
+private func freeLoopbackPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
