@@ -43,20 +43,21 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
                                 hint: FileManager.default.fileExists(atPath: url.path) ? "check the file's permissions" : "check the path")
         }
-        return try decode(consume data, file: url.path, strict: strict)
+        return try decode(consume data, file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
     }
 
     /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
-    /// A `.har.gz` that would inflate to more than `maximumJSONSize` bytes is refused.
+    /// A `.har.gz` that would inflate to more than `maximumJSONSize` bytes is refused. Bodies a HAR
+    /// keeps in files of their own (Playwright's `_file`) are read from `attachments`.
     public static func decode(
-        _ data: consuming Data, file: String, strict: Bool = false, maximumJSONSize: Int = maximumJSONSize
+        _ data: consuming Data, file: String, strict: Bool = false, maximumJSONSize: Int = maximumJSONSize, attachments: URL? = nil
     ) throws(CassetteError) -> Cassette {
         guard !data.isEmpty else {
             throw CassetteError(.json, file: file, reason: "the file is empty", hint: "delete it to record again, or restore it")
         }
         let json = try json(from: data, file: file, limit: maximumJSONSize)
         _ = consume data   // a plain file's bytes now live only in `json`, which the decoder frees early
-        return try HARCodec.decode(consume json, file: file, strict: strict)
+        return try HARCodec.decode(consume json, file: file, strict: strict, attachments: attachments)
     }
 
     /// The HAR JSON inside `data`, decompressing when it is gzip.

@@ -44,7 +44,14 @@ struct LenientEntry: Decodable {
     /// The field and the reason, from a DecodingError's path. `depth` keys of the error's path
     /// lead to the entry itself and are left out.
     static func describe(_ error: any Error, below depth: Int) -> HARUnreadable {
-        guard let error = error as? DecodingError else { return HARUnreadable(field: "", reason: "\(error)") }
+        guard let error = error as? DecodingError else {
+            // Foundation's JSON parser reports bytes that are not UTF-8 by an error of its own.
+            if "\(error)".contains("UTF8") {
+                return HARUnreadable(field: "", reason: "the entry holds text that is not UTF-8 (HAR files are UTF-8; HttpWatch and some "
+                    + "older tools write Latin-1): convert the file, e.g. iconv -f latin1 -t utf-8")
+            }
+            return HARUnreadable(field: "", reason: "\(error)")
+        }
         func path(_ keys: [any CodingKey]) -> String {
             var text = ""
             for key in keys.dropFirst(depth) {
@@ -58,6 +65,10 @@ struct LenientEntry: Decodable {
         }
         switch error {
         case let .keyNotFound(key, context):
+            if key.stringValue == "response", path(context.codingPath).isEmpty {
+                return HARUnreadable(field: "response", reason: "the entry records no response: a request-only HAR (such as an input "
+                    + "for k6's har-to-k6) has nothing to replay")
+            }
             return HARUnreadable(field: path(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing")
         case let .typeMismatch(type, context):
             return HARUnreadable(field: path(context.codingPath), reason: "expected \(type): \(context.debugDescription)")
@@ -71,15 +82,81 @@ struct LenientEntry: Decodable {
     }
 }
 
+/// Numbers that a writer put in quotes (`"time": "17.25"`, `"status": "200"`, `"bodySize": "-1"`):
+/// scripts that assemble HAR files, and hand edits, do this. Both readers go through these two
+/// functions, so they agree on what a quoted number is: the whole string, spaces around it aside,
+/// must be a JSON number (no `NaN`, `inf`, hex or empty string).
+package enum HARNumberText {
+    /// The number a quoted string holds (`"17.25"` → 17.25), nil unless it is one.
+    package static func double(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard isJSONNumber(trimmed.utf8), let value = Double(trimmed), value.isFinite else { return nil }
+        return value
+    }
+
+    /// An integer, also from an integral float (`"62.0"`), as for unquoted numbers.
+    package static func integer(_ text: String) -> Int? {
+        guard let value = double(text) else { return nil }
+        return integer(value)
+    }
+
+    /// `value` as an integer when it is integral and not huge.
+    package static func integer(_ value: Double) -> Int? {
+        guard value.isFinite, value.rounded() == value, abs(value) < 1e15 else { return nil }
+        return Int(value)
+    }
+
+    /// `-?digits(.digits)?([eE][+-]?digits)?`
+    private static func isJSONNumber(_ bytes: String.UTF8View) -> Bool {
+        var index = bytes.startIndex
+        func digits() -> Bool {
+            let start = index
+            while index != bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index = bytes.index(after: index) }
+            return index != start
+        }
+        func take(_ ascii: Unicode.Scalar) -> Bool {
+            guard index != bytes.endIndex, bytes[index] == UInt8(ascii: ascii) else { return false }
+            index = bytes.index(after: index)
+            return true
+        }
+        _ = take("-")
+        guard digits() else { return false }
+        if take("."), !digits() { return false }
+        if take("e") || take("E") {
+            if !take("+") { _ = take("-") }
+            guard digits() else { return false }
+        }
+        return index == bytes.endIndex
+    }
+}
+
 extension KeyedDecodingContainer {
-    /// An integer that some writers store as a float (`62.0`).
+    /// An integer that some writers store as a float (`62.0`) or in quotes (`"62"`).
     func decodeLenientInt(forKey key: Key) throws -> Int? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(Int.self, forKey: key) { return value }
+        if let text = try? decode(String.self, forKey: key) {
+            guard let value = HARNumberText.integer(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected an integer, found the string '\(text.prefix(40))'")
+            }
+            return value
+        }
         let value = try decode(Double.self, forKey: key)
-        guard value.isFinite, value.rounded() == value, abs(value) < 1e15 else {
+        guard let integer = HARNumberText.integer(value) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected an integer, found \(value)")
         }
-        return Int(value)
+        return integer
+    }
+
+    /// A number, also one in quotes (`"17.25"`); nil when absent or null.
+    func decodeLenientDouble(forKey key: Key) throws -> Double? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        if let text = try? decode(String.self, forKey: key) {
+            guard let value = HARNumberText.double(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "expected a number, found the string '\(text.prefix(40))'")
+            }
+            return value
+        }
+        return try decode(Double.self, forKey: key)
     }
 }

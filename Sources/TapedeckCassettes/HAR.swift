@@ -143,7 +143,7 @@ package struct HAREntry: Codable, Hashable, Sendable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         startedDateTime = try container.decodeIfPresent(String.self, forKey: .startedDateTime) ?? ""
-        time = try container.decodeIfPresent(Double.self, forKey: .time) ?? -1
+        time = try container.decodeLenientDouble(forKey: .time) ?? -1
         request = try container.decode(HARRequest.self, forKey: .request)
         response = try container.decode(HARResponse.self, forKey: .response)
         cache = try container.decodeIfPresent(HARCache.self, forKey: .cache) ?? HARCache()

@@ -131,7 +131,9 @@ public enum HARCodec {
 
     /// Parses HAR JSON. `file` names the source in errors. An entry that cannot become an
     /// interaction is skipped and listed in ``Cassette/skipped``; `strict` makes it an error instead.
-    public static func decode(_ data: consuming Data, file: String, strict: Bool = false) throws(CassetteError) -> Cassette {
+    /// `attachments` is the directory that holds bodies a HAR names instead of embedding them
+    /// (Playwright's `content: 'attach'`); without it such an entry is skipped.
+    public static func decode(_ data: consuming Data, file: String, strict: Bool = false, attachments: URL? = nil) throws(CassetteError) -> Cassette {
         let document: HARDocument
         if let fast = HARFastReader.document(data) {
             document = fast
@@ -139,7 +141,7 @@ public enum HARCodec {
             document = try decodeWithFoundation(data, file: file)
         }
         _ = consume data   // the JSON is no longer needed: free it before the bodies are copied out
-        return try cassette(from: consume document, file: file, strict: strict)
+        return try cassette(from: consume document, file: file, strict: strict, attachments: attachments)
     }
 
     /// The document through the fast reader alone (nil when it declines the input).
@@ -164,7 +166,9 @@ public enum HARCodec {
 
     /// A decoded document's interactions, after the version checks; entries that cannot become
     /// interactions are skipped (or, `strict`, fail the whole document).
-    package static func cassette(from document: consuming HARDocument, file: String, strict: Bool = false) throws(CassetteError) -> Cassette {
+    package static func cassette(
+        from document: consuming HARDocument, file: String, strict: Bool = false, attachments: URL? = nil
+    ) throws(CassetteError) -> Cassette {
         guard document.log.version.hasPrefix("1.") else {
             throw CassetteError(.version, file: file, place: "log.version", reason: "HAR version \(document.log.version) is not supported",
                                 hint: "Tapedeck reads HAR 1.x")
@@ -183,7 +187,7 @@ public enum HARCodec {
         interactions.reserveCapacity(entries.count)
         for position in entries.indices {
             do {
-                interactions.append(try interaction(from: entries[position], position: position, file: file))
+                interactions.append(try interaction(from: entries[position], position: position, file: file, attachments: attachments))
             } catch {
                 if strict { throw error }
                 skipped.append(SkippedEntry(position: position, method: entries[position].request.method,
@@ -202,7 +206,7 @@ public enum HARCodec {
                               redirectURL: "", bodySize: 0),
         timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
 
-    package static func interaction(from entry: HAREntry, position: Int, file: String) throws(CassetteError) -> Interaction {
+    package static func interaction(from entry: HAREntry, position: Int, file: String, attachments: URL? = nil) throws(CassetteError) -> Interaction {
         func bad(_ field: String, _ reason: String) -> CassetteError {
             CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
                           hint: "fix or delete the entry, or re-record the cassette")
@@ -212,7 +216,11 @@ public enum HARCodec {
         }
         guard let url = URL(string: entry.request.url), url.host != nil,
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            let reason = URL(string: entry.request.url)?.scheme.map { "'\($0):' is not an HTTP URL scheme (only http and https requests replay)" }
+            let reason = URL(string: entry.request.url)?.scheme.map { scheme in
+                ["ws", "wss"].contains(scheme.lowercased())
+                    ? "a WebSocket connection ('\(scheme):'): only HTTP requests replay, so its handshake and messages are left out"
+                    : "'\(scheme):' is not an HTTP URL scheme (only http and https requests replay)"
+            }
             throw bad("request.url", reason ?? "'\(entry.request.url.prefix(200))' is not an absolute URL")
         }
         guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
@@ -245,10 +253,16 @@ public enum HARCodec {
             guard (100...999).contains(response.status) else {
                 throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
             }
+            guard response.status != 101 else {
+                // mitmproxy records a WebSocket under its http(s) URL; URLSession cannot be handed an upgrade.
+                throw bad("response.status", "a WebSocket upgrade (101 Switching Protocols): only HTTP requests replay, so its handshake and messages are left out")
+            }
             let headers = headerFields(response.headers)
             var data = Data()
             if let text = response.content.text {
                 data = try body(text, encoding: response.content.encoding, field: "response.content.text", bad: bad)
+            } else if let name = response.content.file {
+                data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
             }
             let form: ResponsePlan.BodyForm
             switch response.content.bodyForm {
@@ -293,6 +307,26 @@ public enum HARCodec {
             return data
         case let other?:
             throw bad(field, "unknown body encoding '\(other)'")
+        }
+    }
+
+    /// A body that Playwright wrote to its own file beside the HAR (`_file`, `content: 'attach'`).
+    /// Only a plain file name in `directory` is read: a path could point anywhere.
+    private static func attachedBody(_ name: String, in directory: URL?, file: String, place: String) throws(CassetteError) -> Data {
+        let hint = "keep the files Playwright wrote beside the HAR, or record with content: 'embed'"
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\\") else {
+            throw CassetteError(.entry, file: file, place: place, reason: "'\(name.prefix(200))' is not a plain file name beside the HAR", hint: hint)
+        }
+        guard let directory else {
+            throw CassetteError(.entry, file: file, place: place,
+                                reason: "the body is in the attached file '\(name)', which is read only when the HAR is loaded from its file", hint: hint)
+        }
+        let url = directory.appendingPathComponent(name)
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw CassetteError(.entry, file: file, place: place, reason: "the body is in the attached file '\(name)', which cannot be read at \(url.path)",
+                                hint: hint)
         }
     }
 

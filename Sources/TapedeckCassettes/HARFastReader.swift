@@ -13,6 +13,7 @@ enum HARFastReader {
         data.withUnsafeBytes { raw -> HARDocument? in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
             var cursor = JSONCursor(base: base, count: raw.count)
+            cursor.skipByteOrderMark()
             var log: HARLog?
             guard cursor.object({ cursor, key in
                 guard key == "log" else { return cursor.skipValue() }
@@ -95,7 +96,7 @@ enum HARFastReader {
         guard cursor.object({ cursor, key in
             switch key {
             case "startedDateTime": return cursor.optionalString(into: &started)
-            case "time": return cursor.optionalDouble(into: &time)
+            case "time": return cursor.optionalLenientDouble(into: &time)
             case "request": request = readRequest(&cursor); return request != nil
             case "response": response = readResponse(&cursor); return response != nil
             case "timings": return cursor.nullable(into: &timings, readTimings)
@@ -204,8 +205,8 @@ enum HARFastReader {
             case "headers": return readNameValues(&cursor, into: &headers)
             case "queryString": return readNameValues(&cursor, into: &query)
             case "postData": return cursor.nullable(into: &postData, readPostData)
-            case "headersSize": return cursor.optionalInt(into: &headersSize)
-            case "bodySize": return cursor.optionalInt(into: &bodySize)
+            case "headersSize": return cursor.optionalLenientInt(into: &headersSize)
+            case "bodySize": return cursor.optionalLenientInt(into: &bodySize)
             case "comment": return cursor.optionalString(into: &comment)
             default: return cursor.skipValue()
             }
@@ -254,15 +255,15 @@ enum HARFastReader {
         var error: String?
         guard cursor.object({ cursor, key in
             switch key {
-            case "status": return cursor.optionalInt(into: &status)
+            case "status": return cursor.optionalLenientInt(into: &status)
             case "statusText": return cursor.optionalString(into: &statusText)
             case "httpVersion": return cursor.optionalString(into: &httpVersion)
             case "cookies": return cursor.skipValue()   // not read (see HARCookie)
             case "headers": return readNameValues(&cursor, into: &headers)
             case "content": return cursor.nullable(into: &content, readContent)
             case "redirectURL": return cursor.optionalString(into: &redirectURL)
-            case "headersSize": return cursor.optionalInt(into: &headersSize)
-            case "bodySize": return cursor.optionalInt(into: &bodySize)
+            case "headersSize": return cursor.optionalLenientInt(into: &headersSize)
+            case "bodySize": return cursor.optionalLenientInt(into: &bodySize)
             case "comment": return cursor.optionalString(into: &comment)
             case "_failureText": return stringIfAny(&cursor, into: &failureText)
             case "_error": return stringIfAny(&cursor, into: &error)
@@ -288,19 +289,22 @@ enum HARFastReader {
         var encoding: String?
         var comment: String?
         var bodyForm: String?
+        var file: String?
         guard cursor.object({ cursor, key in
             switch key {
-            case "size": return cursor.optionalInt(into: &size)
-            case "compression": return cursor.optionalInt(into: &compression)
+            case "size": return cursor.optionalLenientInt(into: &size)
+            case "compression": return cursor.optionalLenientInt(into: &compression)
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
             case "encoding": return cursor.optionalString(into: &encoding)
             case "comment": return cursor.optionalString(into: &comment)
             case "_bodyForm": return cursor.optionalString(into: &bodyForm)
+            case "_file": return cursor.optionalString(into: &file)
             default: return cursor.skipValue()
             }
         }) else { return nil }
         var content = HARContent(size: size ?? -1, mimeType: mimeType ?? "", text: text, encoding: encoding, bodyForm: bodyForm)
+        content.file = file
         content.compression = compression
         content.comment = comment
         return content
@@ -313,7 +317,7 @@ enum HARFastReader {
             switch key {
             case "blocked", "dns", "connect", "send", "wait", "receive", "ssl":
                 var value: Double?
-                guard cursor.optionalDouble(into: &value) else { return false }
+                guard cursor.optionalLenientDouble(into: &value) else { return false }
                 values[key] = value
                 return true
             case "comment": return cursor.optionalString(into: &comment)

@@ -157,10 +157,14 @@ package struct HARContent: Codable, Hashable, Sendable {
     /// Content-Encoding), "decoded" when it holds the decoded bytes (as browsers and mitmproxy
     /// write it). Absent: inferred from the bytes.
     package var bodyForm: String?
+    /// Playwright (`recordHar` with `content: 'attach'`, or a `.zip` HAR): the name of the file,
+    /// beside the HAR, that holds the body instead of `text`. Never written.
+    package var file: String?
 
     enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding, comment
         case bodyForm = "_bodyForm"
+        case file = "_file"
     }
 
     package init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
@@ -180,6 +184,18 @@ package struct HARContent: Codable, Hashable, Sendable {
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
         bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
+        file = try container.decodeIfPresent(String.self, forKey: .file)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(size, forKey: .size)
+        try container.encodeIfPresent(compression, forKey: .compression)
+        try container.encode(mimeType, forKey: .mimeType)
+        try container.encodeIfPresent(text, forKey: .text)
+        try container.encodeIfPresent(encoding, forKey: .encoding)
+        try container.encodeIfPresent(comment, forKey: .comment)
+        try container.encodeIfPresent(bodyForm, forKey: .bodyForm)
     }
 }
 
@@ -206,13 +222,13 @@ package struct HARTimings: Codable, Hashable, Sendable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        blocked = try container.decodeIfPresent(Double.self, forKey: .blocked)
-        dns = try container.decodeIfPresent(Double.self, forKey: .dns)
-        connect = try container.decodeIfPresent(Double.self, forKey: .connect)
-        send = try container.decodeIfPresent(Double.self, forKey: .send) ?? 0
-        wait = try container.decodeIfPresent(Double.self, forKey: .wait) ?? 0
-        receive = try container.decodeIfPresent(Double.self, forKey: .receive) ?? 0
-        ssl = try container.decodeIfPresent(Double.self, forKey: .ssl)
+        blocked = try container.decodeLenientDouble(forKey: .blocked)
+        dns = try container.decodeLenientDouble(forKey: .dns)
+        connect = try container.decodeLenientDouble(forKey: .connect)
+        send = try container.decodeLenientDouble(forKey: .send) ?? 0
+        wait = try container.decodeLenientDouble(forKey: .wait) ?? 0
+        receive = try container.decodeLenientDouble(forKey: .receive) ?? 0
+        ssl = try container.decodeLenientDouble(forKey: .ssl)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
     }
 }

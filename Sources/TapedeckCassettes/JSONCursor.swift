@@ -107,6 +107,29 @@ struct JSONCursor {
         null() || int(into: &value)
     }
 
+    /// A number, a string holding one (``HARNumberText``: some writers quote numbers), or null (left nil).
+    mutating func optionalLenientDouble(into value: inout Double?) -> Bool {
+        guard peek() == UInt8(ascii: "\"") else { return optionalDouble(into: &value) }
+        var text: String?
+        guard string(into: &text), let text, let number = HARNumberText.double(text) else { return false }
+        value = number
+        return true
+    }
+
+    /// An integer, a string holding one (``HARNumberText``), or null (left nil).
+    mutating func optionalLenientInt(into value: inout Int?) -> Bool {
+        guard peek() == UInt8(ascii: "\"") else { return optionalInt(into: &value) }
+        var text: String?
+        guard string(into: &text), let text, let number = HARNumberText.integer(text) else { return false }
+        value = number
+        return true
+    }
+
+    /// Steps over a UTF-8 byte order mark at the very start (Fiddler writes one).
+    mutating func skipByteOrderMark() {
+        if position == 0, count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }
+    }
+
     /// A value `read` understands, or null (left nil).
     mutating func nullable<Value>(into value: inout Value?, _ read: (inout JSONCursor) -> Value?) -> Bool {
         if null() { return true }

@@ -227,7 +227,7 @@ struct InteropTests {
 
 /// Replays a cassette one request at a time through a harness-made URLSession whose delegate
 /// refuses redirects, so that every recorded hop is seen as it was recorded.
-private final class SequentialReplay: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+final class SequentialReplay: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked Sendable: used from the test's thread between simulation runs; the callbacks run
     // on the simulated root queue while the test waits in runUntilIdle.
     let scheduler = SimulatedScheduler(seed: 11, violationPolicy: .record)

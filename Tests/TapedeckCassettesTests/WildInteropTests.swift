@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HAR files shaped like those of writers Tapedeck has no capture from (Chrome DevTools, Safari,
+/// Fiddler, Charles, Polly.JS, Firebug, BrowserMob Proxy, chrome-har-capturer, k6's har-to-k6
+/// input, Playwright's `content: 'attach'`, a hand-edited file): written for Tapedeck, each
+/// reproducing its writer's quirks (fixtures/interop/README.md, "Imitations").
+@Suite("Cassettes: HAR shapes of more writers (DevTools, Safari, Fiddler, Charles, Polly, ...) load and replay")
+struct WildInteropTests {
+    /// A fixture, what loading it must give, and one entry to replay.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var file: String
+        var interactions: Int
+        /// Positions of skipped entries, each with a fragment of its reason.
+        var skipped: [(Int, String)] = []
+        var url: String
+        var status: Int
+        var body: Data
+        var header: (name: String, value: String?)
+        var testDescription: String { file }
+    }
+
+    static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAAAAACMmsGiAAAAHElEQVR4nGNgUPXKZ+A2CK1iELNOaGVQdMueAAAl5ASBUj/tNQAAAABJRU5ErkJggg==")!
+
+    static let cases: [Case] = [
+        Case(file: "chrome-devtools.har", interactions: 6, skipped: [(3, "a WebSocket connection ('wss:')")],
+             url: "https://img.example.com/logo.png", status: 200, body: png, header: ("content-type", "image/png")),
+        Case(file: "safari-webinspector.har", interactions: 4, url: "https://shop.example.com/api/cart", status: 200,
+             body: Data(#"{"items":[{"sku":"tea","qty":2}]}"#.utf8), header: ("Vary", "Accept-Encoding")),
+        Case(file: "fiddler.har", interactions: 2, url: "http://intranet.example.com/api/items?page=1", status: 200,
+             body: Data("[{\"id\":1},{\"id\":2},{\"id\":3}]\r\n".utf8), header: ("Content-Type", "application/json; charset=utf-8")),
+        Case(file: "charles.har", interactions: 2, url: "https://mobile.example.com/v2/feed?since=0", status: 200,
+             body: Data(#"{"posts":[],"cursor":"3"}"#.utf8), header: ("ETag", "\"feed-3\"")),
+        Case(file: "polly.har", interactions: 3, url: "http://api.example.org/avatar.png", status: 200, body: png,
+             header: ("content-type", "image/png")),
+        Case(file: "firebug.har", interactions: 2, url: "http://www.example.com/", status: 200,
+             body: Data("<!DOCTYPE HTML>\n<html><body>hello</body></html>\n".utf8), header: ("Content-Type", "text/html; charset=UTF-8")),
+        Case(file: "browsermob.har", interactions: 3, url: "http://www.example.com/search?q=tapes", status: 200,
+             body: Data("<ul><li>tape</li></ul>".utf8), header: ("Content-Type", nil)),
+        Case(file: "chrome-har-capturer.har", interactions: 2, url: "http://example.com/", status: 301, body: Data(),
+             header: ("Set-Cookie", "region=eu; Domain=.example.com; Path=/, ab=b; Path=/")),
+        Case(file: "hand-edited.har", interactions: 4, url: "https://api.example.com/v1/orders?status=open", status: 200,
+             body: Data(#"[{"id":1},{"id":2,"n":null}]"#.utf8), header: ("X-Total", "2")),
+        Case(file: "playwright-attach/playwright-attach.har", interactions: 2, url: "http://localhost:8080/pixel.png", status: 200,
+             body: png, header: ("Content-Type", "image/png")),
+    ]
+
+    private func url(_ name: String) -> URL {
+        fixturesDirectory.appendingPathComponent("interop/\(name)")
+    }
+
+    @Test("each file loads through the fast reader, equal to what JSONDecoder reads, with exactly the expected entries skipped",
+          arguments: cases)
+    func loads(_ test: Case) throws {
+        let data = try Data(contentsOf: url(test.file))
+        let fast = try #require(HARCodec.decodeFast(data), "the fast reader declined \(test.file)")
+        #expect(fast == (try HARCodec.decodeWithFoundation(data, file: test.file)))
+        let cassette = try CassetteFile.read(url(test.file))
+        #expect(cassette.interactions.count == test.interactions)
+        #expect(cassette.skipped.map(\.position) == test.skipped.map(\.0), "\(cassette.skipped)")
+        for (skipped, expected) in zip(cassette.skipped, test.skipped) {
+            #expect(skipped.description.contains(expected.1), "\(skipped)")
+        }
+    }
+
+    @Test("a chosen entry of each file replays through a real URLSession: status, body bytes and a header", arguments: cases)
+    func replays(_ test: Case) throws {
+        let cassette = try CassetteFile.read(url(test.file))
+        let interaction = try #require(cassette.interactions.first { $0.request.url.absoluteString == test.url })
+        let result = try SequentialReplay(cassette).send(interaction.request)
+        let response = try #require(result.response, "\(test.file): \(String(describing: result.error))")
+        #expect(response.statusCode == test.status)
+        #expect(result.body == test.body, "\(test.file): \(String(decoding: result.body, as: UTF8.self))")
+        #expect(response.value(forHTTPHeaderField: test.header.name) == test.header.value, "\(test.file): \(response.allHeaderFields)")
+    }
+
+    @Test("failures recorded by DevTools, Safari and a hand-made file replay as the mapped URLError")
+    func failures() throws {
+        let checks: [(String, String, URLError.Code)] = [
+            ("chrome-devtools.har", "https://down.example.com/v1/health", .cannotConnectToHost),
+            ("chrome-devtools.har", "https://ads.example.net/tracker.js", .unknown),
+            ("safari-webinspector.har", "https://cdn.example.net/fonts/serif.woff2", .networkConnectionLost),
+            ("hand-edited.har", "https://blocked.example.com/pixel.gif", .unknown),
+        ]
+        for (file, address, code) in checks {
+            let cassette = try CassetteFile.read(url(file))
+            let interaction = try #require(cassette.interactions.first { $0.request.url.absoluteString == address })
+            let result = try SequentialReplay(cassette).send(interaction.request)
+            #expect(result.error?.code == code, "\(file) \(address): \(String(describing: result.error))")
+        }
+    }
+
+    @Test("quoted numbers (time, status, sizes, timings) read as numbers; a quoted non-number is the entry's error, named")
+    func quotedNumbers() throws {
+        #expect(HARNumberText.double("17.25") == 17.25 && HARNumberText.double(" -1 ") == -1 && HARNumberText.double("1e3") == 1000)
+        for text in ["", "NaN", "inf", "0x10", "1.", ".5", "abc", "1 2", "+1"] {
+            #expect(HARNumberText.double(text) == nil, "\(text)")
+        }
+        #expect(HARNumberText.integer("62.0") == 62 && HARNumberText.integer("1.5") == nil)
+
+        let cassette = try CassetteFile.read(url("hand-edited.har"))
+        let orders = try #require(cassette.interactions.first)
+        #expect(orders.response?.status == 200 && orders.request.method == "GET")
+        #expect(orders.timings?.wait == .microseconds(15_750) && orders.timings?.send == .microseconds(500))
+
+        var text = try String(contentsOf: url("hand-edited.har"), encoding: .utf8)
+        text = text.replacingOccurrences(of: #""status": "200""#, with: #""status": "two hundred""#)
+        let odd = Data(text.utf8)
+        #expect(HARCodec.decodeFast(odd) == nil, "the fast reader declines what it cannot read as a number")
+        let lenient = try HARCodec.decode(odd, file: "odd.har")
+        #expect(lenient.skipped.map(\.position) == [0])
+        #expect(lenient.skipped.first?.description.contains("expected an integer, found the string 'two hundred'") == true, "\(lenient.skipped)")
+        #expect(throws: CassetteError.self) { try HARCodec.decode(odd, file: "odd.har", strict: true) }
+    }
+
+    @Test("Playwright's attached bodies: read beside the HAR; skipped with the reason when not there or not a plain name")
+    func attachedBodies() throws {
+        let data = try Data(contentsOf: url("playwright-attach/playwright-attach.har"))
+        let inMemory = try HARCodec.decode(data, file: "pw.har")
+        #expect(inMemory.interactions.isEmpty && inMemory.skipped.count == 2)
+        #expect(inMemory.skipped.first?.description.contains("attached file 'ecd0f27f005bcb3770b6bb86f84b6fb64fb189ec.json'") == true,
+                "\(inMemory.skipped)")
+
+        let fromFile = try CassetteFile.read(url("playwright-attach/playwright-attach.har"))
+        #expect(fromFile.interactions.first?.response?.body == Data(#"{"id":3,"title":"Attached bodies"}"#.utf8))
+
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let escaping = String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: "ecd0f27f005bcb3770b6bb86f84b6fb64fb189ec.json", with: "../ecd0f27f005bcb3770b6bb86f84b6fb64fb189ec.json")
+        let file = directory.file("pw.har")
+        try Data(escaping.utf8).write(to: file)
+        let cassette = try CassetteFile.read(file)
+        #expect(cassette.skipped.map(\.position) == [0, 1])
+        #expect(cassette.skipped[0].description.contains("is not a plain file name"), "\(cassette.skipped[0])")
+        #expect(cassette.skipped[1].description.contains("cannot be read"), "\(cassette.skipped[1])")
+    }
+
+    @Test("request-only HARs (k6's har-to-k6 input) and Latin-1 text are skipped with a reason that says so")
+    func unreplayableFiles() throws {
+        let k6 = try CassetteFile.read(url("k6-har-input.har"))
+        #expect(k6.interactions.isEmpty && k6.skipped.map(\.position) == [0, 1])
+        #expect(k6.skipped.allSatisfy { $0.description.contains("request-only HAR") }, "\(k6.skipped)")
+
+        var latin1 = Data(#"{"log":{"version":"1.2","creator":{"name":"HttpWatch","version":"15"},"entries":[{"request":{"method":"GET","url":"http://example.com/"},"response":{"status":200,"content":{"size":4,"mimeType":"text/plain","text":"caf"#.utf8)
+        latin1.append(0xE9)
+        latin1.append(contentsOf: Data(#""}}}]}}"#.utf8))
+        let cassette = try HARCodec.decode(latin1, file: "latin1.har")
+        #expect(cassette.skipped.count == 1)
+        #expect(cassette.skipped.first?.description.contains("not UTF-8") == true, "\(cassette.skipped)")
+    }
+}
