@@ -3,9 +3,6 @@ import Testing
 import TapedeckCassettes
 import TapedeckLoopback
 import TapedeckTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -121,7 +118,7 @@ struct AcceptAndMissTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let file = try cassette(["item"], in: directory)
-        let port = try freeLoopbackPort()
+        let port = try closedPort()
         let miss = try await blocking { () -> CurlRun in
             let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--on-miss", "passthrough=http://127.0.0.1:\(port)"])
             defer { server.stop() }
@@ -132,21 +129,3 @@ struct AcceptAndMissTests {
     }
 }
 
-/// A loopback port nothing listens on: bound to find a free number, then closed.
-private func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A TCP port on 127.0.0.1 that nothing listens on (bound, then closed).
-func closedPort() throws -> Int {
+package func closedPort() throws -> Int {
     #if canImport(Glibc)
     let socketType = Int32(SOCK_STREAM.rawValue)
     #else
