@@ -10,8 +10,9 @@ import Darwin
 /// The append-only journal of a recording in progress: `<cassette>.journal` beside the cassette.
 ///
 /// Each interaction is one gzip member holding one compact JSON line (a HAR entry), written whole
-/// and fsynced before `append` returns; gzip members concatenate, so the journal is itself a valid
-/// `.gz` file. `finish` merges it into the cassette with an atomic write and deletes it. If the
+/// and fsynced before `append` returns (or, for the background `append(_:then:)`, before its
+/// callback runs: concurrent appends share one write and one fsync); gzip members concatenate, so
+/// the journal is itself a valid `.gz` file. `finish` merges it into the cassette with an atomic write and deletes it. If the
 /// process dies first (even SIGKILL), ``recover(cassette:)`` — which opening a cassette for
 /// replay or recording calls — brings back every interaction whose append had returned; a member
 /// cut off by the kill is dropped.
@@ -21,6 +22,15 @@ public final class CassetteJournal: Sendable {
     /// Where the journal is (beside the cassette).
     public var journalURL: URL { Self.journalURL(for: cassetteURL) }
     private let descriptor: Mutex<Int32>
+    /// Background appends waiting for the next group commit, whether one is scheduled, and counts.
+    private let commits = Mutex(Commits())
+    private struct Commits {
+        var pending: [(Data, @Sendable (CassetteError?) -> Void)] = []
+        var scheduled = false
+        var statistics = Statistics()
+    }
+    /// Runs group commits, one at a time.
+    private let committer = DispatchQueue(label: "tapedeck.journal.commit")
     /// Applied to every interaction before it reaches the disk (redaction is on by default).
     public let redactor: Redactor
 
@@ -56,14 +66,79 @@ public final class CassetteJournal: Sendable {
 
     /// Appends one interaction durably (written and fsynced when this returns).
     public func append(_ interaction: Interaction) throws(CassetteError) {
+        try writeDurably(member(for: interaction), records: 1)
+    }
+
+    /// How many records reached the disk, in how many fsyncs.
+    public struct Statistics: Hashable, Sendable {
+        /// Interactions written and fsynced.
+        public var records = 0
+        /// fsyncs that wrote them (fewer than `records` when group commits batched appends).
+        public var fsyncs = 0
+
+        /// Counts of records and fsyncs.
+        public init(records: Int = 0, fsyncs: Int = 0) {
+            self.records = records
+            self.fsyncs = fsyncs
+        }
+    }
+
+    /// How many records reached the disk so far, in how many fsyncs.
+    public var statistics: Statistics {
+        commits.withLock { $0.statistics }
+    }
+
+    /// Appends one interaction durably in the background and calls `done` once it is written and
+    /// fsynced (`nil`) or could not be (the error; nothing of it is left in the journal).
+    ///
+    /// Group commit: the interaction is encoded and compressed on the caller's thread, then appends
+    /// that arrive while a write is under way go to disk together, one `write` and one `fsync` for
+    /// the lot — so many concurrent recordings cost one fsync per batch, not one each, and no
+    /// caller's thread waits for the disk. `done` runs on the journal's own queue, in append order.
+    public func append(_ interaction: Interaction, then done: @escaping @Sendable (CassetteError?) -> Void) {
+        let member = member(for: interaction)
+        let schedule = commits.withLock { commits -> Bool in
+            commits.pending.append((member, done))
+            defer { commits.scheduled = true }
+            return !commits.scheduled
+        }
+        if schedule { committer.async { self.commitPending() } }
+    }
+
+    /// Writes batches until nothing is pending (on `committer`).
+    private func commitPending() {
+        while true {
+            let batch = commits.withLock { commits in
+                defer { commits.pending.removeAll(keepingCapacity: true) }
+                if commits.pending.isEmpty { commits.scheduled = false }
+                return commits.pending
+            }
+            guard !batch.isEmpty else { return }
+            var bytes = Data(capacity: batch.reduce(0) { $0 + $1.0.count })
+            for (member, _) in batch { bytes.append(member) }
+            var failure: CassetteError?
+            do throws(CassetteError) {
+                try writeDurably(bytes, records: batch.count)
+            } catch {
+                failure = error
+            }
+            for (_, done) in batch { done(failure) }
+        }
+    }
+
+    /// One journal record: the redacted HAR entry as a JSON line, in a gzip member of its own.
+    private func member(for interaction: Interaction) -> Data {
         var line = HARFastWriter.encode(HARCodec.entry(for: redactor.redact(interaction)))
         line.append(0x0A)
-        let member: Data
         do {
-            member = try Zlib.compress(line, format: .gzip, level: 1)
+            return try Zlib.compress(line, format: .gzip, level: 1)
         } catch {
             preconditionFailure("tapedeck: gzip of an in-memory buffer failed: \(error)")
         }
+    }
+
+    /// Writes whole records and fsyncs; on failure the journal is cut back to where it was.
+    private func writeDurably(_ bytes: Data, records: Int) throws(CassetteError) {
         let path = journalURL.path
         try descriptor.withLock { (descriptor: inout Int32) throws(CassetteError) in
             guard descriptor >= 0 else {
@@ -71,7 +146,7 @@ public final class CassetteJournal: Sendable {
             }
             let size = lseek(descriptor, 0, SEEK_END)
             do throws(CassetteError) {
-                try CassetteFile.writeAll(descriptor, member, path: path)
+                try CassetteFile.writeAll(descriptor, bytes, path: path)
                 guard fsync(descriptor) == 0 else { throw CassetteFile.ioError(path, "fsync failed") }
             } catch {
                 // Never leave half a record for later records to follow.
@@ -79,6 +154,25 @@ public final class CassetteJournal: Sendable {
                 throw error
             }
         }
+        commits.withLock {
+            $0.statistics.records += records
+            $0.statistics.fsyncs += 1
+        }
+    }
+
+    /// Holds background commits back until ``resumeCommits()`` (tests use it to make a batch).
+    package func suspendCommits() {
+        committer.suspend()
+    }
+
+    /// Lets background commits run again after ``suspendCommits()``.
+    package func resumeCommits() {
+        committer.resume()
+    }
+
+    /// Waits until every background append made so far is on disk (or failed).
+    public func flush() {
+        committer.sync {}
     }
 
     /// Closes the journal, writes `base` plus everything journalled to the cassette atomically,
@@ -86,6 +180,7 @@ public final class CassetteJournal: Sendable {
     /// holds only what was journalled, renumbered from 0 (a re-recording).
     @discardableResult
     public func finish(base: Cassette, replacing: Bool = false, options: HARCodec.WriteOptions = .init()) throws(CassetteError) -> Cassette {
+        flush()
         let wasOpen = descriptor.withLock { descriptor -> Bool in
             defer { descriptor = -1 }
             guard descriptor >= 0 else { return false }

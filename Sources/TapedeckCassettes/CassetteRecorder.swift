@@ -64,6 +64,9 @@ public final class CassetteRecorder: Responder {
         public var redactor: Redactor
         /// Timeouts of live requests.
         public var live: LiveForwarder.Options
+        /// What carries live requests; nil: a ``LiveForwarder`` with `live`'s timeouts, made on
+        /// the first live request.
+        public var transport: (any LiveTransport)?
         /// How the cassette is written when the recording finishes.
         public var writeOptions: HARCodec.WriteOptions
         /// Refuse a cassette with entries that cannot be replayed, instead of skipping them.
@@ -74,8 +77,9 @@ public final class CassetteRecorder: Responder {
             mode: Mode = .replayOnly, playback: Playback = .strict, rules: MatchRules = MatchRules(),
             afterLast: CassettePlayer.AfterLast = .repeatLast, redactor: Redactor = Redactor(),
             live: LiveForwarder.Options = LiveForwarder.Options(), writeOptions: HARCodec.WriteOptions = .init(),
-            strictLoading: Bool = false
+            strictLoading: Bool = false, transport: (any LiveTransport)? = nil
         ) {
+            self.transport = transport
             self.strictLoading = strictLoading
             self.mode = mode
             self.playback = playback
@@ -104,6 +108,8 @@ public final class CassetteRecorder: Responder {
         public var recordedFailures: [String]
         /// The cassette as written, or nil when nothing had to be written.
         public var written: Cassette?
+        /// Records journalled and the fsyncs that wrote them (nil: nothing was journalled).
+        public var journal: CassetteJournal.Statistics?
     }
 
     /// The cassette file (it may not exist yet).
@@ -122,7 +128,7 @@ public final class CassetteRecorder: Responder {
     /// Claimed by whichever of `finish` and deinit releases the hold first.
     private let holdRelease = OnceFlag()
     private let state: Mutex<State>
-    private let forwarder = Mutex<LiveForwarder?>(nil)
+    private let forwarder = Mutex<(any LiveTransport)?>(nil)
 
     private struct State {
         var nextIndex: Int
@@ -208,22 +214,26 @@ public final class CassetteRecorder: Responder {
                 defer { state.nextIndex += 1 }
                 return state.nextIndex
             }
-            return live(request, label: "record") { [self] result in
-                store(result.interaction(index: index))
+            return live(request, label: "record") { [self] result, done in
+                store(result.interaction(index: index), then: done)
             }
         }
         let reason = missReason ?? "\(cassetteURL.path): no recorded interaction matches \(request)"
         if options.playback == .passthrough {
             state.withLock { $0.passedThrough += 1 }
-            return live(request, label: "passthrough") { _ in }
+            return live(request, label: "passthrough") { _, done in done() }
         }
         state.withLock { $0.misses.append(reason) }
         return .noMatch(reason: reason)
     }
 
-    /// A deferred reply that forwards `request` live, lets `keep` see the result, then answers.
-    /// A request the client cancelled is neither kept nor answered.
-    private func live(_ request: RequestSnapshot, label: String, keep: @escaping @Sendable (LiveForwarder.Result) -> Void) -> Reply {
+    /// A deferred reply that forwards `request` live, lets `keep` see the result (it calls its
+    /// second argument once it is done with it: journalled), then answers. A request the client
+    /// cancelled is neither kept nor answered.
+    private func live(
+        _ request: RequestSnapshot, label: String,
+        keep: @escaping @Sendable (LiveForwarder.Result, @escaping @Sendable () -> Void) -> Void
+    ) -> Reply {
         let forwarder = liveForwarder()
         // The live request's whole allowance, plus a margin: the simulation never gives up first.
         let patience = options.live.resourceTimeout + .seconds(10)
@@ -235,9 +245,11 @@ public final class CassetteRecorder: Responder {
             let cancelTask = forwarder.forward(request) { [self] result in
                 // Kept (journalled) before the simulation hears of it, counted done before that too.
                 let wanted = !cancelled.withLock { $0 }
-                if wanted { keep(result) }
-                state.withLock { $0.inFlight -= 1 }
-                if wanted { deliver(result.reply) }
+                let answer: @Sendable () -> Void = { [self] in
+                    state.withLock { $0.inFlight -= 1 }
+                    if wanted { deliver(result.reply) }
+                }
+                if wanted { keep(result, answer) } else { answer() }
             }
             return {
                 cancelled.withLock { $0 = true }
@@ -246,37 +258,49 @@ public final class CassetteRecorder: Responder {
         })
     }
 
-    private func liveForwarder() -> LiveForwarder {
+    private func liveForwarder() -> any LiveTransport {
         forwarder.withLock { forwarder in
             if let forwarder { return forwarder }
-            let made = LiveForwarder(options: options.live)
+            let made = options.transport ?? LiveForwarder(options: options.live)
             forwarder = made
             return made
         }
     }
 
-    /// Journals one recorded interaction (on a URLSession thread: durable as soon as it is known).
-    private func store(_ interaction: Interaction) {
-        state.withLock { state in
+    /// Journals one recorded interaction in the background (group commit: see
+    /// ``CassetteJournal/append(_:then:)``), then calls `done`, whether it was stored or not (a
+    /// failure is kept for ``finish(succeeded:)`` to report).
+    private func store(_ interaction: Interaction, then done: @escaping @Sendable () -> Void) {
+        let journal = state.withLock { state -> CassetteJournal? in
             guard !state.finished else {
                 state.storeErrors.append(CassetteError(
                     .io, file: cassetteURL.path, reason: "interaction \(interaction.index) arrived after finish() and was not recorded",
                     hint: "finish the recorder only after the simulation has run"))
-                return
+                return nil
             }
             do throws(CassetteError) {
                 if state.journal == nil {
                     state.journal = try CassetteJournal(cassette: cassetteURL, redactor: options.redactor)
                 }
-                try state.journal?.append(interaction)
+            } catch {
+                state.storeErrors.append(error)
+            }
+            return state.journal
+        }
+        guard let journal else { return done() }
+        journal.append(interaction) { [self] error in
+            state.withLock { state in
+                if let error {
+                    state.storeErrors.append(error)
+                    return
+                }
                 state.recorded += 1
                 if case let .failure(failure) = interaction.outcome {
                     let url = options.redactor.redact(interaction.request.url).absoluteString
                     state.recordedFailures.append("\(interaction.request.method) \(url): \(failure.message)")
                 }
-            } catch {
-                state.storeErrors.append(error)
             }
+            done()
         }
     }
 
@@ -315,7 +339,8 @@ public final class CassetteRecorder: Responder {
         }
         return Summary(
             replayed: snapshot.replayed, recorded: snapshot.recorded, passedThrough: snapshot.passedThrough,
-            misses: snapshot.misses, unplayed: player?.unplayed ?? [], recordedFailures: snapshot.recordedFailures, written: written)
+            misses: snapshot.misses, unplayed: player?.unplayed ?? [], recordedFailures: snapshot.recordedFailures, written: written,
+            journal: journal?.statistics)
     }
 
     deinit {

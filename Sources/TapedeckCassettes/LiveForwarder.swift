@@ -51,6 +51,14 @@ public final class LiveForwarder: Sendable {
         /// When it started (ISO 8601, wall clock: this is the live path).
         public var startedDateTime: String
 
+        /// A live exchange as a transport reports it.
+        public init(request: RecordedRequest, outcome: Interaction.Outcome, timings: ExchangeTimings, startedDateTime: String) {
+            self.request = request
+            self.outcome = outcome
+            self.timings = timings
+            self.startedDateTime = startedDateTime
+        }
+
         /// The result as the `index`-th interaction of a cassette.
         public func interaction(index: Int) -> Interaction {
             Interaction(index: index, startedDateTime: startedDateTime, request: request, outcome: outcome, timings: timings)
@@ -173,7 +181,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         }
         entry.completion(LiveForwarder.Result(
             request: entry.request, outcome: outcome, timings: timings,
-            startedDateTime: Self.iso8601(entry.startedDate)))
+            startedDateTime: LiveForwarder.Result.dateTime(entry.startedDate)))
     }
 
     /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
@@ -197,11 +205,11 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         }
         return "\(error)"
     }
+}
 
-    static func iso8601(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+extension LiveForwarder.Result {
+    /// HAR's `startedDateTime` for `date`: ISO 8601 in UTC with milliseconds.
+    public static func dateTime(_ date: Date) -> String {
+        HTTPDate.iso8601(from: date)
     }
 }

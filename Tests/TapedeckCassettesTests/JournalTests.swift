@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
@@ -97,5 +98,50 @@ struct JournalTests {
         #expect(!String(decoding: raw, as: UTF8.self).contains("s3cr3t"))
         try journal.finish(base: Cassette())
         #expect(try CassetteFile.read(url).interactions[0].request.headers == [HeaderField("Authorization", "REDACTED")])
+    }
+
+    @Test("background appends made while a commit is held go to disk as one batch: one fsync, every callback once, in order")
+    func groupCommit() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let journal = try CassetteJournal(cassette: url)
+        try journal.append(interaction(0))
+        let calls = Mutex<[Int]>([])
+        let durable = Mutex<[Int: Int]>([:])
+        journal.suspendCommits()
+        for index in 1...40 {
+            journal.append(interaction(index)) { error in
+                #expect(error == nil)
+                calls.withLock { $0.append(index) }
+                // Durable when told: the record is in the file by the time its callback runs.
+                let members = (try? Data(contentsOf: journal.journalURL)).map { Zlib.decompressMembers($0).members.count } ?? 0
+                durable.withLock { $0[index] = members }
+            }
+        }
+        #expect(calls.withLock { $0 }.isEmpty, "nothing is acknowledged before it is written")
+        journal.resumeCommits()
+        journal.flush()
+        #expect(calls.withLock { $0 } == Array(1...40))
+        #expect(durable.withLock { $0 }.values.allSatisfy { $0 == 41 })
+        #expect(journal.statistics == CassetteJournal.Statistics(records: 41, fsyncs: 2), "one fsync for the single append, one for the batch")
+        try journal.finish(base: Cassette())
+        #expect(try CassetteFile.read(url).interactions == (0...40).map(interaction))
+    }
+
+    @Test("a background append after finish reports the error and writes nothing")
+    func appendAfterFinish() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let journal = try CassetteJournal(cassette: url)
+        journal.append(interaction(1)) { #expect($0 == nil) }
+        try journal.finish(base: Cassette())
+        let failure = Mutex<CassetteError?>(nil)
+        journal.append(interaction(2)) { error in failure.withLock { $0 = error } }
+        journal.flush()
+        #expect(failure.withLock { $0 }?.reason.contains("already finished") == true)
+        #expect(try CassetteFile.read(url).interactions == [interaction(1)])
+        #expect(!FileManager.default.fileExists(atPath: journal.journalURL.path))
     }
 }

@@ -55,4 +55,22 @@ struct MessageTests {
         #expect(missing.urlError(for: url).localizedDescription.contains("no route"))
         #expect(TransportFailure.urlError(.badURL) == .urlError(.badURL))
     }
+
+    @Test("HTTPDate.iso8601 writes what ISO8601DateFormatter writes, over leap days, century years and random instants")
+    func iso8601() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var instants: [Double] = [0, 951_782_400.5, 951_868_799.999, 4_107_542_400, 1_767_225_602.25, 1_709_164_800, 253_402_300_799]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            instants.append(Double((state >> 22) % 4_000_000_000_000) / 1_000)
+        }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            let milliseconds = (seconds * 1_000).rounded() / 1_000
+            #expect(HTTPDate.iso8601(from: date) == formatter.string(from: Date(timeIntervalSince1970: milliseconds)), "\(seconds)")
+        }
+    }
 }
