@@ -65,10 +65,12 @@ struct RecordCommand: ParsableCommand {
         if http.inFlight > 0 {
             printError("tapedeck record: \(http.inFlight) requests still under way after \(drain) were cut off (not recorded)")
         }
-        try? http.shutdown()
         do {
+            // Before the event loops stop: the upstream connections close on them.
+            defer { try? http.shutdown() }
             let summary = try service.finish()
-            printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded, \(summary.replayed) replayed"
+            printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded"
+                + (summary.journal.map { " in \($0.fsyncs) fsyncs" } ?? "") + ", \(summary.replayed) replayed"
                 + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
                 + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
         } catch {

@@ -18,18 +18,25 @@ import TapedeckHTTP
 /// // … on SIGTERM:
 /// server.stopAccepting()
 /// let summary = try service.finish()
+/// try server.shutdown()
 /// ```
 public final class RecordService: ExchangeService {
     /// The upstream origin (`http://host:port`).
     public let upstream: URL
     /// The recorder every request goes through.
     public let recorder: CassetteRecorder
+    /// The pooled connections to the upstream (the recorder's transport).
+    public let client: UpstreamClient
     private let upstreamOrigin: String
 
-    /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching).
+    /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching;
+    /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``).
     public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once)) throws(CassetteError) {
         self.upstream = upstream
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
+        client = UpstreamClient(upstream: upstream, options: options.live)
+        var options = options
+        options.transport = client
         recorder = try CassetteRecorder(cassette: cassette, options: options)
     }
 
@@ -78,9 +85,16 @@ public final class RecordService: ExchangeService {
         "proxy-connection", "proxy-authorization", "expect",
     ]
 
-    /// Merges what was recorded into the cassette (`CassetteRecorder.finish(succeeded:)`).
+    /// Closes the upstream connections, then merges what was recorded into the cassette
+    /// (`CassetteRecorder.finish(succeeded:)`). Call it before the server's event loops stop.
     @discardableResult
     public func finish() throws(CassetteError) -> CassetteRecorder.Summary {
-        try recorder.finish()
+        client.shutdown()
+        return try recorder.finish()
+    }
+
+    /// Closes the upstream connections (the server is stopping its loops).
+    public func serverWillStop() {
+        client.shutdown()
     }
 }

@@ -107,7 +107,7 @@ public final class ReplayService: ExchangeService {
     private let source: String
     private let player: Mutex<CassettePlayer>
     private let missLog = Mutex(RecentLog<String>(capacity: ReplayService.keptMisses))
-    private let forwarder: LiveForwarder?
+    private let forwarder: UpstreamClient?
 
     /// Serves `cassette`; `source` names it in miss explanations.
     public init(cassette: Cassette, source: String = "cassette", options: Options = Options()) {
@@ -118,7 +118,7 @@ public final class ReplayService: ExchangeService {
         origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))
         if case let .passthrough(url) = options.onMiss {
-            forwarder = LiveForwarder(options: LiveForwarder.Options(upstream: url))
+            forwarder = UpstreamClient(upstream: url)
         } else {
             forwarder = nil
         }
@@ -287,5 +287,10 @@ public final class ReplayService: ExchangeService {
         default:
             return .text(404, "tapedeck admin: GET /__tapedeck/health, POST /__tapedeck/reset, GET /__tapedeck/misses, GET /__tapedeck/faults\n")
         }
+    }
+
+    /// Closes the passthrough upstream's connections (the server is stopping its loops).
+    public func serverWillStop() {
+        forwarder?.shutdown()
     }
 }

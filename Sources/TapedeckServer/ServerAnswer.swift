@@ -97,9 +97,14 @@ public protocol ExchangeService: Sendable {
     func dropsConnection(_ connection: Int) -> Bool
     /// Answers `request` by calling `answer` once, from any thread.
     func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void)
+    /// The server is about to stop its event loops: release what lives on them (upstream
+    /// connections). Called once, by ``TapedeckHTTPServer/shutdown()``, off the loops.
+    func serverWillStop()
 }
 
 extension ExchangeService {
     /// By default no connection is dropped at accept.
     public func dropsConnection(_ connection: Int) -> Bool { false }
+    /// By default nothing lives on the server's loops.
+    public func serverWillStop() {}
 }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import TapedeckScheduling
 
 /// An HTTP/1.1 server on real sockets (SwiftNIO) that hands every complete request to an
 /// ``ExchangeService`` and writes its ``ServerAnswer`` as the answer's ``Delivery`` says: delays,
@@ -23,6 +24,8 @@ public final class TapedeckHTTPServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let counters: ServerCounters
+    private let service: any ExchangeService
+    private let stopping = OnceFlag()
 
     /// Binds and starts serving; throws when the address cannot be bound.
     public init(service: any ExchangeService, options: ServerOptions) throws {
@@ -71,6 +74,7 @@ public final class TapedeckHTTPServer: Sendable {
         port = channel.localAddress?.port ?? options.port
         self.group = group
         self.counters = counters
+        self.service = service
     }
 
     /// Requests being answered right now.
@@ -84,9 +88,11 @@ public final class TapedeckHTTPServer: Sendable {
         try? channel.close().wait()
     }
 
-    /// Stops accepting, closes every connection and stops the event loops.
+    /// Stops accepting, lets the service release what lives on the event loops, closes every
+    /// connection and stops the loops.
     public func shutdown() throws {
         stopAccepting()
+        if stopping.claim() { service.serverWillStop() }
         try group.syncShutdownGracefully()
     }
 }

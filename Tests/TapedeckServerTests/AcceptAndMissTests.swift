@@ -34,8 +34,7 @@ struct AcceptAndMissTests {
         return file
     }
 
-    @Test("a refused site without a route drops the first two connections at accept, before reading; the third is served",
-          .disabled("flaky under a loaded CI: once curl waited its whole --max-time on a dropped connection; kept until the drop is made deterministic"))
+    @Test("a refused site without a route drops the first two connections at accept, before reading; the third is served")
     func refusedAtAccept() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -44,7 +43,10 @@ struct AcceptAndMissTests {
         defer { server.stop() }
         for connection in 1...2 {
             let refused = try curl([server.base + "/item"])
-            #expect(refused.status == 52 || refused.status == 56, "connection \(connection): empty reply or reset, got \(refused.status) \(refused.errors)")
+            // Which of these curl reports depends on when the reset reaches it: during its connect
+            // (7, measured on 41 of 80 second connections here), while sending (55), or while
+            // reading (56, or 52 if it saw a FIN first). Any of them is "dropped, nothing answered".
+            #expect([7, 52, 55, 56].contains(refused.status), "connection \(connection): a failed connect, empty reply or reset, got \(refused.status) \(refused.errors)")
             #expect(refused.code == 0 && refused.body.isEmpty, "nothing was answered on connection \(connection)")
         }
         let served = try curl([server.base + "/item"])

@@ -1,0 +1,219 @@
+import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+public import TapedeckCassettes
+public import TapedeckHTTP
+
+/// The recording proxy's way to its one upstream: pooled keep-alive HTTP/1.1 connections
+/// (async-http-client), each opened on the event loop of the client connection that needs it, so a
+/// proxied exchange never changes thread.
+///
+/// What it records, and why it is not the in-process ``LiveForwarder`` (an inner URLSession):
+/// - Bodies exactly as they travelled: a gzip/deflate/br answer stays compressed (`_bodyForm: wire`)
+///   and reaches the proxy's client byte for byte; URLSession would have decoded it.
+/// - Header fields in the order and case the upstream sent them.
+/// - Speed: corelibs URLSession funnels every task through one queue (a few hundred exchanges a
+///   second here); this client keeps up with the upstream (docs/benchmarks.md).
+/// - Redirects are not followed (each hop is its own interaction); failures become failure
+///   entries with the `URLError` code URLSession would report (refused −1004, unknown host −1003,
+///   timed out −1001, connection lost −1005, cancelled −999).
+///
+/// ```swift
+/// let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:8080")!)
+/// var options = CassetteRecorder.Options(mode: .once)
+/// options.transport = client
+/// // … when done:
+/// client.shutdown()
+/// ```
+public final class UpstreamClient: LiveTransport {
+    /// Where every request goes (its scheme, host and port replace the request's).
+    public let upstream: URL
+    /// Timeouts: `timeout` between reads (and to connect), `resourceTimeout` for the whole exchange.
+    public let options: LiveForwarder.Options
+    private let configuration: HTTPClient.Configuration
+    /// One client per event loop (keyed by the loop's identity), made on first use.
+    private let clients = Mutex<[ObjectIdentifier: HTTPClient]>([:])
+    private let closed = Atomic<Bool>(false)
+
+    /// A client for `upstream` with `options`' timeouts (`options.upstream` is ignored).
+    public init(upstream: URL, options: LiveForwarder.Options = LiveForwarder.Options()) {
+        self.upstream = upstream
+        self.options = options
+        let nanoseconds = options.timeout.wholeNanoseconds
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(nanoseconds), read: .nanoseconds(nanoseconds)),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        // A refused upstream is an answer to record at once, not something to retry until a deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        // As many upstream connections as client connections want (the server limits those).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4_096
+        self.configuration = configuration
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Closes every pooled connection; later requests fail as cancelled. Call it before the event
+    /// loops stop; off the loops it waits until the connections are closed, on one it does not.
+    public func shutdown() {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
+        for client in all {
+            if onLoop {
+                client.shutdown { _ in }
+            } else {
+                try? client.syncShutdown()
+            }
+        }
+    }
+
+    /// Sends `request` to the upstream; `completion` runs once, on an event loop thread.
+    @discardableResult
+    public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
+        let collector = ExchangeCollector(request: RecordedRequest(request), completion: completion)
+        guard let (client, loop) = client() else {
+            collector.fail(HTTPClientError.cancelled)
+            return {}
+        }
+        let outgoing: HTTPClient.Request
+        do {
+            outgoing = try HTTPClient.Request(
+                url: target(for: request.url), method: HTTPMethod(rawValue: request.method.rawValue),
+                headers: HTTPHeaders(request.headerFields.map { ($0.name.rawName, $0.value) }),
+                body: request.body.map { .bytes($0) })
+        } catch {
+            collector.fail(error)
+            return {}
+        }
+        let deadline = NIODeadline.now() + .nanoseconds(options.resourceTimeout.wholeNanoseconds)
+        // The client's group is this one loop, so its connections are on it already. Requiring it
+        // (`.delegateAndChannel`) would make every connection an "overflow" one, closed after use.
+        let task = client.execute(request: outgoing, delegate: collector, eventLoop: loop.map { .delegate(on: $0) } ?? .indifferent,
+                                  deadline: deadline)
+        task.futureResult.whenFailure { collector.fail($0) }
+        return { task.cancel() }
+    }
+
+    /// The request's path and query on the upstream's origin.
+    private func target(for url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.scheme = upstream.scheme
+        components.host = upstream.host
+        components.port = upstream.port
+        return components.url?.absoluteString ?? url.absoluteString
+    }
+
+    /// The client of the calling event loop (or a shared one off the loops), nil once shut down.
+    private func client() -> (HTTPClient, (any EventLoop)?)? {
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop
+        let key = loop.map { ObjectIdentifier($0) } ?? ObjectIdentifier(UpstreamClient.self)
+        return clients.withLock { clients in
+            guard !closed.load(ordering: .relaxed) else { return nil }
+            if let existing = clients[key] { return (existing, loop) }
+            let made = HTTPClient(eventLoopGroup: loop ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            clients[key] = made
+            return (made, loop)
+        }
+    }
+}
+
+/// Collects one exchange (head, body as received, times) and reports it once.
+private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Sendable {
+    // @unchecked Sendable: the delegate callbacks run on one event loop, one at a time; `reported`
+    // guards the single report against a failure arriving from another thread.
+    typealias Response = Void
+
+    private let request: RecordedRequest
+    private let completion: @Sendable (LiveForwarder.Result) -> Void
+    private let started = ContinuousClock.now
+    private let startedDate = Date()
+    private var headAt: ContinuousClock.Instant?
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+    private let reported = Atomic<Bool>(false)
+
+    init(request: RecordedRequest, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
+        self.request = request
+        self.completion = completion
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        headAt = .now
+        self.head = head
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        var buffer = buffer
+        body.writeBuffer(&buffer)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        fail(error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let end = ContinuousClock.now
+        guard let head else { return fail(HTTPClientError.remoteConnectionClosed) }
+        let headers = head.headers.map { HeaderField($0.name, $0.value) }
+        let response = RecordedResponse(
+            status: Int(head.status.code), statusText: head.status.reasonPhrase,
+            headers: headers, body: Data(body.readableBytesView), bodyForm: .wire)
+        let headAt = headAt ?? end
+        report(.response(response), ExchangeTimings(wait: started.duration(to: headAt), receive: headAt.duration(to: end)))
+    }
+
+    /// Reports `error` as a recorded failure (once; a later success or failure is ignored).
+    func fail(_ error: any Error) {
+        let (code, message) = Self.urlError(for: error)
+        report(.failure(RecordedFailure(code: code, message: "URLError \(code): \(message)")), ExchangeTimings(wait: started.duration(to: .now)))
+    }
+
+    private func report(_ outcome: Interaction.Outcome, _ timings: ExchangeTimings) {
+        guard !reported.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        completion(LiveForwarder.Result(request: request, outcome: outcome, timings: timings,
+                                        startedDateTime: LiveForwarder.Result.dateTime(startedDate)))
+    }
+
+    /// The `URLError` code (and a description) URLSession reports for what happened.
+    static func urlError(for error: any Error) -> (Int, String) {
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .connectTimeout: return (URLError.timedOut.rawValue, "connecting to the upstream timed out")
+            case .readTimeout, .deadlineExceeded, .writeTimeout: return (URLError.timedOut.rawValue, "the upstream request timed out (\(client))")
+            case .remoteConnectionClosed: return (URLError.networkConnectionLost.rawValue, "the upstream closed the connection before the whole response")
+            case .cancelled: return (URLError.cancelled.rawValue, "cancelled")
+            default: return (URLError.badServerResponse.rawValue, "\(client)")
+            }
+        }
+        if let connection = error as? NIOConnectionError {
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty {
+                return (URLError.cannotFindHost.rawValue, "the upstream host was not found")
+            }
+            return (URLError.cannotConnectToHost.rawValue, "could not connect to the upstream (\(connection.connectionErrors.map { "\($0.error)" }.joined(separator: "; ")))")
+        }
+        if let io = error as? IOError {
+            switch io.errnoCode {
+            case ECONNREFUSED: return (URLError.cannotConnectToHost.rawValue, "the upstream refused the connection")
+            case ECONNRESET, EPIPE: return (URLError.networkConnectionLost.rawValue, "the upstream reset the connection")
+            case ETIMEDOUT: return (URLError.timedOut.rawValue, "the upstream connection timed out")
+            default: return (URLError.cannotConnectToHost.rawValue, "\(io)")
+            }
+        }
+        if let channel = error as? ChannelError, case .connectTimeout = channel {
+            return (URLError.timedOut.rawValue, "connecting to the upstream timed out")
+        }
+        return (URLError.networkConnectionLost.rawValue, "\(error)")
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckLoopback
+import TapedeckTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `tapedeck record` keeps of an upstream exchange: compressed bodies as they travelled,
+/// header order and case, big bodies, concurrent exchanges, and failures with URLSession's codes.
+@Suite("Server: what the recording proxy keeps", .serialized)
+struct UpstreamRecordingTests {
+    /// The header field names of a curl `-D` dump, in order (the last response's).
+    private func names(_ head: String) -> [String] {
+        let block = head.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.last ?? ""
+        return block.split(separator: "\r\n").dropFirst().compactMap { line in line.split(separator: ":").first.map(String.init) }
+    }
+
+    @Test("a gzip body reaches the client and the cassette as the upstream sent it; header order and case are kept; 24 MB pass whole")
+    func wireBytes() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try wireBytes(upstream) }
+    }
+
+    private func wireBytes(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("wire.har.gz")
+        let direct = try curl([upstream.baseURL.absoluteString + "/bytes/10"])
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        let gzip = try curl([proxy.base + "/gzip", "-H", "Accept-Encoding: gzip"])
+        let small = try curl([proxy.base + "/bytes/10"])
+        let large = try curl([proxy.base + "/large/24"])
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+
+        #expect(gzip.code == 200 && gzip.body.prefix(2) == Data([0x1F, 0x8B]), "the client gets the compressed bytes")
+        let decoded = try Zlib.decompress(gzip.body, format: .gzip)
+        #expect(String(decoding: decoded, as: UTF8.self).contains("/gzip"))
+        #expect(small.body == Data(LoopbackServer.bytes(10)))
+        #expect(large.code == 200 && large.body.count >= 24 * 1_048_576)
+
+        let recorded = try CassetteFile.read(cassette).interactions
+        #expect(recorded.map(\.request.url.path) == ["/gzip", "/bytes/10", "/large/24"])
+        let gzipResponse = try #require(recorded.first?.response)
+        #expect(gzipResponse.bodyForm == .wire && gzipResponse.body == gzip.body, "stored as it travelled")
+        #expect(gzipResponse.headers.value(for: "Content-Encoding") == "gzip")
+        #expect(recorded[1].response?.headers.map(\.name) == names(direct.head), "the upstream's field order and case")
+        #expect(recorded[2].response?.body == large.body)
+
+        // Replayed to curl: the same compressed bytes.
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        let replayed = try curl([server.base + "/gzip", "-H", "Accept-Encoding: gzip"])
+        #expect(replayed.body == gzip.body)
+        #expect(try curl([server.base + "/large/24"]).body == large.body)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("48 concurrent URLSession requests through the proxy: every one answered and recorded, fewer fsyncs than records is allowed")
+    func concurrentRecording() async throws {
+        let upstream = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("many.har.gz")
+        let proxy = try await blocking { try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path]) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<48 {
+                group.addTask {
+                    let (_, response) = try await session.data(from: URL(string: proxy.base + "/get?n=\(index)")!)
+                    return (response as? HTTPURLResponse)?.statusCode ?? 0
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 48))
+        #expect(try await blocking { proxy.stop() } == 0)
+        let queries = Set(try CassetteFile.read(cassette).interactions.compactMap(\.request.url.query))
+        #expect(queries == Set((0..<48).map { "n=\($0)" }))
+        let line = proxy.errors.split(separator: "\n").first { $0.contains("48 recorded in") }
+        let fsyncs = line.flatMap { Int($0.components(separatedBy: "48 recorded in ").last?.prefix { $0.isNumber } ?? "") }
+        #expect(fsyncs.map { (1...48).contains($0) } == true, "\(proxy.errors)")
+    }
+
+    @Test("an upstream that times out or resets mid-body is recorded as timedOut / networkConnectionLost and answered 502")
+    func upstreamFailures() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try upstreamFailures(upstream) }
+    }
+
+    private func upstreamFailures(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Timeout: the upstream answers after 3 s, the proxy waits 1 s.
+        let slow = directory.file("slow.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", slow.path, "--upstream-timeout", "1"])
+        let late = try curl([proxy.base + "/delay/3000"])
+        #expect(late.code == 502 && late.head.contains("X-Tapedeck-Failure"), "\(late.head)")
+        #expect(proxy.stop() == 0)
+        #expect(try failureCode(slow) == URLError.timedOut.rawValue)
+
+        // Reset: the upstream is `tapedeck serve` with a reset fault after 200 bytes.
+        let served = directory.file("served.har.gz")
+        try CassetteFile.write(Cassette(interactions: [Interaction(
+            index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/reset")!),
+            outcome: .response(RecordedResponse(status: 200, body: Data(repeating: 0x61, count: 5_000))))]), to: served)
+        let plan = directory.file("reset.yaml")
+        try Data("faults:\n  - { kind: reset, afterBytes: 200, route: \"GET /reset\" }\n".utf8).write(to: plan)
+        let resetting = try ServerProcess(["serve", served.path, "--timing", "instant", "--faults", plan.path])
+        defer { resetting.stop() }
+        let cut = directory.file("cut.har.gz")
+        let recorder = try ServerProcess(["record", "--upstream", resetting.base, "--cassette", cut.path])
+        #expect(try curl([recorder.base + "/reset"]).code == 502)
+        #expect(recorder.stop() == 0)
+        #expect(try failureCode(cut) == URLError.networkConnectionLost.rawValue)
+    }
+
+    private func failureCode(_ cassette: URL) throws -> Int? {
+        let entries = try CassetteFile.read(cassette).interactions
+        guard entries.count == 1, case let .failure(failure) = entries[0].outcome else {
+            Issue.record("expected one failure entry, got \(entries.map(\.outcome))")
+            return nil
+        }
+        return failure.code
+    }
+}
