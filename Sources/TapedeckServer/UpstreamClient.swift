@@ -11,7 +11,7 @@ public import TapedeckHTTP
 /// (async-http-client), each opened on the event loop of the client connection that needs it, so a
 /// proxied exchange never changes thread.
 ///
-/// What it records, and why it is not the in-process ``LiveForwarder`` (an inner URLSession):
+/// What it records, and why it is not the in-process `LiveForwarder` (an inner URLSession):
 /// - Bodies exactly as they travelled: a gzip/deflate/br answer stays compressed (`_bodyForm: wire`)
 ///   and reaches the proxy's client byte for byte; URLSession would have decoded it.
 /// - Header fields in the order and case the upstream sent them.
