@@ -2,7 +2,8 @@
 import Foundation
 import TapedeckLoopback
 // Each measured configuration prints one `bench NAME key=value ...` line; a missed goal is a
-// measurement, not a failure, so the exit status is 0 unless the arguments are wrong.
+// measurement, not a failure, so the exit status is 0 unless the arguments are wrong (64) or a
+// benchmark could not run (1).
 
 let benchmarks: [(name: String, run: () throws -> Void)] = [
     ("scheduler", runSchedulerBenchmark),
@@ -33,6 +34,15 @@ if !unknown.isEmpty {
     print("tapedeck-bench: unknown benchmark(s) \(unknown.joined(separator: ", ")); known: \(known)")
     exit(64)
 }
+// A benchmark that cannot run (a fixture that does not load, a server that does not start) says
+// so on standard error and the others still run; the exit status is then 1.
+var failed: [String] = []
 for benchmark in benchmarks where requested.isEmpty || requested.contains(benchmark.name) {
-    try benchmark.run()
+    do {
+        try benchmark.run()
+    } catch {
+        FileHandle.standardError.write(Data("tapedeck-bench \(benchmark.name): could not run: \(error)\n".utf8))
+        failed.append(benchmark.name)
+    }
 }
+if !failed.isEmpty { exit(1) }
