@@ -102,12 +102,8 @@ public final class LiveForwarder: Sendable {
     public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (Result) -> Void) -> @Sendable () -> Void {
         var urlRequest = request.urlRequest()
         urlRequest.timeoutInterval = options.timeout.timeInterval
-        if let upstream = options.upstream, let url = urlRequest.url,
-           var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.scheme = upstream.scheme
-            components.host = upstream.host
-            components.port = upstream.port
-            urlRequest.url = components.url ?? url
+        if let upstream = options.upstream, let url = urlRequest.url {
+            urlRequest.url = Options.sending(url, to: upstream)
         }
         let task = session.dataTask(with: urlRequest)
         delegate.begin(task, request: RecordedRequest(request), completion: completion)
@@ -181,7 +177,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         }
         entry.completion(LiveForwarder.Result(
             request: entry.request, outcome: outcome, timings: timings,
-            startedDateTime: LiveForwarder.Result.dateTime(entry.startedDate)))
+            startedDateTime: HTTPDate.iso8601(from: entry.startedDate)))
     }
 
     /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
@@ -207,9 +203,15 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 }
 
-extension LiveForwarder.Result {
-    /// HAR's `startedDateTime` for `date`: ISO 8601 in UTC with milliseconds.
-    public static func dateTime(_ date: Date) -> String {
-        HTTPDate.iso8601(from: date)
+extension LiveForwarder.Options {
+    /// `url` with `upstream`'s scheme, host and port (its path and query kept); unchanged when it
+    /// is already there.
+    package static func sending(_ url: URL, to upstream: URL) -> URL {
+        guard url.scheme != upstream.scheme || url.host != upstream.host || url.port != upstream.port,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.scheme = upstream.scheme
+        components.host = upstream.host
+        components.port = upstream.port
+        return components.url ?? url
     }
 }

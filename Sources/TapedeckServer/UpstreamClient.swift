@@ -88,7 +88,7 @@ public final class UpstreamClient: LiveTransport {
         let outgoing: HTTPClient.Request
         do {
             outgoing = try HTTPClient.Request(
-                url: target(for: request.url), method: HTTPMethod(rawValue: request.method.rawValue),
+                url: LiveForwarder.Options.sending(request.url, to: upstream), method: HTTPMethod(rawValue: request.method.rawValue),
                 headers: HTTPHeaders(request.headerFields.map { ($0.name.rawName, $0.value) }),
                 body: request.body.map { .bytes($0) })
         } catch {
@@ -102,15 +102,6 @@ public final class UpstreamClient: LiveTransport {
                                   deadline: deadline)
         task.futureResult.whenFailure { collector.fail($0) }
         return { task.cancel() }
-    }
-
-    /// The request's path and query on the upstream's origin.
-    private func target(for url: URL) -> String {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
-        components.scheme = upstream.scheme
-        components.host = upstream.host
-        components.port = upstream.port
-        return components.url?.absoluteString ?? url.absoluteString
     }
 
     /// The client of the calling event loop (or a shared one off the loops), nil once shut down.
@@ -135,6 +126,7 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
 
     private let request: RecordedRequest
     private let completion: @Sendable (LiveForwarder.Result) -> Void
+    // The live path: what is recorded is when the real exchange started and how long it took.
     private let started = ContinuousClock.now
     private let startedDate = Date()
     private var headAt: ContinuousClock.Instant?
@@ -183,7 +175,7 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     private func report(_ outcome: Interaction.Outcome, _ timings: ExchangeTimings) {
         guard !reported.exchange(true, ordering: .acquiringAndReleasing) else { return }
         completion(LiveForwarder.Result(request: request, outcome: outcome, timings: timings,
-                                        startedDateTime: LiveForwarder.Result.dateTime(startedDate)))
+                                        startedDateTime: HTTPDate.iso8601(from: startedDate)))
     }
 
     /// The `URLError` code (and a description) URLSession reports for what happened.
