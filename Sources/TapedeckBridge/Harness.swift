@@ -1,6 +1,7 @@
 public import TapedeckHTTP
 public import TapedeckNetwork
 public import TapedeckScheduling
+import Dispatch
 import Synchronization
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
@@ -153,20 +154,38 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         state.withLock { $0.unattributedBlocks }
     }
 
-    /// Says the simulation is over: from now on the delegate blocks URLSession enqueues for this
-    /// harness's sessions run on ordinary operation-queue threads instead of waiting for simulated
-    /// queues that will not run again. Call it after the last `runUntilIdle`, before invalidating
-    /// the sessions, so that their invalidation completes and they are released (with their
-    /// sockets): a session whose invalidation callback is parked on a finished simulation is kept
-    /// alive for good.
+    /// Says the simulation is over and lets it go: the URLSessions this harness made are
+    /// invalidated (`invalidateAndCancel()`), the delegate blocks URLSession still enqueues for
+    /// them run on ordinary operation-queue threads instead of simulated queues that will not run
+    /// again, and the scheduler is ended (`SimulatedScheduler.end()`: whatever is still pending or
+    /// submitted later is dropped). Call it after the last `runUntilIdle`.
+    ///
+    /// Why it matters: a URLSession lives until it is invalidated and its invalidation callback
+    /// has run, corelibs gives each one a socket pair, and a callback parked on a simulated queue
+    /// keeps the whole simulation alive. A test suite whose simulations never end runs out of
+    /// file descriptors. `Tape`, the test traits and the scenario runner call it for you; a test
+    /// that builds its own harness should call it last. (A configuration handed out to a client
+    /// that builds its own URLSession leaves that session to the client.) Releasing the harness
+    /// alone does not end anything: several harnesses may share one scheduler in turn.
     ///
     /// ```swift
     /// try scheduler.runUntilIdle()
     /// harness.endSimulation()
-    /// session.invalidateAndCancel()
     /// ```
     public func endSimulation() {
-        state.withLock { $0.ended = true }
+        let sessions = state.withLock { state -> [URLSession] in
+            guard !state.ended else { return [] }
+            state.ended = true
+            // The links stay: URLSession threads may still look up their protocol slots while
+            // the invalidation cancels tasks.
+            return state.sessions.filter { !$0.isConfiguration }.compactMap(\.session)
+        }
+        network.scheduler.end()
+        // On another thread: this may be called where corelibs is calling out from a session's
+        // work queue (a test fixture's deinit, say), and invalidating syncs onto that queue.
+        DispatchQueue.global().async {
+            for session in sessions { session.invalidateAndCancel() }
+        }
     }
 
     /// Whether ``endSimulation()`` was called.

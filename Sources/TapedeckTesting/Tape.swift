@@ -219,6 +219,8 @@ public final class Tape: Sendable {
         // nobody will ever serve.
         harness.close()
         defaultSession.withLock { $0?.finishTasksAndInvalidate() }
+        // Frees the sessions and the simulation (see Harness.endSimulation()).
+        defer { harness.endSimulation() }
         let summary = try recorder.finish(succeeded: succeeded)
         for failure in summary.recordedFailures {
             FileHandle.standardError.write(Data(

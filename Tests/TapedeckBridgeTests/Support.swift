@@ -75,6 +75,11 @@ final class BridgeFixture: @unchecked Sendable {
     let session: URLSession
     private let tasks = Mutex<[String: URLSessionTask]>([:])
 
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
+
     init(seed: UInt64 = 0, mode: Harness.Mode = .lockstep, decodes: Bool = true,
          configuration: URLSessionConfiguration = .ephemeral, externalWaitLimit: Duration = .seconds(10),
          redirectPolicy: @escaping @Sendable (HTTPURLResponse, URLRequest) -> URLRequest? = { $1 }) {

@@ -237,6 +237,11 @@ final class SequentialReplay: NSObject, URLSessionTaskDelegate, @unchecked Senda
     private let root: SimulatedQueue
     private var session: URLSession!
 
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
+
     init(_ cassette: Cassette) {
         player = CassettePlayer(cassette: cassette, afterLast: .noMatch)
         network = SimulatedNetwork(scheduler: scheduler)

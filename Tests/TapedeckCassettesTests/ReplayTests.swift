@@ -22,6 +22,11 @@ private final class ReplayWorld: @unchecked Sendable {
     let player: CassettePlayer
     let results = Mutex<[String: (status: Int?, body: Data, error: URLError?)]>([:])
 
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
+
     init(_ player: CassettePlayer, timingScale: Double = 0) {
         self.player = player
         network = SimulatedNetwork(scheduler: scheduler)

@@ -118,3 +118,40 @@ struct QueueTests {
         #expect(result.value?.isSessionDeinitializedError == true)
     }
 }
+
+@Suite("Ending a simulation frees its sessions")
+struct EndSimulationTests {
+    @Test("after endSimulation() a Session's URLSession, scheduler and queues are freed once the test lets go")
+    func endSimulationFreesTheWorld() throws {
+        // Given a client that ran a request and was released while its simulation was still
+        // around: its URLSession's invalidation callback is parked on the simulated rootQueue.
+        weak var weakURLSession: URLSession?
+        weak var weakScheduler: SimulatedScheduler?
+        do {
+            let scheduler = SimulatedScheduler(violationPolicy: .record)
+            let network = SimulatedNetwork(scheduler: scheduler)
+            network.stub(host: "api.test", path: "/get", .json(200, "{}"))
+            let harness = Harness(network: network)
+            let log = EventLog()
+            var session: Session? = Session(provider: harness, scheduler: scheduler, eventMonitors: [log.monitor()])
+            let status = Box<Int?>(nil)
+            session!.request("http://api.test/get").response { status.value = $0.response?.statusCode }
+            try scheduler.runUntilIdle()
+            #expect(status.value == 200)
+            weakURLSession = session!.session
+            weakScheduler = scheduler
+            session = nil
+            // When the test ends the simulation.
+            harness.endSimulation()
+            #expect(scheduler.hasEnded)
+        }
+        // Then the URLSession (and its sockets) and the whole simulation go away. Its
+        // invalidation completes on URLSession's own threads, so this waits for it (bounded).
+        let deadline = Date().addingTimeInterval(10)
+        while (weakURLSession != nil || weakScheduler != nil) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(weakURLSession == nil)
+        #expect(weakScheduler == nil)
+    }
+}

@@ -15,7 +15,9 @@ final class EventLog: Sendable {
     private let events = Mutex<[ClientEvent]>([])
 
     func monitor(queue: (any SchedulerQueue)? = nil) -> ClosureEventMonitor {
-        ClosureEventMonitor(queue: queue) { [self] event in events.withLock { $0.append(event) } }
+        // Weak: the events hold requests, which hold this monitor; a strong capture would keep every
+        // simulation of the suite alive (with its URLSession and sockets).
+        ClosureEventMonitor(queue: queue) { [weak self] event in self?.events.withLock { $0.append(event) } }
     }
 
     var names: [String] { events.withLock { $0.map(\.name) } }
@@ -42,6 +44,11 @@ final class ClientFixture: @unchecked Sendable {
     let harness: Harness
     let session: Session
     let events = EventLog()
+
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
 
     init(
         seed: UInt64 = 0, startRequestsImmediately: Bool = true, requestSetup: Session.RequestSetup = .lazy,

@@ -83,6 +83,11 @@ final class World: @unchecked Sendable {
     let harness: Harness
     let session: Session
 
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
+
     init(seed: UInt64 = 0, requestSetup: Session.RequestSetup = .lazy, interceptor: (any RequestInterceptor)? = nil,
          latency: Latency = .fixed(.milliseconds(100))) {
         scheduler = SimulatedScheduler(seed: seed, violationPolicy: .record)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TapedeckScheduling
 
@@ -133,5 +134,81 @@ final class Keeper<T: Sendable>: @unchecked Sendable {
     var value: T? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// Something a job captures, to see when the scheduler lets go of it.
+private final class Captured: Sendable {}
+
+@Suite("Simulated scheduler: ending a simulation")
+struct EndingTests {
+    @Test("end() drops ready and timed jobs unrun, frees what they held, and the abandoned scheduler is freed")
+    func endDropsPendingWorkAndFreesTheSimulation() throws {
+        // Given a simulation left with work pending: a ready job, a timer, each holding an object.
+        weak var weakScheduler: SimulatedScheduler?
+        weak var weakReady: Captured?
+        weak var weakTimed: Captured?
+        let ran = Log<String>()
+        do {
+            let scheduler = SimulatedScheduler()
+            let root = scheduler.makeQueue(label: "root", target: nil)
+            let child = scheduler.makeQueue(label: "child", target: root)
+            let ready = Captured()
+            let timed = Captured()
+            child.async { withExtendedLifetime(ready) { ran.append("ready") } }
+            root.asyncAfter(delay: .seconds(30)) { withExtendedLifetime(timed) { ran.append("timed") } }
+            weakScheduler = scheduler
+            weakReady = ready
+            weakTimed = timed
+            // When it ends.
+            scheduler.end()
+            #expect(scheduler.hasEnded)
+            #expect(scheduler.scheduledTimerCount == 0)
+        }
+        // Then nothing ran, what the jobs held is gone, and so is the scheduler (pending work no
+        // longer ties it to its queues).
+        #expect(ran.values.isEmpty)
+        #expect(weakReady == nil)
+        #expect(weakTimed == nil)
+        #expect(weakScheduler == nil)
+    }
+
+    @Test("without end(), pending work keeps an abandoned simulation alive (why end() exists)")
+    func pendingWorkKeepsTheSimulation() throws {
+        weak var weakScheduler: SimulatedScheduler?
+        do {
+            let scheduler = SimulatedScheduler()
+            scheduler.makeQueue(label: "root", target: nil).asyncAfter(delay: .seconds(1)) {}
+            weakScheduler = scheduler
+        }
+        #expect(weakScheduler != nil)
+        weakScheduler?.end()
+        #expect(weakScheduler == nil)
+    }
+
+    @Test("after end(), submissions from the owner or another thread and expected arrivals are dropped")
+    func submissionsAfterEndAreDropped() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeQueue(label: "root", target: nil)
+        let ticket = scheduler.expectExternal("a late callback")
+        scheduler.end()
+        weak var weakLate: Captured?
+        let ran = Log<String>()
+        do {
+            let late = Captured()
+            weakLate = late
+            root.async { withExtendedLifetime(late) { ran.append("owner") } }
+            let submitted = DispatchSemaphore(value: 0)
+            Thread {
+                root.async { withExtendedLifetime(late) { ran.append("foreign") } }
+                submitted.signal()
+            }.start()
+            submitted.wait()
+            ticket.arrive(on: root) { withExtendedLifetime(late) { ran.append("arrival") } }
+        }
+        try scheduler.runUntilIdle()
+        #expect(ran.values.isEmpty)
+        #expect(weakLate == nil)
+        #expect(scheduler.outstandingExpectationCount == 0)
     }
 }

@@ -164,7 +164,9 @@ final class Run: @unchecked Sendable {
         }
         let trace = options.traceMode == .full ? world.scheduler.trace : []
         let outcome = OutcomeBuilder(run: self, stop: stop).build()
-        world.harness.endSimulation()   // the invalidation then completes and frees the URLSession
+        // Invalidates the harness's sessions and ends the scheduler, so the URLSession is freed;
+        // a session a user's `makeSession` built elsewhere is invalidated too.
+        world.harness.endSimulation()
         session.session.invalidateAndCancel()
         if let cassetteRecorder { _ = try? cassetteRecorder.finish(succeeded: outcome.passed) }
         return (outcome, trace)

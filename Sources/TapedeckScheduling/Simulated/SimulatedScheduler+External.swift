@@ -80,6 +80,11 @@ extension SimulatedScheduler {
         condition.lock()
         defer { condition.unlock() }
         patience[expectation.number] = nil
+        if ended.load(ordering: .relaxed) {
+            // Nothing will take it in (see end()); keeping it would keep what its work holds.
+            outstanding[expectation.number] = nil
+            return
+        }
         guard outstanding.removeValue(forKey: expectation.number) != nil else {
             let state = arrivals[expectation.number] == nil ? "withdrawn or unknown" : "already arrived"
             externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")

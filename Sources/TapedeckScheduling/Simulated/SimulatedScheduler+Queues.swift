@@ -18,6 +18,7 @@ extension SimulatedScheduler {
         _ queue: SimulatedQueue, deadline: Int64?, name: String, handle: ScheduledWork?,
         _ work: __owned @escaping @Sendable () -> Void
     ) {
+        if ended.load(ordering: .relaxed) { return }   // the simulation is over (see end())
         let seq = nextSeq
         nextSeq &+= 1
         if queue.pendingJobs == 0 { _ = Unmanaged.passRetained(queue) }

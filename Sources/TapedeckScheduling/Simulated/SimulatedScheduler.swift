@@ -67,6 +67,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var queueCount = 0
     /// Set while one of the run methods is active on the owner thread.
     var isDriving = false
+    /// Set once by ``end()``: from then on every submission and arrival is dropped.
+    let ended = Atomic<Bool>(false)
 
     // MARK: Shared state (guarded by `condition`)
     let condition = NSCondition()

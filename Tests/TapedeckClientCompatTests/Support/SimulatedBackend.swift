@@ -20,6 +20,11 @@ final class SimulatedBackend: Sendable {
     let transport: DefaultTransport
     private let seen = Box<[RequestSnapshot]>([])
 
+    /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
+    deinit {
+        harness.endSimulation()
+    }
+
     init(seed: UInt64 = 0) {
         let scheduler = SimulatedScheduler(seed: seed, violationPolicy: .record)
         let network = SimulatedNetwork(scheduler: scheduler)
