@@ -139,6 +139,15 @@ let package = Package(
             dependencies: ["TapedeckHTTP", "TapedeckCassettes"],
             path: "Tests/Support/TapedeckTestSupport"
         ),
+        // The simulated servers and default transport the client compatibility suites run user code against.
+        .target(
+            name: "TapedeckSimulatedBackend",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/Support/TapedeckSimulatedBackend"
+        ),
         // Benchmarks: one entry point, `tools/bench NAME`.
         .executableTarget(
             name: "TapedeckBench",
@@ -197,10 +206,21 @@ let package = Package(
             name: "TapedeckClientCompatTests",
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient", "TapedeckTesting",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "TapedeckSimulatedBackend", .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // Cassettes the `.cassette` trait finds beside the test files (by path, not as resources).
             exclude: ["Cassettes"]
+        ),
+        // The same promise for apps still in the Swift 5 language mode (most Alamofire apps): their
+        // idioms — mutating captured locals in handlers, main-actor state in handlers, `Error`
+        // without `any` — compile against TapedeckClient as they do against Alamofire.
+        .testTarget(
+            name: "TapedeckClientSwift5Tests",
+            dependencies: ["TapedeckClient", "TapedeckSimulatedBackend", "TapedeckHTTP"],
+            // The app code here draws the warnings Alamofire 5.12 gives the same code in Swift 5 mode
+            // (a mutable interceptor conforming to Sendable, main-actor state set in a handler); what
+            // this target pins is that it compiles and behaves, so those expected warnings are off.
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]
         ),
         .testTarget(
             name: "TapedeckTestingTests",
@@ -236,7 +256,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+// Upcoming features for our own code; the Swift 5 compatibility suite is written as apps write it.
+for target in package.targets where target.type != .system && target.name != "TapedeckClientSwift5Tests" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

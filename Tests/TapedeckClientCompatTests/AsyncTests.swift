@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TapedeckSimulatedBackend
 import TapedeckClient
 import HTTPTypes
 import TapedeckHTTP

@@ -56,6 +56,7 @@ public final class DataRequest: Request, @unchecked Sendable {
 
     /// Hands over the raw result (the request's error or its data) without serializing, and without
     /// ever consulting the retrier.
+    @preconcurrency
     @discardableResult
     public func response(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data?>) -> Void) -> Self {
         let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
@@ -73,6 +74,7 @@ public final class DataRequest: Request, @unchecked Sendable {
 
     /// Serializes with `serializer` on the serializationQueue; a failure is shown to the retrier
     /// once (a serializer-stage retry; docs/client.md) before the handler gets it.
+    @preconcurrency
     @discardableResult
     public func response<Serializer: DataResponseSerializerProtocol>(
         queue: (any SchedulerQueue)? = nil, responseSerializer serializer: Serializer,
@@ -119,6 +121,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Hands over the body as `Data` (an empty body is an error, except for the empty-response codes and methods).
+    @preconcurrency
     @discardableResult
     public func responseData(
         queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
@@ -132,6 +135,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Hands over the body as a `String`, in `encoding` or the response's charset (UTF-8 by default).
+    @preconcurrency
     @discardableResult
     public func responseString(
         queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
@@ -145,6 +149,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Hands over the body parsed as ``JSON``.
+    @preconcurrency
     @discardableResult
     public func responseJSON(
         queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
@@ -158,6 +163,7 @@ public final class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Hands over the body decoded as `T` by `decoder` (a `JSONDecoder` by default).
+    @preconcurrency
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self, queue: (any SchedulerQueue)? = nil,

@@ -45,6 +45,7 @@ public final class DefaultTransport: Sendable {
 
     /// A transport over `provider`, with queues of `scheduler` (the two deal in the same kind of
     /// queue, as for `Session(provider:scheduler:)`). `drive` runs the simulation until idle.
+    @preconcurrency
     public init<Provider: URLSessionProvider>(
         provider: Provider, scheduler: some Scheduler<Provider.DelegateQueue>, drive: (@Sendable () async throws -> Void)? = nil
     ) {

@@ -53,6 +53,7 @@ extension Request {
 
     /// Calls `handler` on `queue` with ``cURLDescription()`` once a URLRequest exists (at once when
     /// one already does).
+    @preconcurrency
     @discardableResult
     public func cURLDescription(on queue: any SchedulerQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
         let called = Protected(false)
@@ -64,6 +65,7 @@ extension Request {
     }
 
     /// `cURLDescription(on:calling:)` on the rootQueue (``underlyingQueue``).
+    @preconcurrency
     @discardableResult
     public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: underlyingQueue, calling: handler)
@@ -71,6 +73,7 @@ extension Request {
 
     /// Calls `handler` on `queue` (nil: the rootQueue) with every URLRequest an attempt sends (the
     /// adapted one), from now on; with the last one at once when it already exists.
+    @preconcurrency
     @discardableResult
     public func onURLRequestCreation(on queue: (any SchedulerQueue)? = nil, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
         whenURLRequestsAreCreated(on: queue ?? underlyingQueue, handler)
@@ -79,6 +82,7 @@ extension Request {
 
     /// Calls `handler` on `queue` (nil: the rootQueue) with every task an attempt creates, from now
     /// on; with the last one at once when it already exists.
+    @preconcurrency
     @discardableResult
     public func onURLSessionTaskCreation(
         on queue: (any SchedulerQueue)? = nil, perform handler: @escaping @Sendable (URLSessionTask) -> Void

@@ -61,6 +61,7 @@ extension Request {
     }
 
     /// Runs `handler` on the underlyingQueue once the request finished (after its completion handlers).
+    @preconcurrency
     @discardableResult
     public func onFinish(_ handler: @escaping @Sendable () -> Void) -> Self {
         let finishedAlready = mutableState.write { state -> Bool in

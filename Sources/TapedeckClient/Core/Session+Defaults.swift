@@ -53,6 +53,7 @@ extension Session {
 
     /// Cancels every running request, then calls `completion` on `queue` (Alamofire's spelling of
     /// ``cancelAllRequests(completingOn:completion:)``).
+    @preconcurrency
     public func cancelAllRequests(completingOnQueue queue: any SchedulerQueue, completion: (@Sendable () -> Void)? = nil) {
         cancelAllRequests(completingOn: queue, completion: completion)
     }

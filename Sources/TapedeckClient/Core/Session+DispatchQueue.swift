@@ -68,6 +68,7 @@ extension Session {
 
     /// Cancels every running request, then calls `completion` on the queue standing for `queue`
     /// (Alamofire's `cancelAllRequests(completingOnQueue: .main)`).
+    @preconcurrency
     public func cancelAllRequests(completingOnQueue queue: DispatchQueue, completion: (@Sendable () -> Void)? = nil) {
         cancelAllRequests(completingOn: self.queue(standingFor: queue), completion: completion)
     }
@@ -81,18 +82,21 @@ extension Request {
     }
 
     /// `cURLDescription(on:calling:)` with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: self.queue(standingFor: queue), calling: handler)
     }
 
     /// `onURLRequestCreation(on:perform:)` with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func onURLRequestCreation(on queue: DispatchQueue, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
         onURLRequestCreation(on: self.queue(standingFor: queue), perform: handler)
     }
 
     /// `onURLSessionTaskCreation(on:perform:)` with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func onURLSessionTaskCreation(on queue: DispatchQueue, perform handler: @escaping @Sendable (URLSessionTask) -> Void) -> Self {
         onURLSessionTaskCreation(on: self.queue(standingFor: queue), perform: handler)
@@ -102,6 +106,7 @@ extension Request {
 extension DataRequest {
     /// `response(queue:completionHandler:)` with the handler on the queue standing for a
     /// `DispatchQueue` (Alamofire's `response(queue: .main) { … }`).
+    @preconcurrency
     @discardableResult
     public func response(queue: DispatchQueue, completionHandler: @escaping @Sendable (ClientDataResponse<Data?>) -> Void) -> Self {
         response(queue: self.queue(standingFor: queue), completionHandler: completionHandler)
@@ -109,6 +114,7 @@ extension DataRequest {
 
     /// `response(queue:responseSerializer:completionHandler:)` with the handler on the queue
     /// standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue, responseSerializer serializer: Serializer,
@@ -119,6 +125,7 @@ extension DataRequest {
 
     /// `responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func responseData(
         queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
@@ -132,6 +139,7 @@ extension DataRequest {
 
     /// `responseString(queue:dataPreprocessor:encoding:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func responseString(
         queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
@@ -145,6 +153,7 @@ extension DataRequest {
 
     /// `responseJSON(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func responseJSON(
         queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
@@ -158,6 +167,7 @@ extension DataRequest {
 
     /// `responseDecodable(of:queue:dataPreprocessor:decoder:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self, queue: DispatchQueue,

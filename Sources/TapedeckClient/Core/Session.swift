@@ -215,6 +215,7 @@ open class Session: @unchecked Sendable {
     // MARK: all requests
 
     /// Runs `action` on the rootQueue with the requests still running, in creation order.
+    @preconcurrency
     public func withAllRequests(perform action: @escaping @Sendable ([Request]) -> Void) {
         rootQueue.async(named: "withAllRequests") {
             action(self.state.read { Array($0.activeRequests.values) })
@@ -222,6 +223,7 @@ open class Session: @unchecked Sendable {
     }
 
     /// Cancels every running request (from the rootQueue), then calls `completion` on `queue`.
+    @preconcurrency
     public func cancelAllRequests(completingOn queue: (any SchedulerQueue)? = nil, completion: (@Sendable () -> Void)? = nil) {
         withAllRequests { requests in
             requests.forEach { $0.cancel() }

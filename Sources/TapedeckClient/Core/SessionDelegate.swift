@@ -13,8 +13,15 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     weak var session: Session?
     var eventMonitor: CompositeEventMonitor?
 
-    /// A delegate; the Session that owns it connects itself.
-    public override init() {}
+    /// Kept for subclasses written for Alamofire, which hands it the `FileManager` for downloads
+    /// (this client has data requests only, so nothing here moves files).
+    public let fileManager: FileManager
+
+    /// A delegate; the Session that owns it connects itself. `fileManager` is Alamofire's
+    /// parameter, so `super.init(fileManager:)` in a subclass compiles.
+    public init(fileManager: FileManager = .default) {
+        self.fileManager = fileManager
+    }
 
     private func request(for task: URLSessionTask) -> Request? {
         session?.request(for: task)
@@ -68,5 +75,27 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         eventMonitor?.urlSession(session, dataTask: dataTask, didReceive: data)
         (self.request(for: dataTask) as? DataRequest)?.didReceive(data: data)
+    }
+
+    // MARK: callbacks a subclass written for Alamofire may override
+
+    /// Authentication challenges: default handling (URLSession's own behaviour). Override it to
+    /// answer with a credential; the simulated transport never sends challenges.
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    /// A task waits for connectivity: nothing to do here (no transport of ours reports it).
+    open func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}
+
+    /// URLSession's own metrics type: corelibs never delivers it, and the simulated transport sends
+    /// ``TransferMetrics`` through ``urlSession(_:task:didCollect:)`` instead.
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
+
+    /// Caching: the proposed response is stored as URLSession would without a delegate.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+                         completionHandler: @escaping (CachedURLResponse?) -> Void) {
+        completionHandler(proposedResponse)
     }
 }

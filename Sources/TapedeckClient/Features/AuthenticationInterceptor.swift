@@ -143,6 +143,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// Applies the credential; when it needs a refresh (or a proactive refresh is running), waits for it
     /// first. Fails with ``AuthenticationError/missingCredential`` when there is none.
+    @preconcurrency
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         let decision = mutableState.write { state -> AdaptDecision in
             // A proactive refresh is running: wait for it.
@@ -175,6 +176,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// Retries a request that failed authentication: after a refresh when it was sent with the
     /// current credential, at once when the credential changed meanwhile; anything else is not retried.
+    @preconcurrency
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         // Transport failures are not authentication failures.
         guard let urlRequest = request.request, let response = request.response else {

@@ -33,6 +33,7 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
 
     /// A monitor calling `handler` with every event (if given) and the per-event closures set
     /// later, on `queue`.
+    @preconcurrency
     public init(queue: (any SchedulerQueue)? = nil, _ handler: (@Sendable (ClientEvent) -> Void)? = nil) {
         self.queue = queue
         self.handler = handler

@@ -38,6 +38,7 @@ public struct Redirector: RedirectHandler {
     public static let doNotFollow = Redirector(behavior: .doNotFollow)
 
     /// Answers as ``behavior`` says.
+    @preconcurrency
     public func task(_ task: URLSessionTask, willBeRedirectedTo request: URLRequest, for response: HTTPURLResponse,
                      completion: @escaping @Sendable (URLRequest?) -> Void) {
         switch behavior {
@@ -54,6 +55,7 @@ extension RedirectHandler where Self == Redirector {
     /// Stops at every redirect.
     public static var doNotFollow: Redirector { .doNotFollow }
     /// Follows the request `closure` returns, or stops when it returns nil.
+    @preconcurrency
     public static func modify(using closure: @escaping @Sendable (URLSessionTask, URLRequest, HTTPURLResponse) -> URLRequest?) -> Redirector {
         Redirector(behavior: .modify(closure))
     }

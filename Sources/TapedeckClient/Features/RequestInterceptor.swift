@@ -23,6 +23,7 @@ public protocol RequestAdapter: Sendable {
 
 extension RequestAdapter {
     /// Forwards to ``adapt(_:for:completion:)`` with the state's session.
+    @preconcurrency
     public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, for: state.session, completion: completion)
     }
@@ -69,11 +70,13 @@ public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 extension RequestInterceptor {
     /// Passes the request through unchanged.
+    @preconcurrency
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         completion(.success(urlRequest))
     }
 
     /// Answers `.doNotRetry`.
+    @preconcurrency
     public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         completion(.doNotRetry)
     }
@@ -90,11 +93,13 @@ open class Adapter: RequestInterceptor, @unchecked Sendable {
     let handler: AdaptHandler
 
     /// An adapter calling `handler`.
+    @preconcurrency
     public init(_ handler: @escaping AdaptHandler) {
         self.handler = handler
     }
 
     /// Calls the closure.
+    @preconcurrency
     open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         handler(urlRequest, session, completion)
     }
@@ -106,11 +111,13 @@ open class Retrier: RequestInterceptor, @unchecked Sendable {
     let handler: RetryHandler
 
     /// A retrier calling `handler`.
+    @preconcurrency
     public init(_ handler: @escaping RetryHandler) {
         self.handler = handler
     }
 
     /// Calls the closure.
+    @preconcurrency
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         handler(request, session, error, completion)
     }
@@ -134,6 +141,7 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
     public var retriers: [any RequestRetrier] { lock.withLock { storedRetriers } }
 
     /// One closure adapter and one closure retrier.
+    @preconcurrency
     public init(adaptHandler: @escaping AdaptHandler, retryHandler: @escaping RetryHandler) {
         storedAdapters = [Adapter(adaptHandler)]
         storedRetriers = [Retrier(retryHandler)]
@@ -159,6 +167,7 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
     }
 
     /// Runs the adapters in order, each on the previous one's output; the first failure ends it.
+    @preconcurrency
     open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, for: session, completion: next)
@@ -166,6 +175,7 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
     }
 
     /// As ``adapt(_:for:completion:)``, handing each adapter the state.
+    @preconcurrency
     open func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         adapt(urlRequest, remaining: adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, using: state, completion: next)
@@ -191,6 +201,7 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
     }
 
     /// Asks the retriers in order until one answers something other than `.doNotRetry`.
+    @preconcurrency
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         retry(request, for: session, dueTo: error, remaining: retriers[...], completion: completion)
     }
@@ -216,6 +227,7 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
 
 extension RequestInterceptor where Self == Interceptor {
     /// An ``Interceptor`` with one closure adapter and one closure retrier.
+    @preconcurrency
     public static func interceptor(adapter: @escaping AdaptHandler, retrier: @escaping RetryHandler) -> Interceptor {
         Interceptor(adaptHandler: adapter, retryHandler: retrier)
     }
@@ -233,10 +245,12 @@ extension RequestInterceptor where Self == Interceptor {
 
 extension RequestAdapter where Self == Adapter {
     /// An ``Adapter`` calling `handler`.
+    @preconcurrency
     public static func adapter(using handler: @escaping AdaptHandler) -> Adapter { Adapter(handler) }
 }
 
 extension RequestRetrier where Self == Retrier {
     /// A ``Retrier`` calling `handler`.
+    @preconcurrency
     public static func retrier(using handler: @escaping RetryHandler) -> Retrier { Retrier(handler) }
 }

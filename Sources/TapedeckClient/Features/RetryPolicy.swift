@@ -74,6 +74,7 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
 
     /// `.retryWithDelay(base ^ retryCount × scale)` while ``retryLimit`` is not reached and
     /// ``shouldRetry(request:dueTo:)`` says yes; otherwise `.doNotRetry`.
+    @preconcurrency
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         if request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error) {
             let backoff = pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale

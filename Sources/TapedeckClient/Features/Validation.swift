@@ -22,6 +22,7 @@ extension DataRequest {
 extension DataRequest {
     /// Adds a custom validator. Validators run after the task completed, in the order added, before
     /// the retry decision; once one fails (or an error is already recorded) later ones do not run.
+    @preconcurrency
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
         appendValidator(validation)
@@ -40,6 +41,7 @@ extension DataRequest {
 
     /// Fails unless the response's MIME type matches one of `acceptableContentTypes` (evaluated when
     /// the validator runs). Skipped for an empty body.
+    @preconcurrency
     @discardableResult
     public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self
     where S.Iterator.Element == String {

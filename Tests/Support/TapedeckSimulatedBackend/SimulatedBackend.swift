@@ -1,23 +1,23 @@
 import Foundation
 import Synchronization
-import TapedeckBridge
-import TapedeckClient
-import HTTPTypes
-import TapedeckHTTP
-import TapedeckNetwork
-import TapedeckScheduling
+package import TapedeckBridge
+package import TapedeckClient
+package import HTTPTypes
+package import TapedeckHTTP
+package import TapedeckNetwork
+package import TapedeckScheduling
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The simulated servers the user code in UserCode/ talks to (api.example.com, auth.example.com),
+/// The simulated servers the compatibility suites' user code talks to (api.example.com, auth.example.com),
 /// and the default transport that makes its `Session()` and `AF` use them. Not user code: this is
 /// the test's side.
-final class SimulatedBackend: Sendable {
-    let scheduler: SimulatedScheduler
-    let network: SimulatedNetwork
-    let harness: Harness
-    let transport: DefaultTransport
+package final class SimulatedBackend: Sendable {
+    package let scheduler: SimulatedScheduler
+    package let network: SimulatedNetwork
+    package let harness: Harness
+    package let transport: DefaultTransport
     private let seen = Box<[RequestSnapshot]>([])
 
     /// Frees the sessions and the simulation when the test lets go of it (see Harness.endSimulation()).
@@ -25,7 +25,7 @@ final class SimulatedBackend: Sendable {
         harness.endSimulation()
     }
 
-    init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         let scheduler = SimulatedScheduler(seed: seed, violationPolicy: .record)
         let network = SimulatedNetwork(scheduler: scheduler)
         let harness = Harness(network: network)
@@ -44,24 +44,24 @@ final class SimulatedBackend: Sendable {
 
     /// Runs `body` with this backend as TapedeckClient's default transport (what `Session()` and
     /// `AF` use).
-    func withTransport<T>(_ body: () throws -> T) rethrows -> T {
+    package func withTransport<T>(_ body: () throws -> T) rethrows -> T {
         try DefaultTransport.$current.withValue(transport) { try body() }
     }
 
     /// The async form of ``withTransport(_:)``.
-    func withTransport<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+    package func withTransport<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
         try await DefaultTransport.$current.withValue(transport) { try await body() }
     }
 
     /// Runs the simulation until nothing is left to do; illegal lifecycle transitions fail the test.
-    func run() throws {
+    package func run() throws {
         try scheduler.runUntilIdle()
         let illegal = network.illegalTransitions + harness.illegalTransitions
         precondition(illegal.isEmpty, "illegal lifecycle transitions: \(illegal)")
     }
 
     /// Answers `host` `path` with `answer`, recording every request it sees.
-    func serve(_ method: HTTPRequest.Method? = nil, host: String = "api.example.com", path: String,
+    package func serve(_ method: HTTPRequest.Method? = nil, host: String = "api.example.com", path: String,
                _ answer: @escaping @Sendable (RequestSnapshot) -> ResponsePlan) {
         network.route(method, host: host, path: path) { [seen] request, _ in
             seen.mutate { $0.append(request) }
@@ -70,33 +70,33 @@ final class SimulatedBackend: Sendable {
     }
 
     /// Every request the routes saw, in order.
-    var requests: [RequestSnapshot] { seen.value }
+    package var requests: [RequestSnapshot] { seen.value }
 
     /// The `Authorization` header of each request to `path`, in order ("-" when absent).
-    func authorizations(_ path: String) -> [String] {
+    package func authorizations(_ path: String) -> [String] {
         requests.filter { $0.path == path }.map { $0.headerFields[.authorization] ?? "-" }
     }
 
     /// How many requests `path` received.
-    func hits(_ path: String) -> Int {
+    package func hits(_ path: String) -> Int {
         requests.count { $0.path == path }
     }
 }
 
 /// Thread-safe storage for what handlers capture.
-final class Box<Value: Sendable>: Sendable {
+package final class Box<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         storage = Mutex(value)
     }
 
-    var value: Value {
+    package var value: Value {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
     }
 
-    func mutate(_ body: (inout Value) -> Void) {
+    package func mutate(_ body: (inout Value) -> Void) {
         storage.withLock { body(&$0) }
     }
 }
