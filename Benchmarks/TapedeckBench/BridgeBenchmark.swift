@@ -105,6 +105,15 @@ private func runThroughURLSession(requests: Int, concurrency: Int, session: URLS
     session.invalidateAndCancel()
 }
 
+/// Wall seconds per request of `requests` sequential requests through a URLSession whose protocol
+/// answers at once: what any exchange through a real corelibs URLSession costs at least (the
+/// scenario benchmark's floor).
+func trivialURLSessionSecondsPerRequest(requests: Int = 2_000) -> Double {
+    medianSeconds(repetitions: 3) {
+        runThroughURLSession(requests: requests, concurrency: 1, session: trivialSession(body: "{}"), url: URL(string: "http://trivial.test/get")!)
+    } / Double(requests)
+}
+
 private func loopbackSession() -> URLSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil

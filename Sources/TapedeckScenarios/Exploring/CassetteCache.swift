@@ -2,18 +2,39 @@ import Foundation
 import Synchronization
 import TapedeckCassettes
 
-/// Cassettes read once and kept, for a worker that runs many seeds of one scenario. A `Cassette`
-/// is an immutable value; each run still builds its own `CassettePlayer` (which holds what the run
-/// consumed), so nothing a run changes is kept.
+/// Cassettes read once and kept, for a runner or worker that runs many seeds of one scenario. A
+/// `Cassette` is an immutable value; each run still builds its own `CassettePlayer` (which holds
+/// what the run consumed), so nothing a run changes is kept. A file that changed since it was read
+/// (size or modification time: re-recorded, edited) is read again.
 final class CassetteCache: Sendable {
-    private let loaded = Mutex<[URL: Cassette]>([:])
+    private struct Entry {
+        let stamp: Stamp
+        let cassette: Cassette
+    }
 
-    /// The cassette at `url`, read (after recovering an interrupted recording's journal) on first use.
+    /// What identifies the bytes that were read, short of reading them again.
+    private struct Stamp: Equatable {
+        let size: Int
+        let modified: Date
+
+        init?(_ url: URL) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                  let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date else { return nil }
+            self.size = size
+            self.modified = modified
+        }
+    }
+
+    private let loaded = Mutex<[URL: Entry]>([:])
+
+    /// The cassette at `url`, read (after recovering an interrupted recording's journal) on first
+    /// use and whenever the file changed since.
     func cassette(at url: URL) throws(CassetteError) -> Cassette {
-        if let cassette = loaded.withLock({ $0[url] }) { return cassette }
         try CassetteJournal.recover(cassette: url)
+        let stamp = Stamp(url)
+        if let stamp, let entry = loaded.withLock({ $0[url] }), entry.stamp == stamp { return entry.cassette }
         let cassette = try CassetteFile.read(url)
-        loaded.withLock { $0[url] = cassette }
+        if let stamp { loaded.withLock { $0[url] = Entry(stamp: stamp, cassette: cassette) } }
         return cassette
     }
 }

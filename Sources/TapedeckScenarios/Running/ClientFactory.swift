@@ -12,9 +12,13 @@ import FoundationNetworking
 /// `Session(provider: harness, scheduler: ...)` with a RetryPolicy, an AuthenticationInterceptor,
 /// a redirect handler, timeouts and the queue layout.
 enum ClientFactory {
+    /// Copied for every session: corelibs' `.ephemeral` builds a URLCache each time it is read
+    /// (4 % of a small scenario's run), which the harness then drops (`urlCache = nil`).
+    private static let prototype = URLSessionConfiguration.ephemeral
+
     static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, observer: RetryObserver) -> Session {
         let scheduler = world.scheduler
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = prototype.copy() as! URLSessionConfiguration
         if let timeout = setup.requestTimeout { configuration.timeoutIntervalForRequest = timeout.timeInterval }
         if let timeout = setup.resourceTimeout { configuration.timeoutIntervalForResource = timeout.timeInterval }
         var interceptors: [any RequestInterceptor] = []

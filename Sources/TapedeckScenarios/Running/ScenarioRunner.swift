@@ -45,10 +45,20 @@ public struct ScenarioRunner: Sendable {
 
     /// How it runs scenarios (trace mode, recording, step limit, command name).
     public let options: Options
+    /// Cassettes this runner has read: running a scenario again (another seed, the next case of a
+    /// trait) replays them without reading and parsing the file again, unless it changed.
+    private let cassettes: CassetteCache
 
     /// A runner with `options`.
     public init(options: Options = Options()) {
         self.options = options
+        cassettes = CassetteCache()
+    }
+
+    /// A runner with other options sharing `cassettes`.
+    private init(options: Options, cassettes: CassetteCache) {
+        self.options = options
+        self.cassettes = cassettes
     }
 
     /// Runs `scenario` from `seed` with the client its `client` section describes.
@@ -67,7 +77,7 @@ public struct ScenarioRunner: Sendable {
     public func runKeepingTrace(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> (outcome: Outcome, trace: [TraceStep]) {
         var options = self.options
         options.traceMode = .full
-        let result = try ScenarioRunner(options: options).run(scenario, seed: seed, makeSession: nil)
+        let result = try ScenarioRunner(options: options, cassettes: cassettes).run(scenario, seed: seed, makeSession: nil)
         return (result.outcome, result.trace)
     }
 
@@ -84,13 +94,13 @@ public struct ScenarioRunner: Sendable {
     public func runRecordingDecisions(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> (outcome: Outcome, decisions: Schedule) {
         var options = self.options
         options.recordsDecisions = true
-        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: nil)
+        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: nil, cassettes: cassettes)
         let outcome = run.execute().outcome
         return (outcome, run.decisions)
     }
 
     private func run(_ scenario: Scenario, seed: UInt64, makeSession: ((ScenarioWorld) -> Session)?) throws(ScenarioError) -> (outcome: Outcome, trace: [TraceStep]) {
-        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: makeSession)
+        let run = try Run(scenario: scenario, seed: seed, options: options, makeSession: makeSession, cassettes: cassettes)
         return run.execute()
     }
 }
