@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapedeckScheduling
 
@@ -140,6 +141,11 @@ final class Keeper<T: Sendable>: @unchecked Sendable {
 /// Something a job captures, to see when the scheduler lets go of it.
 private final class Captured: Sendable {}
 
+/// Submits work holding `captured` from the calling thread; nothing of it outlives the call.
+private func submitForeign(_ captured: Captured?, to queue: SimulatedQueue, log: Log<String>) {
+    queue.async { withExtendedLifetime(captured) { log.append("foreign") } }
+}
+
 @Suite("Simulated scheduler: ending a simulation")
 struct EndingTests {
     @Test("end() drops ready and timed jobs unrun, frees what they held, and the abandoned scheduler is freed")
@@ -198,9 +204,12 @@ struct EndingTests {
             let late = Captured()
             weakLate = late
             root.async { withExtendedLifetime(late) { ran.append("owner") } }
+            // The other thread gets its object through a slot it empties, so that the thread
+            // object (which outlives the signal) never holds it.
+            let slot = Mutex<Captured?>(late)
             let submitted = DispatchSemaphore(value: 0)
             Thread {
-                root.async { withExtendedLifetime(late) { ran.append("foreign") } }
+                submitForeign(slot.withLock { $0.take() }, to: root, log: ran)
                 submitted.signal()
             }.start()
             submitted.wait()
