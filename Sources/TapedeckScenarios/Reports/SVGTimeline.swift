@@ -81,7 +81,7 @@ extension SVGTimeline {
         init(timeline: Timeline, width: Int) {
             self.width = width
             laneCount = timeline.lanes.count
-            duration = max(1, timeline.durationNanoseconds)
+            duration = max(0, timeline.durationNanoseconds)
             let longest = timeline.lanes.map { Markup.displayWidth($0.name) }.max() ?? 0
             // Name, a gap, and the failed-check mark.
             let wanted = Double(longest) * Self.monoAdvance + Self.margin + 26
@@ -95,7 +95,7 @@ extension SVGTimeline {
 
         /// The horizontal position of an instant.
         func x(_ nanoseconds: Int64) -> Double {
-            let fraction = Double(min(max(nanoseconds, 0), axis.end)) / Double(axis.end)
+            let fraction = Double(min(max(nanoseconds, 0), axis.end)) / Double(max(axis.end, 1))
             return plotLeft + fraction * (plotRight - plotLeft)
         }
 
