@@ -67,6 +67,7 @@ struct OutcomeTextTests {
             """)
         let lane = try #require(TextTimeline(outcome.timeline, width: 100).render().split(separator: "\n").first)
         #expect(lane.hasSuffix("▏ validation after 410"), "\(lane)")
+        #expect(SVGTimeline(outcome.timeline).render().contains("</title>validation after 410</text>"), "the SVG's result column has room too")
     }
 
     @Test("the faults that fired are listed in time order, a token expiry among them")
