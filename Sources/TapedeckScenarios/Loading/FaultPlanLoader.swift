@@ -29,7 +29,7 @@ public struct FaultPlan: Hashable, Sendable {
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> FaultPlan {
         let node = try Scenario.compose(text, file: file, empty: "list the faults under 'faults:'")
         let root = Field(node: node, path: "", file: file)
-        let top = try root.mapping(["$schema", "name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"])
+        let top = try root.mapping(ScenarioReader.topKeys)
         let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
         var plan = FaultPlan()
         if let seed = top["seed"] { plan.seed = UInt64(try seed.int(in: 0...Int.max)) }

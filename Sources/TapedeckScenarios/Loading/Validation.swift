@@ -3,8 +3,6 @@
 struct Validation {
     let scenario: Scenario
     let top: Fields
-    /// The script's request names and their URLs (for "did you mean" hints).
-    var patterns: [(name: String, pattern: String)] = []
 
     func check() throws(ScenarioError) {
         let requests = scenario.requests
