@@ -21,7 +21,7 @@ struct CheckDeterminismCommand: ParsableCommand {
     @Argument(help: "The scenario file (YAML or JSON).")
     var file: String
 
-    @Option(help: "The seed (default: the file's 'seed', else 1).")
+    @Option(parsing: .unconditional, help: "The seed (default: the file's 'seed', else 1).", transform: parseSeed)
     var seed: UInt64?
 
     @Option(help: "Runs in this process (at least 2).")
@@ -47,7 +47,7 @@ struct CheckDeterminismCommand: ParsableCommand {
                 hashes.append(outcome.traceHash)
             }
         } catch {
-            printError("tapedeck: \(error)")
+            printProblem(error)
             throw ExitStatus.badInput
         }
         let reproduce = "tapedeck check-determinism \(Outcome.shellQuoted(file)) --seed \(seed)"

@@ -75,7 +75,7 @@ struct ExploreSeedsCommand: ParsableCommand {
             total: selected.count, terminal: isatty(STDERR_FILENO) != 0, interval: progressInterval, start: monotonicSeconds()))
         if let out {
             guard FileManager.default.createFile(atPath: out, contents: nil), let handle = FileHandle(forWritingAtPath: out) else {
-                printError("tapedeck: cannot write \(out)")
+                printError("tapedeck: --out \(out): cannot write it: \(describeWriteError(CocoaError(.fileWriteUnknown), path: out))")
                 throw ExitStatus.otherFailure
             }
             output.file = handle
@@ -95,7 +95,7 @@ struct ExploreSeedsCommand: ParsableCommand {
             }, emit: { try output.emit($0) })
         } catch let error as ScenarioError {
             output.abandon()
-            printError("tapedeck: \(error)")
+            printProblem(error)
             throw ExitStatus.badInput
         } catch let gone as ProcessSeedWorker.WorkerGone where gone.status == 2 {
             output.abandon()   // the worker has said why (bad input) on standard error

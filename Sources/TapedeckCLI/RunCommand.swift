@@ -20,7 +20,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The scenario file (YAML or JSON).")
     var file: String
 
-    @Option(help: "The seed (default: the file's 'seed', else 1). 0 is plain FIFO order.")
+    @Option(parsing: .unconditional, help: "The seed (default: the file's 'seed', else 1). 0 is plain FIFO order.", transform: parseSeed)
     var seed: UInt64?
 
     @Option(help: "text (a table and a timeline) or json (the whole outcome).")
@@ -64,28 +64,42 @@ struct RunCommand: ParsableCommand {
                 steps = []
             }
         } catch {
-            printError("tapedeck: \(error)")
+            printProblem(error)
             throw ExitStatus.badInput
         }
-        try writeArtifacts(outcome, steps: steps)
+        // The results first: a file that cannot be written does not hide what the run found.
         switch format {
         case .json:
             print(try OutcomeJSON.encode(outcome))
         case .text:
             print(OutcomeText(outcome, width: width).render())
         }
+        let written = writeArtifacts(outcome, steps: steps)
+        if let problem = outcome.recording?.problem {
+            printError("tapedeck: \(outcome.recording?.cassette ?? "the cassette"): \(problem)")
+            throw ExitStatus.otherFailure
+        }
+        guard written else { throw ExitStatus.otherFailure }
         if !outcome.passed { throw ExitStatus.found }
     }
 
-    private func writeArtifacts(_ outcome: Outcome, steps: [TraceStep]) throws {
-        do {
-            if let timeline { try Data(SVGTimeline(outcome.timeline).render().utf8).write(to: URL(fileURLWithPath: timeline)) }
-            if let report { try Data(HTMLReport(outcome).render().utf8).write(to: URL(fileURLWithPath: report)) }
-            if let trace { try Data(TraceJSONLines.render(steps).utf8).write(to: URL(fileURLWithPath: trace)) }
-        } catch {
-            printError("tapedeck: cannot write: \(error.localizedDescription)")
-            throw ExitStatus.otherFailure
+    /// Writes each file asked for; one that cannot be written is reported (with its option) and
+    /// the others are still written. Returns whether every one was.
+    private func writeArtifacts(_ outcome: Outcome, steps: [TraceStep]) -> Bool {
+        var files: [(option: String, path: String, contents: () -> String)] = []
+        if let timeline { files.append(("--timeline", timeline, { SVGTimeline(outcome.timeline).render() })) }
+        if let report { files.append(("--report", report, { HTMLReport(outcome).render() })) }
+        if let trace { files.append(("--trace", trace, { TraceJSONLines.render(steps) })) }
+        var allWritten = true
+        for file in files {
+            do {
+                try Data(file.contents().utf8).write(to: URL(fileURLWithPath: file.path))
+            } catch {
+                printError("tapedeck: \(file.option) \(file.path): cannot write it: \(describeWriteError(error, path: file.path))")
+                allWritten = false
+            }
         }
+        return allWritten
     }
 }
 
@@ -100,7 +114,35 @@ func loadScenario(_ path: String) throws -> Scenario {
     do {
         return try Scenario.load(URL(fileURLWithPath: path))
     } catch {
-        printError("tapedeck: \(error)")
+        printProblem(error)
         throw ExitStatus.badInput
     }
+}
+
+/// Prints a scenario error to standard error, each of its problems on a line of its own.
+func printProblem(_ error: ScenarioError) {
+    for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) {
+        printError("tapedeck: \(line)")
+    }
+}
+
+/// Reads `--seed`: a whole number from 0 (a negative one is reported as such, not as a missing value).
+func parseSeed(_ text: String) throws -> UInt64 {
+    guard let seed = UInt64(text) else {
+        throw ValidationError("a seed is a whole number from 0 to \(UInt64.max)")
+    }
+    return seed
+}
+
+/// Why a file could not be written, in words: the directory is missing, permission denied, ...
+func describeWriteError(_ error: any Error, path: String) -> String {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+        return "the directory \(directory) does not exist"
+    }
+    if !isDirectory.boolValue { return "\(directory) is not a directory" }
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return "it is a directory" }
+    if !FileManager.default.isWritableFile(atPath: directory) { return "no permission to write in \(directory)" }
+    return (error as NSError).localizedFailureReason ?? error.localizedDescription
 }

@@ -23,17 +23,19 @@ struct ShrinkCommand: ParsableCommand {
     @Argument(help: "The scenario file (YAML or JSON).")
     var file: String
 
-    @Option(help: "The failing seed (default: the file's 'seed', else 1).")
+    @Option(parsing: .unconditional, help: "The failing seed (default: the file's 'seed', else 1).", transform: parseSeed)
     var seed: UInt64?
 
     @Option(help: "Where to write the shrunk scenario (default: FILE's name + .seed-N.shrunk.yaml, beside FILE).")
     var out: String?
 
-    @Option(help: "The most scenario runs the search may make.")
+    @Option(help: "The most scenario runs the shrink may make, every one counted: the run recording the seed's decisions, the search, the verification and the check of the written file.")
     var maxRuns: Int = 3_000
 
     func validate() throws {
-        if maxRuns < 1 { throw ValidationError("--max-runs must be at least 1") }
+        if maxRuns < 4 {
+            throw ValidationError("--max-runs must be at least 4 (the recording run, one replay, the verification and the check of the written file)")
+        }
     }
 
     func run() throws {
@@ -45,9 +47,10 @@ struct ShrinkCommand: ParsableCommand {
         let start = ContinuousClock.now
         let result: Shrinker.Result
         do {
-            result = try Shrinker(maxRuns: maxRuns).shrink(scenario, seed: seed) { step in print("  \(step)") }
+            // One run is kept for checking the written file.
+            result = try Shrinker(maxRuns: maxRuns - 1).shrink(scenario, seed: seed) { step in print("  \(step)") }
         } catch {
-            printError("tapedeck: \(error)")
+            if case let .scenario(problem) = error { printProblem(problem) } else { printError("tapedeck: \(error)") }
             switch error {
             case .passes: throw ExitCode(4)
             case .scenario: throw ExitStatus.badInput
@@ -59,7 +62,7 @@ struct ShrinkCommand: ParsableCommand {
             let yaml = try ShrunkScenarioWriter.yaml(result, original: input, output: output)
             try yaml.write(to: output, atomically: true, encoding: .utf8)
         } catch {
-            printError("tapedeck: cannot write \(output.path): \(error)")
+            printError("tapedeck: \(out == nil ? "" : "--out ")\(output.path): cannot write it: \(describeWriteError(error, path: output.path))")
             throw ExitStatus.otherFailure
         }
         // What was written is what users will run: load it back and check it fails the same way.
@@ -70,7 +73,7 @@ struct ShrinkCommand: ParsableCommand {
         }
         let before = result.original.decisions.count
         let after = result.shrunk.decisions.count
-        print("shrunk \(scenario.name) seed \(seed): \(before) → \(after) decisions in \(result.runs) runs "
+        print("shrunk \(scenario.name) seed \(seed): \(before) → \(after) decisions in \(result.runs + 1) runs "
               + "(\(Int(elapsed.timeInterval * 1_000)) ms)\(result.complete ? "" : " — out of runs, not minimal")")
         print("  before: \(describe(result.original))")
         print("  after:  \(describe(result.shrunk))")

@@ -129,7 +129,11 @@ extension Exchange {
         var sizes = plan.chunkSizes ?? []
         if faults.bandwidth != nil || sizes.reduce(0, +) != wireCount || sizes.contains(where: { $0 <= 0 }) {
             if bandwidth != nil, wireCount > 0 {
-                sizes = stride(from: 0, to: wireCount, by: routeOptions.chunkSize).map { min(routeOptions.chunkSize, wireCount - $0) }
+                // A throttle fault's rate comes without a chunk size: about a tenth of a second's
+                // worth, so that the bytes keep arriving (and idle timers keep being reset) while
+                // they flow; never more than the route's.
+                let chunkSize = faults.bandwidth.map { min(routeOptions.chunkSize, max(1, $0 / 10)) } ?? routeOptions.chunkSize
+                sizes = stride(from: 0, to: wireCount, by: chunkSize).map { min(chunkSize, wireCount - $0) }
             } else {
                 sizes = wireCount > 0 ? [wireCount] : []
             }

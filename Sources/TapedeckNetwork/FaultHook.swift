@@ -52,7 +52,8 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
     /// The body arrives gzip-encoded but corrupt: the head, no bytes, then the decoding error
     /// URLSession on Linux reports (`responseHead` only).
     case corruptGzip
-    /// The body arrives at this many bytes per virtual second (`responseHead` only).
+    /// The body arrives at this many bytes per virtual second (`responseHead` only), in chunks of
+    /// a tenth of a second's worth (at most the route's `chunkSize`, at least one byte).
     case throttle(bytesPerSecond: Int)
     /// The client's completion callback is delivered twice (`completion` only).
     case duplicateCompletion

@@ -17,6 +17,9 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
     public let reason: String
     /// What to do about it (may be empty).
     public let hint: String
+    /// Further problems of the same file, in file order (a file with several unknown keys, say,
+    /// reports them all at once).
+    public internal(set) var more: [ScenarioError] = []
 
     /// An error at `path` (line and column from the YAML parser, 1-based).
     public init(file: String, line: Int = 0, column: Int = 0, path: String = "", reason: String, hint: String = "") {
@@ -28,8 +31,13 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         self.hint = hint
     }
 
-    /// `file:line:column: path: reason — hint`.
+    /// `file:line:column: path: reason — hint`, one line per problem (``more`` after this one).
     public var description: String {
+        ([self] + more).map(\.oneLine).joined(separator: "\n")
+    }
+
+    /// This problem alone, on one line.
+    private var oneLine: String {
         var text = file.isEmpty ? "scenario" : file
         if line > 0 { text += ":\(line):\(column)" }
         text += ": "

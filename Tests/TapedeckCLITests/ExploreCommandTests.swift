@@ -29,7 +29,7 @@ struct ExploreCommandTests {
         let threads = directory.file("threads.jsonl"), processes = directory.file("processes.jsonl")
         let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..24", "--jobs", "2", "--out", threads.path])
         #expect(run.status == 0, "\(run.output)\(run.errors)")
-        #expect(run.output.hasPrefix("retry-storm: 24 seeds (seeds 1..24), 0 failed, 24 distinct trace hashes, 456 requests\n"), "\(run.output)")
+        #expect(run.output.hasPrefix("retry-storm: 24 seeds (seeds 1..24), 0 failed, 24 distinct trace hashes, 456 attempts (retries included)\n"), "\(run.output)")
         #expect(run.output.contains("  busy: 288 times in 24 of 24 seeds") && run.output.contains("every seed passed"))
         let records = try lines(threads).map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(records.map { $0["seed"] as? Int } == Array(1...24))

@@ -26,7 +26,9 @@ struct ScenarioCommandTests {
         #expect(lines.contains { $0.hasPrefix("item#6") && $0.contains("200") && $0.contains(" 3 ") })
         #expect(lines.filter { $0.contains("▕") }.count == 7, "one lane per request")
         let timeline = lines.drop { !$0.contains("▕") }.prefix { !$0.isEmpty }
-        #expect(timeline.count == 9, "7 lanes, the axis and the legend (from the first column): \(timeline)")
+        #expect(timeline.count == 10, "7 lanes, the axis and the legend (under the axis, on two lines): \(timeline)")
+        #expect(timeline.suffix(2).allSatisfy { $0.hasPrefix("         ") && !$0.hasPrefix("          ") },
+                "the legend starts in the axis's first column: \(timeline)")
         #expect(timeline.allSatisfy { $0.count <= 80 }, "the timeline fits 80 columns: \(timeline)")
         let wide = try runTapedeck(["run", retryStorm.path, "--width", "120"]).output.split(separator: "\n").map(String.init)
         #expect(wide.filter { $0.contains("▕") }.allSatisfy { $0.count <= 120 } && wide.contains { $0.count > 100 && $0.contains("▕") },

@@ -115,7 +115,7 @@ struct BadFileTests {
             expect:
               requests:
                 a: {attempts: 3-1}
-            """, line: 5, column: 19, path: "expect.requests.a.attempts", message: "'3-1' is not a range within 1...1000000"),
+            """, line: 5, column: 19, path: "expect.requests.a.attempts", message: "'3-1' is reversed: a range goes from the smaller number to the larger — write 1-3"),
         BadFile(what: "no script", yaml: """
             \(stub)
             seed: 3
@@ -267,7 +267,7 @@ struct BadFileTests {
             script: [{request: GET http://api.test/a}]
             schedule:
               faults: [{site: ghost, request: a}]
-            """, line: 4, column: 3, path: "schedule",
+            """, line: 4, column: 19, path: "schedule.faults[0].site",
             message: "the schedule names a fault 'ghost' the scenario does not define"),
         BadFile(what: "two request steps with one name", yaml: """
             \(stub)
@@ -315,7 +315,7 @@ struct BadFileTests {
             traffic: {
             """, line: 2, column: 1, path: "", message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
         BadFile(what: "an empty file", yaml: "", line: 0, column: 0, path: "",
-                message: "the file is empty — start from a file in fixtures/scenarios"),
+                message: "the file is empty — start from a file in docs/examples/scenarios"),
     ]
 
     @Test("the error names the place and says what is wrong", arguments: cases)
@@ -347,7 +347,7 @@ struct BadFileTests {
         #expect(error.description == "\(url.path): no such file — check the path")
     }
 
-    @Test("a cassette that is not there: the run names the file and the key, and says how to record it")
+    @Test("a cassette that is not there: the run names the file, the line of the key, and says how to record it (an upstream first)")
     func missingCassette() throws {
         let url = parsingDirectory.appendingPathComponent("missing-cassette.yaml")
         // Loading succeeds: `tapedeck run --record once` creates a missing cassette.
@@ -355,8 +355,24 @@ struct BadFileTests {
         let error = try #require(throws: ScenarioError.self) { try ScenarioRunner().run(scenario, seed: 1) }
         #expect(error.file == url.path)
         #expect(error.path == "traffic.cassette")
-        #expect(error.reason.hasPrefix("the cassette cannot be used"))
-        #expect(error.reason.contains("never-recorded.har.gz"))
-        #expect(error.description.hasSuffix("— record it with tapedeck run FILE --record once"))
+        #expect((error.line, error.column) == (3, 13), "the line and column of the path in the file")
+        #expect(error.reason.hasPrefix("the cassette "))
+        #expect(error.reason.hasSuffix("never-recorded.har.gz does not exist"))
+        // The file has no upstream, so recording needs one first: the hint says so.
+        #expect(error.hint.contains("add traffic.upstream and run tapedeck run "), "\(error.hint)")
+        #expect(error.hint.hasSuffix("missing-cassette.yaml --record once"), "\(error.hint)")
+    }
+
+    @Test("a cassette path that is a directory is named as one, at its line")
+    func cassetteDirectory() throws {
+        let scenario = try Scenario.parse("""
+            traffic:
+              cassette: {file: ., timing: instant}
+            script: [{request: GET http://api.test/a}]
+            """, file: parsingDirectory.appendingPathComponent("inline.yaml").path, source: parsingDirectory.appendingPathComponent("inline.yaml"))
+        let error = try #require(throws: ScenarioError.self) { try ScenarioRunner().run(scenario, seed: 1) }
+        #expect(error.path == "traffic.cassette.file")
+        #expect((error.line, error.column) == (2, 20))
+        #expect(error.reason.hasSuffix("is a directory, not a cassette"), "\(error.reason)")
     }
 }

@@ -214,6 +214,15 @@ extension Session {
             _ = state.activeRequests.removeValue(forKey: ObjectIdentifier(request))
             // Tasks of requests nobody holds any more can have no late callback attributed to
             // them: forget them, and their ledger entries, so a long-lived session does not grow.
+            // Pruning looks at every retired task, so it waits until there have been half as many
+            // cleanups as there are retired tasks: at most two looks per cleanup in all, even when
+            // the app holds on to every request (pruning at each cleanup cost O(n²)), and a burst
+            // of requests retired together is still pruned as they go away. A late callback for a
+            // task whose request is gone does nothing whether or not the task was forgotten yet.
+            state.cleanupsSincePrune += 1
+            guard 2 * state.cleanupsSincePrune >= state.retiredTasks.count else { return }
+            state.cleanupsSincePrune = 0
+            state.retiredTasksVisited += state.retiredTasks.count
             for (id, retired) in state.retiredTasks where retired.request == nil {
                 state.retiredTasks[id] = nil
                 state.ledger.forget(id)

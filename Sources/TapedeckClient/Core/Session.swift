@@ -68,6 +68,11 @@ open class Session: @unchecked Sendable {
         var requestTaskMap: [Int: Request] = [:]
         /// Tasks already disassociated, for reporting a late duplicate (weak: never keeps a request).
         var retiredTasks: [Int: WeakRequest] = [:]
+        /// Cleanups since retired tasks were last pruned (a prune waits until there have been half
+        /// as many cleanups as there are retired tasks).
+        var cleanupsSincePrune = 0
+        /// Retired tasks looked at by pruning so far (what keeps pruning linear is tested on it).
+        var retiredTasksVisited = 0
         var ledger = TaskLedger()
         var waitingCompletions: [Int: WaitingCompletion] = [:]
         var activeRequests: OrderedDictionary<ObjectIdentifier, Request> = [:]

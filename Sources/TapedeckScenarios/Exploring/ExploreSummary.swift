@@ -64,7 +64,7 @@ public struct ExploreSummary: Hashable, Sendable {
         var lines: [String] = []
         let bounds = seedBounds.map { " (seeds \($0.lowerBound)..\($0.upperBound))" } ?? ""
         lines.append("\(scenario.isEmpty ? "explore" : scenario): \(seeds) seeds\(bounds), \(failed) failed, "
-                     + "\(distinctHashes) distinct trace hashes, \(attempts) requests")
+                     + "\(distinctHashes) distinct trace hashes, \(attempts) attempts (retries included)")
         if sites.isEmpty {
             lines.append("faults fired: none")
         } else {

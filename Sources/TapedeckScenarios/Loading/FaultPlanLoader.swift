@@ -1,5 +1,4 @@
 public import Foundation
-import Yams
 
 /// A fault plan on its own: the `faults:` section of a scenario file (and an optional `seed:`),
 /// read by the same reader, so `tapedeck serve --faults FILE.yaml` and `tapedeck run` accept the
@@ -23,30 +22,14 @@ public struct FaultPlan: Hashable, Sendable {
 
     /// Reads a fault plan file (YAML or JSON); errors name the file, line, column and key.
     public static func load(_ url: URL) throws(ScenarioError) -> FaultPlan {
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw ScenarioError(file: url.path, reason: "cannot read the fault plan: \(error.localizedDescription)", hint: "check the path")
-        }
-        return try parse(text, file: url.path)
+        try parse(Scenario.readText(url, what: "fault plan", hint: "give a .yaml or .json file with a 'faults:' list"), file: url.path)
     }
 
     /// Parses fault plan text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> FaultPlan {
-        let node: Node
-        do {
-            guard let composed = try Yams.compose(yaml: text) else {
-                throw ScenarioError(file: file, reason: "the file is empty", hint: "list the faults under 'faults:'")
-            }
-            node = composed
-        } catch let error as ScenarioError {
-            throw error
-        } catch {
-            throw ScenarioError(file: file, reason: "not valid YAML: \(error)")
-        }
+        let node = try Scenario.compose(text, file: file, empty: "list the faults under 'faults:'")
         let root = Field(node: node, path: "", file: file)
-        let top = try root.mapping(["name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"])
+        let top = try root.mapping(ScenarioReader.topKeys)
         let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
         var plan = FaultPlan()
         if let seed = top["seed"] { plan.seed = UInt64(try seed.int(in: 0...Int.max)) }

@@ -7,6 +7,9 @@ struct Field {
     let node: Node
     let path: String
     let file: String
+    /// Where recoverable problems (unknown keys) are collected, so that one run of the reader
+    /// reports all of them; nil: the first one is thrown.
+    var problems: Problems? = nil
 
     /// An error at this value.
     func error(_ reason: String, hint: String = "") -> ScenarioError {
@@ -16,8 +19,16 @@ struct Field {
 
     /// The value under `key` of this mapping's child path.
     func child(_ key: String, _ node: Node) -> Field {
-        Field(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file)
+        Field(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file, problems: problems)
     }
+
+    /// Another node reported as part of this value (a mapping's key node, say).
+    func at(_ node: Node, path: String? = nil) -> Field {
+        Field(node: node, path: path ?? self.path, file: file, problems: problems)
+    }
+
+    /// Where this value is in the file.
+    var mark: SourceMark { SourceMark(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0) }
 
     // MARK: shapes
 
@@ -29,32 +40,37 @@ struct Field {
         }
         var values: [String: Field] = [:]
         var order: [String] = []
+        var nearMisses: [String: ScenarioError] = [:]
         for (keyNode, valueNode) in mapping {
             guard let key = keyNode.string else {
-                throw Field(node: keyNode, path: path, file: file).error("a key must be a string")
+                throw at(keyNode).error("a key must be a string")
             }
             let value = child(key, valueNode)
             guard allowed.contains(key) else {
-                let keyField = Field(node: keyNode, path: value.path, file: file)
-                if let close = Self.closest(to: key, in: allowed) {
-                    throw keyField.error("unknown key '\(key)'", hint: "did you mean '\(close)'?")
-                }
-                throw keyField.error("unknown key '\(key)'", hint: "allowed here: \(allowed.joined(separator: ", "))")
+                let keyField = at(keyNode, path: value.path)
+                let close = Self.closest(to: key, in: allowed)
+                let problem = close.map { keyField.error("unknown key '\(key)'", hint: "did you mean '\($0)'?") }
+                    ?? keyField.error("unknown key '\(key)'", hint: "allowed here: \(allowed.joined(separator: ", "))")
+                if let close, nearMisses[close] == nil { nearMisses[close] = problem }
+                // An unknown key changes nothing else: note it and read on, so every one is reported.
+                guard let problems else { throw problem }
+                problems.add(problem)
+                continue
             }
             guard values[key] == nil else {
-                throw Field(node: keyNode, path: value.path, file: file).error("'\(key)' appears twice")
+                throw at(keyNode, path: value.path).error("'\(key)' appears twice")
             }
             values[key] = value
             order.append(key)
         }
-        return Fields(owner: self, values: values, order: order)
+        return Fields(owner: self, values: values, order: order, nearMisses: nearMisses)
     }
 
     /// This value as a list; a single value counts as a list of one when `single` is true.
     func list(allowingSingle single: Bool = false) throws(ScenarioError) -> [Field] {
         switch node {
         case let .sequence(sequence):
-            return sequence.enumerated().map { index, node in Field(node: node, path: "\(path)[\(index)]", file: file) }
+            return sequence.enumerated().map { index, node in Field(node: node, path: "\(path)[\(index)]", file: file, problems: problems) }
         default:
             guard single else { throw error("expected a list, found \(kind)") }
             return [self]
@@ -75,8 +91,22 @@ struct Field {
         switch node {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .scalar: return "'\(node.string ?? "")'"
+        case let .scalar(scalar):
+            if !CoreSchema.isPlain(scalar) { return "the text \"\(scalar.string)\" (quoted)" }
+            return scalar.string.isEmpty ? "nothing" : "'\(scalar.string)'"
         case .alias: return "an alias"
+        }
+    }
+
+    /// The value as the YAML 1.2 core schema reads it (nil for mappings, lists and aliases).
+    var value: CoreSchema.Value? { CoreSchema.value(of: node) }
+
+    /// Whether the value is quoted text that would be a number or a boolean without its quotes.
+    private var isQuotedNonText: Bool {
+        guard case let .scalar(scalar) = node, !CoreSchema.isPlain(scalar) else { return false }
+        switch CoreSchema.resolve(scalar.string) {
+        case .integer, .float, .bool: return true
+        default: return false
         }
     }
 
@@ -88,8 +118,14 @@ struct Field {
     }
 
     func int() throws(ScenarioError) -> Int {
-        guard case .scalar = node, let value = node.int else { throw error("expected a whole number, found \(kind)") }
-        return value
+        switch value {
+        case let .integer(digits)?:
+            guard let number = Int(digits) else { throw error("\(digits) is too large for a whole number") }
+            return number
+        default:
+            if isQuotedNonText { throw error("expected a whole number, found \(kind)", hint: "remove the quotes") }
+            throw error("expected a whole number, found \(kind)")
+        }
     }
 
     func int(in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
@@ -99,15 +135,26 @@ struct Field {
     }
 
     func bool() throws(ScenarioError) -> Bool {
-        guard case .scalar = node, let value = node.bool else { throw error("expected true or false, found \(kind)") }
-        return value
+        if case let .bool(flag)? = value { return flag }
+        if case let .scalar(scalar) = node, CoreSchema.isPlain(scalar), let old = CoreSchema.yaml11Boolean(scalar.string) {
+            throw error("expected true or false, found '\(scalar.string)' (text in YAML 1.2, which scenario files follow)",
+                        hint: "write \(old)")
+        }
+        if isQuotedNonText { throw error("expected true or false, found \(kind)", hint: "remove the quotes") }
+        throw error("expected true or false, found \(kind)")
     }
 
     func double() throws(ScenarioError) -> Double {
-        guard case .scalar = node, let value = node.float ?? node.int.map(Double.init), value.isFinite else {
-            throw error("expected a number, found \(kind)")
+        switch value {
+        case let .integer(digits)?:
+            if let number = Double(digits) { return number }
+        case let .float(_, number)? where number.isFinite:
+            return number
+        default:
+            break
         }
-        return value
+        if isQuotedNonText { throw error("expected a number, found \(kind)", hint: "remove the quotes") }
+        throw error("expected a number, found \(kind)")
     }
 
     /// One of `choices` (as the file spells them).
@@ -120,13 +167,20 @@ struct Field {
         return text
     }
 
-    /// A duration: `80ms`, `1.5s`, `2m`, `250us`, `100ns`, or a bare number of seconds.
+    /// A duration: `80ms`, `1.5s`, `2m`, `250us`, `100ns`, or a bare number of seconds; never
+    /// negative, at most ``Field/longestDuration``.
     func duration() throws(ScenarioError) -> Duration {
         let text = try string().trimmingCharacters(in: .whitespaces)
-        guard let value = Self.parseDuration(text) else {
+        switch Self.readDuration(text) {
+        case let .success(value):
+            return value
+        case .failure(.negative):
+            throw error("'\(text)' is negative: a duration cannot be", hint: "write 0 or more, e.g. 5ms")
+        case .failure(.tooLarge):
+            throw error("'\(text)' is too large", hint: "at most \(TextTimeline.format(Int64(Self.longestDuration.wholeNanoseconds))) (about 31 years)")
+        case .failure(.notADuration):
             throw error("'\(text)' is not a duration", hint: "write e.g. 80ms, 1.5s, 2m or 250us")
         }
-        return value
     }
 
     /// A byte count: `1500`, `16KB`, `2MB` (1,000-based), `16KiB` (1,024-based).
@@ -146,8 +200,11 @@ struct Field {
             if let dash = text.dropFirst().firstIndex(of: "-"),
                let low = Int(text[..<dash].trimmingCharacters(in: .whitespaces)),
                let high = Int(text[text.index(after: dash)...].trimmingCharacters(in: .whitespaces)) {
-                guard low <= high, range.contains(low), range.contains(high) else {
-                    throw item.error("'\(text)' is not a range within \(range.lowerBound)...\(range.upperBound)")
+                guard low <= high else {
+                    throw item.error("'\(text)' is reversed: a range goes from the smaller number to the larger", hint: "write \(high)-\(low)")
+                }
+                guard range.contains(low), range.contains(high) else {
+                    throw item.error("'\(text)' is not within \(range.lowerBound)...\(range.upperBound)")
                 }
                 set.ranges.append(low...high)
             } else if let value = Int(text) {
@@ -162,15 +219,26 @@ struct Field {
 
     // MARK: parsing helpers
 
-    static func parseDuration(_ text: String) -> Duration? {
+    /// The longest duration a file may give: 10⁹ seconds.
+    static let longestDuration = Duration.seconds(1_000_000_000)
+
+    enum DurationProblem: Error {
+        case notADuration, negative, tooLarge
+    }
+
+    static func readDuration(_ text: String) -> Result<Duration, DurationProblem> {
         let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3_600)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            let number = text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)
-            guard let value = Double(number), value.isFinite, value >= 0, value * scale < 1e9 else { return nil }
-            return .nanoseconds(Int64((value * scale * 1e9).rounded()))
+        var number = text
+        var scale = 1.0
+        for (suffix, unit) in units where text.hasSuffix(suffix) {
+            number = String(text.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
+            scale = unit
+            break
         }
-        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds < 1e9 else { return nil }
-        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+        guard let value = Double(number), value.isFinite, !number.hasPrefix("+") else { return .failure(.notADuration) }
+        guard value >= 0 else { return .failure(.negative) }
+        guard value * scale < 1e9 else { return .failure(.tooLarge) }
+        return .success(.nanoseconds(Int64((value * scale * 1e9).rounded())))
     }
 
     static func parseBytes(_ text: String) -> Int? {
@@ -214,12 +282,26 @@ struct Fields {
     let values: [String: Field]
     /// The keys in file order.
     let order: [String]
+    /// Unknown keys that look like a misspelling of an allowed one, by the allowed key.
+    var nearMisses: [String: ScenarioError] = [:]
 
     subscript(key: String) -> Field? { values[key] }
 
+    /// Reads `key` when present; with a problem collector, an error is noted and reading goes on
+    /// with the next key (so that several wrong keys of one mapping are reported at once).
+    func read(_ key: String, _ body: (Field) throws(ScenarioError) -> Void) throws(ScenarioError) {
+        guard let value = values[key] else { return }
+        guard let problems = owner.problems else { return try body(value) }
+        problems.recovering { () throws(ScenarioError) in try body(value) }
+    }
+
     /// The value of a key that must be there.
     func required(_ key: String, hint: String = "") throws(ScenarioError) -> Field {
-        guard let value = values[key] else { throw owner.error("'\(key)' is required here", hint: hint) }
+        guard let value = values[key] else {
+            // `scirpt:` is the problem to report, not a missing `script:`.
+            if let misspelt = nearMisses[key] { throw misspelt }
+            throw owner.error("'\(key)' is required here", hint: hint)
+        }
         return value
     }
 

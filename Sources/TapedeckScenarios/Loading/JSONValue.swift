@@ -1,9 +1,12 @@
 import Foundation
 import Yams
 
-/// A YAML value written as JSON text (for `json:` bodies and expected JSON values): mappings
-/// become objects (keys in file order), sequences arrays, and scalars keep YAML's reading of them
-/// (`1` a number, `true` a boolean, `null` null, anything else a string).
+/// A YAML value written as JSON text (for `json:` bodies, expected JSON values and provider
+/// parameters): mappings become objects (keys in file order), sequences arrays, quoted scalars
+/// strings, and plain scalars what the YAML 1.2 core schema reads them as (``CoreSchema``): `1` a
+/// number, `true` a boolean, `null` (or nothing) null, `NO` and `12:30` strings. A number keeps
+/// the digits written when they are JSON already (`1.10` stays `1.10`); `0x1F` and `0o17` become
+/// `31` and `15`, `01234` becomes `1234`.
 enum JSONValue {
     case object([(String, JSONValue)])
     case array([JSONValue])
@@ -12,29 +15,69 @@ enum JSONValue {
     case bool(Bool)
     case null
 
-    struct NotJSON: Error {}
+    /// Why a node has no JSON form, and where.
+    struct NotJSON: Error {
+        let mark: SourceMark
+        let reason: String
 
-    init(_ node: Node) throws {
+        init(node: Node, reason: String) {
+            mark = SourceMark(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0)
+            self.reason = reason
+        }
+    }
+
+    init(_ node: Node) throws(NotJSON) {
         switch node {
         case let .mapping(mapping):
-            self = .object(try mapping.map { key, value in
-                guard let name = key.string else { throw NotJSON() }
-                return (name, try JSONValue(value))
-            })
-        case let .sequence(sequence):
-            self = .array(try sequence.map { try JSONValue($0) })
-        case let .scalar(scalar):
-            // A quoted scalar is always a string; a plain one is read as YAML reads it.
-            if scalar.style == .plain || scalar.style == .any {
-                if node.null != nil { self = .null; return }
-                if let value = node.bool { self = .bool(value); return }
-                if let value = node.int { self = .number(String(value)); return }
-                if let value = node.float, value.isFinite { self = .number(Self.number(value)); return }
+            var pairs: [(String, JSONValue)] = []
+            for (key, value) in mapping {
+                guard case .scalar = key, let name = key.string else { throw NotJSON(node: key, reason: "a key must be text") }
+                pairs.append((name, try JSONValue(value)))
             }
-            self = .string(scalar.string)
+            self = .object(pairs)
+        case let .sequence(sequence):
+            var values: [JSONValue] = []
+            for item in sequence { values.append(try JSONValue(item)) }
+            self = .array(values)
+        case .scalar:
+            switch CoreSchema.value(of: node) {
+            case .null?: self = .null
+            case let .bool(value)?: self = .bool(value)
+            case let .integer(digits)?: self = .number(digits)
+            case let .float(text, value)?:
+                guard value.isFinite else {
+                    throw NotJSON(node: node, reason: "'\(text)' has no JSON form (JSON has no infinity or NaN); quote it to send the text")
+                }
+                self = .number(Self.isJSONNumber(text) ? text : Self.number(value))
+            case let .string(text)?: self = .string(text)
+            case nil: self = .null
+            }
         case .alias:
-            throw NotJSON()
+            throw NotJSON(node: node, reason: "an alias cannot be written as JSON; write the value out")
         }
+    }
+
+    /// Whether `text` is a number as JSON writes them (`-0.5`, `1.10`, `2e3`; not `+1`, `.5`, `01`, `1.`).
+    static func isJSONNumber(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if rest.first == "-" { rest = rest.dropFirst() }
+        let whole = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !whole.isEmpty, whole == "0" || whole.first != "0" else { return false }
+        rest = rest.dropFirst(whole.count)
+        if rest.first == "." {
+            rest = rest.dropFirst()
+            let fraction = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !fraction.isEmpty else { return false }
+            rest = rest.dropFirst(fraction.count)
+        }
+        if let e = rest.first, e == "e" || e == "E" {
+            rest = rest.dropFirst()
+            if let sign = rest.first, sign == "-" || sign == "+" { rest = rest.dropFirst() }
+            let exponent = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !exponent.isEmpty else { return false }
+            rest = rest.dropFirst(exponent.count)
+        }
+        return rest.isEmpty
     }
 
     private static func number(_ value: Double) -> String {

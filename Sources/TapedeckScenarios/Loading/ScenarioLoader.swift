@@ -3,54 +3,91 @@ import Yams
 
 extension Scenario {
     /// Reads a scenario file (YAML, or JSON, which is YAML too). Errors name the file, the line and
-    /// column, and the key; unknown keys are errors (with the closest known key).
+    /// column, and the key; unknown keys are errors (with the closest known key), all of them
+    /// reported at once. Plain scalars are read as YAML 1.2's core schema reads them (`NO` is
+    /// text, `0x1F` is 31; see docs/scenarios.md).
     public static func load(_ url: URL) throws(ScenarioError) -> Scenario {
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw ScenarioError(file: url.path, reason: exists ? "cannot read the file: \(error.localizedDescription)" : "no such file",
-                                hint: exists ? "check its permissions and that it is UTF-8" : "check the path")
-        }
+        let text = try readText(url, what: "scenario file", hint: "give a .yaml or .json scenario file")
         return try parse(text, file: url.path, source: url)
     }
 
-    /// Parses scenario text; `file` names it in errors and `source` anchors relative paths.
+    /// Parses scenario text; `file` names it in errors and `source` anchors relative paths. A
+    /// `file` ending in `.json` must be strict JSON (no trailing commas, no comments).
     public static func parse(_ text: String, file: String, source: URL? = nil) throws(ScenarioError) -> Scenario {
-        let node: Node
-        do {
-            guard let composed = try Yams.compose(yaml: text) else {
-                throw ScenarioError(file: file, reason: "the file is empty", hint: "start from a file in fixtures/scenarios")
-            }
-            node = composed
-        } catch let error as ScenarioError {
-            throw error
-        } catch let error as YamlError {
-            throw Self.syntaxError(error, file: file)
-        } catch {
-            throw ScenarioError(file: file, reason: "not YAML or JSON: \(error)")
-        }
+        let node = try compose(text, file: file, empty: "start from a file in docs/examples/scenarios")
         let defaultName = source.map { $0.deletingPathExtension().lastPathComponent } ?? "scenario"
         return try ScenarioReader(file: file, base: source?.deletingLastPathComponent()).scenario(Field(node: node, path: "", file: file),
                                                                                                defaultName: defaultName, source: source)
     }
 
-    private static func syntaxError(_ error: YamlError, file: String) -> ScenarioError {
+    /// The text of a file, or an error saying why it cannot be read (missing, a directory, not UTF-8).
+    static func readText(_ url: URL, what: String, hint: String) throws(ScenarioError) -> String {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        guard exists else { throw ScenarioError(file: url.path, reason: "no such file", hint: "check the path") }
+        guard !isDirectory.boolValue else { throw ScenarioError(file: url.path, reason: "is a directory, not a \(what)", hint: hint) }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ScenarioError(file: url.path, reason: "cannot read the file", hint: "check its permissions")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: url.path, reason: "is not UTF-8 text", hint: "save it as UTF-8")
+        }
+        return text
+    }
+
+    /// The document's root node, composed with the YAML 1.2 core schema; a syntax error names its
+    /// line and column with a hint (tabs, indentation), a `.json` file's as JSON.
+    static func compose(_ text: String, file: String, empty: String) throws(ScenarioError) -> Node {
+        if file.lowercased().hasSuffix(".json") { try checkJSON(text, file: file) }
+        let composed: Node?
+        do {
+            composed = try Yams.compose(yaml: text, CoreSchema.resolver)
+        } catch let error as YamlError {
+            throw syntaxError(error, text: text, file: file)
+        } catch {
+            throw ScenarioError(file: file, reason: "not YAML or JSON: \(error)")
+        }
+        guard let composed else { throw ScenarioError(file: file, reason: "the file is empty", hint: empty) }
+        return composed
+    }
+
+    /// A `.json` file must be JSON, not merely YAML: a trailing comma or a comment is an error.
+    private static func checkJSON(_ text: String, file: String) throws(ScenarioError) {
+        guard let problem = StrictJSON.problem(in: text) else { return }
+        throw ScenarioError(file: file, line: problem.line, column: problem.column, reason: "not valid JSON: \(problem.message)",
+                            hint: "a .json scenario must be strict JSON (no trailing commas, no comments); or name it .yaml")
+    }
+
+    private static func syntaxError(_ error: YamlError, text: String, file: String) -> ScenarioError {
+        let language = file.lowercased().hasSuffix(".json") ? "JSON" : "YAML"
         switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid YAML: \(what)")
-        case let .composer(context, problem, mark, _):
-            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid YAML: \(what)")
+            return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
+                                 hint: syntaxHint(problem: what, line: mark.line, text: text))
         case let .duplicatedKeysInMapping(duplicates, context):
             // Yams finds a repeated key before the reader does; it marks the first repeated key.
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
             return ScenarioError(file: file, line: context.mark.line, column: context.mark.column,
                                  reason: "\(keys) appear\(duplicates.count == 1 ? "s" : "") more than once in one mapping", hint: "keep one of them")
         default:
-            return ScenarioError(file: file, reason: "not valid YAML: \(error)")
+            return ScenarioError(file: file, reason: "not valid \(language): \(error)")
         }
+    }
+
+    /// What usually causes a syntax error like this one: a tab, or a line indented differently
+    /// from its siblings.
+    private static func syntaxHint(problem: String, line: Int, text: String) -> String {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let around = lines.indices.filter { abs($0 + 1 - line) <= 1 }.map { lines[$0] }
+        if around.contains(where: { $0.prefix { $0 == " " || $0 == "\t" }.contains("\t") }) || problem.contains("cannot start any token") && around.contains(where: { $0.contains("\t") }) {
+            return "YAML does not allow tabs for indentation: indent with spaces"
+        }
+        let indentation = ["expected '-' indicator", "expected key", "mapping values are not allowed", "could not find expected ':'",
+                           "expected <block end>"]
+        if indentation.contains(where: problem.contains) {
+            return "check the indentation of this line and the one before: the keys of one mapping (and the items of one list) must start in the same column"
+        }
+        return ""
     }
 }

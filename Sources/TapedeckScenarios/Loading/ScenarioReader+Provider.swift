@@ -36,7 +36,18 @@ extension ScenarioReader {
             target.method = try method.string().uppercased()
             guard target.method.allSatisfy({ $0.isLetter }) else { throw method.error("'\(target.method)' is not an HTTP method") }
         }
-        if let task = keys["task"] { target.task = try self.task(task) }
+        if let task = keys["task"] {
+            target.task = try self.task(task)
+            switch target.task {
+            case .data, .form, .json:
+                if ["GET", "HEAD"].contains(target.method) {
+                    throw task.error("a \(target.method) request carries no body, and this task sends one",
+                                     hint: "give the target 'method: POST' (or PUT, PATCH), or use a 'query' task")
+                }
+            default:
+                break
+            }
+        }
         if let headers = keys["headers"] { target.headers = try self.headers(headers) }
         if let validate = keys["validate"] { target.validation = try targetValidation(validate) }
         if let auth = keys["auth"] {
@@ -126,13 +137,9 @@ extension ScenarioReader {
             let close = Field.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
             throw field.error("no target named '\(name)'", hint: close + "targets: \(names.joined(separator: ", "))")
         }
-        let base = target.baseURL ?? provider.baseURL!
-        let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
-        var step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: url)
+        var step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: provider.url(of: target))
         step.target = name
-        if let count = keys["repeat"] { step.repetitions = try count.int(in: 1...100_000) }
-        if let at = keys["at"] { step.at = try at.duration() }
-        if let every = keys["every"] { step.every = try every.duration() }
+        try readTiming(keys, into: &step)
         return step
     }
 }

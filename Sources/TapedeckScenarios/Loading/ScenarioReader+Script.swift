@@ -67,11 +67,26 @@ extension ScenarioReader {
                 step.headers.append(Header("Content-Type", "application/json"))
             }
         }
+        if ["GET", "HEAD"].contains(method), let body = keys["body"] ?? keys["json"] {
+            throw body.error("a \(method) request carries no body (URLSession refuses to send one)",
+                             hint: "use POST, PUT or PATCH for a body, or put the values in the URL's query")
+        }
         if let validate = keys["validate"] { step.validation = .some(try validation(validate)) }
+        try readTiming(keys, into: &step)
+        return step
+    }
+
+    /// `repeat`, `at` and `every` of a request or target step.
+    func readTiming(_ keys: Fields, into step: inout RequestStep) throws(ScenarioError) {
         if let count = keys["repeat"] { step.repetitions = try count.int(in: 1...100_000) }
         if let at = keys["at"] { step.at = try at.duration() }
-        if let every = keys["every"] { step.every = try every.duration() }
-        return step
+        if let every = keys["every"] {
+            step.every = try every.duration()
+            if step.repetitions < 2 {
+                throw every.error("'every' spaces the repeats of a step, and this one is sent once",
+                                  hint: "add 'repeat: N' (2 or more), or remove 'every' (use 'at' for when it is sent)")
+            }
+        }
     }
 
     // MARK: faults
@@ -126,13 +141,17 @@ extension ScenarioReader {
             throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")
         }
         var site = FaultSite(name: try keys["name"]?.string() ?? "\(kindName)-\(index + 1)", kind: kind)
-        if let route = keys["route"] { site.pattern = RequestPattern(parsing: try route.string()) }
+        if let route = keys["route"] { site.pattern = try pattern(route) }
         if let attempts = keys["attempts"] { site.attempts = try attempts.integers(in: 1...1_000_000) }
         if let exchanges = keys["exchanges"] { site.exchanges = try exchanges.integers(in: 1...Int.max) }
         if let window = keys["window"] {
             let bounds = try window.mapping(["from", "until"])
             site.from = try bounds["from"]?.duration()
             site.until = try bounds["until"]?.duration()
+            if let from = site.from, let until = site.until, from >= until {
+                throw window.error("the window is empty: 'from' (\(TextTimeline.format(Int64(from.wholeNanoseconds)))) is not before 'until' (\(TextTimeline.format(Int64(until.wholeNanoseconds))))",
+                                   hint: "the fault may strike from 'from' up to (not including) 'until'; swap them or widen the window")
+            }
         }
         if let probability = keys["probability"] { site.probabilityPerMille = try probability.int(in: 0...1_000) }
         if let enabled = keys["enabled"] { site.enabledPerMille = try enabled.int(in: 0...1_000) }
@@ -156,9 +175,10 @@ extension ScenarioReader {
             }
         }
         if let counts = keys["exchanges"] {
-            let byRoute = try counts.mapping(try requestKeys(counts))
-            for route in byRoute.order {
-                expectations.exchanges.append(ExchangeCount(route: RequestPattern(parsing: route), count: try byRoute[route]!.integers(in: 0...Int.max)))
+            guard case let .mapping(mapping) = counts.node else { throw counts.error("expected a mapping of request patterns to counts") }
+            for (key, value) in mapping {
+                let route = counts.at(key, path: counts.child(key.string ?? "", value).path)
+                expectations.exchanges.append(ExchangeCount(route: try pattern(route), count: try counts.child(key.string ?? "", value).integers(in: 0...Int.max)))
             }
         }
         return expectations
@@ -184,7 +204,11 @@ extension ScenarioReader {
             for item in try json.list(allowingSingle: true) {
                 let pair = try item.mapping(["path", "equals"])
                 let equals = try pair.required("equals")
-                expectation.json.append(JSONExpectation(path: try pair.required("path").string(), equals: String(decoding: try jsonText(equals), as: UTF8.self)))
+                let path = try pair.required("path")
+                if let problem = JSONPath.problem(in: try path.string()) {
+                    throw path.error("'\(try path.string())' is not a JSON path: \(problem)", hint: "write keys joined by dots and indices in brackets, e.g. items[0].name")
+                }
+                expectation.json.append(JSONExpectation(path: try path.string(), equals: String(decoding: try jsonText(equals), as: UTF8.self)))
             }
         }
         return expectation

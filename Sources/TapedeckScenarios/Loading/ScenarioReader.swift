@@ -7,32 +7,66 @@ struct ScenarioReader {
     let file: String
     /// Where relative paths (cassettes, body files) resolve.
     let base: URL?
+    /// The script's requests as names and the patterns that match them, read ahead of the script
+    /// so that a pattern that is really a request's name can be corrected ("did you mean ...").
+    var requestPatterns: [(name: String, pattern: String)] = []
+
+    /// The keys a scenario file may have at its top (a fault plan file reads the same ones).
+    static let topKeys = ["$schema", "name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"]
 
     func scenario(_ root: Field, defaultName: String, source: URL?) throws(ScenarioError) -> Scenario {
-        let top = try root.mapping(["name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"])
-        var scenario = Scenario(name: try top["name"]?.string() ?? defaultName, source: source)
-        scenario.description = try top["description"]?.string() ?? ""
-        if let seed = top["seed"] { scenario.seed = UInt64(try seed.int(in: 0...Int.max)) }
-        if let traffic = top["traffic"] { scenario.traffic = try self.traffic(traffic) }
+        // Unknown keys, and whole sections or items that cannot be read, are collected and reported
+        // together in file order; a mapping or a list of the wrong shape still stops at once.
+        let problems = Problems()
+        var root = root
+        root.problems = problems
+        let top: Fields
+        do {
+            top = try root.mapping(Self.topKeys)
+        } catch {
+            problems.add(error)
+            throw problems.combined ?? error
+        }
+        var reader = self
+        reader.requestPatterns = Self.requestPatterns(in: top["script"])
+        var scenario = Scenario(name: defaultName, source: source)
+        problems.recovering { () throws(ScenarioError) in
+            if let schema = top["$schema"] { _ = try schema.string() }
+            scenario.name = try top["name"]?.string() ?? defaultName
+            scenario.description = try top["description"]?.string() ?? ""
+            if let seed = top["seed"] { scenario.seed = UInt64(try seed.int(in: 0...Int.max)) }
+        }
+        if let traffic = top["traffic"] { problems.recovering { () throws(ScenarioError) in scenario.traffic = try reader.traffic(traffic) } }
         if let test = top["_test"] {
-            let hooks = try test.mapping(["nondeterministicStub"])
-            scenario.traffic.testHooks.nondeterministicStub = try hooks["nondeterministicStub"]?.bool() ?? false
+            problems.recovering { () throws(ScenarioError) in
+                let hooks = try test.mapping(["nondeterministicStub"])
+                scenario.traffic.testHooks.nondeterministicStub = try hooks["nondeterministicStub"]?.bool() ?? false
+            }
         }
-        if let client = top["client"] { scenario.client = try self.client(client) }
-        let script = try top.required("script", hint: "list the requests to send, e.g. - request: GET http://api.test/items")
-        scenario.script = try script.list().map { (item) throws(ScenarioError) in try step(item, provider: scenario.client.provider) }
-        if let faults = top["faults"] {
-            scenario.faults = try faults.list().enumerated().map { (index, item) throws(ScenarioError) in try fault(item, index: index) }
+        if let client = top["client"] { problems.recovering { () throws(ScenarioError) in scenario.client = try reader.client(client) } }
+        if let script = problems.recovering({ () throws(ScenarioError) in
+            try top.required("script", hint: "list the requests to send, e.g. - request: GET http://api.test/items").list()
+        }) {
+            let provider = scenario.client.provider
+            scenario.script = script.compactMap { item in problems.recovering { () throws(ScenarioError) in try reader.step(item, provider: provider) } }
         }
-        if let expect = top["expect"] { scenario.expectations = try expectations(expect) }
-        if let schedule = top["schedule"] { scenario.schedule = try self.schedule(schedule) }
+        if let faults = top["faults"], let items = problems.recovering({ () throws(ScenarioError) in try faults.list() }) {
+            scenario.faults = items.enumerated().compactMap { index, item in
+                problems.recovering { () throws(ScenarioError) in try reader.fault(item, index: index) }
+            }
+        }
+        if let expect = top["expect"] { problems.recovering { () throws(ScenarioError) in scenario.expectations = try reader.expectations(expect) } }
+        if let schedule = top["schedule"] { problems.recovering { () throws(ScenarioError) in scenario.schedule = try reader.schedule(schedule) } }
+        // What the whole file must satisfy is checked only once every part could be read.
+        if let error = problems.combined { throw error }
         try Validation(scenario: scenario, top: top).check()
+        scenario.marks = Self.marks(top)
         return scenario
     }
 
     // MARK: traffic
 
-    private func traffic(_ field: Field) throws(ScenarioError) -> Traffic {
+    func traffic(_ field: Field) throws(ScenarioError) -> Traffic {
         let keys = try field.mapping(["cassette", "timing", "stubs", "auth", "upstream"])
         var traffic = Traffic()
         if let cassette = keys["cassette"] {
@@ -109,10 +143,17 @@ struct ScenarioReader {
             for key in ["url", "method"] where keys[key] != nil {
                 throw keys[key]!.error("'\(key)' and 'match' exclude each other", hint: "write the method and URL in 'match: METHOD URL'")
             }
-            pattern = RequestPattern(parsing: try match.string())
+            pattern = try self.pattern(match)
         } else {
             let url = try keys.required("url", hint: "a stub needs 'match: GET http://host/path' or 'url:'")
-            pattern = RequestPattern(method: try keys["method"]?.string(), url: try url.string())
+            let parsed = try self.pattern(url)
+            pattern = RequestPattern(method: try keys["method"]?.string(), url: parsed.url)
+            if parsed.method != nil {
+                throw url.error("'url' takes a URL pattern without a method", hint: "give the method under 'method:', or write 'match: METHOD URL'")
+            }
+            if let method = pattern.method, !method.allSatisfy({ $0.isLetter }) {
+                throw keys["method"]!.error("'\(method)' is not an HTTP method")
+            }
         }
         var responses: [StubResponse]
         if let list = keys["responses"] {
@@ -170,9 +211,9 @@ struct ScenarioReader {
 
     private func auth(_ field: Field) throws(ScenarioError) -> AuthServer {
         let keys = try field.mapping(["token", "lifetime", "protect", "initialToken"])
-        var server = AuthServer(token: RequestPattern(parsing: try keys.required("token", hint: "e.g. token: POST http://api.test/token").string()),
+        var server = AuthServer(token: try pattern(keys.required("token", hint: "e.g. token: POST http://api.test/token")),
                                 protect: try keys.required("protect").list(allowingSingle: true).map { (item) throws(ScenarioError) in
-                                    RequestPattern(parsing: try item.string())
+                                    try pattern(item)
                                 })
         if let lifetime = keys["lifetime"] { server.lifetime = try lifetime.duration() }
         if let initial = keys["initialToken"] { server.initialToken = try initial.string() }
@@ -181,24 +222,28 @@ struct ScenarioReader {
 
     // MARK: client
 
-    private func client(_ field: Field) throws(ScenarioError) -> ClientSetup {
+    func client(_ field: Field) throws(ScenarioError) -> ClientSetup {
         let keys = try field.mapping(["queues", "setup", "retry", "validate", "auth", "timeouts", "redirects", "metricsGrace", "headers",
                                       "provider"])
         var client = ClientSetup()
-        if let queues = keys["queues"] { client.queues = ClientSetup.Queues(rawValue: try queues.choice(ClientSetup.Queues.allCases.map(\.rawValue)))! }
-        if let setup = keys["setup"] { client.setup = ClientSetup.Setup(rawValue: try setup.choice(["lazy", "eager"]))! }
-        if let retry = keys["retry"] { client.retry = try self.retry(retry) }
-        if let validate = keys["validate"] { client.validation = try validation(validate) }
-        if let auth = keys["auth"] { client.authenticates = try auth.bool() }
-        if let timeouts = keys["timeouts"] {
+        try keys.read("queues") { (queues) throws(ScenarioError) in
+            client.queues = ClientSetup.Queues(rawValue: try queues.choice(ClientSetup.Queues.allCases.map(\.rawValue)))!
+        }
+        try keys.read("setup") { (setup) throws(ScenarioError) in client.setup = ClientSetup.Setup(rawValue: try setup.choice(["lazy", "eager"]))! }
+        try keys.read("retry") { (retry) throws(ScenarioError) in client.retry = try self.retry(retry) }
+        try keys.read("validate") { (validate) throws(ScenarioError) in client.validation = try validation(validate) }
+        try keys.read("auth") { (auth) throws(ScenarioError) in client.authenticates = try auth.bool() }
+        try keys.read("timeouts") { (timeouts) throws(ScenarioError) in
             let values = try timeouts.mapping(["request", "resource"])
             client.requestTimeout = try values["request"]?.duration()
             client.resourceTimeout = try values["resource"]?.duration()
         }
-        if let redirects = keys["redirects"] { client.followsRedirects = try redirects.choice(["follow", "doNotFollow"]) == "follow" }
-        if let grace = keys["metricsGrace"] { client.metricsGracePeriod = try grace.duration() }
-        if let headers = keys["headers"] { client.headers = try self.headers(headers) }
-        if let provider = keys["provider"] { client.provider = try self.provider(provider) }
+        try keys.read("redirects") { (redirects) throws(ScenarioError) in
+            client.followsRedirects = try redirects.choice(["follow", "doNotFollow"]) == "follow"
+        }
+        try keys.read("metricsGrace") { (grace) throws(ScenarioError) in client.metricsGracePeriod = try grace.duration() }
+        try keys.read("headers") { (headers) throws(ScenarioError) in client.headers = try self.headers(headers) }
+        try keys.read("provider") { (provider) throws(ScenarioError) in client.provider = try self.provider(provider) }
         return client
     }
 
@@ -255,11 +300,11 @@ struct ScenarioReader {
 
     /// A JSON value written in YAML, as JSON text.
     func jsonText(_ field: Field) throws(ScenarioError) -> Data {
-        do {
+        do throws(JSONValue.NotJSON) {
             let value = try JSONValue(field.node)
             return Data(value.text.utf8)
         } catch {
-            throw field.error("cannot be written as JSON")
+            throw ScenarioError(file: file, line: error.mark.line, column: error.mark.column, path: field.path, reason: error.reason)
         }
     }
 
@@ -273,7 +318,7 @@ struct ScenarioReader {
 
     /// A URLError code: a number, or a name (`timedOut`, `cannotConnectToHost`, ...).
     func failureCode(_ field: Field) throws(ScenarioError) -> Int {
-        if let number = field.node.int { return number }
+        if case .integer? = field.value { return try field.int() }
         let name = try field.choice(Array(Self.errorNames.keys).sorted())
         return Self.errorNames[name]!
     }

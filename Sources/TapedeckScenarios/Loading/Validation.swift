@@ -49,9 +49,56 @@ struct Validation {
             throw (top["traffic"] ?? top.owner).error("nothing answers the requests",
                                                      hint: "add traffic.cassette (a .har or .har.gz) or traffic.stubs")
         }
-        for decision in scenario.schedule?.faults ?? [] where !faultNames.contains(decision.site) {
-            throw (top["schedule"] ?? top.owner).error("the schedule names a fault '\(decision.site)' the scenario does not define")
+        for (index, decision) in (scenario.schedule?.faults ?? []).enumerated() where !faultNames.contains(decision.site) {
+            let hint = Field.closest(to: decision.site, in: scenario.faults.map(\.name)).map { "did you mean '\($0)'?" }
+                ?? "faults: \(scenario.faults.map(\.name).joined(separator: ", "))"
+            throw scheduleField("faults", index, "site").error("the schedule names a fault '\(decision.site)' the scenario does not define", hint: hint)
         }
+        try checkScheduleRequests()
+        if scenario.client.authenticates, let auth = scenario.traffic.auth, auth.token.url.contains("*") || auth.token.url.hasPrefix("/") {
+            throw field(["traffic", "auth", "token"]).error("with client.auth the token endpoint must be a full URL (the client's refresh requests exactly it)",
+                                                            hint: "write it without '*', with its scheme and host, e.g. POST https://auth.example.com/token")
+        }
+    }
+
+    /// Every request a schedule's decisions name is one the run sends: a script request's name as
+    /// outputs print it (`items#2`), or `token` for the client's token refreshes.
+    private func checkScheduleRequests() throws(ScenarioError) {
+        guard let schedule = scenario.schedule else { return }
+        var names = scenario.requests.map(\.name)
+        if scenario.client.authenticates { names.append("token") }
+        let known = Set(names)
+        let lists: [(String, [String?])] = [("faults", schedule.faults.map(\.request)), ("jitter", schedule.jitter.map(\.request)),
+                                            ("metrics", schedule.metrics.map(\.request))]
+        for (list, requests) in lists {
+            for (index, request) in requests.enumerated() {
+                guard let request, !known.contains(request) else { continue }
+                var hint = Field.closest(to: request, in: names).map { "did you mean '\($0)'?" } ?? ""
+                if hint.isEmpty, scenario.requests.contains(where: { $0.step.name == request && $0.name != request }) {
+                    hint = "a repeated step's requests are named '\(request)#1', '\(request)#2', ..."
+                }
+                throw scheduleField(list, index, "request").error("no request of the run is named '\(request)'",
+                                                                  hint: hint.isEmpty ? "requests: \(names.prefix(10).joined(separator: ", "))" : hint)
+            }
+        }
+    }
+
+    /// `schedule.LIST[index].key` (or the closest enclosing value found).
+    private func scheduleField(_ list: String, _ index: Int, _ key: String) -> Field {
+        let items = (top["schedule"].flatMap { try? $0.mapping(["faults", "exact", "order", "jitter", "metrics", "origin"]) }?[list])
+            .flatMap { try? $0.list() }
+        guard let items, index < items.count else { return top["schedule"] ?? top.owner }
+        return (try? items[index].mapping(["site", "request", "attempt", "occurrence", "drawn"]))?[key] ?? items[index]
+    }
+
+    /// The value at a path of mapping keys (or the closest enclosing value found).
+    private func field(_ path: [String]) -> Field {
+        var current = top.owner
+        for key in path {
+            guard case let .mapping(mapping) = current.node, let pair = mapping.first(where: { $0.key.string == key }) else { return current }
+            current = current.child(key, pair.value)
+        }
+        return current
     }
 
     /// The `index`-th item of the list under `key` (for pointing at it).

@@ -34,6 +34,9 @@ public struct Scenario: Hashable, Sendable {
     /// An explicit schedule of fault decisions (the file's `schedule:`): when present, the run
     /// makes exactly these fault decisions and no random ones.
     public var schedule: Schedule?
+    /// Where some keys are in the file (`traffic`, `traffic.cassette`), for errors found when the
+    /// run starts rather than when the file is read.
+    var marks: [String: SourceMark] = [:]
 
     /// An empty scenario named `name` (fill in its parts in code).
     public init(name: String, description: String = "", source: URL? = nil, seed: UInt64 = 1, traffic: Traffic = Traffic(),
@@ -49,6 +52,18 @@ public struct Scenario: Hashable, Sendable {
         self.faults = faults
         self.expectations = expectations
         self.schedule = schedule
+    }
+
+    /// An error about `key` of the file, at its line when the reader noted it (else at the
+    /// nearest enclosing key it noted: `traffic.cassette.file`, then `traffic.cassette`, `traffic`).
+    func error(at key: String, reason: String, hint: String = "") -> ScenarioError {
+        var parts = key.split(separator: ".").map(String.init)
+        var mark: SourceMark?
+        while !parts.isEmpty, mark == nil {
+            mark = marks[parts.joined(separator: ".")]
+            parts.removeLast()
+        }
+        return ScenarioError(file: source?.path ?? "", line: mark?.line ?? 0, column: mark?.column ?? 0, path: key, reason: reason, hint: hint)
     }
 
     /// The requests the script sends, each repeat separately, in script order.

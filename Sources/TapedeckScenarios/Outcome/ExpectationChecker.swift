@@ -89,6 +89,29 @@ enum JSONPath {
         return text(current)
     }
 
+    /// What is wrong with `path` as a path, or nil when it is one (the empty path is the whole body).
+    static func problem(in path: String) -> String? {
+        guard !path.isEmpty else { return nil }
+        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !part.isEmpty else { return "an empty key (two dots in a row, or a dot at an end)" }
+            var rest = Substring(part)
+            guard let bracket = rest.firstIndex(of: "[") else {
+                if rest.contains("]") { return "a ']' without its '['" }
+                continue
+            }
+            if rest[..<bracket].contains("]") { return "a ']' without its '['" }
+            rest = rest[bracket...]
+            while let first = rest.first {
+                guard first == "[" else { return "'\(rest)' follows an index (join keys with a dot)" }
+                guard let close = rest.firstIndex(of: "]") else { return "a '[' without its ']'" }
+                let index = rest[rest.index(after: rest.startIndex)..<close]
+                guard let number = Int(index), number >= 0 else { return "'[\(index)]' is not an index (a whole number from 0)" }
+                rest = rest[rest.index(after: close)...]
+            }
+        }
+        return nil
+    }
+
     /// JSON text in one canonical form (sorted keys), so `{"a":1}` equals `{ "a": 1 }`.
     static func normalized(_ json: String) -> String? {
         guard let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]) else { return nil }

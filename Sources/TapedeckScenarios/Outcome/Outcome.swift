@@ -37,6 +37,8 @@ public struct Outcome: Codable, Hashable, Sendable {
     public var determinismNote: String
     /// The lanes of the timeline, one per request.
     public var timeline: Timeline
+    /// What a recording run did to its cassette (nil when the run did not record).
+    public var recording: RecordingReport? = nil
 
     /// The virtual duration.
     public var virtualDuration: Duration { .nanoseconds(virtualNanoseconds) }

@@ -17,33 +17,49 @@ struct OutcomeBuilder {
         let fired = run.sites.fired
         let entries = run.recorder.entries
         let scripted = run.scenario.requests
+        // Indexed once: a run of n requests must not scan every record per request (n² for 10,000).
+        var entryByName: [String: RunRecorder.Entry] = [:]
+        for entry in entries where entryByName[entry.name] == nil { entryByName[entry.name] = entry }
+        let recordsByTag = Dictionary(grouping: records.filter { $0.tag != nil }, by: { $0.tag! })
+        let firedByRequest = Dictionary(grouping: fired.filter { $0.decision.request != nil }, by: { $0.decision.request! })
+        var tagByExchange: [Int: String] = [:]
+        for record in records { if let tag = record.tag { tagByExchange[record.id] = tag } }
+        var rejectionsByRequest: [String: [VirtualInstant]] = [:]
+        for rejection in run.tokenServer?.rejections ?? [] {
+            if let tag = tagByExchange[rejection.exchange] { rejectionsByRequest[tag, default: []].append(rejection.time) }
+        }
         var requests: [RequestOutcome] = []
+        requests.reserveCapacity(scripted.count)
         for request in scripted {
-            let entry = entries.first { $0.name == request.name }
+            let entry = entryByName[request.name]
+            let own = recordsByTag[request.name] ?? []
             var outcome = RequestOutcome(
                 name: request.name, method: request.step.method, url: request.step.url.absoluteString,
                 status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map(Self.detail),
-                attempts: entry.map { $0.viaProvider ? max(1, records.count { $0.tag == request.name }) : $0.attempts } ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
+                attempts: entry.map { $0.viaProvider ? max(1, own.count) : $0.attempts } ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
                 endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
-                faults: fired.filter { $0.decision.request == request.name }.map { "\($0.site): \($0.action)" },
+                faults: (firedByRequest[request.name] ?? []).map { "\($0.site): \($0.action)" },
                 bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body)
-            if let rejections = run.tokenServer?.rejections {
-                let exchanges = Set(records.filter { $0.tag == request.name }.map(\.id))
-                for rejection in rejections where exchanges.contains(rejection.exchange) {
-                    outcome.faults.append("token rejected (401) @ \(rejection.time)")
-                }
-            }
+            for time in rejectionsByRequest[request.name] ?? [] { outcome.faults.append("token rejected (401) @ \(time)") }
             requests.append(outcome)
         }
         var failures = invariants(requests: requests)
+        // Every request the network served counts: each attempt's first request and each
+        // redirect it followed (its metrics keep one transaction per hop).
         failures += ExpectationChecker(
             expectations: run.scenario.expectations, requests: requests,
-            exchanges: records.map { ($0.request.method.rawValue, $0.request.url) }).failures()
+            exchanges: records.flatMap { record in
+                record.metrics.transactions.isEmpty ? [(record.request.method.rawValue, record.request.url)]
+                    : record.metrics.transactions.map { ($0.method.rawValue, $0.url) }
+            }).failures()
         let duration = scheduler.now.nanoseconds
-        let faults = fired.map { firing in
+        // In time order: token expiries are known up front, the rest in the order they fired.
+        let faults = (fired.map { firing in
             FiredFaultRecord(site: firing.site, request: firing.decision.request, attempt: firing.decision.attempt, exchange: firing.exchange,
                              what: "\(firing.point): \(firing.action)", timeNanoseconds: firing.time.nanoseconds)
-        } + tokenExpiries()
+        } + tokenExpiries()).enumerated().sorted { lhs, rhs in
+            lhs.element.timeNanoseconds != rhs.element.timeNanoseconds ? lhs.element.timeNanoseconds < rhs.element.timeNanoseconds : lhs.offset < rhs.offset
+        }.map(\.element)
         let timeline = TimelineBuilder(requests: requests, records: records, faults: faults, failures: failures,
                                        cancels: entries.map { ($0.name, $0.cancelledAt) }, duration: duration).build()
         let file = Self.displayPath(run.scenario.source?.path ?? "")

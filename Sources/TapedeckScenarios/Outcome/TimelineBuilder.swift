@@ -13,7 +13,16 @@ struct TimelineBuilder {
     let duration: Int64
 
     func build() -> Timeline {
-        var lanes = requests.map(lane)
+        // Indexed once, so that each lane finds its records, faults and cancel without a scan.
+        let recordsByTag = Dictionary(grouping: records.filter { $0.tag != nil }, by: { $0.tag! })
+        let faultsByRequest = Dictionary(grouping: faults.filter { $0.request != nil }, by: { $0.request! })
+        var cancelByName: [String: VirtualInstant?] = [:]
+        for cancel in cancels where cancelByName[cancel.name] == nil { cancelByName[cancel.name] = cancel.at }
+        let failed = Set(failures.compactMap(\.request))
+        var lanes = requests.map { request in
+            lane(request, records: recordsByTag[request.name] ?? [], faults: faultsByRequest[request.name] ?? [],
+                 cancelled: cancelByName[request.name] ?? nil, passed: !failed.contains(request.name))
+        }
         let refreshes = records.filter { $0.tag == "token" }
         if !refreshes.isEmpty {
             lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true, isRequest: false,
@@ -24,22 +33,22 @@ struct TimelineBuilder {
             lanes.append(Timeline.Lane(name: "token server", result: "", passed: true, isRequest: false, spans: [],
                                        marks: expiries.map { Timeline.Mark(kind: .fault, timeNanoseconds: $0.timeNanoseconds, label: "\($0.site): \($0.what)") }))
         }
-        return Timeline(durationNanoseconds: max(duration, 1), lanes: lanes)
+        return Timeline(durationNanoseconds: max(duration, 0), lanes: lanes)
     }
 
-    private func lane(_ request: RequestOutcome) -> Timeline.Lane {
-        let own = records.filter { $0.tag == request.name }.sorted { $0.id < $1.id }
-        var marks = faults.filter { $0.request == request.name }.map {
+    private func lane(_ request: RequestOutcome, records: [ExchangeRecord], faults: [FiredFaultRecord], cancelled: VirtualInstant?,
+                      passed: Bool) -> Timeline.Lane {
+        let own = records.sorted { $0.id < $1.id }
+        var marks = faults.map {
             Timeline.Mark(kind: .fault, timeNanoseconds: $0.timeNanoseconds, label: "\($0.site): \($0.what)")
         }
-        if let cancelled = cancels.first(where: { $0.name == request.name })?.at {
+        if let cancelled {
             marks.append(Timeline.Mark(kind: .cancel, timeNanoseconds: cancelled.nanoseconds, label: "cancel"))
         }
         let result = request.result
         if let end = request.endNanoseconds {
             marks.append(Timeline.Mark(kind: .finish, timeNanoseconds: end, label: result))
         }
-        let passed = !failures.contains { $0.request == request.name }
         return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
     }
 

@@ -47,12 +47,35 @@ public struct OutcomeText: Sendable {
                 lines.append("  t=\(TextTimeline.format(fault.timeNanoseconds))  \(fault.site) on \(target): \(fault.what)")
             }
         }
+        // Requests whose error kind alone does not say what went wrong (a stub that does not
+        // match and a cut body are both `transport`), with no failed check to explain them under.
+        let checked = Set(outcome.failures.compactMap(\.request))
+        let unexplained = outcome.requests.filter { $0.errorDetail != nil && Self.needsDetail($0.error) && !checked.contains($0.name) }
+        if !unexplained.isEmpty {
+            lines.append("")
+            lines.append("why requests failed:")
+            for request in unexplained.prefix(10) {
+                lines.append(contentsOf: Self.why(request.errorDetail ?? "", lead: "  \(request.name) (\(request.error.rawValue)): "))
+            }
+            if unexplained.count > 10 { lines.append("  ... and \(unexplained.count - 10) more (every errorDetail is in --format json)") }
+        }
         if !outcome.failures.isEmpty {
             lines.append("")
+            // Under a request's first failed check, why the request failed (what the network or the
+            // client said) when its error kind says too little, unless the check's message has it.
+            var explained = Set<String>()
+            let byName = Dictionary(outcome.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             for failure in outcome.failures {
                 lines.append("✗ \(failure)")
+                guard let name = failure.request, let request = byName[name], let detail = request.errorDetail, Self.needsDetail(request.error),
+                      failure.check != "error", explained.insert(name).inserted else { continue }
+                lines.append(contentsOf: Self.why(detail, lead: "    why (\(request.error.rawValue)): "))
             }
             lines.append("reproduce: \(outcome.reproduction)")
+        }
+        if let recording = outcome.recording {
+            lines.append("")
+            lines.append(recording.note)
         }
         if !outcome.determinismNote.isEmpty {
             lines.append("note: \(outcome.determinismNote)")
@@ -60,6 +83,36 @@ public struct OutcomeText: Sendable {
         lines.append("")
         lines.append("trace hash: \(outcome.traceHash)")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension OutcomeText {
+    /// Error kinds that say too little on their own (a cancel, a timeout or a refused connection
+    /// need no more words).
+    static func needsDetail(_ kind: ErrorKind) -> Bool {
+        [.transport, .adaptation, .serialization, .retry, .session].contains(kind)
+    }
+
+    /// Why a request failed, indented under its check: the error's own description (a network
+    /// error's localized description, where Tapedeck says which routes it tried), at most a few lines.
+    static func why(_ detail: String, lead: String) -> [String] {
+        var text = reason(detail)
+        if text.hasPrefix("tapedeck: ") { text.removeFirst("tapedeck: ".count) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        if lines.count > 6 { lines = Array(lines.prefix(5)) + ["... (the whole error is in --format json's errorDetail)"] }
+        return lines.enumerated().map { index, line in
+            index == 0 ? lead + line : "      \(line.trimmingCharacters(in: .whitespaces))"
+        }
+    }
+
+    /// The part of an error description a person needs: an NSError's `NSLocalizedDescription`
+    /// when it has one, else the whole description.
+    static func reason(_ detail: String) -> String {
+        guard let start = detail.range(of: "NSLocalizedDescription=") else { return detail }
+        var text = detail[start.upperBound...]
+        if let next = text.range(of: #", (NS|_)[A-Za-z]+="#, options: .regularExpression) { text = text[..<next.lowerBound] }
+        if text.hasSuffix("}") { text = text.dropLast() }
+        return String(text)
     }
 }
 

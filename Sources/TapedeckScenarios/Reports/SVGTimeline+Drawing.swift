@@ -51,7 +51,7 @@ extension SVGTimeline {
             parts.append(self.mark(mark, top: top, middle: middle, layout: layout))
         }
         let ending = Ending(label: lane.result)
-        let (result, _) = Markup.truncated(lane.result, toWidth: 19)
+        let (result, _) = Markup.truncated(lane.result, toWidth: layout.resultColumns)
         parts.append(#"<text class="result" x="\#(Layout.number(layout.plotRight + Layout.margin))" y="\#(Layout.number(middle + 4))" fill="\#(ending.textColor)" font-weight="600"><title>\#(Markup.escape(lane.result.isEmpty ? "no result" : lane.result))</title>\#(Markup.escape(result))</text>"#)
         parts.append("</g>")
         return parts

@@ -64,7 +64,10 @@ extension SVGTimeline {
         static let laneHeight = 34
         static let headerHeight = 34.0
         static let margin = 12.0
-        static let resultColumn = 150.0
+        /// The narrowest result column (19 characters of the bold result text).
+        static let minimumResultColumn = 150.0
+        /// Advance of one character of the bold result text, with slack.
+        static let resultAdvance = 7.9
         /// Advance of one column of the monospaced names (12 px DejaVu Sans Mono: 7.2 px) with slack.
         static let monoAdvance = 7.3
 
@@ -74,6 +77,10 @@ extension SVGTimeline {
         let nameColumns: Int
         let plotLeft: Double
         let plotRight: Double
+        /// The result column's width, and the characters it shows before cutting with `…`: room
+        /// for the longest result (`connectionLost after 200`), within a quarter of the width.
+        let resultColumn: Double
+        let resultColumns: Int
         let axis: TimeAxis
         let duration: Int64
         let legendRows: [[LegendItem]]
@@ -81,21 +88,25 @@ extension SVGTimeline {
         init(timeline: Timeline, width: Int) {
             self.width = width
             laneCount = timeline.lanes.count
-            duration = max(1, timeline.durationNanoseconds)
+            duration = max(0, timeline.durationNanoseconds)
             let longest = timeline.lanes.map { Markup.displayWidth($0.name) }.max() ?? 0
             // Name, a gap, and the failed-check mark.
             let wanted = Double(longest) * Self.monoAdvance + Self.margin + 26
             nameColumn = min(max(120, wanted), min(280, Double(width) * 0.3)).rounded()
             nameColumns = max(4, Int((nameColumn - Self.margin - 26) / Self.monoAdvance))
             plotLeft = nameColumn + 6
-            plotRight = Double(width) - Self.resultColumn - Self.margin
+            let longestResult = timeline.lanes.map { Markup.displayWidth($0.result) }.max() ?? 0
+            resultColumn = min(max(Self.minimumResultColumn, (Double(longestResult) * Self.resultAdvance).rounded(.up)),
+                               max(Self.minimumResultColumn, (Double(width) * 0.25).rounded()))
+            resultColumns = max(19, Int(resultColumn / Self.resultAdvance))
+            plotRight = Double(width) - resultColumn - Self.margin
             axis = TimeAxis(duration: duration, maxTicks: max(2, Int((plotRight - plotLeft) / 84)))
             legendRows = LegendItem.rows(LegendItem.all, width: Double(width) - 2 * Self.margin)
         }
 
         /// The horizontal position of an instant.
         func x(_ nanoseconds: Int64) -> Double {
-            let fraction = Double(min(max(nanoseconds, 0), axis.end)) / Double(axis.end)
+            let fraction = Double(min(max(nanoseconds, 0), axis.end)) / Double(max(axis.end, 1))
             return plotLeft + fraction * (plotRight - plotLeft)
         }
 

@@ -21,7 +21,8 @@ public struct TextTimeline: Sendable {
     /// The lanes, an axis and a legend, one line each.
     public func render() -> String {
         let nameWidth = min(24, max(6, timeline.lanes.map(\.name.count).max() ?? 6))
-        let resultWidth = min(14, max(4, timeline.lanes.map(\.result.count).max() ?? 4))
+        // Results get the room they need as long as the chart keeps at least 30 columns.
+        let resultWidth = min(max(14, width - nameWidth - 36), max(4, timeline.lanes.map(\.result.count).max() ?? 4))
         let columns = max(10, width - nameWidth - resultWidth - 6)
         let total = Double(max(timeline.durationNanoseconds, 1))
         func column(_ nanoseconds: Int64) -> Int {
@@ -51,22 +52,19 @@ public struct TextTimeline: Sendable {
         let axisEnd = Self.format(timeline.durationNanoseconds)
         let gap = max(1, columns - axisStart.count - axisEnd.count)
         lines.append(pad("", nameWidth) + "   " + axisStart + String(repeating: " ", count: gap) + axisEnd)
-        // The legend under the lanes when it fits there, else from the first column, wrapped to the width.
+        // The legend under the lanes, from the axis's first column, wrapped to the width (from the
+        // first column when the names leave too little room).
         let legend = ["█ attempt", "▓ failed attempt", "· backoff", "! fault", "x cancel", "| end", "✗ failed check"]
-        let indent = pad("", nameWidth) + "   "
-        if indent.count + legend.joined(separator: "  ").count <= width {
-            lines.append(indent + legend.joined(separator: "  "))
-        } else {
-            var line = ""
-            for item in legend {
-                if !line.isEmpty && line.count + 2 + item.count > width {
-                    lines.append(line)
-                    line = ""
-                }
-                line += (line.isEmpty ? "" : "  ") + item
+        let indent = nameWidth + 3 <= width / 3 ? pad("", nameWidth) + "   " : ""
+        var line = ""
+        for item in legend {
+            if !line.isEmpty && indent.count + line.count + 2 + item.count > width {
+                lines.append(indent + line)
+                line = ""
             }
-            lines.append(line)
+            line += (line.isEmpty ? "" : "  ") + item
         }
+        lines.append(indent + line)
         return lines.joined(separator: "\n")
     }
 
@@ -74,11 +72,19 @@ public struct TextTimeline: Sendable {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    /// `1.25s`, `830ms`, `2m3s`.
+    /// `1.25s`, `830ms`, `2m3s`, `1h`, `1h30m59.5s` (from 2 minutes on: hours, minutes and
+    /// seconds, the zero ones left out, the seconds to the millisecond).
     static func format(_ nanoseconds: Int64) -> String {
         if nanoseconds == 0 { return "0s" }
         let seconds = Double(nanoseconds) / 1e9
-        if seconds >= 120 { return "\(Int(seconds) / 60)m\(Int(seconds) % 60)s" }
+        if seconds >= 120 {
+            let milliseconds = (nanoseconds + 500_000) / 1_000_000
+            let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60, rest = milliseconds % 60_000
+            var text = hours > 0 ? "\(hours)h" : ""
+            if minutes > 0 { text += "\(minutes)m" }
+            if rest > 0 { text += trimmed(Double(rest) / 1_000) + "s" }
+            return text
+        }
         if seconds >= 1 { return trimmed(seconds) + "s" }
         if seconds >= 0.001 { return trimmed(seconds * 1_000) + "ms" }
         return trimmed(seconds * 1_000_000) + "µs"

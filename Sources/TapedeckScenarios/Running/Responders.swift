@@ -89,8 +89,10 @@ final class TokenServer: Responder {
         let valid = state.withLock { state -> Bool in
             guard let presented, let issued = state.issued[presented] else { return false }
             if now >= issued + definition.lifetime { return false }
-            // Revoked when an expiry came after it was issued and is already past.
-            return !expiries.contains { $0 > issued && $0 <= now }
+            // Revoked when an expiry came after it was issued and is already past. The initial
+            // token counts as issued before time zero, so an expiry at 0s revokes it.
+            let initial = presented == definition.initialToken
+            return !expiries.contains { ($0 > issued || initial && $0 == .zero) && $0 <= now }
         }
         if valid { return .noMatch(reason: "authorized") }
         state.withLock { $0.rejections.append((context.exchange, context.time)) }

@@ -226,3 +226,17 @@ private enum ParameterJSON: Decodable {
         }
     }
 }
+
+extension ProviderSetup {
+    /// The URL a target's request goes to: its base URL and path, and for a `query` task the
+    /// parameters as the provider encodes them (what outcomes and reports show).
+    func url(of target: TargetSetup) -> URL {
+        let base = target.baseURL ?? baseURL!
+        let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
+        guard case let .query(text) = target.task,
+              let encoded = try? URLEncoding.queryString.encode(URLRequest(url: url), with: ScenarioProvider.parameters(text)).url else {
+            return url
+        }
+        return encoded
+    }
+}

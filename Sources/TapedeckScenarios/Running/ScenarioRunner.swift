@@ -173,12 +173,13 @@ final class Run: @unchecked Sendable {
             stop = "\(error)"
         }
         let trace = options.traceMode == .full ? world.scheduler.trace : []
-        let outcome = OutcomeBuilder(run: self, stop: stop).build()
+        var outcome = OutcomeBuilder(run: self, stop: stop).build()
         // Invalidates the harness's sessions and ends the scheduler, so the URLSession is freed;
         // a session a user's `makeSession` built elsewhere is invalidated too.
         world.harness.endSimulation()
         session.session.invalidateAndCancel()
-        if let cassetteRecorder { _ = try? cassetteRecorder.finish(succeeded: outcome.passed) }
+        // A failed run never replaces the cassette: what it recorded is added after the old entries.
+        if let cassetteRecorder { outcome.recording = RecordingReport.finishing(cassetteRecorder, passed: outcome.passed) }
         return (outcome, trace)
     }
 }

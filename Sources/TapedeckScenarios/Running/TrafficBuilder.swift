@@ -33,7 +33,14 @@ struct TrafficBuilder {
         for stub in traffic.stubs {
             let latency: Latency = stub.jitter > .zero ? .jittered(base: stub.latency, jitter: stub.jitter)
                 : stub.latency > .zero ? .fixed(stub.latency) : .none
-            network.add(Route(.any, responder: SequenceResponder(stub), options: RouteOptions(latency: latency, bandwidth: stub.bandwidth)))
+            let options = RouteOptions(latency: latency, bandwidth: stub.bandwidth, chunkSize: stub.bandwidth.map(Self.chunkSize) ?? 16 * 1_024)
+            network.add(Route(.any, responder: SequenceResponder(stub), options: options))
+        }
+        if let recordMode, traffic.upstream == nil {
+            // Without an upstream the recorder would send the script's own URLs to the live network.
+            throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs traffic.upstream: the server to record from",
+                                 hint: "add 'upstream: http://HOST:PORT' under traffic (requests go there, with their path and query); "
+                                     + "nothing is sent anywhere without it")
         }
         if let cassette = traffic.cassette {
             let options = RouteOptions(latency: .recorded(scale: cassette.timingScale))
@@ -51,17 +58,44 @@ struct TrafficBuilder {
                         player = try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
                     }
                 } catch {
-                    throw ScenarioError(file: scenario.source?.path ?? "", path: "traffic.cassette",
-                                        reason: "the cassette cannot be used: \(error)",
-                                        hint: FileManager.default.fileExists(atPath: cassette.url.path) ? "" : "record it with tapedeck run FILE --record once")
+                    throw cassetteError(cassette, error)
                 }
                 network.add(Route(.any, responder: player, options: options))
             }
         } else if let recordMode {
-            throw ScenarioError(file: scenario.source?.path ?? "", path: "traffic",
-                                reason: "--record \(recordMode.rawValue) needs a cassette to record into", hint: "add traffic.cassette")
+            throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs a cassette to record into", hint: "add traffic.cassette")
         }
         return built
+    }
+
+    /// The chunk size a `bandwidth` of `rate` bytes per second delivers a body in: about a tenth of
+    /// a second's worth (so data keeps arriving, and idle timers keep being reset, while it
+    /// flows), at most 16 KiB, at least one byte.
+    static func chunkSize(_ rate: Int) -> Int {
+        min(16 * 1_024, max(1, rate / 10))
+    }
+
+    /// Why a cassette cannot be replayed, at its line in the file, with what to do about it.
+    private func cassetteError(_ cassette: CassetteSource, _ error: any Error) -> ScenarioError {
+        let path = cassette.url.path
+        let shown = OutcomeBuilder.displayPath(path)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let file = Outcome.shellQuoted(OutcomeBuilder.displayPath(scenario.source?.path ?? "FILE"))
+        // `cassette: PATH`, or `cassette: {file: PATH, ...}`.
+        let key = scenario.marks["traffic.cassette.file"] != nil ? "traffic.cassette.file" : "traffic.cassette"
+        if !exists {
+            let hint = scenario.traffic.upstream != nil
+                ? "check the path, or record it from the upstream with tapedeck run \(file) --record once"
+                : "check the path (it is relative to the scenario file); to record one, add traffic.upstream and run tapedeck run \(file) --record once"
+            return scenario.error(at: key, reason: "the cassette \(shown) does not exist", hint: hint)
+        }
+        if isDirectory.boolValue {
+            return scenario.error(at: key, reason: "\(shown) is a directory, not a cassette",
+                                  hint: "name the .har or .har.gz file in it")
+        }
+        return scenario.error(at: key, reason: "the cassette cannot be used: \(error)",
+                              hint: "check it with tapedeck cassette validate \(Outcome.shellQuoted(shown))")
     }
 
     private func open(_ cassette: CassetteSource, mode: CassetteRecorder.Mode) throws(ScenarioError) -> CassetteRecorder {
@@ -70,7 +104,12 @@ struct TrafficBuilder {
                 mode: mode, rules: cassette.rules, afterLast: cassette.afterLast,
                 live: LiveForwarder.Options(upstream: scenario.traffic.upstream)))
         } catch {
-            throw ScenarioError(file: scenario.source?.path ?? "", path: "traffic.cassette", reason: "cannot record: \(error)")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: cassette.url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw cassetteError(cassette, error)
+            }
+            throw scenario.error(at: scenario.marks["traffic.cassette.file"] != nil ? "traffic.cassette.file" : "traffic.cassette",
+                                 reason: "cannot record: \(error)")
         }
     }
 }

@@ -41,13 +41,20 @@ extension Shrinker {
             progress(step)
         }
 
-        var budgetLeft: Bool { runs < maxRuns }
+        /// True once a candidate could not be tried for want of runs.
+        var exhausted = false
+
+        /// Whether another candidate may run: one run is kept for the final verification.
+        var budgetLeft: Bool { runs < maxRuns - 1 }
 
         /// Whether `decisions` with `sites` fail the same way (nil: out of runs).
         mutating func reproduces(_ sites: [FaultSite], _ decisions: [Decision]) -> Bool? {
             let key = Key(sites: sites, decisions: decisions)
             if let known = cache[key] { return known }
-            guard budgetLeft else { return nil }
+            guard budgetLeft else {
+                exhausted = true
+                return nil
+            }
             var scenario = base
             scenario.faults = sites
             scenario.schedule = Schedule(exactly: decisions)

@@ -14,14 +14,15 @@ import Foundation
 /// print(result.original.decisions.count, "→", result.shrunk.decisions.count)
 /// ```
 public struct Shrinker: Sendable {
-    /// The most scenario runs a shrink may make (the result so far is kept when it runs out).
+    /// The most scenario runs a shrink may make, the run recording the seed's decisions and the
+    /// final verification included (at least 3; the result so far is kept when it runs out).
     public var maxRuns: Int
     /// How each run is made.
     public var runner: ScenarioRunner
 
-    /// A shrinker making at most `maxRuns` runs.
+    /// A shrinker making at most `maxRuns` runs in all (3 at least).
     public init(maxRuns: Int = 3_000, runner: ScenarioRunner = ScenarioRunner()) {
-        self.maxRuns = maxRuns
+        self.maxRuns = max(3, maxRuns)
         self.runner = runner
     }
 
@@ -111,6 +112,7 @@ public struct Shrinker: Sendable {
         var base = scenario
         base.seed = seed
         var search = Search(base: base, failure: failure, runner: runner, maxRuns: maxRuns, progress: progress)
+        search.runs = 1   // the recording run
         search.note("record", "seed \(seed) fails (\(failure)); it made \(Self.summary(seeded.decisions))", seeded.decisions.decisions.count)
         let all = seeded.decisions.decisions
         guard let replayed = search.reproduces(search.sites, all), replayed else {
@@ -136,7 +138,7 @@ public struct Shrinker: Sendable {
         guard FailureIdentity(final) == failure else { throw .notReproducible(expected: failure, got: FailureIdentity(final)) }
         search.note("verify", "the shrunk schedule fails with \(FailureIdentity(final)): \(Self.summary(shrunk))", decisions.count)
         return Result(scenario: result, original: seeded.decisions, shrunk: shrunk, failure: failure, seededOutcome: seeded.outcome,
-                      outcome: final, steps: search.steps, runs: search.runs, complete: search.runs < maxRuns)
+                      outcome: final, steps: search.steps, runs: search.runs, complete: !search.exhausted)
     }
 
     /// `3 fault firings, 120 scheduling choices, 4 jitter draws, 2 metrics orders`.

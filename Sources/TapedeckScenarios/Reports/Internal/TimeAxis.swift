@@ -11,7 +11,12 @@ struct TimeAxis: Equatable {
 
     /// An axis for `duration` nanoseconds with at most `maxTicks` intervals.
     init(duration: Int64, maxTicks: Int) {
-        let duration = max(duration, 1)
+        // A run that took no virtual time has one tick, 0.
+        guard duration > 0 else {
+            step = 1
+            end = 0
+            return
+        }
         let intervals = Int64(max(1, maxTicks))
         var chosen = Self.steps.last!
         for step in Self.steps where step.multipliedReportingOverflow(by: intervals).partialValue >= duration {

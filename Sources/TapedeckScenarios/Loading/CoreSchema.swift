@@ -1,0 +1,115 @@
+import Foundation
+import Yams
+
+/// How scenario files read plain scalars: the YAML 1.2 core schema (YAML 1.2.2 §10.3.2), as the
+/// YAML language server and most YAML 1.2 tools read them — not YAML 1.1's wider rules that
+/// libyaml-based readers default to. So `NO`, `yes`, `on`, `off` and `y` are text, `12:30` is text,
+/// `01234` is the integer 1234 (no octal without `0o`), `0x1F` is 31, `0o17` is 15, and `1_000`
+/// is text.
+///
+/// Quoted scalars (and `!!str`) are always text; only a plain scalar is resolved.
+enum CoreSchema {
+    /// A plain scalar as the core schema resolves it.
+    enum Value: Equatable {
+        case null
+        case bool(Bool)
+        /// A whole number, as decimal digits with an optional `-` (any size: JSON text keeps it).
+        case integer(String)
+        /// A number with a fraction or an exponent, as written (`text`) and as a double.
+        case float(text: String, value: Double)
+        case string(String)
+    }
+
+    /// The resolver `Yams.compose` is given, so that node tags agree with ``value(of:)``.
+    static let resolver: Resolver = Resolver.basic
+        .appending(rule(.null, #"^(?:~|null|Null|NULL|)$"#))
+        .appending(rule(.bool, #"^(?:true|True|TRUE|false|False|FALSE)$"#))
+        .appending(rule(.int, #"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"#))
+        .appending(rule(.float, #"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"#))
+
+    private static func rule(_ tag: Tag.Name, _ pattern: String) -> Resolver.Rule {
+        // The patterns are constants; a bad one is a programming error caught by every test run.
+        do { return try Resolver.Rule(tag, pattern) } catch { preconditionFailure("bad core-schema pattern \(pattern): \(error)") }
+    }
+
+    /// Whether a scalar is plain (unquoted, untagged text the schema resolves).
+    static func isPlain(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain || scalar.style == .any
+    }
+
+    /// The value of `node` when it is a scalar (nil for mappings, lists and aliases): its text when
+    /// quoted or tagged `!!str`, else the core schema's reading. The node must come from
+    /// `Yams.compose` with ``resolver``, so that a plain scalar's tag is the core schema's.
+    static func value(of node: Node) -> Value? {
+        guard case let .scalar(scalar) = node else { return nil }
+        guard isPlain(scalar), node.tag.description != Tag.Name.str.rawValue else { return .string(scalar.string) }
+        return resolve(scalar.string)
+    }
+
+    /// The core schema's reading of plain text.
+    static func resolve(_ text: String) -> Value {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .float(text: text, value: .infinity)
+        case "-.inf", "-.Inf", "-.INF": return .float(text: text, value: -.infinity)
+        case ".nan", ".NaN", ".NAN": return .float(text: text, value: .nan)
+        default: break
+        }
+        if let digits = decimalInteger(text) { return .integer(digits) }
+        if text.hasPrefix("0o"), let value = Int(text.dropFirst(2), radix: 8), text.count > 2 { return .integer(String(value)) }
+        if text.hasPrefix("0x"), let value = Int(text.dropFirst(2), radix: 16), text.count > 2 { return .integer(String(value)) }
+        if isFloat(text), let value = Double(text.hasPrefix("+") ? String(text.dropFirst()) : text) {
+            return .float(text: text, value: value)
+        }
+        return .string(text)
+    }
+
+    /// `[-+]?[0-9]+` as canonical decimal digits (no `+`, no leading zeros), else nil.
+    private static func decimalInteger(_ text: String) -> String? {
+        var body = Substring(text)
+        var negative = false
+        if let sign = body.first, sign == "-" || sign == "+" {
+            negative = sign == "-"
+            body = body.dropFirst()
+        }
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        let digits = body.drop { $0 == "0" }
+        if digits.isEmpty { return "0" }
+        return (negative ? "-" : "") + digits
+    }
+
+    /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+    private static func isFloat(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if let sign = rest.first, sign == "-" || sign == "+" { rest = rest.dropFirst() }
+        let whole = rest.prefix { $0.isASCII && $0.isNumber }
+        rest = rest.dropFirst(whole.count)
+        var fraction = Substring("")
+        if rest.first == "." {
+            rest = rest.dropFirst()
+            fraction = rest.prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(fraction.count)
+        }
+        guard !whole.isEmpty || !fraction.isEmpty else { return false }
+        if let e = rest.first, e == "e" || e == "E" {
+            rest = rest.dropFirst()
+            if let sign = rest.first, sign == "-" || sign == "+" { rest = rest.dropFirst() }
+            let exponent = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !exponent.isEmpty else { return false }
+            rest = rest.dropFirst(exponent.count)
+        }
+        return rest.isEmpty
+    }
+
+    /// What YAML 1.1 (and so some older tools) would read differently from the text `text` — for
+    /// hints when a value is not what the reader expected (`yes` where a boolean belongs).
+    static func yaml11Boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "on", "y": return true
+        case "no", "off", "n": return false
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckTestSupport
+
+/// `tapedeck run` keeps what the user has: `--record` never goes to a script's own hosts, a failed
+/// re-recording says what it did to the cassette, a file that cannot be written is named with its
+/// option after the run's results, and a bad `--seed` is a usage error that says why.
+@Suite("Scenarios: recording safely, and the run's files and options")
+struct RunSafetyTests {
+    private let cassette = fixturesDirectory.appendingPathComponent("cassettes/api.har.gz")
+    private let planted = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("TapedeckScenariosTests/Files/shrink/reset-and-401.yaml")
+
+    /// A scenario file in `directory` over a copy of the api cassette, with `upstream` if given.
+    private func scenario(in directory: TemporaryDirectory, upstream: String?) throws -> URL {
+        try FileManager.default.copyItem(at: cassette, to: directory.file("api.har.gz"))
+        let file = directory.file("record.yaml")
+        try Data("""
+            traffic:
+              cassette: api.har.gz
+            \(upstream.map { "  upstream: \($0)" } ?? "")
+            script:
+              - request: GET http://api.shop.test/api/items
+            expect:
+              requests:
+                items: {status: 200}
+            """.utf8).write(to: file)
+        return file
+    }
+
+    @Test("--record without traffic.upstream is refused as bad input at the file's traffic line, and the cassette is left as it was")
+    func recordWithoutUpstream() throws {
+        // Given a scenario over a cassette, with no upstream to record from
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try scenario(in: directory, upstream: nil)
+        let before = try Data(contentsOf: directory.file("api.har.gz"))
+        // When it is run with --record all
+        let run = try runTapedeck(["run", file.path, "--record", "all"])
+        // Then it exits 2 naming the file, line and key, says to add traffic.upstream, and nothing is recorded
+        #expect(run.status == 2, "\(run.output)\(run.errors)")
+        #expect(run.errors.hasPrefix("tapedeck: \(file.path):2:3: traffic: --record all needs traffic.upstream: the server to record from — add 'upstream: "),
+                "\(run.errors)")
+        #expect(run.output.isEmpty)
+        #expect(try Data(contentsOf: directory.file("api.har.gz")) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("api.har.gz.journal").path))
+    }
+
+    @Test("a failed --record all keeps the old entries first, adds the new ones after them, and says so and how to drop them")
+    func failedRecordAll() throws {
+        // Given a scenario whose upstream refuses connections (so the re-recording fails)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try scenario(in: directory, upstream: "http://127.0.0.1:\(try closedPort())")
+        let old = try CassetteFile.read(directory.file("api.har.gz")).interactions
+        // When it is run with --record all
+        let run = try runTapedeck(["run", file.path, "--record", "all"])
+        // Then the run fails, the cassette keeps its entries first and the refused request after them
+        #expect(run.status == 1, "\(run.output)\(run.errors)")
+        let now = try CassetteFile.read(directory.file("api.har.gz")).interactions
+        #expect(now.count == old.count + 1)
+        #expect(Array(now.prefix(old.count)) == old, "the old entries come first, unchanged")
+        #expect(now.last?.response == nil, "the new entry is the recorded refusal")
+        // And the output says what happened to the cassette and how to undo it
+        #expect(run.output.contains("cassette \(directory.file("api.har.gz").path) (--record all): the run failed, so the cassette was not replaced. "
+                                    + "Its \(old.count) entries are kept, and the new entry (1 recorded transport failure, which replays as a failure) "
+                                    + "was added after them (entry \(old.count + 1))."), "\(run.output)")
+        #expect(run.output.contains("To drop them, restore the file (e.g. git checkout -- "), "\(run.output)")
+    }
+
+    @Test("an output file that cannot be written is named with its option, after the run's results; the other files are written")
+    func unwritableOutput() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let first = fixturesDirectory.appendingPathComponent("../docs/examples/scenarios/first.yaml").standardizedFileURL
+        let svg = directory.file("timeline.svg")
+        let run = try runTapedeck(["run", first.path, "--report", "/nonexistent/r.html", "--timeline", svg.path])
+        #expect(run.status == 3)
+        #expect(run.output.contains("first — seed 1: passed"), "the results are printed: \(run.output)")
+        #expect(run.errors == "tapedeck: --report /nonexistent/r.html: cannot write it: the directory /nonexistent does not exist\n")
+        #expect(FileManager.default.fileExists(atPath: svg.path))
+        let shrink = try runTapedeck(["shrink", planted.path, "--seed", "2", "--out", "/nonexistent/x.yaml"])
+        #expect(shrink.status == 3)
+        #expect(shrink.errors == "tapedeck: --out /nonexistent/x.yaml: cannot write it: the directory /nonexistent does not exist\n")
+    }
+
+    @Test("shrink --max-runs counts every run: the recording, the search, the verification and the check of the written file")
+    func shrinkRunBudget() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let run = try runTapedeck(["shrink", planted.path, "--seed", "2", "--max-runs", "5", "--out", directory.file("min.yaml").path])
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        let summary = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("shrunk ") })
+        #expect(summary.contains(" decisions in 5 runs ") && summary.contains("out of runs, not minimal"), "\(summary)")
+        #expect(try runTapedeck(["shrink", planted.path, "--max-runs", "3"]).status == 64)
+    }
+
+    @Test("a negative --seed is a usage error that says what a seed is")
+    func negativeSeed() throws {
+        let first = fixturesDirectory.appendingPathComponent("../docs/examples/scenarios/first.yaml").standardizedFileURL
+        for command in ["run", "shrink", "check-determinism"] {
+            let run = try runTapedeck([command, first.path, "--seed", "-3"])
+            #expect(run.status == 64, "\(command)")
+            #expect(run.errors.contains("The value '-3' is invalid for '--seed <seed>': a seed is a whole number from 0"), "\(command): \(run.errors)")
+        }
+    }
+}

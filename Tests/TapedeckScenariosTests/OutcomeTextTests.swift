@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+
+/// What `tapedeck run` prints: why requests failed, durations, result labels, the fired faults in
+/// time order, a run of no virtual time, and a provider target's whole URL.
+@Suite("Reports: the text outcome")
+struct OutcomeTextTests {
+    @Test("a failed check is followed by why its request failed (the network's own words), once per request")
+    func whyUnderCheck() throws {
+        // Given a stub whose method does not match the request, and a status expected
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: POST http://api.test/items, json: {}}]
+            script: [{request: GET http://api.test/items}]
+            expect:
+              requests:
+                items: {status: 200, bodyBytes: 2}
+            """)
+        // When the outcome is printed
+        let lines = OutcomeText(outcome).render().split(separator: "\n").map(String.init)
+        // Then under the first failed check of `items` comes the reason, and only once
+        let check = try #require(lines.firstIndex { $0.hasPrefix("✗ expectation items status:") })
+        #expect(lines[check + 1] == "    why (transport): no route: GET http://api.test/items: route * */*: stub POST http://api.test/items does not match",
+                "\(lines)")
+        #expect(lines.filter { $0.contains("why (") }.count == 1)
+    }
+
+    @Test("a request that failed as the scenario expects is explained in its own section")
+    func whySection() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: POST http://api.test/items, json: {}}]
+            script: [{request: GET http://api.test/items}]
+            expect:
+              requests:
+                items: {error: transport}
+            """)
+        let text = OutcomeText(outcome).render()
+        #expect(outcome.passed)
+        #expect(text.contains("\nwhy requests failed:\n  items (transport): no route: GET http://api.test/items: "), "\(text)")
+    }
+
+    @Test("durations keep hours, minutes and the fraction of a second", arguments: [
+        (Int64(3_600_000_000_000), "1h"), (5_400_000_000_000, "1h30m"), (5_459_500_000_000, "1h30m59.5s"),
+        (3_600_000_000_000_000, "1000h"), (150_000_000_000, "2m30s"), (90_000_000_000, "90s"), (1_500_000, "1.5ms"),
+    ])
+    func durations(_ nanoseconds: Int64, _ text: String) throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: GET http://api.test/a, json: {}}]
+            script: [{request: GET http://api.test/a, at: \(Double(nanoseconds) / 1e9)}]
+            """)
+        #expect(OutcomeText(outcome).render().contains("passed in \(text) of virtual time"), "\(OutcomeText(outcome).render())")
+    }
+
+    @Test("a result label is printed whole when the width leaves room for it")
+    func wholeResultLabel() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: GET http://api.test/gone, status: 410}]
+            client: {validate: true}
+            script: [{request: GET http://api.test/gone}]
+            expect:
+              requests:
+                gone: {error: validation}
+            """)
+        let lane = try #require(TextTimeline(outcome.timeline, width: 100).render().split(separator: "\n").first)
+        #expect(lane.hasSuffix("▏ validation after 410"), "\(lane)")
+        #expect(SVGTimeline(outcome.timeline).render().contains("</title>validation after 410</text>"), "the SVG's result column has room too")
+    }
+
+    @Test("the faults that fired are listed in time order, a token expiry among them")
+    func faultsInTimeOrder() throws {
+        let outcome = try run("""
+            traffic:
+              auth: {token: POST http://api.test/token, protect: http://api.test/me}
+              stubs: [{match: GET http://api.test/me, latency: 1s, json: {}}]
+            client: {auth: true, validate: true}
+            script: [{request: GET http://api.test/me}]
+            faults:
+              - {name: slow, kind: latency, delay: 500ms}
+              - {name: expiry, kind: tokenExpiry, at: 1ms}
+            """)
+        let times = outcome.faults.map(\.timeNanoseconds)
+        #expect(times == times.sorted() && outcome.faults.first?.site == "expiry", "\(outcome.faults)")
+    }
+
+    @Test("a run of no virtual time ends its axis at 0s, not at a nanosecond")
+    func zeroLengthAxis() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: GET http://api.test/a, json: {}}]
+            script: [{request: GET http://api.test/a}]
+            """)
+        #expect(outcome.virtualNanoseconds == 0)
+        let axis = try #require(TextTimeline(outcome.timeline).render().split(separator: "\n").dropFirst().first)
+        #expect(axis.hasSuffix(" 0s") && !axis.contains("µs"), "\(axis)")
+        let svg = SVGTimeline(outcome.timeline).render()
+        #expect(!svg.contains(">1ns<"), "no 1ns tick")
+    }
+
+    @Test("a provider target's URL includes its query parameters, as the network received them")
+    func providerQuery() throws {
+        let outcome = try run("""
+            client:
+              provider:
+                baseURL: http://api.test
+                targets: {repos: {path: /repos, task: {query: {sort: updated, per_page: 50}}}}
+            traffic:
+              stubs: [{match: GET http://api.test/repos, json: []}]
+            script: [{target: repos}]
+            """)
+        #expect(outcome.request("repos").url == "http://api.test/repos?per_page=50&sort=updated")
+    }
+}
