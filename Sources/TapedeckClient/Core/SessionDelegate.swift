@@ -90,7 +90,7 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     open func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}
 
     /// URLSession's own metrics type: corelibs never delivers it, and the simulated transport sends
-    /// ``TransferMetrics`` through ``urlSession(_:task:didCollect:)`` instead.
+    /// `TransferMetrics` through ``urlSession(_:task:didCollect:)`` instead.
     open func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
 
     /// Caching: the proposed response is stored as URLSession would without a delegate.
