@@ -166,6 +166,66 @@ struct PluginTests {
             "debug Error: response validation failed: unacceptableStatusCode(code: 500)",
         ])
     }
+
+    @Test("network logger configured as Moya's: entries through the formatter, bodies through its data closures, one output call per hook with the target")
+    func loggerConfiguration() throws {
+        let world = World()
+        let calls = Box<[String]>([])
+        let configuration = NetworkLoggerPlugin.Configuration(
+            formatter: .init(entry: { identifier, message, target in "[\(target.path)] \(identifier) = \(message)" },
+                             requestData: { "\($0.count) bytes out" }, responseData: { "\($0.count) bytes in" }),
+            output: { target, items in calls.mutate { $0.append("\(target): " + items.joined(separator: " | ")) } },
+            logOptions: [.requestMethod, .requestBody, .successResponseBody])
+        let provider = TargetProvider<API>(session: world.session, plugins: [NetworkLoggerPlugin(configuration: configuration)])
+        provider.request(.create(Item(id: 1, name: "a"))) { _ in }
+        try world.run()
+        #expect(calls.value == [
+            "create(TapedeckProviderTests.Item(id: 1, name: \"a\")): [/items] Request = http://api.test/items | [/items] HTTP Request Method = POST"
+                + " | [/items] Request Body = 19 bytes out",
+            "create(TapedeckProviderTests.Item(id: 1, name: \"a\")): [/items] Response = 201 http://api.test/items | [/items] Response Body = 19 bytes in",
+        ])
+        #expect(NetworkLoggerPlugin().configuration.logOptions == .default)
+        #expect(NetworkLoggerPlugin.default.configuration.logOptions == [.requestMethod, .requestHeaders])
+        #expect(NetworkLoggerPlugin.verbose.configuration.logOptions == NetworkLoggerPlugin.LogOptions.verbose)
+        #expect(NetworkLoggerPlugin.Configuration.Formatter.defaultEntryFormatter(identifier: "Request", message: "x", target: API.zen) == "Request: x")
+    }
+
+    @Test("credentials: the credential's user and password go with the request as Basic; an Authorization already there is kept; nil, nothing")
+    func credentials() throws {
+        let world = World()
+        let plugin = CredentialsPlugin { target in
+            guard case API.secure = target else { return nil }
+            return URLCredential(user: "ada", password: "s3cret", persistence: .none)
+        }
+        let provider = TargetProvider<MultiTarget>(session: world.session, plugins: [plugin])
+        let kept = StubbedTarget(.get, "http://api.test/secure", headers: ["Authorization": "Bearer t0"])
+        let answers = Box<[String: String]>([:])
+        for (name, target) in [("secure", API.secure), ("zen", API.zen)] as [(String, API)] {
+            TargetProvider<API>(session: world.session, plugins: [plugin]).request(target) { result in
+                answers.mutate { $0[name] = (try? result.get())?.request?.value(forHTTPHeaderField: "Authorization") ?? "none" }
+            }
+        }
+        provider.request(MultiTarget(kept)) { result in
+            answers.mutate { $0["kept"] = (try? result.get())?.request?.value(forHTTPHeaderField: "Authorization") ?? "none" }
+        }
+        try world.run()
+        #expect(answers.value == ["secure": "Basic YWRhOnMzY3JldA==", "zen": "none", "kept": "Bearer t0"])
+        #expect(world.network.records.count == 3)
+    }
+
+    @Test("RequestType.cURLDescription(calling:) hands over cURLDescription() at once and returns the request")
+    func curlCallback() {
+        struct Plain: RequestType {
+            var request: URLRequest? { URLRequest(url: URL(string: "http://api.test/zen")!) }
+            var sessionHeaders: [String: String] { ["User-Agent": "t"] }
+            var requestID: UUID? { nil }
+        }
+        var handed: String?
+        let returned = Plain().cURLDescription { handed = $0 }
+        #expect(handed == Plain().cURLDescription())
+        #expect(handed?.contains("-H \"User-Agent: t\"") == true)
+        #expect(returned.request?.url == Plain().request?.url)
+    }
 }
 
 /// Records, per hook, whether it runs on the session's requestQueue or on the callback queue.

@@ -28,10 +28,20 @@ struct ResponseTests {
         #expect(throws: ProviderError.self) { try redirect.filter(statusCodes: 400..<500) }
     }
 
-    @Test("mapJSON, mapString (whole body or a key path) and map(_:atKeyPath:) for Decodable types")
+    @Test("mapJSON gives Foundation objects as Moya's does (NSNull for an allowed empty body); map(JSON.self) the typed value")
+    func mapJSON() throws {
+        let object = try #require(try json.mapJSON() as? [String: Any], "a JSON object maps to [String: Any]")
+        #expect(object["name"] as? String == "x")
+        #expect((object["user"] as? [String: Any])?["login"] as? String == "ada")
+        #expect(try Response(statusCode: 200, data: Data("[1,2]".utf8)).mapJSON() as? [Int] == [1, 2])
+        #expect(try Response(statusCode: 200, data: Data("7".utf8)).mapJSON() as? Int == 7, "fragments are allowed")
+        #expect(try Response(statusCode: 204, data: Data()).mapJSON(failsOnEmptyData: false) is NSNull)
+        #expect(Self.failure { try Response(statusCode: 204, data: Data()).mapJSON() } == "jsonMapping")
+        #expect(try json.map(JSON.self)["name"] == .string("x"))
+    }
+
+    @Test("mapString (whole body or a key path) and map(_:atKeyPath:) for Decodable types")
     func mapping() throws {
-        #expect(try json.mapJSON()["name"] == .string("x"))
-        #expect(try Response(statusCode: 204, data: Data()).mapJSON(failsOnEmptyData: false) == .null)
         #expect(try json.mapString(atKeyPath: "user.login") == "ada")
         #expect(try Response(statusCode: 200, data: Data("plain".utf8)).mapString() == "plain")
         #expect(try json.map(User.self, atKeyPath: "user") == User(login: "ada", id: 1))

@@ -115,6 +115,12 @@ final class World: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with this world as TapedeckClient's default transport: a `Session()` made inside
+    /// (and so a provider made without a session, as Moya code makes one) uses its simulated network.
+    func withTransport<T>(_ body: () throws -> T) rethrows -> T {
+        try DefaultTransport.$current.withValue(DefaultTransport(provider: harness, scheduler: scheduler)) { try body() }
+    }
+
     /// Runs the simulation until idle; queue-rule violations and illegal transitions fail the test.
     func run() throws {
         try scheduler.runUntilIdle()

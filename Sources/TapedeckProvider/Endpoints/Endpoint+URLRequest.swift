@@ -1,3 +1,4 @@
+import TapedeckClient
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 import Foundation
@@ -38,16 +39,17 @@ extension Endpoint {
             request.httpBody = bodyData
             return try Self.encode(urlParameters, with: .queryString, into: request)
         case let .requestCompositeParameters(bodyParameters, bodyEncoding, urlParameters):
-            guard bodyEncoding.writesBody else {
+            guard TargetTask.writesBody(bodyEncoding) else {
                 throw .parameterEncoding(ParameterEncodingFailure(
-                    description: "a composite task's body encoding must write the body (.httpBody or JSON), not \(bodyEncoding)"))
+                    description: "a composite task's body encoding must write the body (JSON, URLEncoding.httpBody or .httpBody), "
+                        + "not \(TargetTask.describe(bodyEncoding)); put query parameters in urlParameters"))
             }
             let withBody = try Self.encode(bodyParameters, with: bodyEncoding, into: request)
             return try Self.encode(urlParameters, with: .queryString, into: withBody)
         }
     }
 
-    private static func encodeJSON(_ value: any Encodable & Sendable, with encoder: JSONEncoder, into request: URLRequest) throws(ProviderError) -> URLRequest {
+    private static func encodeJSON(_ value: any Encodable, with encoder: JSONEncoder, into request: URLRequest) throws(ProviderError) -> URLRequest {
         var request = request
         do {
             request.httpBody = try encoder.encode(value)
@@ -60,9 +62,9 @@ extension Endpoint {
         return request
     }
 
-    private static func encode(_ parameters: [String: any Sendable], with encoding: TargetTask.Encoding, into request: URLRequest) throws(ProviderError) -> URLRequest {
+    private static func encode(_ parameters: [String: Any], with encoding: any ParameterEncoding, into request: URLRequest) throws(ProviderError) -> URLRequest {
         do {
-            return try encoding.encode(request, with: parameters)
+            return try TargetTask.encode(parameters, with: encoding, into: request)
         } catch {
             throw .parameterEncoding(error)
         }

@@ -46,6 +46,7 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public let httpHeaderFields: [String: String]?
 
     /// An endpoint from its parts.
+    @preconcurrency
     public init(
         url: String, sampleResponseClosure: @escaping SampleResponseClosure, method: HTTPMethod, task: TargetTask,
         httpHeaderFields: [String: String]?
@@ -57,10 +58,12 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         self.httpHeaderFields = httpHeaderFields
     }
 
-    /// The same endpoint with `newHTTPHeaderFields` added; a field already there takes the new value.
+    /// The same endpoint with `newHTTPHeaderFields` added; a field already there takes the new value
+    /// (none given: the same header fields, nil staying nil, as in Moya).
     public func adding(newHTTPHeaderFields: [String: String]) -> Endpoint {
-        Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                 httpHeaderFields: (httpHeaderFields ?? [:]).merging(newHTTPHeaderFields) { _, new in new })
+        guard !newHTTPHeaderFields.isEmpty else { return self }
+        return Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+                        httpHeaderFields: (httpHeaderFields ?? [:]).merging(newHTTPHeaderFields) { _, new in new })
     }
 
     /// The same endpoint with another task.

@@ -1,12 +1,14 @@
 import Foundation
+import TapedeckClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-// Encoding `[String: any Sendable]` parameters into a URLRequest, as Alamofire's URLEncoding and
-// JSONEncoding do: keys sorted at every level (the JSON too), so the same parameters always produce
-// the same bytes. TapedeckClient has since gained its own URLEncoding/JSONEncoding (untyped
-// parameters, Alamofire's API); moving TargetTask.Encoding onto them is left for later.
+// The provider's own encodings (TargetTask.Encoding): `[String: Any]` parameters into a URLRequest,
+// as Alamofire's URLEncoding and JSONEncoding do, keys sorted at every level (the JSON too), so the
+// same parameters always produce the same bytes — but strict about values (see TargetTask.Encoding).
+// Any other ParameterEncoding (TapedeckClient's URLEncoding/JSONEncoding, the app's own) gets the
+// parameters as TapedeckClient's `Parameters`.
 
 /// Why parameters could not be encoded (wrapped in ``ProviderError/parameterEncoding(_:)``).
 public struct ParameterEncodingFailure: Error, Sendable, CustomStringConvertible {
@@ -16,14 +18,14 @@ public struct ParameterEncodingFailure: Error, Sendable, CustomStringConvertible
 
 extension TargetTask.Encoding {
     /// `request` with `parameters` added as this encoding says.
-    func encode(_ request: URLRequest, with parameters: [String: any Sendable]) throws -> URLRequest {
+    func encode(_ request: URLRequest, with parameters: [String: Any]) throws -> URLRequest {
         switch kind {
         case let .url(destination, arrays, bools):
             return try FormEncoding(arrays: arrays, bools: bools).encode(request, parameters, destination: destination)
         case let .json(prettyPrinted):
             return try JSONParameters.encode(request, parameters, prettyPrinted: prettyPrinted)
         case let .custom(_, encode):
-            return try encode(request, parameters)
+            return try encode(request, TargetTask.clientParameters(parameters))
         }
     }
 
@@ -37,12 +39,49 @@ extension TargetTask.Encoding {
     }
 }
 
+extension TargetTask {
+    /// `parameters` put into `request` by `encoding`: the provider's own encodings directly, any
+    /// other `ParameterEncoding` through its `encode(_:with:)`.
+    static func encode(_ parameters: [String: Any], with encoding: any ParameterEncoding, into request: URLRequest) throws -> URLRequest {
+        if let own = encoding as? Encoding { return try own.encode(request, with: parameters) }
+        return try encoding.encode(request, with: clientParameters(parameters))
+    }
+
+    /// `parameters` as TapedeckClient's `Parameters` (`[String: any Sendable]`). `Any` and
+    /// `any Sendable` have one representation (Sendable is a marker protocol: no witness table), so
+    /// each value is reinterpreted as it is, not copied or inspected; TargetTask's
+    /// `@unchecked Sendable` is the promise that makes this sound. (`as Any` keeps the value boxed:
+    /// without it the generic `unsafeBitCast` would open the existential and see the value's own size.)
+    static func clientParameters(_ parameters: [String: Any]) -> Parameters {
+        parameters.mapValues { unsafeBitCast($0 as Any, to: (any Sendable).self) }
+    }
+
+    /// True when `encoding` puts parameters in the body whatever the method (what a composite
+    /// task's body encoding must do): a URL encoding only with the `httpBody` destination.
+    static func writesBody(_ encoding: any ParameterEncoding) -> Bool {
+        switch encoding {
+        case let own as Encoding: own.writesBody
+        case let url as URLEncoding: url.destination == .httpBody
+        default: true
+        }
+    }
+
+    /// How an encoding is named in an error message: `queryString`, `URLEncoding(destination: .queryString)`, a type name.
+    static func describe(_ encoding: any ParameterEncoding) -> String {
+        switch encoding {
+        case let own as Encoding: own.description
+        case let url as URLEncoding: "URLEncoding(destination: .\(url.destination))"
+        default: "\(type(of: encoding))"
+        }
+    }
+}
+
 /// `a=1&b[]=x&c[d]=y`, RFC 3986 escaping, sorted keys.
 struct FormEncoding {
     let arrays: TargetTask.Encoding.ArrayEncoding
     let bools: TargetTask.Encoding.BoolEncoding
 
-    func encode(_ request: URLRequest, _ parameters: [String: any Sendable], destination: TargetTask.Encoding.FormDestination) throws -> URLRequest {
+    func encode(_ request: URLRequest, _ parameters: [String: Any], destination: TargetTask.Encoding.FormDestination) throws -> URLRequest {
         guard let url = request.url else { throw ParameterEncodingFailure(description: "the request has no URL") }
         if parameters.isEmpty { return request }
         let query = try self.query(parameters)
@@ -72,7 +111,7 @@ struct FormEncoding {
         return request
     }
 
-    func query(_ parameters: [String: any Sendable]) throws -> String {
+    func query(_ parameters: [String: Any]) throws -> String {
         var pairs: [(String, String)] = []
         for key in parameters.keys.sorted() {
             try flatten(parameters[key]!, key: key, into: &pairs)
@@ -80,7 +119,7 @@ struct FormEncoding {
         return pairs.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     }
 
-    private func flatten(_ value: any Sendable, key: String, into pairs: inout [(String, String)]) throws {
+    private func flatten(_ value: Any, key: String, into pairs: inout [(String, String)]) throws {
         switch ParameterValue(value) {
         case let .dictionary(dictionary):
             for child in dictionary.keys.sorted() { try flatten(dictionary[child]!, key: "\(key)[\(child)]", into: &pairs) }
@@ -107,7 +146,7 @@ struct FormEncoding {
 
 /// Parameters as a JSON body with sorted keys.
 enum JSONParameters {
-    static func encode(_ request: URLRequest, _ parameters: [String: any Sendable], prettyPrinted: Bool) throws -> URLRequest {
+    static func encode(_ request: URLRequest, _ parameters: [String: Any], prettyPrinted: Bool) throws -> URLRequest {
         var request = request
         let object = try foundationObject(parameters, path: "")
         var options: JSONSerialization.WritingOptions = [.sortedKeys, .fragmentsAllowed]
@@ -124,7 +163,7 @@ enum JSONParameters {
     }
 
     /// The value as the Foundation types JSONSerialization writes.
-    private static func foundationObject(_ value: any Sendable, path: String) throws -> Any {
+    private static func foundationObject(_ value: Any, path: String) throws -> Any {
         switch ParameterValue(value) {
         case let .dictionary(dictionary):
             var object: [String: Any] = [:]
@@ -146,15 +185,15 @@ enum JSONParameters {
 
 /// A parameter value, classified.
 enum ParameterValue {
-    case dictionary([String: any Sendable])
-    case array([any Sendable])
+    case dictionary([String: Any])
+    case array([Any])
     case bool(Bool)
     /// A string or a number, as text.
     case scalar(String)
     case null
     case unsupported
 
-    init(_ value: any Sendable) {
+    init(_ value: Any) {
         switch value {
         case let bool as Bool: self = .bool(bool)
         case let string as String: self = .scalar(string)
@@ -167,8 +206,8 @@ enum ParameterValue {
         case let number as Float: self = .scalar(String(number))
         case let number as Decimal: self = .scalar("\(number)")
         case is NSNull: self = .null
-        case let dictionary as [String: any Sendable]: self = .dictionary(dictionary)
-        case let array as [any Sendable]: self = .array(array)
+        case let dictionary as [String: Any]: self = .dictionary(dictionary)
+        case let array as [Any]: self = .array(array)
         default: self = .unsupported
         }
     }

@@ -41,11 +41,15 @@ public protocol AccessTokenAuthorizable {
 /// let fixed = AccessTokenPlugin(token: "t0")
 /// ```
 public struct AccessTokenPlugin: PluginType {
+    /// Gives the token for a target.
+    public typealias TokenClosure = @Sendable (any TargetType) -> String
+
     /// Gives the token for a target (called in `prepare`, on the session's requestQueue).
-    public let tokenClosure: @Sendable (any TargetType) -> String
+    public let tokenClosure: TokenClosure
 
     /// A plugin asking `tokenClosure` for each request's token.
-    public init(tokenClosure: @escaping @Sendable (any TargetType) -> String) {
+    @preconcurrency
+    public init(tokenClosure: @escaping TokenClosure) {
         self.tokenClosure = tokenClosure
     }
 

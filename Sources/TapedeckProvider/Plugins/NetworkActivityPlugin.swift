@@ -15,11 +15,15 @@ public enum NetworkActivityChangeType: Hashable, Sendable {
 /// }
 /// ```
 public struct NetworkActivityPlugin: PluginType {
+    /// Told of each change, with the request's target.
+    public typealias NetworkActivityClosure = @Sendable (_ change: NetworkActivityChangeType, _ target: any TargetType) -> Void
+
     /// Called with each change (on the session's requestQueue for `.began`, the callback queue for `.ended`).
-    public let networkActivityClosure: @Sendable (NetworkActivityChangeType, any TargetType) -> Void
+    public let networkActivityClosure: NetworkActivityClosure
 
     /// A plugin calling `networkActivityClosure`.
-    public init(networkActivityClosure: @escaping @Sendable (NetworkActivityChangeType, any TargetType) -> Void) {
+    @preconcurrency
+    public init(networkActivityClosure: @escaping NetworkActivityClosure) {
         self.networkActivityClosure = networkActivityClosure
     }
 

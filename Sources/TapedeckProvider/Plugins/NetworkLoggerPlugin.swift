@@ -4,109 +4,98 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Logs requests (`willSend`) and responses (`didReceive`) through swift-log.
-///
-/// Lines carry no timestamps or addresses (a log handler adds its own), so the same run logs the
-/// same text. Which parts are written is chosen by ``LogOptions``.
+/// Logs requests (`willSend`) and responses (`didReceive`), configured as Moya's is: a
+/// ``Configuration`` says which parts are written (``Configuration/LogOptions``), how each entry
+/// and body is formatted (``Configuration/Formatter``) and where the entries go (the `output`
+/// closure; by default the console, as in Moya).
 ///
 /// ```swift
-/// let logger = NetworkLoggerPlugin(logger: Logger(label: "api"), options: .verbose)
-/// let provider = TargetProvider<GitHub>(session: session, plugins: [logger])
+/// let plugin = NetworkLoggerPlugin(configuration: .init(logOptions: .verbose))
+/// let quiet = NetworkLoggerPlugin(logger: Logger(label: "api"), level: .debug)   // swift-log instead
 /// ```
+///
+/// Entries carry no timestamps or addresses (Moya's default entry has the date; a log handler
+/// adds its own), so the same run logs the same text.
 public struct NetworkLoggerPlugin: PluginType {
-    /// What the plugin writes.
-    public struct LogOptions: OptionSet, Hashable, Sendable {
-        /// The options' bits.
-        public let rawValue: Int
+    /// What the plugin writes (``Configuration/LogOptions``).
+    public typealias LogOptions = Configuration.LogOptions
 
-        /// Options from their bits.
-        public init(rawValue: Int) {
-            self.rawValue = rawValue
-        }
+    /// How it logs.
+    public var configuration: Configuration
 
-        /// The request's method.
-        public static let requestMethod = LogOptions(rawValue: 1 << 0)
-        /// The request's body.
-        public static let requestBody = LogOptions(rawValue: 1 << 1)
-        /// The request's header fields (the session's and the request's).
-        public static let requestHeaders = LogOptions(rawValue: 1 << 2)
-        /// The request as a `curl` command instead (see ``RequestType/cURLDescription()``).
-        public static let formatRequestAscURL = LogOptions(rawValue: 1 << 3)
-        /// The body of a successful response.
-        public static let successResponseBody = LogOptions(rawValue: 1 << 4)
-        /// The body of a failed response.
-        public static let errorResponseBody = LogOptions(rawValue: 1 << 5)
-
-        /// Method and header fields.
-        public static let `default`: LogOptions = [.requestMethod, .requestHeaders]
-        /// Method, header fields, request body and response bodies.
-        public static let verbose: LogOptions = [.requestMethod, .requestHeaders, .requestBody, .successResponseBody, .errorResponseBody]
+    /// A plugin logging as `configuration` says (default: method and header fields, to the console).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
     }
 
-    /// Where lines go.
-    public let logger: Logger
-    /// The level they are logged at.
-    public let level: Logger.Level
-    /// What is written.
-    public let options: LogOptions
-
-    /// A plugin writing `options` to `logger` at `level`.
+    /// A plugin writing `options` to a swift-log `logger` at `level`, one log message per entry.
     public init(logger: Logger, level: Logger.Level = .info, options: LogOptions = .default) {
-        self.logger = logger
-        self.level = level
-        self.options = options
+        self.init(configuration: Configuration(
+            output: { _, entries in
+                for entry in entries { logger.log(level: level, "\(entry)") }
+            },
+            logOptions: options))
     }
 
-    /// Logs the request about to be sent.
+    /// Method and header fields, to the console (Moya's `NetworkLoggerPlugin.default`).
+    public static var `default`: NetworkLoggerPlugin { NetworkLoggerPlugin(configuration: Configuration(logOptions: .default)) }
+
+    /// Method, header fields, request body and response bodies, to the console (Moya's `NetworkLoggerPlugin.verbose`).
+    public static var verbose: NetworkLoggerPlugin { NetworkLoggerPlugin(configuration: Configuration(logOptions: .verbose)) }
+
+    /// Logs the request about to be sent: the URL, then header fields, method and body as the
+    /// options say — or, with ``Configuration/LogOptions/formatRequestAscURL``, a `curl` command.
     public func willSend(_ request: any RequestType, target: any TargetType) {
+        let options = configuration.logOptions
+        let formatter = configuration.formatter
+        var entries: [String] = []
+        defer { configuration.output(target, entries) }
         guard let urlRequest = request.request else {
-            log("Request: \(target) (no request could be made)")
+            entries.append(formatter.entry("Request", "\(target) (no request could be made)", target))
             return
         }
         if options.contains(.formatRequestAscURL) {
-            log("Request: \(request.cURLDescription())")
+            entries.append(formatter.entry("Request", request.cURLDescription(), target))
             return
         }
-        log("Request: \(urlRequest.url?.absoluteString ?? "?")")
+        entries.append(formatter.entry("Request", urlRequest.url?.absoluteString ?? "?", target))
         if options.contains(.requestHeaders) {
             let fields = request.sessionHeaders.merging(urlRequest.allHTTPHeaderFields ?? [:]) { _, request in request }
             let text = fields.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-            log("Request Headers: [\(text)]")
+            entries.append(formatter.entry("Request Headers", "[\(text)]", target))
         }
         if options.contains(.requestMethod) {
-            log("HTTP Request Method: \(urlRequest.httpMethod ?? "GET")")
+            entries.append(formatter.entry("HTTP Request Method", urlRequest.httpMethod ?? "GET", target))
         }
         if options.contains(.requestBody), let body = urlRequest.httpBody {
-            log("Request Body: \(Self.text(body))")
+            entries.append(formatter.entry("Request Body", formatter.requestData(body), target))
         }
     }
 
-    /// Logs the response, or the error.
+    /// Logs the response (its body as the options say), or the error.
     public func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) {
+        let options = configuration.logOptions
+        let formatter = configuration.formatter
+        var entries: [String] = []
         switch result {
         case let .success(response):
-            logResponse(response, target: target, body: options.contains(.successResponseBody))
+            entries += responseEntries(response, target: target, body: options.contains(.successResponseBody))
         case let .failure(error):
             if let response = error.response {
-                logResponse(response, target: target, body: options.contains(.errorResponseBody))
-                log("Error: \(error)")
+                entries += responseEntries(response, target: target, body: options.contains(.errorResponseBody))
+                entries.append(formatter.entry("Error", "\(error)", target))
             } else {
-                log("Error calling \(target): \(error)")
+                entries.append(formatter.entry("Error calling \(target)", "\(error)", target))
             }
         }
+        configuration.output(target, entries)
     }
 
-    private func logResponse(_ response: Response, target: any TargetType, body: Bool) {
+    private func responseEntries(_ response: Response, target: any TargetType, body: Bool) -> [String] {
+        let formatter = configuration.formatter
         let url = response.request?.url?.absoluteString ?? "\(target)"
-        log("Response: \(response.statusCode) \(url)")
-        if body { log("Response Body: \(Self.text(response.data))") }
-    }
-
-    private func log(_ line: String) {
-        logger.log(level: level, "\(line)")
-    }
-
-    private static func text(_ data: Data) -> String {
-        String(data: data, encoding: .utf8) ?? "(\(data.count) bytes, not UTF-8)"
+        var entries = [formatter.entry("Response", "\(response.statusCode) \(url)", target)]
+        if body { entries.append(formatter.entry("Response Body", formatter.responseData(response.data), target)) }
+        return entries
     }
 }

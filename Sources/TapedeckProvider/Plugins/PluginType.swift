@@ -12,6 +12,10 @@ public import FoundationNetworking
 /// adaptation (once per attempt, after the session's own adapters) — for stubs too;
 /// `didReceive` and `process` on the callback queue. All four have do-nothing defaults.
 ///
+/// Plugins are `Sendable` (their hooks run on the session's queues); the protocol is
+/// `@preconcurrency`, so a plugin class with mutable state — as Moya code has — compiles silently in
+/// the Swift 5 language mode and with a warning in Swift 6's. Its state is then the app's to guard.
+///
 /// ```swift
 /// struct RequestCounter: PluginType {
 ///     let count: Mutex<Int>
@@ -20,6 +24,7 @@ public import FoundationNetworking
 ///     }
 /// }
 /// ```
+@preconcurrency
 public protocol PluginType: Sendable {
     /// The request to send, changed if the plugin wants (headers, tokens, timeouts).
     func prepare(_ request: URLRequest, target: any TargetType) -> URLRequest
@@ -67,6 +72,14 @@ extension RequestType {
         }
         parts.append("\"\(url.absoluteString)\"")
         return parts.joined(separator: " \\\n\t")
+    }
+
+    /// Moya's form: hands ``cURLDescription()`` to `handler` — at once (the request is made by the
+    /// time a plugin sees it) — and returns this request.
+    @discardableResult
+    public func cURLDescription(calling handler: (String) -> Void) -> Self {
+        handler(cURLDescription())
+        return self
     }
 }
 

@@ -1,6 +1,10 @@
 import Synchronization
 
-/// Something that can be cancelled: what ``TargetProvider/request(_:callbackQueue:completion:)`` returns.
+/// Something that can be cancelled: what the provider's `request(_:callbackQueue:progress:completion:)`
+/// returns. `Sendable` (Moya's is not): a token is cancelled from whichever queue the app is on;
+/// `@preconcurrency`, so an app's own mutable class (a test double) is a warning in the Swift 6
+/// language mode and nothing in Swift 5's.
+@preconcurrency
 public protocol Cancellable: Sendable {
     /// True once ``cancel()`` was called.
     var isCancelled: Bool { get }
@@ -19,6 +23,7 @@ public final class CancellableToken: Cancellable, CustomDebugStringConvertible {
     private let label: String
 
     /// A token that runs `action` on its first ``cancel()``.
+    @preconcurrency
     public init(action: @escaping @Sendable () -> Void) {
         state = Mutex((false, action))
         label = "CancellableToken"

@@ -18,7 +18,7 @@ public final class PendingResponse: Cancellable {
     }
 
     private let stage = Mutex(Stage.waiting([]))
-    private let token = Mutex<CancellableToken?>(nil)
+    private let token = Mutex<(any Cancellable)?>(nil)
     private let cancelled = Mutex(false)
 
     init() {}
@@ -68,7 +68,7 @@ public final class PendingResponse: Cancellable {
         token.withLock { $0 }?.cancel()
     }
 
-    func attach(_ made: CancellableToken) {
+    func attach(_ made: any Cancellable) {
         token.withLock { $0 = made }
         if isCancelled { made.cancel() }
     }

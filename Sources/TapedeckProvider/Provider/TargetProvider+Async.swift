@@ -2,10 +2,16 @@ public import TapedeckScheduling
 
 extension TargetProvider {
     /// Sends `target` and returns at once with a handle whose result can be awaited later (see
-    /// ``PendingResponse``).
+    /// ``PendingResponse``). Without a `callbackQueue` it goes through
+    /// `request(_:callbackQueue:progress:completion:)`, so a subclass's override answers it.
     public func start(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) -> PendingResponse {
         let pending = PendingResponse()
-        let token = request(target, callbackQueue: callbackQueue) { result in pending.complete(with: result) }
+        let completion: Completion = { result in pending.complete(with: result) }
+        let token: any Cancellable = if let callbackQueue {
+            request(target, callbackQueue: callbackQueue, completion: completion)
+        } else {
+            request(target, completion: completion)
+        }
         pending.attach(token)
         return pending
     }
@@ -18,6 +24,9 @@ extension TargetProvider {
     /// ```swift
     /// let user = try await provider.request(.user("octocat")).map(User.self)
     /// ```
+    ///
+    /// An app's own `func request(_ target: Target) async throws -> Response` (the bridge Moya 15
+    /// apps write) takes precedence where it is visible: it has no defaulted parameter.
     public func request(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) async throws(ProviderError) -> Response {
         let pending = start(target, callbackQueue: callbackQueue)
         let result = await withTaskCancellationHandler {

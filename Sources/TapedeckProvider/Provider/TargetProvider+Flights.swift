@@ -15,6 +15,8 @@ extension TargetProvider {
         let flight: Int
         let target: Target
         let queue: any SchedulerQueue
+        /// Told once, before the completion, when the flight's network request ends.
+        let progress: ProgressBlock?
         let completion: Completion
     }
 
@@ -42,19 +44,19 @@ extension TargetProvider {
         /// Registers a caller: joins a shared flight when one is in flight for `key`, else opens one.
         mutating func open(
             target: Target, endpoint: Endpoint, key: Endpoint.Identity?, behavior: StubBehavior, queue: any SchedulerQueue,
-            completion: @escaping Completion
+            progress: ProgressBlock?, completion: @escaping Completion
         ) -> (caller: Int, flight: Int, isNew: Bool) {
             let caller = nextCaller
             nextCaller += 1
             if let key, let id = inflight[key], flights[id]?.machine.join(caller) == true {
-                callers[caller] = Caller(number: caller, flight: id, target: target, queue: queue, completion: completion)
+                callers[caller] = Caller(number: caller, flight: id, target: target, queue: queue, progress: progress, completion: completion)
                 return (caller, id, false)
             }
             let id = nextFlight
             nextFlight += 1
             flights[id] = FlightRecord(machine: Flight(first: caller), endpoint: endpoint, key: key, target: target,
                                        behavior: behavior, queue: queue)
-            callers[caller] = Caller(number: caller, flight: id, target: target, queue: queue, completion: completion)
+            callers[caller] = Caller(number: caller, flight: id, target: target, queue: queue, progress: progress, completion: completion)
             if let key { inflight[key] = id }
             return (caller, id, true)
         }
@@ -140,14 +142,20 @@ extension TargetProvider {
         session.scheduler.record("provider.didReceive", "\(record.endpoint) \(Self.outcome(result))")
         for plugin in plugins { plugin.didReceive(result, target: record.target) }
         for delivery in deliveries {
-            deliver(delivery.cancelled ? Self.cancellation(of: result) : result, to: delivery.caller)
+            deliver(delivery.cancelled ? Self.cancellation(of: result) : result, to: delivery.caller,
+                    reportingProgress: record.behavior == .never)
         }
     }
 
-    /// In a job of the caller's queue: every plugin's `process` (with the caller's target), then its completion.
-    func deliver(_ result: Result<Response, ProviderError>, to number: Int) {
+    /// In a job of the caller's queue: its progress block when `reportingProgress` (completed with
+    /// the response, unprocessed, as Moya reports it), every plugin's `process` (with the caller's
+    /// target), then its completion.
+    func deliver(_ result: Result<Response, ProviderError>, to number: Int, reportingProgress: Bool = false) {
         guard let caller = state.withLock({ $0.callers.removeValue(forKey: number) }) else { return }
         caller.queue.async(named: "provider.completion") { [self] in
+            if reportingProgress, let progress = caller.progress {
+                progress(ProgressResponse(response: try? result.get()))
+            }
             let processed = plugins.reduce(result) { $1.process($0, target: caller.target) }
             session.scheduler.record("provider.result", "caller \(caller.number) \(Self.outcome(processed))")
             caller.completion(processed)

@@ -1,3 +1,4 @@
+public import Dispatch
 public import TapedeckClient
 public import TapedeckScheduling
 import Synchronization
@@ -8,19 +9,24 @@ import Foundation
 public import Foundation
 #endif
 
-/// Sends targets through a TapedeckClient `Session`, in the shape of Moya's `MoyaProvider`:
-/// target → ``Endpoint`` (endpoint closure) → URLRequest (request closure) → the session, or a stub
-/// answered on the session's scheduler; plugins around every request; in-flight de-duplication.
+/// Sends targets through a TapedeckClient `Session`, in the shape of Moya's `MoyaProvider` (which is
+/// also its name here: ``MoyaProvider``): target → ``Endpoint`` (endpoint closure) → URLRequest
+/// (request closure) → the session, or a stub answered on the session's scheduler; plugins around
+/// every request; in-flight de-duplication.
 ///
-/// Simulated, every step — stubs and their delays included — runs on the `SimulatedScheduler`'s
-/// virtual clock, in an order that depends only on the seed:
+/// Made as Moya's is — every argument optional, in Moya's order — it sends through
+/// ``defaultAlamofireSession()``: live, or inside a test bound to a tape (TapedeckTesting's
+/// `.cassette` trait) the tape's simulated network. Given a session made on a `SimulatedScheduler`,
+/// every step — stubs and their delays included — runs on its virtual clock, in an order that
+/// depends only on the seed:
 ///
 /// ```swift
+/// let provider = MoyaProvider<GitHub>(plugins: [NetworkLoggerPlugin(configuration: .init(logOptions: .verbose))])
+///
 /// let scheduler = SimulatedScheduler(seed: 7)
 /// let session = Session(provider: Harness(network: SimulatedNetwork(scheduler: scheduler)), scheduler: scheduler)
-/// let provider = TargetProvider<GitHub>(session: session, stubClosure: TargetProvider.delayedStub(5),
-///                                       plugins: [NetworkLoggerPlugin(logger: Logger(label: "api"))])
-/// provider.request(.zen) { result in
+/// let stubbed = TargetProvider<GitHub>(stubClosure: TargetProvider.delayedStub(5), session: session)
+/// stubbed.request(.zen) { result in
 ///     print(try? result.get().mapString())   // at t = 5 s, in microseconds of wall time
 /// }
 /// try scheduler.runUntilIdle()
@@ -28,8 +34,16 @@ public import Foundation
 ///
 /// Completions run on the callback queue: the one given to `request`, else the provider's
 /// ``callbackQueue``, else the session's `defaultResponseQueue` (its rootQueue unless the session
-/// was given another) — never a main queue.
-public final class TargetProvider<Target: TargetType>: Sendable {
+/// was given another) — never a main queue. A `DispatchQueue` given where Moya takes one stands
+/// for a queue of the session's scheduler (`Session.queue(standingFor:)`): live, work runs on that
+/// DispatchQueue; simulated, on a simulated queue with its label.
+///
+/// The class is open, as Moya's is: a subclass may bake in its own defaults or override
+/// ``endpoint(_:)`` and `request(_:callbackQueue:progress:completion:)` (a test double, say);
+/// ``start(_:callbackQueue:)`` and `try await request(_:)` go through that override too.
+/// `@unchecked Sendable`: the provider's own state is constants and a `Mutex`; a subclass must keep
+/// its own state safe to use from several queues.
+open class TargetProvider<Target: TargetType>: @unchecked Sendable {
     /// Makes the endpoint of a target.
     public typealias EndpointClosure = @Sendable (Target) -> Endpoint
     /// Hands over the URLRequest made from an endpoint, or why none could be made.
@@ -38,8 +52,8 @@ public final class TargetProvider<Target: TargetType>: Sendable {
     public typealias RequestClosure = @Sendable (Endpoint, @escaping RequestResultClosure) -> Void
     /// Decides whether a target is stubbed.
     public typealias StubClosure = @Sendable (Target) -> StubBehavior
-    /// Receives a caller's result.
-    public typealias Completion = @Sendable (Result<Response, ProviderError>) -> Void
+    /// Receives a caller's result (the module's ``TapedeckProvider/Completion``).
+    public typealias Completion = TapedeckProvider.Completion
 
     /// Target → endpoint.
     public let endpointClosure: EndpointClosure
@@ -53,30 +67,61 @@ public final class TargetProvider<Target: TargetType>: Sendable {
     public let plugins: [any PluginType]
     /// Whether requests for equal endpoints made while one is in flight share it.
     public let trackInflights: Bool
-    /// Where completions run when `request` is given no queue (nil: the session's `defaultResponseQueue`).
+    /// Where completions run when `request` is given no queue (nil: the session's
+    /// `defaultResponseQueue`); a `DispatchQueue` given to the initialiser is the session's queue
+    /// standing for it.
     public let callbackQueue: (any SchedulerQueue)?
 
     let sessionHeaders: [String: String]
     let state = Mutex(State())
     private let creation = Mutex(RequestCreation.requestQueueSync)
 
-    /// A provider sending targets through `session`.
+    /// A provider, as Moya's initialiser makes one: every argument has a default, in Moya's order.
+    ///
+    /// ```swift
+    /// let provider = MoyaProvider<GitHub>()
+    /// let tests = MoyaProvider<GitHub>(stubClosure: MoyaProvider.immediatelyStub, callbackQueue: .main)
+    /// ```
     ///
     /// - Parameters:
-    ///   - session: the session requests go through; its scheduler runs the stubs and its queues
-    ///     the plugins.
     ///   - endpointClosure: target → endpoint (default: ``defaultEndpointMapping(for:)``).
     ///   - requestClosure: endpoint → URLRequest (default: ``defaultRequestMapping(for:closure:)``).
-    ///   - stubClosure: which targets are stubbed, and how (default: ``neverStub(_:)``).
-    ///   - callbackQueue: where completions run (default: the session's `defaultResponseQueue`).
+    ///   - stubClosure: which targets are stubbed, and how (default: ``neverStub``).
+    ///   - callbackQueue: where completions run: the session's queue standing for this one (default:
+    ///     the session's `defaultResponseQueue`; Moya's is the main queue).
+    ///   - session: the session requests go through; its scheduler runs the stubs and its queues
+    ///     the plugins (default: ``defaultAlamofireSession()``, made now).
     ///   - plugins: hooks around every request, in order.
     ///   - trackInflights: share one request among callers of equal endpoints while it is in flight.
+    @preconcurrency
     public init(
-        session: Session,
         endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
         requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
-        stubClosure: @escaping StubClosure = { TargetProvider.neverStub($0) },
-        callbackQueue: (any SchedulerQueue)? = nil,
+        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        callbackQueue: DispatchQueue? = nil,
+        session: Session = TargetProvider<Target>.defaultAlamofireSession(),
+        plugins: [any PluginType] = [],
+        trackInflights: Bool = false
+    ) {
+        self.session = session
+        self.endpointClosure = endpointClosure
+        self.requestClosure = requestClosure
+        self.stubClosure = stubClosure
+        self.callbackQueue = callbackQueue.map { session.queue(standingFor: $0) }
+        self.plugins = plugins
+        self.trackInflights = trackInflights
+        sessionHeaders = Self.headers(of: session)
+    }
+
+    /// A provider whose completions run on `callbackQueue`, a queue of the session's scheduler;
+    /// otherwise as `init(endpointClosure:requestClosure:stubClosure:callbackQueue:session:plugins:trackInflights:)`.
+    @preconcurrency
+    public init(
+        endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
+        requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
+        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        callbackQueue: any SchedulerQueue,
+        session: Session = TargetProvider<Target>.defaultAlamofireSession(),
         plugins: [any PluginType] = [],
         trackInflights: Bool = false
     ) {
@@ -87,33 +132,87 @@ public final class TargetProvider<Target: TargetType>: Sendable {
         self.callbackQueue = callbackQueue
         self.plugins = plugins
         self.trackInflights = trackInflights
+        sessionHeaders = Self.headers(of: session)
+    }
+
+    /// A provider sending targets through `session`, the session first (Tapedeck's order; Moya's
+    /// puts it after `callbackQueue:`); `callbackQueue` is a queue of the session's scheduler.
+    @preconcurrency
+    @_disfavoredOverload
+    public convenience init(
+        session: Session,
+        endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
+        requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
+        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        callbackQueue: (any SchedulerQueue)? = nil,
+        plugins: [any PluginType] = [],
+        trackInflights: Bool = false
+    ) {
+        if let callbackQueue {
+            self.init(endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+                      callbackQueue: callbackQueue, session: session, plugins: plugins, trackInflights: trackInflights)
+        } else {
+            self.init(endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+                      callbackQueue: nil as DispatchQueue?, session: session, plugins: plugins, trackInflights: trackInflights)
+        }
+    }
+
+    /// The header fields the session's URLSession adds to every request (what plugins see as
+    /// `sessionHeaders`).
+    private static func headers(of session: Session) -> [String: String] {
         var headers: [String: String] = [:]
         for (name, value) in session.session.configuration.httpAdditionalHeaders ?? [:] {
             headers["\(name)"] = "\(value)"
         }
-        sessionHeaders = headers
+        return headers
     }
 
-    /// The endpoint of `target` (the endpoint closure's answer).
-    public func endpoint(_ target: Target) -> Endpoint {
+    /// The endpoint of `target` (the endpoint closure's answer). Open, as in Moya.
+    open func endpoint(_ target: Target) -> Endpoint {
         endpointClosure(target)
     }
 
     /// Sends `target` (or stubs it) and calls `completion` once, on the callback queue, with the
-    /// result after every plugin's `process`.
+    /// result after every plugin's `process` — Moya's designated request method, open as there.
     ///
     /// The endpoint and stub closures run here, on the caller's thread; everything else runs on the
-    /// session's queues. The returned token cancels this caller's request (see ``CancellableToken``).
+    /// session's queues. The returned ``CancellableToken`` cancels this caller's request.
+    ///
+    /// - Parameters:
+    ///   - target: what to send.
+    ///   - callbackQueue: where `completion` runs (the session's queue standing for it); nil: the
+    ///     provider's ``callbackQueue``.
+    ///   - progress: called once, on the callback queue before `completion`, when a request sent to
+    ///     the network ends: completed, with the response, when it succeeded. No fractions on the
+    ///     way (TapedeckClient reports none), and nothing for a stub — as Moya does for stubs.
+    ///   - completion: told the result once, after every plugin's `process`.
+    @preconcurrency
+    @discardableResult
+    open func request(
+        _ target: Target, callbackQueue: DispatchQueue? = .none, progress: ProgressBlock? = .none, completion: @escaping Completion
+    ) -> any Cancellable {
+        send(target, queue: callbackQueue.map { session.queue(standingFor: $0) }, progress: progress, completion: completion)
+    }
+
+    /// `request(_:callbackQueue:progress:completion:)` with the completion on `callbackQueue`, a
+    /// queue of the session's scheduler; returns the token itself.
+    @preconcurrency
     @discardableResult
     public func request(
-        _ target: Target, callbackQueue: (any SchedulerQueue)? = nil, completion: @escaping Completion
+        _ target: Target, callbackQueue: any SchedulerQueue, progress: ProgressBlock? = nil, completion: @escaping Completion
     ) -> CancellableToken {
+        send(target, queue: callbackQueue, progress: progress, completion: completion)
+    }
+
+    /// Registers the caller, joins or opens its flight, and asks the request closure for a new flight's URLRequest.
+    func send(_ target: Target, queue callbackQueue: (any SchedulerQueue)?, progress: ProgressBlock?, completion: @escaping Completion) -> CancellableToken {
         let queue = callbackQueue ?? self.callbackQueue ?? session.defaultResponseQueue
         let endpoint = self.endpoint(target)
         let behavior = stubClosure(target)
         let key = trackInflights ? endpoint.identity : nil
         let (caller, flight, isNew) = state.withLock { state in
-            state.open(target: target, endpoint: endpoint, key: key, behavior: behavior, queue: queue, completion: completion)
+            state.open(target: target, endpoint: endpoint, key: key, behavior: behavior, queue: queue, progress: progress,
+                       completion: completion)
         }
         let token = CancellableToken(label: "CancellableToken(\(endpoint), caller \(caller))") { [self] in
             cancel(caller: caller)

@@ -1,5 +1,4 @@
 public import Foundation
-public import TapedeckClient
 
 extension Response {
     // MARK: status codes
@@ -27,13 +26,20 @@ extension Response {
 
     // MARK: bodies
 
-    /// The body as TapedeckClient's `JSON` value (Moya returns `Any`); fragments are allowed.
-    /// An empty body is ``ProviderError/jsonMapping(_:)``, or `.null` when `failsOnEmptyData` is false.
-    public func mapJSON(failsOnEmptyData: Bool = true) throws(ProviderError) -> JSON {
-        if data.isEmpty && !failsOnEmptyData { return .null }
+    /// The body as Foundation objects (`[String: Any]`, `[Any]`, `String`, `NSNumber`/numbers,
+    /// `NSNull`), as Moya returns it; fragments are allowed. An empty body is
+    /// ``ProviderError/jsonMapping(_:)``, or `NSNull()` when `failsOnEmptyData` is false.
+    ///
+    /// ```swift
+    /// let login = (try response.mapJSON() as? [String: Any])?["login"] as? String
+    /// ```
+    ///
+    /// For a typed, `Sendable` value use `map(JSON.self)` (TapedeckClient's `JSON`).
+    public func mapJSON(failsOnEmptyData: Bool = true) throws(ProviderError) -> Any {
         do {
-            return try JSONDecoder().decode(JSON.self, from: data)
+            return try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
+            if data.isEmpty && !failsOnEmptyData { return NSNull() }
             throw .jsonMapping(self)
         }
     }
@@ -45,7 +51,7 @@ extension Response {
             guard let string = String(data: data, encoding: .utf8) else { throw .stringMapping(self) }
             return string
         }
-        guard let json = try? mapJSON(), case let .string(string)? = json.value(atKeyPath: keyPath) else {
+        guard let object = try? mapJSON(), let string = Self.value(in: object, atKeyPath: keyPath) as? String else {
             throw .stringMapping(self)
         }
         return string
@@ -86,14 +92,5 @@ extension Response {
             current = (current as? [String: Any])?[String(key)]
         }
         return current is NSNull ? nil : current
-    }
-}
-
-extension JSON {
-    /// The value at `keyPath` (dot-separated object keys), if every step exists.
-    func value(atKeyPath keyPath: String) -> JSON? {
-        var current: JSON? = self
-        for key in keyPath.split(separator: ".") { current = current?[String(key)] }
-        return current
     }
 }

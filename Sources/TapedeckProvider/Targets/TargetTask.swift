@@ -1,44 +1,61 @@
 public import Foundation
+public import TapedeckClient
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
 
 /// What a target's request carries (Moya's `Task`, for data requests).
 ///
-/// Parameters are `[String: any Sendable]` (Moya: `[String: Any]`), holding strings, numbers,
-/// booleans, `NSNull`, and arrays and dictionaries of those. Every encoding sorts keys, so the same
-/// parameters always give the same bytes (and the same trace). Uploads, downloads and multipart
-/// bodies are not supported (TapedeckClient has data requests only).
+/// The payloads are Moya's: parameters are `[String: Any]` (strings, numbers, booleans, `NSNull`,
+/// and arrays and dictionaries of those) put in by any TapedeckClient `ParameterEncoding` —
+/// `URLEncoding.default`, `JSONEncoding.prettyPrinted`, one of your own, or the provider's
+/// shorthands (`.queryString`, `.json`, … see ``Encoding``); JSON bodies are any `Encodable`.
+/// Every encoding sorts keys, so the same parameters always give the same bytes (and the same
+/// trace). Uploads, downloads and multipart bodies are not supported (TapedeckClient has data
+/// requests only).
 ///
 /// ```swift
 /// var task: TargetTask {
 ///     switch self {
-///     case let .search(query): .requestParameters(parameters: ["q": query, "page": 1], encoding: .queryString)
+///     case let .search(query): .requestParameters(parameters: ["q": query, "page": 1], encoding: URLEncoding.queryString)
 ///     case let .create(item): .requestJSONEncodable(item)
 ///     case .zen: .requestPlain
 ///     }
 /// }
 /// ```
-public enum TargetTask: Sendable {
+///
+/// `@unchecked Sendable`: like Moya's `Task` it holds `Any` and `Encodable` values, which the
+/// provider only reads (to build the URLRequest, on whichever queue asks). The values a request
+/// can encode are values (strings, numbers, dictionaries, structs); an object put in a payload
+/// must not be mutated while requests are made from it.
+public enum TargetTask: @unchecked Sendable {
     /// No body, no parameters.
     case requestPlain
     /// `Data` as the body.
     case requestData(Data)
     /// An `Encodable` value as a JSON body (keys sorted), `Content-Type: application/json` unless set.
-    case requestJSONEncodable(any Encodable & Sendable)
+    case requestJSONEncodable(any Encodable)
     /// An `Encodable` value as a JSON body made by `encoder`, `Content-Type: application/json` unless set.
-    case requestCustomJSONEncodable(any Encodable & Sendable, encoder: JSONEncoder)
-    /// Parameters, encoded as `encoding` says (query, form body or JSON body).
-    case requestParameters(parameters: [String: any Sendable], encoding: Encoding)
+    case requestCustomJSONEncodable(any Encodable, encoder: JSONEncoder)
+    /// Parameters, put in by `encoding` (query, form body, JSON body, or an encoding of your own).
+    case requestParameters(parameters: [String: Any], encoding: any ParameterEncoding)
     /// `bodyData` as the body and `urlParameters` in the query.
-    case requestCompositeData(bodyData: Data, urlParameters: [String: any Sendable])
-    /// `bodyParameters` in the body (a JSON or form-body encoding) and `urlParameters` in the query.
-    case requestCompositeParameters(bodyParameters: [String: any Sendable], bodyEncoding: Encoding, urlParameters: [String: any Sendable])
+    case requestCompositeData(bodyData: Data, urlParameters: [String: Any])
+    /// `bodyParameters` in the body (an encoding that writes the body: JSON, `URLEncoding.httpBody`,
+    /// or your own) and `urlParameters` in the query.
+    case requestCompositeParameters(bodyParameters: [String: Any], bodyEncoding: any ParameterEncoding, urlParameters: [String: Any])
 
-    /// How parameters become part of a request: Moya's `URLEncoding` and `JSONEncoding` values as
-    /// cases of one type (`URLEncoding.default` is `.methodDependent`, `.queryString` and
-    /// `.httpBody` keep their names, `JSONEncoding.default` is `.json`).
-    public struct Encoding: Sendable, CustomStringConvertible {
+    /// The provider's own parameter encodings, as values of one type: `.methodDependent`,
+    /// `.queryString`, `.httpBody`, `.json`, `.prettyPrintedJSON`, `.url(destination:arrayEncoding:boolEncoding:)`
+    /// and `.custom(name) { request, parameters in … }`. Written with a leading dot wherever a
+    /// `ParameterEncoding` is expected.
+    ///
+    /// They differ from TapedeckClient's `URLEncoding` and `JSONEncoding` (which Moya's spellings
+    /// give) in being strict: a value that is not a string, number, boolean, `NSNull`, array or
+    /// dictionary fails with ``ProviderError/parameterEncoding(_:)`` instead of being written as its
+    /// description, and a form escapes every character but letters, digits and `-._~` (Alamofire
+    /// leaves `/` and `?` as they are).
+    public struct Encoding: ParameterEncoding, CustomStringConvertible {
         enum Kind: Sendable {
             case url(FormDestination, arrays: ArrayEncoding, bools: BoolEncoding)
             case json(prettyPrinted: Bool)
@@ -91,7 +108,9 @@ public enum TargetTask: Sendable {
             Encoding(kind: .url(destination, arrays: arrayEncoding, bools: boolEncoding))
         }
 
-        /// An encoding of your own (Moya: a custom `ParameterEncoding`); `name` describes it.
+        /// An encoding given as a closure; `name` describes it. (A type conforming to
+        /// `ParameterEncoding`, as in Moya, works as well.)
+        @preconcurrency
         public static func custom(
             _ name: String, encode: @escaping @Sendable (URLRequest, [String: any Sendable]) throws -> URLRequest
         ) -> Encoding {
@@ -111,5 +130,44 @@ public enum TargetTask: Sendable {
             case let .custom(name, _): name
             }
         }
+
+        /// The request `urlRequest` makes, with `parameters` added (TapedeckClient's
+        /// `ParameterEncoding`, so that these values go wherever an encoding does).
+        public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+            let request = try urlRequest.asURLRequest()
+            guard let parameters else { return request }
+            return try encode(request, with: parameters as [String: Any])
+        }
+    }
+}
+
+// The provider's encodings where any `ParameterEncoding` is expected, so `encoding: .queryString`
+// reads as it always has (SE-0299: static members found through the protocol).
+extension ParameterEncoding where Self == TargetTask.Encoding {
+    /// Form parameters in the query for GET, HEAD and DELETE, in the body otherwise.
+    public static var methodDependent: TargetTask.Encoding { TargetTask.Encoding.methodDependent }
+    /// Form parameters in the query, whatever the method.
+    public static var queryString: TargetTask.Encoding { TargetTask.Encoding.queryString }
+    /// Form parameters in the body, whatever the method.
+    public static var httpBody: TargetTask.Encoding { TargetTask.Encoding.httpBody }
+    /// A compact JSON body with sorted keys.
+    public static var json: TargetTask.Encoding { TargetTask.Encoding.json }
+    /// An indented JSON body with sorted keys.
+    public static var prettyPrintedJSON: TargetTask.Encoding { TargetTask.Encoding.prettyPrintedJSON }
+
+    /// Form parameters with a chosen destination and array and boolean spellings.
+    public static func url(
+        destination: TargetTask.Encoding.FormDestination = .methodDependent, arrayEncoding: TargetTask.Encoding.ArrayEncoding = .brackets,
+        boolEncoding: TargetTask.Encoding.BoolEncoding = .numeric
+    ) -> TargetTask.Encoding {
+        TargetTask.Encoding.url(destination: destination, arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)
+    }
+
+    /// An encoding given as a closure; `name` describes it.
+    @preconcurrency
+    public static func custom(
+        _ name: String, encode: @escaping @Sendable (URLRequest, [String: any Sendable]) throws -> URLRequest
+    ) -> TargetTask.Encoding {
+        TargetTask.Encoding.custom(name, encode: encode)
     }
 }

@@ -3,9 +3,13 @@ public import TapedeckClient
 
 /// One endpoint of an API, described as a value: where it is, how to call it, and what a stub answers.
 ///
-/// A Moya `TargetType` moves over unchanged except for two names: the method is TapedeckClient's
-/// `HTTPMethod` and the task a ``TargetTask`` (Moya's `Task` would hide Swift's `Task` in every
-/// file that imports this module). Targets are `Sendable`, as Swift 6 requires of what crosses queues.
+/// A Moya `TargetType` moves over with its import line changed, when its data tasks are written
+/// `Moya.Task` (or ``TargetTask``) and its method `Moya.Method` (TapedeckClient's `HTTPMethod`): a
+/// bare `Task` is Swift's here, since a top-level `Task` would hide Swift's in every file that
+/// imports this module. Targets are `Sendable`, as what crosses queues must be; the protocol is
+/// `@preconcurrency`, so a target that is not (an enum case holding a `[String: Any]`, as Moya code
+/// has) compiles silently in the Swift 5 language mode and with a warning in Swift 6's. Upload,
+/// download and multipart tasks do not exist (docs/provider.md).
 ///
 /// ```swift
 /// enum GitHub: TargetType {
@@ -26,6 +30,7 @@ public import TapedeckClient
 ///     var validationType: ValidationType { .successCodes }
 /// }
 /// ```
+@preconcurrency
 public protocol TargetType: Sendable {
     /// The API's base URL; ``path`` is appended to it.
     var baseURL: URL { get }

@@ -54,7 +54,8 @@ final class ScenarioProvider: Sendable {
     func send(_ scripted: ScriptRequest, cancelAttempts: [Int], completion: @escaping @Sendable (Result<Response, ProviderError>) -> Void)
         -> CancellableToken {
         let target = target(for: scripted)
-        let token = provider.request(target, completion: completion)
+        // The scheduler-queue form hands back the concrete token (Moya's form returns `any Cancellable`).
+        let token = provider.request(target, callbackQueue: provider.session.defaultResponseQueue, completion: completion)
         if !cancelAttempts.isEmpty { attempts.watch(scripted.name, attempts: cancelAttempts, token: token) }
         return token
     }

@@ -1,0 +1,91 @@
+public import Dispatch
+public import TapedeckClient
+
+// Moya's names for what this module calls otherwise, so that Moya code compiles with its import
+// line changed (`import Moya` → `import TapedeckProvider`). docs/provider.md lists them.
+
+/// Moya's name for ``TargetProvider``: `MoyaProvider<GitHub>()`, `class AppProvider<T: TargetType>: MoyaProvider<T>`.
+public typealias MoyaProvider<Target: TargetType> = TargetProvider<Target>
+
+/// Moya's name for ``ProviderError``.
+public typealias MoyaError = ProviderError
+
+/// Moya's name for TapedeckClient's `HTTPMethod` (Moya's is Alamofire's).
+public typealias Method = HTTPMethod
+
+/// TapedeckClient's `Session`, named here as Moya names Alamofire's.
+public typealias Session = TapedeckClient.Session
+
+/// TapedeckClient's `ParameterEncoding`, named here as Moya names Alamofire's.
+public typealias ParameterEncoding = TapedeckClient.ParameterEncoding
+
+/// TapedeckClient's `URLEncoding`, named here as Moya names Alamofire's.
+public typealias URLEncoding = TapedeckClient.URLEncoding
+
+/// TapedeckClient's `JSONEncoding`, named here as Moya names Alamofire's.
+public typealias JSONEncoding = TapedeckClient.JSONEncoding
+
+/// TapedeckClient's `RequestInterceptor`, named here as Moya names Alamofire's.
+public typealias RequestInterceptor = TapedeckClient.RequestInterceptor
+
+/// Moya's module-qualified names — `Moya.Method`, `Moya.Task`, `Moya.Response`, … — as members of
+/// a namespace, so that code spelling them compiles unchanged.
+///
+/// ```swift
+/// var method: Moya.Method { .get }
+/// var task: Moya.Task { .requestPlain }
+/// ```
+///
+/// `Task` exists only here: a top-level `Task` would hide Swift's `Task` in every file that imports
+/// this module (as Moya's does). A target written with a bare `task: Task` says `Moya.Task` or
+/// ``TargetTask`` instead.
+public enum Moya {
+    /// ``TargetTask``.
+    public typealias Task = TargetTask
+    /// TapedeckClient's `HTTPMethod`.
+    public typealias Method = HTTPMethod
+    /// ``TapedeckProvider/Response``.
+    public typealias Response = TapedeckProvider.Response
+    /// ``TapedeckProvider/TargetType``.
+    public typealias TargetType = TapedeckProvider.TargetType
+    /// ``TargetProvider``.
+    public typealias MoyaProvider<Target: TapedeckProvider.TargetType> = TargetProvider<Target>
+    /// ``ProviderError``.
+    public typealias MoyaError = ProviderError
+    /// ``TapedeckProvider/Endpoint``.
+    public typealias Endpoint = TapedeckProvider.Endpoint
+    /// ``TapedeckProvider/StubBehavior``.
+    public typealias StubBehavior = TapedeckProvider.StubBehavior
+    /// ``TapedeckProvider/Completion``.
+    public typealias Completion = TapedeckProvider.Completion
+    /// ``TapedeckProvider/ProgressBlock``.
+    public typealias ProgressBlock = TapedeckProvider.ProgressBlock
+    /// ``TapedeckProvider/ProgressResponse``.
+    public typealias ProgressResponse = TapedeckProvider.ProgressResponse
+    /// ``TapedeckProvider/Cancellable``.
+    public typealias Cancellable = TapedeckProvider.Cancellable
+    /// ``TapedeckProvider/MultiTarget``.
+    public typealias MultiTarget = TapedeckProvider.MultiTarget
+    /// ``TapedeckProvider/ValidationType``.
+    public typealias ValidationType = TapedeckProvider.ValidationType
+    /// ``TapedeckProvider/PluginType``.
+    public typealias PluginType = TapedeckProvider.PluginType
+    /// TapedeckClient's `Session`.
+    public typealias Session = TapedeckClient.Session
+}
+
+/// What Moya's Rx and Combine extensions (and an app's generic code or mocks) require of a
+/// provider: its designated request method (Moya's `MoyaProviderType`).
+public protocol TargetProviderType: AnyObject {
+    /// The provider's target type.
+    associatedtype Target: TapedeckProvider.TargetType
+
+    /// Sends `target`; see ``TargetProvider``'s `request(_:callbackQueue:progress:completion:)`.
+    func request(_ target: Target, callbackQueue: DispatchQueue?, progress: ProgressBlock?, completion: @escaping Completion)
+        -> any Cancellable
+}
+
+/// Moya's name for ``TargetProviderType``.
+public typealias MoyaProviderType = TargetProviderType
+
+extension TargetProvider: TargetProviderType {}
