@@ -222,6 +222,13 @@ let package = Package(
             // this target pins is that it compiles and behaves, so those expected warnings are off.
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]
         ),
+        // Moya 15 app code in the Swift 5 language mode (as most Moya apps are) against TapedeckProvider.
+        .testTarget(
+            name: "TapedeckProviderSwift5Tests",
+            dependencies: ["TapedeckProvider", "TapedeckClient", "TapedeckSimulatedBackend", "TapedeckHTTP"],
+            // As for TapedeckClientSwift5Tests: the warnings Moya gives the same code are off.
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]
+        ),
         .testTarget(
             name: "TapedeckTestingTests",
             dependencies: [
@@ -257,7 +264,7 @@ let package = Package(
 )
 
 // Upcoming features for our own code; the Swift 5 compatibility suite is written as apps write it.
-for target in package.targets where target.type != .system && target.name != "TapedeckClientSwift5Tests" {
+for target in package.targets where target.type != .system && !target.name.hasSuffix("Swift5Tests") {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
