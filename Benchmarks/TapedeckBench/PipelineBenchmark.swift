@@ -33,7 +33,9 @@ func runThroughPipeline(requests: Int, concurrency: Int, body: String) throws {
     let scheduler = SimulatedScheduler(seed: 1, traceMode: .hashOnly)
     let network = SimulatedNetwork(scheduler: scheduler)
     network.stub(.get, host: "api.test", path: "/get", .json(200, body))
-    let session = Session(provider: Harness(network: network), scheduler: scheduler)
+    let harness = Harness(network: network)
+    defer { harness.endSimulation() }   // frees the URLSession (and its sockets) between repetitions
+    let session = Session(provider: harness, scheduler: scheduler)
     let url = URL(string: "http://api.test/get")!
     let loop = ClosedLoop(requests: requests) { finished in
         session.request(url).validate().responseDecodable(of: Echo.self) { response in

@@ -154,19 +154,20 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         state.withLock { $0.unattributedBlocks }
     }
 
-    /// Says the simulation is over and lets it go: the URLSessions this harness made are
-    /// invalidated (`invalidateAndCancel()`), the delegate blocks URLSession still enqueues for
-    /// them run on ordinary operation-queue threads instead of simulated queues that will not run
-    /// again, and the scheduler is ended (`SimulatedScheduler.end()`: whatever is still pending or
-    /// submitted later is dropped). Call it after the last `runUntilIdle`.
+    /// Says the simulation is over and lets it go: the scheduler is ended
+    /// (`SimulatedScheduler.end()`: whatever is still pending or submitted later is dropped, for
+    /// every harness and queue on it, so call this once, when the whole simulation is over), then
+    /// the URLSessions this harness made are invalidated (`invalidateAndCancel()`, on another
+    /// thread). The delegate blocks URLSession still enqueues for them are dropped, never run: the
+    /// client's queues will not run again, and its code must not run on URLSession's threads.
     ///
-    /// Why it matters: a URLSession lives until it is invalidated and its invalidation callback
-    /// has run, corelibs gives each one a socket pair, and a callback parked on a simulated queue
-    /// keeps the whole simulation alive. A test suite whose simulations never end runs out of
-    /// file descriptors. `Tape`, the test traits and the scenario runner call it for you; a test
-    /// that builds its own harness should call it last. (A configuration handed out to a client
-    /// that builds its own URLSession leaves that session to the client.) Releasing the harness
-    /// alone does not end anything: several harnesses may share one scheduler in turn.
+    /// Why it matters: a URLSession lives until it is invalidated, corelibs gives each one a socket
+    /// pair, and a callback parked on a simulated queue keeps the whole simulation alive. A test
+    /// suite whose simulations never end runs out of file descriptors. `Tape`, the test traits and
+    /// the scenario runner call it for you; a test that builds its own harness should call it last.
+    /// (A configuration handed out to a client that builds its own URLSession leaves that session
+    /// to the client.) Releasing a harness alone ends nothing: several harnesses may share one
+    /// scheduler in turn.
     ///
     /// ```swift
     /// try scheduler.runUntilIdle()
@@ -183,6 +184,7 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         network.scheduler.end()
         // On another thread: this may be called where corelibs is calling out from a session's
         // work queue (a test fixture's deinit, say), and invalidating syncs onto that queue.
+        // Whatever the invalidation makes URLSession deliver is dropped (SessionLink.route).
         DispatchQueue.global().async {
             for session in sessions { session.invalidateAndCancel() }
         }

@@ -58,8 +58,15 @@ final class SessionLink: @unchecked Sendable {
 
     /// Called by the operation queue for every block URLSession enqueues.
     func route(_ block: @escaping @Sendable () -> Void, passThrough: () -> Void) {
-        guard let harness, mode == .lockstep, let clientQueue, !harness.simulationEnded else {
+        guard let harness, mode == .lockstep, let clientQueue else {
             passThrough()
+            return
+        }
+        if harness.simulationEnded {
+            // The simulation is over: the client's queue will not run again, and its code must
+            // not run on URLSession's threads either (it checks its queue). Dropping the block
+            // (the ended scheduler drops whatever is submitted) frees what it holds, the session
+            // among them once its invalidation callback is gone.
             return
         }
         if scheduler.isCurrentThreadOwner {

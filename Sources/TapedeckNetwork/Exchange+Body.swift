@@ -132,7 +132,7 @@ extension Exchange {
                 // A throttle fault's rate comes without a chunk size: about a tenth of a second's
                 // worth, so that the bytes keep arriving (and idle timers keep being reset) while
                 // they flow; never more than the route's.
-                let chunkSize = faults.bandwidth.map { min(routeOptions.chunkSize, max(1, $0 / 10)) } ?? routeOptions.chunkSize
+                let chunkSize = faults.bandwidth.map { RouteOptions.chunkSize(forBandwidth: $0, limit: routeOptions.chunkSize) } ?? routeOptions.chunkSize
                 sizes = stride(from: 0, to: wireCount, by: chunkSize).map { min(chunkSize, wireCount - $0) }
             } else {
                 sizes = wireCount > 0 ? [wireCount] : []

@@ -64,8 +64,22 @@ public struct RouteOptions: Hashable, Sendable {
     /// Chunk size used when `bandwidth` spreads a body over time and the plan names no chunks.
     public var chunkSize: Int
 
+    /// The chunk size used unless a route names one: 16 KiB.
+    public static let defaultChunkSize = 16 * 1_024
+
+    /// The chunk size that spreads a body over time at `bytesPerSecond`: about a tenth of a
+    /// second's worth (so bytes keep arriving, and idle timers keep being reset, while it flows),
+    /// at most `limit`, at least one byte.
+    ///
+    /// ```swift
+    /// RouteOptions.chunkSize(forBandwidth: 100)   // 10
+    /// ```
+    public static func chunkSize(forBandwidth bytesPerSecond: Int, limit: Int = defaultChunkSize) -> Int {
+        min(limit, max(1, bytesPerSecond / 10))
+    }
+
     /// Timing options; the defaults answer at once, over a reused connection, without a bandwidth limit.
-    public init(latency: Latency = .none, connect: Duration? = nil, bandwidth: Int? = nil, chunkSize: Int = 16 * 1024) {
+    public init(latency: Latency = .none, connect: Duration? = nil, bandwidth: Int? = nil, chunkSize: Int = defaultChunkSize) {
         precondition(bandwidth.map { $0 > 0 } ?? true, "bandwidth must be positive")
         precondition(chunkSize > 0, "chunkSize must be positive")
         self.latency = latency

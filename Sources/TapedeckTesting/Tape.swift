@@ -212,7 +212,9 @@ public final class Tape: Sendable {
     /// entries. Recordings are kept even when it throws. `succeeded` false (the test failed):
     /// a re-recording (`all`) is added to the cassette instead of replacing it.
     /// Transport failures that were recorded (a server that was down) are printed to standard
-    /// error, since they will be replayed from now on.
+    /// error, since they will be replayed from now on. The tape's simulation ends here
+    /// (`Harness.endSimulation()`): a request still in flight never completes, and the tape
+    /// cannot be used afterwards.
     @discardableResult
     public func finish(succeeded: Bool = true) throws -> CassetteRecorder.Summary {
         // From now on a client on its own threads gets a clear error instead of a request that

@@ -75,6 +75,7 @@ struct QueueTests {
         let network = SimulatedNetwork(scheduler: scheduler)
         network.stub(host: "api.test", path: "/get", .json(200, "{}"))
         let harness = Harness(network: network)
+        defer { harness.endSimulation() }
         let session = Session(provider: harness, scheduler: scheduler,
                               requestQueue: scheduler.makeQueue(label: "own.request", target: nil),
                               serializationQueue: scheduler.makeQueue(label: "own.serialization", target: nil))
@@ -109,6 +110,7 @@ struct QueueTests {
         let network = SimulatedNetwork(scheduler: scheduler)
         network.stub(host: "api.test", path: "/get", .json(200, "{}"))
         let harness = Harness(network: network)
+        defer { harness.endSimulation() }
         let result = Box<ClientError?>(nil)
         var session: Session? = Session(provider: harness, scheduler: scheduler, startRequestsImmediately: false, requestSetup: .eager)
         session!.request("http://api.test/get").response { result.value = $0.error }

@@ -15,7 +15,7 @@ struct RunnerCassetteTests {
         try CassetteFile.write(cassette, to: url)
     }
 
-    @Test("a runner replays the cassette it read for each run, and a re-recorded file (another size) is read again")
+    @Test("a runner replays the cassette it read for each run, and a re-recorded file is read again, even one of the same size")
     func changedCassetteIsReadAgain() throws {
         // Given a scenario over a cassette answering 200, run once by a runner.
         let directory = try TemporaryDirectory()
@@ -39,5 +39,10 @@ struct RunnerCassetteTests {
 
         // Then the same runner replays the new file.
         #expect(try runner.run(scenario, seed: 3).requests.first?.status == 503)
+
+        // And a rewrite of the same size (another status of as many digits, the same body) is
+        // noticed too: cassettes are renamed into place, so the file is a new one.
+        try write(status: 504, body: #"{"down":true}"#, to: directory.file("api.har.gz"))
+        #expect(try runner.run(scenario, seed: 4).requests.first?.status == 504)
     }
 }

@@ -5,21 +5,26 @@ import TapedeckCassettes
 /// Cassettes read once and kept, for a runner or worker that runs many seeds of one scenario. A
 /// `Cassette` is an immutable value; each run still builds its own `CassettePlayer` (which holds
 /// what the run consumed), so nothing a run changes is kept. A file that changed since it was read
-/// (size or modification time: re-recorded, edited) is read again.
+/// (re-recorded, edited: another inode, size or modification time) is read again.
 final class CassetteCache: Sendable {
     private struct Entry {
         let stamp: Stamp
         let cassette: Cassette
     }
 
-    /// What identifies the bytes that were read, short of reading them again.
+    /// What identifies the bytes that were read, short of reading them again: cassettes are
+    /// written to a temporary file and renamed into place, so a rewrite is a new file (inode) even
+    /// when its size and modification time (coarse on some file systems) match the old one's.
     private struct Stamp: Equatable {
+        let file: UInt64
         let size: Int
         let modified: Date
 
         init?(_ url: URL) {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                  let file = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
                   let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date else { return nil }
+            self.file = file
             self.size = size
             self.modified = modified
         }

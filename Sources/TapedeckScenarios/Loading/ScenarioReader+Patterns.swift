@@ -5,8 +5,8 @@ import Foundation
 extension ScenarioReader {
     /// Where the keys a run may complain about are (`traffic`, `traffic.cassette`): a failure found
     /// only when the run starts (a cassette that cannot be read) still names its line.
-    static func marks(_ top: Fields) -> [String: SourceMark] {
-        var marks: [String: SourceMark] = [:]
+    static func marks(_ top: Fields) -> SourceMarks {
+        var marks = SourceMarks()
         guard let traffic = top["traffic"] else { return marks }
         marks["traffic"] = traffic.mark
         if case let .mapping(mapping) = traffic.node {

@@ -235,7 +235,8 @@ extension ProviderSetup {
         let base = target.baseURL ?? baseURL!
         let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
         guard case let .query(text) = target.task,
-              let encoded = try? URLEncoding.queryString.encode(URLRequest(url: url), with: ScenarioProvider.parameters(text)).url else {
+              // The encoding the target's task uses (ScenarioProvider.task), so the URL shown is the one sent.
+              let encoded = try? TargetTask.Encoding.queryString.encode(URLRequest(url: url), with: ScenarioProvider.parameters(text)).url else {
             return url
         }
         return encoded

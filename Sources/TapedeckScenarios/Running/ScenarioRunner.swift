@@ -174,10 +174,9 @@ final class Run: @unchecked Sendable {
         }
         let trace = options.traceMode == .full ? world.scheduler.trace : []
         var outcome = OutcomeBuilder(run: self, stop: stop).build()
-        // Invalidates the harness's sessions and ends the scheduler, so the URLSession is freed;
-        // a session a user's `makeSession` built elsewhere is invalidated too.
+        // Ends the scheduler and invalidates the harness's sessions, so the URLSession is freed
+        // (a Session built on something else invalidates its own when it is released).
         world.harness.endSimulation()
-        session.session.invalidateAndCancel()
         // A failed run never replaces the cassette: what it recorded is added after the old entries.
         if let cassetteRecorder { outcome.recording = RecordingReport.finishing(cassetteRecorder, passed: outcome.passed) }
         return (outcome, trace)

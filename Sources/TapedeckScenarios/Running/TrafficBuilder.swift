@@ -33,7 +33,8 @@ struct TrafficBuilder {
         for stub in traffic.stubs {
             let latency: Latency = stub.jitter > .zero ? .jittered(base: stub.latency, jitter: stub.jitter)
                 : stub.latency > .zero ? .fixed(stub.latency) : .none
-            let options = RouteOptions(latency: latency, bandwidth: stub.bandwidth, chunkSize: stub.bandwidth.map(Self.chunkSize) ?? 16 * 1_024)
+            let options = RouteOptions(latency: latency, bandwidth: stub.bandwidth,
+                                       chunkSize: stub.bandwidth.map { RouteOptions.chunkSize(forBandwidth: $0) } ?? RouteOptions.defaultChunkSize)
             network.add(Route(.any, responder: SequenceResponder(stub), options: options))
         }
         if let recordMode, traffic.upstream == nil {
@@ -66,13 +67,6 @@ struct TrafficBuilder {
             throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs a cassette to record into", hint: "add traffic.cassette")
         }
         return built
-    }
-
-    /// The chunk size a `bandwidth` of `rate` bytes per second delivers a body in: about a tenth of
-    /// a second's worth (so data keeps arriving, and idle timers keep being reset, while it
-    /// flows), at most 16 KiB, at least one byte.
-    static func chunkSize(_ rate: Int) -> Int {
-        min(16 * 1_024, max(1, rate / 10))
     }
 
     /// Why a cassette cannot be replayed, at its line in the file, with what to do about it.

@@ -20,7 +20,7 @@ public enum ShrunkScenarioWriter {
         let composed: Node?
         do {
             text = try String(contentsOf: original, encoding: .utf8)
-            composed = try Yams.compose(yaml: text)
+            composed = try Yams.compose(yaml: text, CoreSchema.resolver)   // read as the loader reads it (YAML 1.2)
         } catch {
             throw ScenarioError(file: original.path, reason: "cannot read it again to write the shrunk scenario: \(error)")
         }

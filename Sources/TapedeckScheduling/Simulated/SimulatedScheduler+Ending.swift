@@ -38,6 +38,10 @@ extension SimulatedScheduler {
             inbox.removeAll()
             droppedArrivals = Array(arrivals.values)
             arrivals.removeAll()
+            // Nothing is awaited any more: a callback that comes later is dropped (see arrive).
+            outstanding.removeAll()
+            patience.removeAll()
+            condition.broadcast()
             condition.unlock()
         }
         dropped.removeAll()

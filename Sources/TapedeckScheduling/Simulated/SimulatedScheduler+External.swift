@@ -83,6 +83,7 @@ extension SimulatedScheduler {
         if ended.load(ordering: .relaxed) {
             // Nothing will take it in (see end()); keeping it would keep what its work holds.
             outstanding[expectation.number] = nil
+            condition.broadcast()
             return
         }
         guard outstanding.removeValue(forKey: expectation.number) != nil else {
