@@ -65,6 +65,12 @@ package struct LookupIndex: Sendable {
         return (lists[bucket.whole].filter(members.contains), nil)
     }
 
+    /// Whether any interaction has `request`'s method (when compared) and scheme, host, port and
+    /// path: a cheap first test, before the request is redacted and matched.
+    package func hasBucket(for request: RecordedRequest) -> Bool {
+        buckets[Self.bucketKey(request, rules: rules)] != nil
+    }
+
     private static func bucketKey(_ request: RecordedRequest, rules: MatchRules) -> String {
         let base = MatchRules.resource(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
         return rules.method ? request.method.uppercased() + " " + base : base

@@ -91,7 +91,9 @@ public final class CassettePlayer: Responder {
     /// up: its position, and whether it is still unplayed (false: a used one that `afterLast`
     /// repeats). Nil when nothing matches.
     package func nextMatch(for request: RequestSnapshot) -> (position: Int, unplayed: Bool)? {
-        choose(redactor.redact(RecordedRequest(request)), consuming: false)
+        // Redaction leaves method and path alone: a request no bucket holds is not redacted first.
+        guard index.hasBucket(for: RecordedRequest(method: request.method.rawValue, url: request.url)) else { return nil }
+        return choose(redactor.redact(RecordedRequest(request)), consuming: false)
     }
 
     /// The first unplayed candidate that matches (marked played when `consuming`), else what
