@@ -41,6 +41,7 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
         let cassette = try CassetteFile.read(url, strict: strict)
         if warn {
             for skipped in cassette.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
+            for note in cassette.notes { printError("tapedeck: warning: \(path): \(note)") }
         }
         if FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: url).path) {
             printError("tapedeck: note: \(path).journal holds an interrupted recording; opening the cassette for replay will merge it")
@@ -67,6 +68,7 @@ extension CassetteCommand {
             var summary = "\(file): \(cassette.interactions.count) entries"
             if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
+            if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
             print(summary + ", written by \(cassette.creator) \(cassette.creatorVersion)")
             print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
             for interaction in cassette.interactions {
@@ -90,6 +92,9 @@ extension CassetteCommand {
             }
             for skipped in cassette.skipped {
                 print("-   " + skipped.description)
+            }
+            for note in cassette.notes {
+                print("!   " + note.description)
             }
         }
 

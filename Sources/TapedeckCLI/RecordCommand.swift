@@ -44,6 +44,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
+        let signals = TerminationSignals.block()   // before any thread starts (see TerminationSignals)
         var options = CassetteRecorder.Options(mode: CassetteRecorder.Mode(parsing: mode)!)
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         let service: RecordService
@@ -55,7 +56,7 @@ struct RecordCommand: ParsableCommand {
         let http = try server.start(service)
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(http.options.host):\(http.port) → \(upstream), \(recording)")
-        let signal = waitForTermination {}
+        let signal = signals.wait {}
         // Stop taking requests and let those under way finish: each is bounded by the upstream
         // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()

@@ -14,7 +14,9 @@ struct ServeCommand: ParsableCommand {
         replay. A request nothing matches gets --on-miss (404 by default) with the closest entries \
         in its body, and is logged. Prints 'tapedeck serve: listening on http://HOST:PORT' when \
         ready. Admin: GET /__tapedeck/health, POST /__tapedeck/reset (also SIGHUP), \
-        GET /__tapedeck/misses, GET /__tapedeck/faults. SIGINT/SIGTERM stop it (exit 0).
+        GET /__tapedeck/misses, GET /__tapedeck/faults. SIGINT/SIGTERM stop it (exit 0). A Host \
+        recorded under both http and https is matched by X-Forwarded-Proto, --scheme, or the \
+        recording's order; an absolute-form target (proxy style) is matched as it stands.
         """
     )
 
@@ -35,16 +37,22 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "On a miss: 404, 502 or passthrough=URL (forwarded there, not recorded).")
     var onMiss: String = "404"
 
-    @Flag(help: "Do not log misses and faults to standard error.")
+    @Option(help: "When a Host was recorded under both http and https: the scheme to replay it as (http or https), unless the request's X-Forwarded-Proto says.")
+    var scheme: String?
+
+    @Flag(help: "Do not log misses and faults to standard error (nor the cassette's warnings at start).")
     var quiet = false
 
     func validate() throws {
         if ReplayService.Timing(parsing: timing) == nil { throw ValidationError("--timing takes recorded, instant or scale=X (got '\(timing)')") }
         if ReplayService.OnMiss(parsing: onMiss) == nil { throw ValidationError("--on-miss takes 404, 502 or passthrough=URL (got '\(onMiss)')") }
+        if let scheme, !["http", "https"].contains(scheme.lowercased()) { throw ValidationError("--scheme takes http or https (got '\(scheme)')") }
     }
 
     func run() throws {
+        let signals = TerminationSignals.block()   // before any thread starts (see TerminationSignals)
         var options = ReplayService.Options(timing: ReplayService.Timing(parsing: timing)!, onMiss: ReplayService.OnMiss(parsing: onMiss)!)
+        options.preferredScheme = scheme?.lowercased()
         if let faults {
             let plan: FaultPlan
             do {
@@ -66,9 +74,13 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
+        if !quiet {
+            for skipped in service.cassette.skipped { printError("tapedeck: warning: \(cassette): \(skipped)") }
+            for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
+        }
         let http = try server.start(service)
         announce("tapedeck serve: listening on http://\(http.options.host):\(http.port) (\(service.cassette.interactions.count) interactions)")
-        let signal = waitForTermination { service.reset() }
+        let signal = signals.wait { service.reset() }
         try? http.shutdown()
         let misses = service.misses.count
         printError("tapedeck serve: stopped (signal \(signal)); \(service.playedCount) interactions played, \(misses) miss\(misses == 1 ? "" : "es")")

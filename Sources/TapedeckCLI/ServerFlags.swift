@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import TapedeckServer
 
@@ -71,27 +70,39 @@ extension ServerFlags {
     }
 }
 
-/// Waits for SIGINT or SIGTERM (returning which), running `onHangUp` on every SIGHUP meanwhile.
-func waitForTermination(onHangUp: @escaping @Sendable () -> Void) -> Int32 {
-    let queue = DispatchQueue(label: "tapedeck.signals")
-    let done = DispatchSemaphore(value: 0)
-    final class Box: @unchecked Sendable { var signal: Int32 = 0 }   // written once, on `queue`, before `done` is signalled
-    let box = Box()
-    var sources: [any DispatchSourceSignal] = []
-    for number in [SIGINT, SIGTERM, SIGHUP] {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler {
-            if number == SIGHUP { return onHangUp() }
-            guard box.signal == 0 else { return }
-            box.signal = number
-            done.signal()
-        }
-        source.resume()
-        sources.append(source)
+/// SIGINT, SIGTERM and SIGHUP for a server command, taken synchronously so none can be lost.
+///
+/// ``block()`` runs first in the command, before any thread exists: the three signals are
+/// blocked in the main thread, and every thread started afterwards (the event loops, the
+/// upstream client's) inherits that, so a signal sent at any moment after — right after the
+/// readiness line, or before it — stays pending until ``wait(onHangUp:)`` takes it. (A handler
+/// installed after the readiness line left a window in which a signal was lost, or killed the
+/// process with the default action.)
+struct TerminationSignals {
+    private var set = sigset_t()
+
+    /// Blocks the signals in the calling thread and the threads it starts from now on.
+    static func block() -> TerminationSignals {
+        var signals = TerminationSignals()
+        sigemptyset(&signals.set)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals.set, number) }
+        pthread_sigmask(SIG_BLOCK, &signals.set, nil)
+        return signals
     }
-    done.wait()
-    return queue.sync { box.signal }
+
+    /// Waits for SIGINT or SIGTERM (returning which), running `onHangUp` on every SIGHUP meanwhile.
+    func wait(onHangUp: () -> Void) -> Int32 {
+        var set = self.set
+        while true {
+            var number: Int32 = 0
+            guard sigwait(&set, &number) == 0 else { continue }
+            if number == SIGHUP {
+                onHangUp()
+                continue
+            }
+            return number
+        }
+    }
 }
 
 /// Prints the readiness line tests and scripts wait for, and flushes it.

@@ -60,21 +60,66 @@ public enum CassetteFile {
         return try HARCodec.decode(consume json, file: file, strict: strict, attachments: attachments)
     }
 
-    /// The HAR JSON inside `data`, decompressing when it is gzip.
+    /// The HAR JSON inside `data`, decompressing when it is gzip or a zlib stream (mitmproxy's
+    /// `.zhar`); containers it cannot open (a ZIP archive, a JSONP wrapper) are named in the error.
     static func json(from data: Data, file: String, limit: Int = maximumJSONSize) throws(CassetteError) -> Data {
-        guard Zlib.looksLikeGzip(data) else { return data }
+        let format: Zlib.Format
+        if Zlib.looksLikeGzip(data) {
+            format = .gzip
+        } else if looksLikeZlib(data) {
+            format = .zlib
+        } else {
+            try refuseKnownContainers(data, file: file)
+            return data
+        }
+        let name = format == .gzip ? "gzip" : "zlib"
         do {
-            return try Zlib.decompress(data, format: .gzip, sizeHint: gzipSizeHint(data), limit: limit)
+            return try Zlib.decompress(data, format: format, sizeHint: format == .gzip ? gzipSizeHint(data) : 0, limit: limit)
         } catch let error as ZlibError where error.exceededLimit {
             throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
                                 reason: "the cassette inflates to more than \(limit) bytes, the most a cassette may hold",
                                 hint: "a damaged or hostile file; restore it or re-record")
         } catch let error as ZlibError {
             throw CassetteError(.compression, file: file, place: "byte \(error.offset)",
-                                reason: "the gzip stream is damaged: \(error.detail ?? "zlib status \(error.status)")",
+                                reason: "the \(name) stream is damaged: \(error.detail ?? "zlib status \(error.status)")",
                                 hint: "the file was cut or corrupted; restore it or re-record")
         } catch {
             throw CassetteError(.compression, file: file, reason: "\(error)")
+        }
+    }
+
+    /// A zlib stream (RFC 1950) holding JSON: deflate with a window of at most 32 KiB (`0x78`),
+    /// and a header check value making the first two bytes a multiple of 31. JSON never starts
+    /// with `x`, so a HAR file cannot be mistaken for one.
+    static func looksLikeZlib(_ data: Data) -> Bool {
+        guard data.count >= 2 else { return false }
+        let first = data[data.startIndex], second = data[data.startIndex + 1]
+        return first == 0x78 && (Int(first) << 8 | Int(second)) % 31 == 0
+    }
+
+    /// Files that hold a HAR in a form Tapedeck does not open itself: a clear error saying what
+    /// the file is and how to get the HAR out, instead of "not valid JSON".
+    static func refuseKnownContainers(_ data: Data, file: String) throws(CassetteError) {
+        let head = Array(data.prefix(64))
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+            throw CassetteError(.json, file: file, place: "byte 0",
+                                reason: "this is a ZIP archive, not a HAR file (Playwright writes one for record_har_path ending in .zip)",
+                                hint: "unzip it and read the HAR inside (Playwright stores it as har.har, with the bodies beside it)")
+        }
+        // JSONP: an identifier and "(" before the JSON (HAR Viewer's `onInputData({...})`).
+        var index = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[index]) { index += 1 }
+        let nameStart = index
+        while index < head.count, head[index] == UInt8(ascii: "_") || head[index] == UInt8(ascii: "$") || head[index] == UInt8(ascii: ".")
+                || (0x30...0x39).contains(head[index]) || (0x41...0x5A).contains(head[index]) || (0x61...0x7A).contains(head[index]) {
+            index += 1
+        }
+        while index < head.count, [0x20, 0x09].contains(head[index]) { index += 1 }
+        if index > nameStart, index < head.count, head[index] == UInt8(ascii: "(") {
+            let name = String(decoding: head[nameStart..<index], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            throw CassetteError(.json, file: file, place: "byte \(nameStart)",
+                                reason: "this is JSONP, a HAR wrapped in a call to \(name)(…) (HAR Viewer's .harp format), not plain HAR JSON",
+                                hint: "remove '\(name)(' at the start and ')' at the end, and read the JSON that is left")
         }
     }
 

@@ -33,16 +33,19 @@ public final class CassettePlayer: Responder {
     /// Where the cassette came from (in "no match" reasons).
     public let source: String
     private let state: Mutex<State>
-    /// Interactions by method and URL without query, in recording order: every rule requires
-    /// these to be equal, so a lookup reads one bucket whatever the cassette's size.
-    private let buckets: [String: [Int]]
+    /// Interactions by method and URL without query, each bucket in recording order: every rule
+    /// requires these to be equal. Within a bucket, interactions are indexed again by what the
+    /// URL rule compares of the query, so a lookup reads only the entries that can match.
+    private let index: LookupIndex
     /// The recorded requests as matching sees them: redacted with the player's rules, so an
     /// unredacted recording (another tool's HAR) and a redacted live request still agree.
     private let matchable: [RecordedRequest]
 
     private struct State {
         var consumed: [Bool]
-        var lastUsed: [Int: Int] = [:]
+        /// Per candidate list of ``LookupIndex``: how many of its first entries are all consumed
+        /// (a lookup starts there, so using up many identical entries stays linear overall).
+        var cursors: [Int]
     }
 
     /// A player replaying `cassette`; `source` names it in "no match" explanations.
@@ -53,22 +56,11 @@ public final class CassettePlayer: Responder {
         self.afterLast = afterLast
         self.redactor = redactor
         self.source = source
-        state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count)))
-        matchable = cassette.interactions.map { redactor.redact($0.request) }
-        var buckets: [String: [Int]] = [:]
-        for (position, interaction) in cassette.interactions.enumerated() {
-            buckets[Self.bucketKey(interaction.request, rules: rules), default: []].append(position)
-        }
-        // Within a bucket, recording order (`_index`), whatever order the file lists entries in.
-        let interactions = cassette.interactions
-        self.buckets = buckets.mapValues { positions in
-            positions.sorted { (interactions[$0].index, $0) < (interactions[$1].index, $1) }
-        }
-    }
-
-    private static func bucketKey(_ request: RecordedRequest, rules: MatchRules) -> String {
-        let base = MatchRules.resource(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
-        return rules.method ? request.method.uppercased() + " " + base : base
+        let matchable = cassette.interactions.map { redactor.redact($0.request) }
+        self.matchable = matchable
+        index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules)
+        state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count),
+                            cursors: Array(repeating: 0, count: index.lists.count)))
     }
 
     /// Reads `url` (recovering an interrupted recording's journal first). Entries that cannot be
@@ -91,21 +83,54 @@ public final class CassettePlayer: Responder {
     /// naming the closest entries and why they differ.
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let live = redactor.redact(RecordedRequest(request))
-        let interactions = cassette.interactions
-        let candidates = buckets[Self.bucketKey(live, rules: rules)] ?? []
-        // Matching (which may run a custom closure) happens outside the lock.
-        let matching = candidates.filter { rules.mismatches(live, matchable[$0]).isEmpty }
-        let chosen: Int? = state.withLock { state in
-            guard let first = matching.first else { return nil }
-            if afterLast == .alwaysFirst { return first }
-            if let fresh = matching.first(where: { !state.consumed[$0] }) {
-                state.consumed[fresh] = true
-                return fresh
-            }
-            return afterLast == .repeatLast ? matching.last : nil
+        guard let chosen = choose(live, consuming: true)?.position else { return .noMatch(reason: explainMiss(live)) }
+        return Self.reply(for: cassette.interactions[chosen])
+    }
+
+    /// The interaction ``reply(to:context:)`` would answer `request` with now, without using it
+    /// up: its position, and whether it is still unplayed (false: a used one that `afterLast`
+    /// repeats). Nil when nothing matches.
+    package func nextMatch(for request: RequestSnapshot) -> (position: Int, unplayed: Bool)? {
+        // Redaction leaves method and path alone: a request no bucket holds is not redacted first.
+        guard index.hasBucket(for: RecordedRequest(method: request.method.rawValue, url: request.url)) else { return nil }
+        return choose(redactor.redact(RecordedRequest(request)), consuming: false)
+    }
+
+    /// The first unplayed candidate that matches (marked played when `consuming`), else what
+    /// `afterLast` says. Matching, which may run a custom closure, happens outside the lock.
+    private func choose(_ live: RecordedRequest, consuming: Bool) -> (position: Int, unplayed: Bool)? {
+        let (candidates, list) = index.candidates(for: live)
+        func matches(_ position: Int) -> Bool { rules.mismatches(live, matchable[position]).isEmpty }
+        if afterLast == .alwaysFirst {
+            guard let first = candidates.first(where: matches) else { return nil }
+            return (first, !state.withLock { $0.consumed[first] })
         }
-        guard let chosen else { return .noMatch(reason: explainMiss(live)) }
-        return Self.reply(for: interactions[chosen])
+        var offset = list.map { list in state.withLock { $0.cursors[list] } } ?? 0
+        var prefixPlayed = true
+        while offset < candidates.count {
+            let position = candidates[offset]
+            let played = state.withLock { $0.consumed[position] }
+            if !played && matches(position) {
+                let claimed: Bool = state.withLock { state in
+                    guard !state.consumed[position] else { return false }
+                    if consuming { state.consumed[position] = true }
+                    return true
+                }
+                if claimed {
+                    if consuming, prefixPlayed, let list { state.withLock { $0.cursors[list] = max($0.cursors[list], offset + 1) } }
+                    return (position, true)
+                }
+                continue   // another request took it meanwhile: look at it again as played
+            }
+            if played, prefixPlayed, let list {
+                state.withLock { $0.cursors[list] = max($0.cursors[list], offset + 1) }
+            } else {
+                prefixPlayed = false
+            }
+            offset += 1
+        }
+        guard afterLast == .repeatLast, let last = candidates.last(where: matches) else { return nil }
+        return (last, false)
     }
 
     /// The answer a recorded interaction gives.

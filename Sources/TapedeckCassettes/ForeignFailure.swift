@@ -7,11 +7,11 @@ public import Foundation
 /// | recorded as | replayed as |
 /// |---|---|
 /// | aborted, cancelled (`net::ERR_ABORTED`, `NS_BINDING_ABORTED`) | `URLError.cancelled` |
-/// | connection refused | `URLError.cannotConnectToHost` |
+/// | connection refused, host unreachable, unable to connect (BrowserMob), errno 111/61/113/65 | `URLError.cannotConnectToHost` |
 /// | name not resolved, unknown host | `URLError.cannotFindHost` |
-/// | timed out | `URLError.timedOut` |
-/// | reset, closed, empty or incomplete response | `URLError.networkConnectionLost` |
-/// | offline, network unreachable | `URLError.notConnectedToInternet` |
+/// | timed out, errno 110/60 (ETIMEDOUT on Linux/macOS) | `URLError.timedOut` |
+/// | reset, closed, empty or incomplete response, HTTP/2 protocol errors — also after a status (Chromium's `ERR_CONTENT_LENGTH_MISMATCH`) | `URLError.networkConnectionLost` |
+/// | offline, network unreachable (errno 101/51) | `URLError.notConnectedToInternet` |
 /// | certificate problems | `URLError.serverCertificateUntrusted` |
 /// | other TLS problems | `URLError.secureConnectionFailed` |
 /// | too many redirects | `URLError.httpTooManyRedirects` |
@@ -44,9 +44,15 @@ public enum ForeignFailure {
         (["err_aborted", "ns_binding_aborted", "cancelled", "canceled", "aborted by", "operation was aborted"], .cancelled),
         (["err_name_not_resolved", "err_name_resolution_failed", "ns_error_unknown_host", "name or service not known",
           "nodename nor servname", "getaddrinfo", "no address associated", "hostname could not be found",
-          "cannot find host", "could not resolve host", "name resolution"], .cannotFindHost),
-        (["err_connection_refused", "ns_error_connection_refused", "connection refused", "errno 111", "errno 61",
-          "could not connect to the server", "cannot connect to host", "couldn't connect"], .cannotConnectToHost),
+          "cannot find host", "could not resolve host", "name resolution", "unable to resolve host", "unknownhostexception",
+          "dns lookup", "errno -2]", "errno -3]", "errno 8]"], .cannotFindHost),
+        // mitmproxy's "[Errno N] Connect call failed": 110 (Linux) and 60 (macOS) are ETIMEDOUT,
+        // 111 and 61 ECONNREFUSED, 113 and 65 EHOSTUNREACH, 101 and 51 ENETUNREACH.
+        (["errno 110]", "errno 60]"], .timedOut),
+        (["errno 101]", "errno 51]"], .notConnectedToInternet),
+        (["err_connection_refused", "ns_error_connection_refused", "connection_refused", "connection refused", "errno 111]", "errno 61]",
+          "errno 113]", "errno 65]", "no route to host", "could not connect to the server",
+          "cannot connect to host", "couldn't connect", "unable to connect", "err_connection_failed", "connect call failed"], .cannotConnectToHost),
         // mitmproxy's "Client disconnected." for a request the upstream never answered: the client
         // gave up waiting, which a URLSession client experiences as its timeout.
         (["err_timed_out", "err_connection_timed_out", "ns_error_net_timeout", "timed out", "timeout", "client disconnected"], .timedOut),
@@ -57,9 +63,12 @@ public enum ForeignFailure {
         (["err_ssl_", "ssl_error_", "tls", "ssl"], .secureConnectionFailed),
         (["err_content_decoding_failed", "ns_error_invalid_content_encoding", "cannot decode"], .cannotDecodeContentData),
         (["err_connection_reset", "err_connection_closed", "err_connection_aborted", "err_empty_response",
-          "err_incomplete_chunked_encoding", "err_content_length_mismatch", "ns_error_net_reset", "ns_error_net_interrupt",
+          "err_incomplete_chunked_encoding", "err_content_length_mismatch", "err_http2_protocol_error", "err_http2_ping_failed",
+          "err_http2_server_refused_stream", "err_spdy_protocol_error", "err_quic_protocol_error", "err_network_changed",
+          "err_socket_not_connected", "ns_error_net_reset", "ns_error_net_interrupt",
           "ns_error_net_partial_transfer", "connection reset", "reset by peer", "connection closed", "closed connection", "peer closed",
-          "server disconnected", "broken pipe", "connection was lost", "connection lost", "unexpected eof"], .networkConnectionLost),
+          "server disconnected", "broken pipe", "connection was lost", "connection lost", "unexpected eof", "errno 104]",
+          "errno 54]"], .networkConnectionLost),
         (["err_invalid_response", "err_invalid_http_response", "err_response_headers", "bad server response",
           "cannot parse http", "bad http response", "invalid http", "malformed"], .badServerResponse),
     ]

@@ -76,6 +76,34 @@ package struct HARNameValue: Codable, Hashable, Sendable {
     }
 }
 
+/// One `{name, value}` item of a header or query list as read: Polly.JS 1.x writes a field that
+/// occurred several times as one item whose `value` is an array of strings; it becomes one pair
+/// per element, so repeated fields stay repeated (both readers do this).
+struct HARNameValueItem: Decodable {
+    let pairs: [HARNameValue]
+
+    private enum CodingKeys: String, CodingKey {
+        case name, value
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .name)
+        if let values = try? container.decode([String].self, forKey: .value) {
+            pairs = values.map { HARNameValue(name: name, value: $0) }
+        } else {
+            pairs = [HARNameValue(name: name, value: try container.decode(String.self, forKey: .value))]
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A header or query list (absent or null: empty), array-valued items split (``HARNameValueItem``).
+    func decodeNameValues(forKey key: Key) throws -> [HARNameValue] {
+        try decodeIfPresent([HARNameValueItem].self, forKey: key)?.flatMap(\.pairs) ?? []
+    }
+}
+
 /// A cookie as HAR lists it. Readers skip `cookies` arrays — tools disagree on their fields'
 /// types (`expires` as a date string, a number or null), and the `Cookie` and `Set-Cookie`
 /// headers carry the same data — so a read document always has empty cookie lists.

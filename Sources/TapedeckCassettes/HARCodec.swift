@@ -182,12 +182,17 @@ public enum HARCodec {
         // copied out of it are never all alive at once (peak memory of a load).
         var entries = document.log.entries
         document.log.entries = []
+        let context = ReadContext(
+            writer: document.log.tapedeck != nil ? .tapedeck : HARWriter(name: document.log.creator.name, version: document.log.creator.version),
+            trustsIndex: document.log.tapedeck != nil || indicesAreUnique(entries))
         var interactions: [Interaction] = []
         var skipped: [SkippedEntry] = []
+        var notes: [LoadNote] = []
         interactions.reserveCapacity(entries.count)
         for position in entries.indices {
             do {
-                interactions.append(try interaction(from: entries[position], position: position, file: file, attachments: attachments))
+                interactions.append(try interaction(from: entries[position], position: position, file: file, attachments: attachments,
+                                                    context: context, notes: &notes))
             } catch {
                 if strict { throw error }
                 skipped.append(SkippedEntry(position: position, method: entries[position].request.method,
@@ -197,7 +202,20 @@ public enum HARCodec {
         }
         var cassette = Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
         cassette.skipped = skipped
+        cassette.notes = notes
         return cassette
+    }
+
+    /// Whether every readable entry has an `_index` and no two share one. Other tools write
+    /// `_index` with their own meaning (WebPageTest numbers requests per page and run, so numbers
+    /// repeat): it is the replay order only in Tapedeck's files (`log._tapedeck`) or when it
+    /// orders the entries unambiguously; otherwise entries replay in file order.
+    static func indicesAreUnique(_ entries: [HAREntry]) -> Bool {
+        var seen = Set<Int>()
+        for entry in entries where entry.unreadable == nil {
+            guard let index = entry.index, seen.insert(index).inserted else { return false }
+        }
+        return true
     }
 
     private static let released = HAREntry(
@@ -205,162 +223,6 @@ public enum HARCodec {
         response: HARResponse(status: 0, statusText: "", headers: [], content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
                               redirectURL: "", bodySize: 0),
         timings: HARTimings(send: 0, wait: 0, receive: 0), index: nil, error: nil)
-
-    package static func interaction(from entry: HAREntry, position: Int, file: String, attachments: URL? = nil) throws(CassetteError) -> Interaction {
-        func bad(_ field: String, _ reason: String) -> CassetteError {
-            CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
-                          hint: "fix or delete the entry, or re-record the cassette")
-        }
-        if let unreadable = entry.unreadable {
-            throw bad(unreadable.field, unreadable.reason)
-        }
-        guard let url = URL(string: entry.request.url), url.host != nil,
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            let reason = URL(string: entry.request.url)?.scheme.map { scheme in
-                ["ws", "wss"].contains(scheme.lowercased())
-                    ? "a WebSocket connection ('\(scheme):'): only HTTP requests replay, so its handshake and messages are left out"
-                    : "'\(scheme):' is not an HTTP URL scheme (only http and https requests replay)"
-            }
-            throw bad("request.url", reason ?? "'\(entry.request.url.prefix(200))' is not an absolute URL")
-        }
-        guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
-            throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
-        }
-        var requestBody: Data?
-        if let postData = entry.request.postData {
-            if let text = postData.text {
-                requestBody = try body(text, encoding: postData.encoding, field: "request.postData.text", bad: bad)
-            } else if let params = postData.params, !params.isEmpty {
-                var components = URLComponents()
-                components.queryItems = params.map { URLQueryItem(name: $0.name, value: $0.value) }
-                requestBody = Data((components.percentEncodedQuery ?? "").utf8)
-            }
-        }
-        let request = RecordedRequest(
-            method: entry.request.method.uppercased(), url: url,
-            headers: headerFields(entry.request.headers), body: requestBody)
-
-        let outcome: Interaction.Outcome
-        let response = entry.response
-        if let error = entry.error {
-            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
-            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
-            outcome = .failure(RecordedFailure(code: code, domain: error.domain, message: error.message))
-        } else if response.status <= 0 {
-            // Another tool recorded a request that got no response (aborted, blocked, refused).
-            outcome = .failure(ForeignFailure.failure(text: response.failureText, status: response.status))
-        } else {
-            guard (100...999).contains(response.status) else {
-                throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
-            }
-            guard response.status != 101 else {
-                // mitmproxy records a WebSocket under its http(s) URL; URLSession cannot be handed an upgrade.
-                throw bad("response.status", "a WebSocket upgrade (101 Switching Protocols): only HTTP requests replay, so its handshake and messages are left out")
-            }
-            let headers = headerFields(response.headers)
-            var data = Data()
-            if let text = response.content.text {
-                data = try body(text, encoding: response.content.encoding, field: "response.content.text", bad: bad)
-            } else if let name = response.content.file {
-                data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
-            }
-            let form: ResponsePlan.BodyForm
-            switch response.content.bodyForm {
-            case "wire": form = .wire
-            case "decoded": form = .decoded
-            case nil: form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"))
-            case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
-            }
-            outcome = .response(RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form))
-        }
-        return Interaction(
-            index: entry.index ?? position, startedDateTime: entry.startedDateTime, request: request, outcome: outcome,
-            timings: timings(entry.timings))
-    }
-
-    /// Header fields as a replay sends them: HTTP/2 pseudo-headers (`:authority`, which Chromium
-    /// lists) left out, and a value holding several lines (Playwright joins repeated `Set-Cookie`
-    /// fields with line feeds) split into one field per line.
-    static func headerFields(_ list: [HARNameValue]) -> [HeaderField] {
-        var fields: [HeaderField] = []
-        fields.reserveCapacity(list.count)
-        for pair in list where !pair.name.hasPrefix(":") {
-            if pair.value.contains(where: \.isNewline) {
-                for line in pair.value.split(whereSeparator: \.isNewline) {
-                    fields.append(HeaderField(pair.name, String(line)))
-                }
-            } else {
-                fields.append(HeaderField(pair.name, pair.value))
-            }
-        }
-        return fields
-    }
-
-    private static func body(_ text: String, encoding: String?, field: String, bad: (String, String) -> CassetteError) throws(CassetteError) -> Data {
-        switch encoding?.lowercased() {
-        case nil, "", "utf-8", "utf8":
-            return Data(text.utf8)
-        case "base64":
-            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
-                throw bad(field, "the text is marked base64 but does not decode")
-            }
-            return data
-        case let other?:
-            throw bad(field, "unknown body encoding '\(other)'")
-        }
-    }
-
-    /// A body that Playwright wrote to its own file beside the HAR (`_file`, `content: 'attach'`).
-    /// Only a plain file name in `directory` is read: a path could point anywhere.
-    private static func attachedBody(_ name: String, in directory: URL?, file: String, place: String) throws(CassetteError) -> Data {
-        let hint = "keep the files Playwright wrote beside the HAR, or record with content: 'embed'"
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\\") else {
-            throw CassetteError(.entry, file: file, place: place, reason: "'\(name.prefix(200))' is not a plain file name beside the HAR", hint: hint)
-        }
-        guard let directory else {
-            throw CassetteError(.entry, file: file, place: place,
-                                reason: "the body is in the attached file '\(name)', which is read only when the HAR is loaded from its file", hint: hint)
-        }
-        let url = directory.appendingPathComponent(name)
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw CassetteError(.entry, file: file, place: place, reason: "the body is in the attached file '\(name)', which cannot be read at \(url.path)",
-                                hint: hint)
-        }
-    }
-
-    /// HAR files from other tools keep the Content-Encoding header but usually store the decoded
-    /// body; a body that starts like the named coding's stream is taken to be the wire bytes.
-    static func inferredForm(_ body: Data, contentEncoding: String?) -> ResponsePlan.BodyForm {
-        guard let coding = contentEncoding?.lowercased().trimmingCharacters(in: .whitespaces), ContentCoding.isDecodable(coding), !body.isEmpty else {
-            return .wire
-        }
-        switch coding {
-        case "gzip", "x-gzip": return Zlib.looksLikeGzip(body) ? .wire : .decoded
-        case "deflate":
-            // A zlib header: compression method 8 and a check value making the first two bytes a multiple of 31.
-            guard body.count >= 2 else { return .decoded }
-            let first = Int(body[body.startIndex]), second = Int(body[body.startIndex + 1])
-            return first & 0x0F == 8 && (first << 8 | second) % 31 == 0 ? .wire : .decoded
-        default: return .decoded
-        }
-    }
-
-    /// Recorded phases; nil when the entry records none (every phase zero or not applicable).
-    private static func timings(_ timings: HARTimings) -> ExchangeTimings? {
-        func duration(_ milliseconds: Double?) -> Duration? {
-            // Negative means "does not apply"; beyond a year is not a timing but damage (and
-            // would overflow nanoseconds), so it is treated as absent too.
-            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 31_536_000_000 else { return nil }
-            return .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
-        }
-        let connect = duration(timings.connect)
-        if connect == nil && timings.send <= 0 && timings.wait <= 0 && timings.receive <= 0 { return nil }
-        return ExchangeTimings(
-            connect: connect, send: duration(timings.send) ?? .zero,
-            wait: duration(timings.wait) ?? .zero, receive: duration(timings.receive) ?? .zero)
-    }
 
     /// Invalid JSON: where the parser stopped (JSONDecoder does not say; JSONSerialization does).
     private static func syntaxError(_ data: Data, file: String) -> CassetteError {

@@ -145,17 +145,36 @@ enum HARFastReader {
         if cursor.null() { return true }
         return cursor.array { cursor in
             var name: String?
-            var value: String?
+            var values: [String]?
             guard cursor.object({ cursor, key in
                 switch key {
                 case "name": return cursor.string(into: &name)
-                case "value": return cursor.string(into: &value)
+                case "value": return readOneOrMany(&cursor, into: &values)
                 default: return cursor.skipValue()
                 }
-            }), let name, let value else { return false }
-            list.append(HARNameValue(name: name, value: value))
+            }), let name, let values else { return false }
+            for value in values { list.append(HARNameValue(name: name, value: value)) }
             return true
         }
+    }
+
+    /// A string, or an array of strings (Polly.JS 1.x writes repeated fields as one such item).
+    private static func readOneOrMany(_ cursor: inout JSONCursor, into values: inout [String]?) -> Bool {
+        if cursor.peek() == UInt8(ascii: "[") {
+            var list: [String] = []
+            guard cursor.array({ cursor in
+                var value: String?
+                guard cursor.string(into: &value), let value else { return false }
+                list.append(value)
+                return true
+            }) else { return false }
+            values = list
+            return true
+        }
+        var value: String?
+        guard cursor.string(into: &value), let value else { return false }
+        values = [value]
+        return true
     }
 
     /// A string when the value is one; any other value is skipped (as `try?` does in the model).
@@ -172,7 +191,13 @@ enum HARFastReader {
             guard cursor.object({ cursor, key in
                 switch key {
                 case "name": return cursor.string(into: &name)
-                case "value": return cursor.optionalString(into: &param.value)
+                case "value":
+                    // chrome-har writes objects here (a JSON body parsed into params): kept as "not a string".
+                    guard cursor.peek() == UInt8(ascii: "\"") || cursor.peek() == UInt8(ascii: "n") else {
+                        param.hasNonStringValue = true
+                        return cursor.skipValue()
+                    }
+                    return cursor.optionalString(into: &param.value)
                 case "fileName": return cursor.optionalString(into: &param.fileName)
                 case "contentType": return cursor.optionalString(into: &param.contentType)
                 default: return cursor.skipValue()
@@ -290,6 +315,7 @@ enum HARFastReader {
         var comment: String?
         var bodyForm: String?
         var file: String?
+        var isBinary: Bool?
         guard cursor.object({ cursor, key in
             switch key {
             case "size": return cursor.optionalLenientInt(into: &size)
@@ -300,11 +326,13 @@ enum HARFastReader {
             case "comment": return cursor.optionalString(into: &comment)
             case "_bodyForm": return cursor.optionalString(into: &bodyForm)
             case "_file": return cursor.optionalString(into: &file)
+            case "_isBinary": return cursor.boolIfAny(into: &isBinary)
             default: return cursor.skipValue()
             }
         }) else { return nil }
         var content = HARContent(size: size ?? -1, mimeType: mimeType ?? "", text: text, encoding: encoding, bodyForm: bodyForm)
         content.file = file
+        content.isBinary = isBinary
         content.compression = compression
         content.comment = comment
         return content

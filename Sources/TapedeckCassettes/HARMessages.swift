@@ -30,8 +30,8 @@ package struct HARRequest: Codable, Hashable, Sendable {
         url = try container.decode(String.self, forKey: .url)
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
         cookies = []   // not read: the Cookie header carries the same data (see HARCookie)
-        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
-        queryString = try container.decodeIfPresent([HARNameValue].self, forKey: .queryString) ?? []
+        headers = try container.decodeNameValues(forKey: .headers)
+        queryString = try container.decodeNameValues(forKey: .queryString)
         postData = try container.decodeIfPresent(HARPostData.self, forKey: .postData)
         headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
         bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
@@ -74,6 +74,31 @@ package struct HARParam: Codable, Hashable, Sendable {
     package var value: String?
     package var fileName: String?
     package var contentType: String?
+    /// The writer gave `value` as something other than a string or null (chrome-har stores a JSON
+    /// body parsed into params, with objects as values): `value` is then nil. Never written.
+    package var hasNonStringValue = false
+
+    enum CodingKeys: String, CodingKey {
+        case name, value, fileName, contentType
+    }
+
+    package init(name: String, value: String? = nil, fileName: String? = nil, contentType: String? = nil) {
+        self.name = name
+        self.value = value
+        self.fileName = fileName
+        self.contentType = contentType
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        if container.contains(.value), try !container.decodeNil(forKey: .value) {
+            value = try? container.decode(String.self, forKey: .value)
+            hasNonStringValue = value == nil
+        }
+        fileName = try container.decodeIfPresent(String.self, forKey: .fileName)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+    }
 }
 
 package struct HARResponse: Codable, Hashable, Sendable {
@@ -115,7 +140,7 @@ package struct HARResponse: Codable, Hashable, Sendable {
         statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
         cookies = []   // not read: the Set-Cookie headers carry the same data (see HARCookie)
-        headers = try container.decodeIfPresent([HARNameValue].self, forKey: .headers) ?? []
+        headers = try container.decodeNameValues(forKey: .headers)
         content = try container.decodeIfPresent(HARContent.self, forKey: .content) ?? HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil)
         redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
         headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
@@ -160,11 +185,15 @@ package struct HARContent: Codable, Hashable, Sendable {
     /// Playwright (`recordHar` with `content: 'attach'`, or a `.zip` HAR): the name of the file,
     /// beside the HAR, that holds the body instead of `text`. Never written.
     package var file: String?
+    /// Polly.JS 2–5 (`_isBinary: true`): `text` holds the body as hex, a JSON array of hex chunks
+    /// or one hex string. Nil when absent or not a boolean. Never written.
+    package var isBinary: Bool?
 
     enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding, comment
         case bodyForm = "_bodyForm"
         case file = "_file"
+        case isBinary = "_isBinary"
     }
 
     package init(size: Int, mimeType: String, text: String?, encoding: String?, bodyForm: String?) {
@@ -185,6 +214,7 @@ package struct HARContent: Codable, Hashable, Sendable {
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
         bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
         file = try container.decodeIfPresent(String.self, forKey: .file)
+        isBinary = (try? container.decodeIfPresent(Bool.self, forKey: .isBinary)) ?? nil
     }
 
     package func encode(to encoder: any Encoder) throws {

@@ -154,6 +154,37 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Something the reader had to assume about an entry it did read: the entry replays, but a part
+/// of it rests on a guess (a body text's character set) or was left out (request params it could
+/// not turn into a body). The CLI prints these as warnings, beside the skipped entries.
+public struct LoadNote: Hashable, Sendable, CustomStringConvertible {
+    /// The entry's position among the file's entries (from 0).
+    public var position: Int
+    /// The field concerned, inside the entry (`response.content.text`).
+    public var field: String
+    /// The request's method and URL as the file gives them.
+    public var method: String
+    /// The URL as the file gives it.
+    public var url: String
+    /// What was assumed or left out, and what to check.
+    public var text: String
+
+    /// A note about entry `position`'s `field`.
+    public init(position: Int, field: String, method: String, url: String, text: String) {
+        self.position = position
+        self.field = field
+        self.method = method
+        self.url = url
+        self.text = text
+    }
+
+    /// `note entry <n> (<field>) [<method> <url>]: <text>`.
+    public var description: String {
+        let request = [method, String(url.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+        return "note entry \(position) (\(field))\(request.isEmpty ? "" : " [\(request)]"): \(text)"
+    }
+}
+
 /// A cassette: the interactions of a recording, in order.
 ///
 /// ```swift
@@ -166,6 +197,8 @@ public struct Cassette: Hashable, Sendable {
     public var interactions: [Interaction]
     /// Entries of the file that were left out (empty for every cassette Tapedeck wrote).
     public var skipped: [SkippedEntry] = []
+    /// What the reader assumed about entries it read (empty for every cassette Tapedeck wrote).
+    public var notes: [LoadNote] = []
     /// Who wrote it (HAR `creator`).
     public var creator: String
     /// The writer's version (HAR `creator.version`).

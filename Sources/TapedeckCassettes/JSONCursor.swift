@@ -130,6 +130,23 @@ struct JSONCursor {
         if position == 0, count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }
     }
 
+    /// `true` or `false` into `value`; any other value is skipped and leaves it nil (as `try?` does
+    /// in the model).
+    mutating func boolIfAny(into value: inout Bool?) -> Bool {
+        switch peek() {
+        case UInt8(ascii: "t"):
+            guard literal("true") else { return false }
+            value = true
+            return true
+        case UInt8(ascii: "f"):
+            guard literal("false") else { return false }
+            value = false
+            return true
+        default:
+            return skipValue()
+        }
+    }
+
     /// A value `read` understands, or null (left nil).
     mutating func nullable<Value>(into value: inout Value?, _ read: (inout JSONCursor) -> Value?) -> Bool {
         if null() { return true }

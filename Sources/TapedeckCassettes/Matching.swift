@@ -82,7 +82,7 @@ public struct MatchRules: Sendable {
             let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
             let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
             if Self.resource(a) != Self.resource(b) {
-                return "path \(a?.host ?? "")\(a?.percentEncodedPath ?? "") ≠ \(b?.host ?? "")\(b?.percentEncodedPath ?? "")"
+                return "path \(Self.display(a)) ≠ \(Self.display(b))"
             }
             guard url == .ignoringQueryOrder else { return nil }
             let liveItems = (a?.queryItems ?? []).map { QueryItem($0) }.sorted()
@@ -95,9 +95,43 @@ public struct MatchRules: Sendable {
         }
     }
 
-    /// Scheme, host, port and path, normalised: what every URL rule requires to be equal.
+    /// Scheme, host, port and path, normalised: what every URL rule requires to be equal. The
+    /// scheme and host are lower-cased, a scheme's default port (80, 443) is left out, an empty
+    /// path is `/` (a recorded `https://host` is what a client asks for as `https://host/`), and
+    /// `%xx` escapes are upper-cased (`%2f` is `%2F`).
     static func resource(_ components: URLComponents?) -> String {
-        "\(components?.scheme?.lowercased() ?? "")://\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")\(components?.percentEncodedPath ?? "")"
+        let scheme = components?.scheme?.lowercased() ?? ""
+        var port = components?.port.map(String.init) ?? ""
+        if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") { port = "" }
+        let path = components?.percentEncodedPath ?? ""
+        return "\(scheme)://\(components?.host?.lowercased() ?? ""):\(port)\(path.isEmpty ? "/" : upperCasingEscapes(path))"
+    }
+
+    /// What a "no match" reason shows of a URL's resource: scheme, host, port when it is not the
+    /// default, and path.
+    private static func display(_ components: URLComponents?) -> String {
+        let scheme = components?.scheme?.lowercased() ?? ""
+        let port = components?.port.map { (scheme == "http" && $0 == 80) || (scheme == "https" && $0 == 443) ? "" : ":\($0)" } ?? ""
+        let path = components?.percentEncodedPath ?? ""
+        return "\(scheme)://\(components?.host ?? "")\(port)\(path.isEmpty ? "/" : path)"
+    }
+
+    /// `%xx` escapes with upper-case hex digits (RFC 3986 §6.2.2.1: the case does not matter).
+    static func upperCasingEscapes(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        var bytes = Array(text.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                for offset in 1...2 where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[index + offset]) {
+                    bytes[index + offset] -= 0x20
+                }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private struct QueryItem: Comparable {

@@ -11,9 +11,13 @@ import FoundationNetworking
 /// consumption (a `CassettePlayer`), recorded timings on the wall clock, seeded socket faults,
 /// a "no match" answer that names the closest entries, and an admin endpoint.
 ///
-/// A request's URL for matching is the recorded origin (scheme, host, port) plus the request
-/// target: the origin whose `host:port` the `Host` field names, else the cassette's first one. So
-/// a cassette recorded from `http://api.test` is served at `http://127.0.0.1:PORT` unchanged.
+/// A request's URL for matching is a recorded origin (scheme, host, port) plus the request
+/// target, so a cassette recorded from `http://api.test` is served at `http://127.0.0.1:PORT`
+/// unchanged. The origin is the one the `Host` field names (any recorded origin when it names
+/// none); among several (one host recorded under http and https), `X-Forwarded-Proto`, then
+/// ``Options/preferredScheme``, then the origin with the earliest unplayed entry matching the
+/// request, then one with a played match, then the first, decide. An absolute-form target
+/// (`GET http://host/path`, a client using the server as its proxy) is matched as it stands.
 ///
 /// Admin (never matched against the cassette): `GET /__tapedeck/health`, `POST /__tapedeck/reset`
 /// (every interaction unplayed again, the miss log emptied), `GET /__tapedeck/misses` (one
@@ -89,6 +93,10 @@ public final class ReplayService: ExchangeService {
         public var faults: SocketFaults?
         /// Told about every miss and every fault, as a line (the CLI prints them to stderr).
         public var log: (@Sendable (String) -> Void)?
+        /// The scheme (`http` or `https`) to match a request as when its `Host` names a host
+        /// recorded under both and no `X-Forwarded-Proto` field says which (nil: decided by the
+        /// recorded entries, see ``ReplayService``).
+        public var preferredScheme: String?
 
         /// Recorded timings, 404 on a miss, default matching and redaction, no faults.
         public init(timing: Timing = .recorded, onMiss: OnMiss = .notFound, faults: SocketFaults? = nil) {
@@ -104,8 +112,10 @@ public final class ReplayService: ExchangeService {
     public let options: Options
     /// The recorded origins (`http://host:port`), in order of first appearance.
     public let origins: [String]
+    /// ``origins`` taken apart, for matching against `Host`.
+    let parsedOrigins: [Origin]
     private let source: String
-    private let player: Mutex<CassettePlayer>
+    let player: Mutex<CassettePlayer>
     private let missLog = Mutex(RecentLog<String>(capacity: ReplayService.keptMisses))
     private let forwarder: UpstreamClient?
 
@@ -116,6 +126,7 @@ public final class ReplayService: ExchangeService {
         self.source = source
         var seen = Set<String>()
         origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
+        parsedOrigins = origins.compactMap { URL(string: $0).flatMap(Origin.init) }
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))
         if case let .passthrough(url) = options.onMiss {
             forwarder = UpstreamClient(upstream: url)
@@ -164,28 +175,18 @@ public final class ReplayService: ExchangeService {
         return true
     }
 
-    /// The URL the request is matched as: the recorded origin it names (by `Host`) plus its target.
-    public func matchURL(for request: IncomingRequest) -> URL? {
-        let host = request.headers.value(for: "Host")?.lowercased()
-        let origin = origins.first { origin in host.map { origin.hasSuffix("://" + $0) } ?? false }
-            ?? origins.first ?? "http://\(host ?? "localhost")"
-        let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
-        return URL(string: origin + target)
-    }
-
     /// Answers from the cassette (or the admin endpoint, or the miss policy).
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         if request.target.hasPrefix("/__tapedeck/") { return answer(admin(request)) }
         guard let url = matchURL(for: request) else { return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n")) }
-        var fields = HTTPFieldsBuilder()
-        for field in request.headers { fields.append(field.name, field.value) }
-        let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: fields.fields,
-                                       body: request.body.isEmpty ? nil : request.body)
+        let snapshot = snapshot(request, url: url)
         let reply = player.withLock { $0 }.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
         var result: ServerAnswer
         switch reply {
         case let .response(plan):
-            result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: request.headers.value(for: "Host"))
+            // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
+            let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
+            result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: served)
         case let .failure(failure, _):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
                            headers: [HeaderField("X-Tapedeck-Failure", "recorded")])

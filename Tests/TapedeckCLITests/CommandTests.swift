@@ -69,6 +69,23 @@ struct CommandTests {
         #expect(try tapedeck("cassette", "validate", notHAR.path).status == 2)
     }
 
+    @Test("a ZIP archive and a JSONP file exit 2 naming what they are; a zlib .zhar reads; inspect and validate show load notes")
+    func containersAndNotes() throws {
+        let interop = fixturesDirectory.appendingPathComponent("interop")
+        let zip = try tapedeck("cassette", "inspect", interop.appendingPathComponent("playwright-har.zip").path)
+        #expect(zip.status == 2 && zip.errors.contains("ZIP archive") && zip.errors.contains("har.har"), "\(zip.errors)")
+        let jsonp = try tapedeck("cassette", "validate", interop.appendingPathComponent("harviewer.harp").path)
+        #expect(jsonp.status == 2 && jsonp.errors.contains("JSONP"), "\(jsonp.errors)")
+        let zhar = try tapedeck("cassette", "inspect", interop.appendingPathComponent("mitmproxy.zhar").path)
+        #expect(zhar.status == 0 && zhar.output.contains("1 entries"), "\(zhar.output) \(zhar.errors)")
+
+        let upload = interop.appendingPathComponent("firefox-binary-post.har").path
+        let inspect = try tapedeck("cassette", "inspect", upload)
+        #expect(inspect.output.contains("2 entries, 1 note") && inspect.output.contains("!   note entry 0 (request.postData)"), "\(inspect.output)")
+        let validate = try tapedeck("cassette", "validate", upload)
+        #expect(validate.status == 0 && validate.errors.contains("warning:") && validate.errors.contains("read as Latin-1"), "\(validate.errors)")
+    }
+
     @Test("convert between .har and .har.gz keeps every interaction")
     func convert() throws {
         let directory = try TemporaryDirectory()

@@ -1,0 +1,218 @@
+import Foundation
+
+/// Who wrote a HAR file, as far as reading its bodies depends on it.
+struct HARWriter: Hashable, Sendable {
+    /// `log.creator.name`.
+    var name: String
+    /// `log.creator.version`.
+    var version: String
+    /// Tapedeck wrote the file (`log._tapedeck`, or a journal): a body's text is always its bytes
+    /// as UTF-8 (anything else was written as base64), whatever charset the message names.
+    var isTapedeck = false
+
+    /// Tapedeck's own writer (and a journal's entries).
+    static let tapedeck = HARWriter(name: "tapedeck", version: Cassette.currentToolVersion, isTapedeck: true)
+
+    var isMitmproxy: Bool { name.lowercased() == "mitmproxy" }
+
+    /// The version's leading numbers (`"12.2.1"` → [12, 2, 1]); missing parts count as 0.
+    func versionAtLeast(_ wanted: [Int]) -> Bool {
+        let parts = version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 }
+        for (position, number) in wanted.enumerated() {
+            let have = position < parts.count ? parts[position] : 0
+            if have != number { return have > number }
+        }
+        return true
+    }
+}
+
+/// How a HAR body's `text` becomes bytes. HAR `text` holds characters, not bytes: the writer
+/// decoded the body with some character set, and replay must encode it back with the same one.
+///
+/// Tapedeck's own files store text only for UTF-8 bodies, so their text is always UTF-8. For
+/// other writers:
+///
+/// 1. A `charset=` in the message's `Content-Type` (else the HAR `mimeType`) is used: UTF-8, the
+///    Latin-1 family (with windows-1252's characters for 0x80–0x9F, as browsers decode
+///    `iso-8859-1`), UTF-16/32, ISO-8859-2, windows-1250/1251/1253/1254, Shift_JIS, EUC-JP and
+///    ISO-2022-JP. Another charset, or text that charset cannot hold, is encoded as UTF-8 with a note.
+/// 2. Without a charset, text that is ASCII, or holds a character above U+00FF, is UTF-8.
+/// 3. Otherwise (characters U+0080–U+00FF only) the text is ambiguous: UTF-8 and Latin-1 give
+///    different bytes.
+///    - mitmproxy's files follow mitmproxy's own rule (`infer_content_encoding`): UTF-8 for JSON
+///      (and, from 12.2.1 on, for HTML, XML, JavaScript and CSS), a `<meta charset>` or
+///      `@charset` the body names, else Latin-1 — the same bytes mitmproxy would write back.
+///    - A non-text type (`application/octet-stream`, images, `multipart/*`…) is Latin-1: a text
+///      of such a body is one character per byte (mitmproxy's fallback, Firefox's binary strings).
+///      A note says it was a guess.
+///    - No type at all: Latin-1 when the Latin-1 bytes are UTF-8 with multi-byte sequences (text
+///      that was UTF-8 read as Latin-1), with a note; else UTF-8.
+///    - A text type (browsers decode those by charset, UTF-8 by default) is UTF-8.
+enum HARBodyText {
+    /// The bytes of `text`, for a message whose `Content-Type` (or HAR `mimeType`) is `contentType`,
+    /// and a note when they rest on a guess.
+    static func bytes(_ text: String, contentType: String, writer: HARWriter) -> (data: Data, note: String?) {
+        if writer.isTapedeck { return (Data(text.utf8), nil) }
+        let scan = Scan(text)
+        if let label = charset(in: contentType) {
+            return encode(text, label: label, scan: scan)
+        }
+        guard scan.hasNonASCII, !scan.hasAboveLatin1 else { return (Data(text.utf8), nil) }
+        let type = essence(contentType)
+        if writer.isMitmproxy {
+            let label = mitmproxyCharset(type: type, text: text, writer: writer)
+            return encode(text, label: label, scan: scan)
+        }
+        if !type.isEmpty && !isTextual(type) {
+            return (latin1(text) ?? Data(text.utf8),
+                    "the text of this '\(type)' body has characters U+0080–U+00FF and no charset: read as Latin-1, one byte per "
+                        + "character (how tools store such bodies as text); if it was UTF-8 text, add a charset to its Content-Type")
+        }
+        if type.isEmpty, let bytes = latin1(text), String(validating: bytes, as: UTF8.self) != nil {
+            return (bytes, "the text has no type or charset and reads as UTF-8 that was decoded as Latin-1: its Latin-1 bytes are "
+                        + "used; if that is wrong, add a Content-Type with a charset")
+        }
+        return (Data(text.utf8), nil)
+    }
+
+    /// What one pass over the text's UTF-8 found.
+    struct Scan {
+        /// A character outside ASCII.
+        var hasNonASCII = false
+        /// A character above U+00FF (so the text cannot be Latin-1 decoded bytes).
+        var hasAboveLatin1 = false
+
+        init(_ text: String) {
+            var copy = text
+            (hasNonASCII, hasAboveLatin1) = copy.withUTF8 { bytes in
+                var nonASCII = false
+                for byte in bytes where byte >= 0x80 {
+                    nonASCII = true
+                    // Lead bytes from 0xC4 start characters above U+00FF (continuations are 0x80–0xBF).
+                    if byte >= 0xC4 { return (true, true) }
+                }
+                return (nonASCII, false)
+            }
+        }
+    }
+
+    /// The `charset` parameter of a media type, lower-cased and unquoted (nil when absent).
+    static func charset(in contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'")).lowercased()
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// The media type without parameters, lower-cased (`text/html`).
+    static func essence(_ contentType: String) -> String {
+        (contentType.split(separator: ";").first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// Types whose bodies are text that a browser decodes by charset.
+    static func isTextual(_ type: String) -> Bool {
+        type.hasPrefix("text/") || ["json", "xml", "javascript", "ecmascript", "html", "css", "x-www-form-urlencoded", "graphql",
+                                    "yaml", "csv", "svg"].contains { type.contains($0) }
+    }
+
+    // MARK: encoders
+
+    private static let utf8Labels: Set<String> = ["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"]
+    /// Labels browsers decode as windows-1252 (WHATWG), which mitmproxy decodes as Latin-1.
+    private static let latin1Labels: Set<String> = [
+        "iso-8859-1", "iso8859-1", "iso_8859-1", "iso88591", "iso_8859-1:1987", "iso-ir-100", "latin1", "latin-1", "l1", "cp819",
+        "ibm819", "csisolatin1", "us-ascii", "ascii", "ansi_x3.4-1968", "windows-1252", "cp1252", "x-cp1252",
+    ]
+    private static let foundationLabels: [String: String.Encoding] = [
+        "utf-16": .utf16, "utf-16le": .utf16LittleEndian, "utf-16be": .utf16BigEndian,
+        "utf-32": .utf32, "utf-32le": .utf32LittleEndian, "utf-32be": .utf32BigEndian,
+        "iso-8859-2": .isoLatin2, "iso8859-2": .isoLatin2, "latin2": .isoLatin2, "l2": .isoLatin2,
+        "windows-1250": .windowsCP1250, "cp1250": .windowsCP1250, "windows-1251": .windowsCP1251, "cp1251": .windowsCP1251,
+        "windows-1253": .windowsCP1253, "cp1253": .windowsCP1253, "windows-1254": .windowsCP1254, "cp1254": .windowsCP1254,
+        "shift_jis": .shiftJIS, "shift-jis": .shiftJIS, "sjis": .shiftJIS, "windows-31j": .shiftJIS, "ms_kanji": .shiftJIS,
+        "euc-jp": .japaneseEUC, "iso-2022-jp": .iso2022JP,
+    ]
+
+    private static func encode(_ text: String, label: String, scan: Scan) -> (data: Data, note: String?) {
+        if utf8Labels.contains(label) { return (Data(text.utf8), nil) }
+        if latin1Labels.contains(label) {
+            if !scan.hasNonASCII { return (Data(text.utf8), nil) }
+            if let bytes = latin1(text) { return (bytes, nil) }
+            return (Data(text.utf8), "the text has characters charset \(label) cannot hold: encoded as UTF-8")
+        }
+        if let encoding = foundationLabels[label] {
+            if let bytes = text.data(using: encoding) { return (bytes, nil) }
+            return (Data(text.utf8), "the text has characters charset \(label) cannot hold: encoded as UTF-8")
+        }
+        // A charset this build cannot encode: ASCII text is the same in every ASCII-based charset.
+        if !scan.hasNonASCII { return (Data(text.utf8), nil) }
+        return (Data(text.utf8), "charset \(label) is not one Tapedeck encodes: the text is stored as UTF-8, so its non-ASCII "
+                    + "characters replay as other bytes than were sent")
+    }
+
+    /// Latin-1 (and windows-1252 for the characters it puts at 0x80–0x9F): one byte per
+    /// character; nil when a character has no byte.
+    static func latin1(_ text: String) -> Data? {
+        var bytes = Data()
+        bytes.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x100 {
+                bytes.append(UInt8(scalar.value))
+            } else if let byte = windows1252[scalar.value] {
+                bytes.append(byte)
+            } else {
+                return nil
+            }
+        }
+        return bytes
+    }
+
+    /// The characters windows-1252 puts at 0x80–0x9F, where Latin-1 has control codes.
+    private static let windows1252: [UInt32: UInt8] = [
+        0x20AC: 0x80, 0x201A: 0x82, 0x0192: 0x83, 0x201E: 0x84, 0x2026: 0x85, 0x2020: 0x86, 0x2021: 0x87, 0x02C6: 0x88,
+        0x2030: 0x89, 0x0160: 0x8A, 0x2039: 0x8B, 0x0152: 0x8C, 0x017D: 0x8E, 0x2018: 0x91, 0x2019: 0x92, 0x201C: 0x93,
+        0x201D: 0x94, 0x2022: 0x95, 0x2013: 0x96, 0x2014: 0x97, 0x02DC: 0x98, 0x2122: 0x99, 0x0161: 0x9A, 0x203A: 0x9B,
+        0x0153: 0x9C, 0x017E: 0x9E, 0x0178: 0x9F,
+    ]
+
+    // MARK: mitmproxy
+
+    /// The charset mitmproxy decoded a body of `type` with when its Content-Type named none.
+    static func mitmproxyCharset(type: String, text: String, writer: HARWriter) -> String {
+        if type.contains("json") { return "utf-8" }
+        if type.contains("html"), let named = markupCharset(text) { return named }
+        if type.contains("text/css"), let named = cssCharset(text) { return named }
+        // 12.2.1 (November 2025) made UTF-8 the fallback for these types.
+        if writer.versionAtLeast([12, 2, 1]),
+           ["html", "xml", "javascript", "ecmascript", "text/css"].contains(where: type.contains) {
+            return "utf-8"
+        }
+        return "latin-1"
+    }
+
+    /// `<meta ... charset=NAME` in an HTML text (the first one).
+    private static func markupCharset(_ text: String) -> String? {
+        let lower = text.prefix(65_536).lowercased()
+        var rest = lower[...]
+        while let tag = rest.range(of: "<meta") {
+            let inside = rest[tag.upperBound...].prefix { $0 != ">" }
+            if let found = inside.range(of: "charset=") {
+                let name = inside[found.upperBound...].drop { $0 == "\"" || $0 == "'" }.prefix { !"\"'> ;/".contains($0) }
+                if !name.isEmpty { return String(name) }
+            }
+            rest = rest[tag.upperBound...]
+        }
+        return nil
+    }
+
+    /// `@charset "NAME";` at the very start of a CSS text.
+    private static func cssCharset(_ text: String) -> String? {
+        let head = text.prefix(128).lowercased()
+        guard head.hasPrefix("@charset \"") else { return nil }
+        let name = head.dropFirst("@charset \"".count).prefix { $0 != "\"" }
+        return name.isEmpty ? nil : String(name)
+    }
+}

@@ -1,0 +1,239 @@
+package import Foundation
+package import TapedeckHTTP
+
+// Reading one HAR entry into an interaction: the URL, the request body, the outcome (a response
+// or a failure another tool recorded) and its body bytes. Each writer's quirks are described in
+// docs/cassettes.md ("Interop").
+
+/// What reading an entry depends on beyond the entry itself.
+struct ReadContext: Sendable {
+    /// Who wrote the file (bodies' character sets follow the writer's rules).
+    var writer: HARWriter
+    /// Whether `_index` is the replay order (see ``HARCodec/indicesAreUnique(_:)``); else file order.
+    var trustsIndex: Bool
+
+    /// Tapedeck's own entries (a journal's lines).
+    static let tapedeck = ReadContext(writer: .tapedeck, trustsIndex: true)
+}
+
+extension HARCodec {
+    /// One of Tapedeck's own entries (a journal line) as an interaction.
+    package static func interaction(from entry: HAREntry, position: Int, file: String, attachments: URL? = nil) throws(CassetteError) -> Interaction {
+        var notes: [LoadNote] = []
+        return try interaction(from: entry, position: position, file: file, attachments: attachments, context: .tapedeck, notes: &notes)
+    }
+
+    /// An entry of a file `context` describes as an interaction; what had to be assumed is added to `notes`.
+    static func interaction(
+        from entry: HAREntry, position: Int, file: String, attachments: URL?, context: ReadContext, notes: inout [LoadNote]
+    ) throws(CassetteError) -> Interaction {
+        func bad(_ field: String, _ reason: String) -> CassetteError {
+            CassetteError(.entry, file: file, place: "entry \(position)" + (field.isEmpty ? "" : " (\(field))"), reason: reason,
+                          hint: "fix or delete the entry, or re-record the cassette")
+        }
+        func note(_ field: String, _ text: String?) {
+            guard let text else { return }
+            notes.append(LoadNote(position: position, field: field, method: entry.request.method, url: entry.request.url, text: text))
+        }
+        if let unreadable = entry.unreadable {
+            throw bad(unreadable.field, unreadable.reason)
+        }
+        guard let url = LenientURL.parse(entry.request.url), url.host != nil,
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let reason = URL(string: entry.request.url)?.scheme.map { scheme in
+                ["ws", "wss"].contains(scheme.lowercased())
+                    ? "a WebSocket connection ('\(scheme):'): only HTTP requests replay, so its handshake and messages are left out"
+                    : "'\(scheme):' is not an HTTP URL scheme (only http and https requests replay)"
+            }
+            throw bad("request.url", reason ?? "'\(entry.request.url.prefix(200))' is not an absolute URL")
+        }
+        guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
+            throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
+        }
+        let requestHeaders = headerFields(entry.request.headers)
+        var requestBody: Data?
+        if let postData = entry.request.postData {
+            let type = requestHeaders.value(for: "Content-Type") ?? postData.mimeType
+            let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, field: "request.postData.text", bad: bad)
+            requestBody = data
+            note("request.postData", text)
+        }
+        let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
+
+        let outcome: Interaction.Outcome
+        let response = entry.response
+        if let error = entry.error {
+            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
+            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
+            outcome = .failure(RecordedFailure(code: code, domain: error.domain, message: error.message))
+        } else if response.status <= 0 || response.failureText != nil {
+            // Another tool recorded a request that got no response (aborted, blocked, refused), or
+            // one whose response broke off after its head (Chromium's ERR_CONTENT_LENGTH_MISMATCH
+            // keeps the status): either way the client saw the transport failure the text names.
+            outcome = .failure(ForeignFailure.failure(text: response.failureText, status: response.status))
+        } else {
+            guard (100...999).contains(response.status) else {
+                throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
+            }
+            guard response.status != 101 else {
+                // mitmproxy records a WebSocket under its http(s) URL; URLSession cannot be handed an upgrade.
+                throw bad("response.status", "a WebSocket upgrade (101 Switching Protocols): only HTTP requests replay, so its handshake and messages are left out")
+            }
+            let headers = headerFields(response.headers)
+            var data = Data()
+            if let text = response.content.text {
+                let type = headers.value(for: "Content-Type") ?? response.content.mimeType
+                let read = try bodyBytes(text, encoding: response.content.encoding, isBinary: response.content.isBinary, contentType: type,
+                                         writer: context.writer, field: "response.content.text", bad: bad)
+                data = read.data
+                note("response.content.text", read.note)
+            } else if let name = response.content.file {
+                data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
+            }
+            let form: ResponsePlan.BodyForm
+            switch response.content.bodyForm {
+            case "wire": form = .wire
+            case "decoded": form = .decoded
+            case nil: form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"))
+            case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
+            }
+            outcome = .response(RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form))
+        }
+        return Interaction(
+            index: context.trustsIndex ? entry.index ?? position : position, startedDateTime: entry.startedDateTime, request: request,
+            outcome: outcome, timings: timings(entry.timings))
+    }
+
+    /// Header fields as a replay sends them: HTTP/2 pseudo-headers (`:authority`, which Chromium
+    /// lists) left out, and a value holding several lines (Playwright joins repeated `Set-Cookie`
+    /// fields with line feeds) split into one field per line.
+    static func headerFields(_ list: [HARNameValue]) -> [HeaderField] {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(list.count)
+        for pair in list where !pair.name.hasPrefix(":") {
+            if pair.value.contains(where: \.isNewline) {
+                for line in pair.value.split(whereSeparator: \.isNewline) {
+                    fields.append(HeaderField(pair.name, String(line)))
+                }
+            } else {
+                fields.append(HeaderField(pair.name, pair.value))
+            }
+        }
+        return fields
+    }
+
+    /// A body's bytes from its HAR text: base64, Polly.JS hex (`isBinary`), or characters encoded
+    /// with the message's charset (``HARBodyText``); a note when the charset was a guess.
+    static func bodyBytes(
+        _ text: String, encoding: String?, isBinary: Bool?, contentType: String, writer: HARWriter,
+        field: String, bad: (String, String) -> CassetteError
+    ) throws(CassetteError) -> (data: Data, note: String?) {
+        switch encoding?.lowercased() {
+        case nil, "", "utf-8", "utf8":
+            if isBinary == true {
+                guard let data = pollyHex(text) else {
+                    throw bad(field, "the text is marked _isBinary (Polly.JS hex) but is not hex, nor a JSON list of hex strings")
+                }
+                return (data, nil)
+            }
+            return HARBodyText.bytes(text, contentType: contentType, writer: writer)
+        case "base64":
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                throw bad(field, "the text is marked base64 but does not decode")
+            }
+            return (data, nil)
+        case let other?:
+            throw bad(field, "unknown body encoding '\(other)'")
+        }
+    }
+
+    /// Polly.JS 2–5 binary bodies: the bytes as hex, in one string or a JSON list of hex chunks
+    /// (one per chunk the adapter received). Nil when it is neither.
+    static func pollyHex(_ text: String) -> Data? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var hex = trimmed
+        if trimmed.hasPrefix("[") {
+            guard let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
+            hex = chunks.joined()
+        }
+        var bytes = Data()
+        bytes.reserveCapacity(hex.utf8.count / 2)
+        var high: UInt8?
+        for character in hex.utf8 {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return high == nil ? bytes : nil
+    }
+
+    /// A body that Playwright wrote to its own file beside the HAR (`_file`, `content: 'attach'`).
+    /// Only a plain file name in `directory` is read: a path could point anywhere.
+    private static func attachedBody(_ name: String, in directory: URL?, file: String, place: String) throws(CassetteError) -> Data {
+        let hint = "keep the files Playwright wrote beside the HAR, or record with content: 'embed'"
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\\") else {
+            throw CassetteError(.entry, file: file, place: place, reason: "'\(name.prefix(200))' is not a plain file name beside the HAR", hint: hint)
+        }
+        guard let directory else {
+            throw CassetteError(.entry, file: file, place: place,
+                                reason: "the body is in the attached file '\(name)', which is read only when the HAR is loaded from its file", hint: hint)
+        }
+        let url = directory.appendingPathComponent(name)
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw CassetteError(.entry, file: file, place: place, reason: "the body is in the attached file '\(name)', which cannot be read at \(url.path)",
+                                hint: hint)
+        }
+    }
+
+    /// Whether a body another tool stored is the wire bytes or decoded. Tools keep the
+    /// `Content-Encoding` header but usually store the decoded body: a body that starts like the
+    /// last coding's stream (gzip's magic number, a zlib header, zstd's frame magic) is taken to be
+    /// the wire bytes; anything else is decoded — including every coding Tapedeck cannot decode
+    /// itself (`br`, `compress`, unknown names), which no writer stores undecoded as text, so that
+    /// `serve` sends such a body without the coding's label.
+    package static func inferredForm(_ body: Data, contentEncoding: String?) -> ResponsePlan.BodyForm {
+        let codings = (contentEncoding ?? "").lowercased().split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "identity" }
+        guard let last = codings.last, !body.isEmpty else { return .wire }
+        let head = Array(body.prefix(4))
+        switch last {
+        case "gzip", "x-gzip":
+            return Zlib.looksLikeGzip(body) ? .wire : .decoded
+        case "deflate":
+            // A zlib header: compression method 8 and a check value making the first two bytes a multiple of 31.
+            guard head.count >= 2 else { return .decoded }
+            return head[0] & 0x0F == 8 && (Int(head[0]) << 8 | Int(head[1])) % 31 == 0 ? .wire : .decoded
+        case "zstd":
+            return head == [0x28, 0xB5, 0x2F, 0xFD] ? .wire : .decoded
+        default:
+            return .decoded
+        }
+    }
+
+    /// Recorded phases; nil when the entry records none (every phase zero or not applicable).
+    private static func timings(_ timings: HARTimings) -> ExchangeTimings? {
+        func duration(_ milliseconds: Double?) -> Duration? {
+            // Negative means "does not apply"; beyond a year is not a timing but damage (and
+            // would overflow nanoseconds), so it is treated as absent too.
+            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 31_536_000_000 else { return nil }
+            return .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
+        }
+        let connect = duration(timings.connect)
+        if connect == nil && timings.send <= 0 && timings.wait <= 0 && timings.receive <= 0 { return nil }
+        return ExchangeTimings(
+            connect: connect, send: duration(timings.send) ?? .zero,
+            wait: duration(timings.wait) ?? .zero, receive: duration(timings.receive) ?? .zero)
+    }
+}
