@@ -59,6 +59,17 @@ final class NewsServiceTests: XCTestCase {
         XCTAssertEqual(titles, ["Story 1", "Story 2", "Story 3"])
     }
 
+    func testResponseJSONHandsFoundationCollections() throws {
+        let backend = backend()
+        let service = backend.withTransport { NewsService() }
+        var ids: [Int] = []
+
+        service.headlineIDs { ids = $0 }
+        try backend.run()
+
+        XCTAssertEqual(ids, [1, 2])
+    }
+
     func testAValidatorAndACURLLogCaptureLocals() throws {
         let backend = backend()
         let service = backend.withTransport { NewsService() }

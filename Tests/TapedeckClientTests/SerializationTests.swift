@@ -20,14 +20,21 @@ struct SerializationTests {
         let fixture = ClientFixture()
         fixture.network.stub(host: "api.test", path: "/item", .json(200, #"{"id":7,"name":"tape"}"#))
         let data = Box<Data?>(nil), string = Box<String?>(nil), json = Box<JSON?>(nil), item = Box<Item?>(nil)
+        let foundation = Box<String?>(nil)
         fixture.session.request("http://api.test/item")
             .responseData { data.value = $0.value }
             .responseString { string.value = $0.value }
-            .responseJSON { json.value = $0.value }
+            .responseJSON { response in
+                // Alamofire's reading: a dictionary of Any, its numbers NSNumbers.
+                let object = response.value as? [String: Any]
+                foundation.value = (object?["id"] as? Int).map { "\($0) \(object?["name"] as? String ?? "-")" }
+            }
+            .responseDecodable(of: JSON.self) { json.value = $0.value }
             .responseDecodable(of: Item.self) { item.value = $0.value }
         try fixture.run()
         #expect(data.value == Data(#"{"id":7,"name":"tape"}"#.utf8))
         #expect(string.value == #"{"id":7,"name":"tape"}"#)
+        #expect(foundation.value == "7 tape")
         #expect(json.value == .object(["id": .number(7), "name": .string("tape")]))
         #expect(item.value == Item(id: 7, name: "tape"))
     }
@@ -53,7 +60,7 @@ struct SerializationTests {
         let results = Box<[String: String]>([:])
         fixture.session.request("http://api.test/status/204").responseData { r in results.mutate { $0["204 data"] = r.value.map { "\($0.count)" } ?? "error" } }
         fixture.session.request("http://api.test/status/205").responseString { r in results.mutate { $0["205 string"] = r.value ?? "error" } }
-        fixture.session.request("http://api.test/get", method: .head).responseJSON { r in results.mutate { $0["HEAD json"] = r.value == .null ? "null" : "error" } }
+        fixture.session.request("http://api.test/get", method: .head).responseJSON { r in results.mutate { $0["HEAD json"] = r.value is NSNull ? "null" : "error" } }
         fixture.session.request("http://api.test/empty200").responseData { r in
             results.mutate { $0["200 data"] = r.error.map { "\($0.isResponseSerializationError)" } ?? "value" }
         }

@@ -11,7 +11,7 @@ public typealias AFError = ClientError
 public typealias AFResult<Success> = Result<Success, ClientError>
 
 /// A ``DataResponse`` whose failure is a ``ClientError`` (Alamofire's `AFDataResponse`).
-public typealias AFDataResponse<Success: Sendable> = DataResponse<Success, ClientError>
+public typealias AFDataResponse<Success> = DataResponse<Success, ClientError>
 
 extension ClientError {
     /// True for `.sessionInvalidated`.

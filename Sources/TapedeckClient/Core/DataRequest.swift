@@ -148,18 +148,25 @@ public final class DataRequest: Request, @unchecked Sendable {
             emptyRequestMethods: emptyRequestMethods), completionHandler: completionHandler)
     }
 
-    /// Hands over the body parsed as ``JSON``.
+    /// Hands over the body parsed as JSON, as Alamofire does: `[String: Any]`, `[Any]`, `String`,
+    /// `NSNumber` or `NSNull` (an allowed empty body is `NSNull`). `options` is accepted for
+    /// Alamofire's signature; the parser always allows fragments, and containers are Swift values.
+    /// For a Sendable, comparable value use `responseDecodable(of: JSON.self)`.
     @preconcurrency
     @discardableResult
     public func responseJSON(
         queue: (any SchedulerQueue)? = nil, dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void
+        options: JSONSerialization.ReadingOptions = .allowFragments,
+        completionHandler: @escaping @Sendable (ClientDataResponse<Any>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: JSONResponseSerializer(
-            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods),
-            completionHandler: completionHandler)
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
+        ) { response in
+            // Built here, on the handler's queue, so the non-Sendable value never crosses queues.
+            completionHandler(response.map(\.foundationValue))
+        }
     }
 
     /// Hands over the body decoded as `T` by `decoder` (a `JSONDecoder` by default).

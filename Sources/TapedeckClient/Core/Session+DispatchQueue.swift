@@ -151,7 +151,7 @@ extension DataRequest {
                        emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
     }
 
-    /// `responseJSON(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)`
+    /// `responseJSON(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:options:completionHandler:)`
     /// with the handler on the queue standing for a `DispatchQueue`.
     @preconcurrency
     @discardableResult
@@ -159,10 +159,11 @@ extension DataRequest {
         queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (ClientDataResponse<JSON>) -> Void
+        options: JSONSerialization.ReadingOptions = .allowFragments,
+        completionHandler: @escaping @Sendable (ClientDataResponse<Any>) -> Void
     ) -> Self {
         responseJSON(queue: self.queue(standingFor: queue), dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                     emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
+                     emptyRequestMethods: emptyRequestMethods, options: options, completionHandler: completionHandler)
     }
 
     /// `responseDecodable(of:queue:dataPreprocessor:decoder:emptyResponseCodes:emptyRequestMethods:completionHandler:)`

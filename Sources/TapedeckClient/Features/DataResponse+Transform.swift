@@ -17,13 +17,13 @@ extension DataResponse {
     }
 
     /// The same response with its value transformed (a failure stays as it is).
-    public func map<NewSuccess: Sendable>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
+    public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
         replacing(result.map(transform))
     }
 
     /// The same response with its value transformed by a closure that may throw; a thrown error
     /// becomes the failure.
-    public func tryMap<NewSuccess: Sendable>(_ transform: (Success) throws -> NewSuccess) -> DataResponse<NewSuccess, any Error> {
+    public func tryMap<NewSuccess>(_ transform: (Success) throws -> NewSuccess) -> DataResponse<NewSuccess, any Error> {
         replacing(result.mapError { $0 as any Error }.flatMap { value in Result { try transform(value) } })
     }
 
@@ -40,7 +40,7 @@ extension DataResponse {
         })
     }
 
-    private func replacing<NewSuccess: Sendable, NewFailure: Error>(_ result: Result<NewSuccess, NewFailure>) -> DataResponse<NewSuccess, NewFailure> {
+    private func replacing<NewSuccess, NewFailure: Error>(_ result: Result<NewSuccess, NewFailure>) -> DataResponse<NewSuccess, NewFailure> {
         DataResponse<NewSuccess, NewFailure>(request: request, response: response, data: data, metrics: metrics,
                                              serializationDuration: serializationDuration, result: result)
     }

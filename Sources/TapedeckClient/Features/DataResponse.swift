@@ -5,8 +5,10 @@ public import FoundationNetworking
 #endif
 
 /// Everything a data request produced, with the serializer's result.
-public struct DataResponse<Success: Sendable, Failure: Error>: @unchecked Sendable {
-    // @unchecked Sendable: URLRequest, HTTPURLResponse and Data are immutable values here.
+public struct DataResponse<Success, Failure: Error>: @unchecked Sendable {
+    // @unchecked Sendable: URLRequest, HTTPURLResponse and Data are immutable values here, and the
+    // value is a serializer's Sendable result, or `responseJSON`'s `Any`: JSONSerialization-style
+    // dictionaries, arrays, strings, numbers and nulls built for that handler and never mutated.
     /// The last URLRequest sent (adapted), if one was made.
     public let request: URLRequest?
     /// The last response head, if one came.
@@ -42,4 +44,4 @@ public struct DataResponse<Success: Sendable, Failure: Error>: @unchecked Sendab
 }
 
 /// A ``DataResponse`` whose failure is a ``ClientError`` (Alamofire's `AFDataResponse`).
-public typealias ClientDataResponse<Success: Sendable> = DataResponse<Success, ClientError>
+public typealias ClientDataResponse<Success> = DataResponse<Success, ClientError>

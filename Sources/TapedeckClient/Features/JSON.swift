@@ -1,4 +1,7 @@
-/// A JSON document as a Sendable value (what `responseJSON` hands over).
+import Foundation
+
+/// A JSON document as a Sendable value: what ``JSONResponseSerializer`` produces and
+/// `responseDecodable(of: JSON.self)` hands over (`responseJSON` hands its ``foundationValue``).
 public indirect enum JSON: Hashable, Sendable {
     /// JSON `null`.
     case null
@@ -43,5 +46,31 @@ extension JSON: Decodable {
         } else {
             self = .object(try container.decode([String: JSON].self))
         }
+    }
+}
+
+extension JSON {
+    /// The document as `JSONSerialization` gives it (what Alamofire's `responseJSON` hands over):
+    /// `[String: Any]`, `[Any]`, `String`, `NSNumber` (so `as? Int` and `as? Bool` work), `NSNull`.
+    ///
+    /// ```swift
+    /// let object = JSON.object(["id": .number(7)]).foundationValue as? [String: Any]
+    /// let id = object?["id"] as? Int   // 7
+    /// ```
+    public var foundationValue: Any {
+        switch self {
+        case .null: NSNull()
+        case let .bool(value): NSNumber(value: value)
+        case let .number(value): Self.foundationNumber(value)
+        case let .string(value): value
+        case let .array(values): values.map(\.foundationValue)
+        case let .object(values): values.mapValues(\.foundationValue)
+        }
+    }
+
+    /// A whole number as an integer `NSNumber` (JSONSerialization's choice for `7`), others as doubles.
+    private static func foundationNumber(_ value: Double) -> NSNumber {
+        if value.rounded() == value, abs(value) < 9_007_199_254_740_992 { return NSNumber(value: Int64(value)) }
+        return NSNumber(value: value)
     }
 }

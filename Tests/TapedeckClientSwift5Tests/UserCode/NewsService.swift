@@ -50,6 +50,19 @@ final class NewsService {
         }
     }
 
+    /// The pre-Decodable way: `responseJSON` and casts to Foundation collections.
+    func headlineIDs(completion: @escaping ([Int]) -> Void) {
+        session.request("https://news.example.com/headlines").responseJSON { response in
+            switch response.result {
+            case .success(let value):
+                let items = value as? [[String: Any]] ?? []
+                completion(items.compactMap { $0["id"] as? Int })
+            case .failure:
+                completion([])
+            }
+        }
+    }
+
     /// A custom validation that counts what it saw, and the cURL line for a log.
     func status(of path: String, log: @escaping (String) -> Void, completion: @escaping (Int?, Int) -> Void) {
         var validations = 0
