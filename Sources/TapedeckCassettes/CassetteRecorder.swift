@@ -239,10 +239,12 @@ public final class CassetteRecorder: Responder {
         let patience = options.live.resourceTimeout + .seconds(10)
         // Traces and timeout reports show the request with its secrets redacted.
         let shown = "\(label) \(request.method.rawValue) \(options.redactor.redact(request.url).absoluteString)"
-        return .deferred(DeferredReply(label: shown, patience: patience) { [self] deliver in
+        // The client of a live exchange may be told its head and body as they arrive (a proxy
+        // streams them on); what is kept and delivered is still the whole exchange.
+        return .deferred(DeferredReply(label: shown, patience: patience) { [self] progress, deliver in
             let cancelled = Mutex(false)
             state.withLock { $0.inFlight += 1 }
-            let cancelTask = forwarder.forward(request) { [self] result in
+            let cancelTask = forwarder.forward(request, progress: progress) { [self] result in
                 // Kept (journalled) before the simulation hears of it, counted done before that too.
                 let wanted = !cancelled.withLock { $0 }
                 let answer: @Sendable () -> Void = { [self] in

@@ -18,6 +18,22 @@ public protocol LiveTransport: Sendable {
     /// exchange still completes (with a `cancelled` failure) unless it had already finished.
     @discardableResult
     func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void
+
+    /// ``forward(_:completion:)`` that also reports the response's head and body pieces to
+    /// `progress` as they arrive, before `completion` (which still carries the whole exchange). By
+    /// default nothing is reported early.
+    @discardableResult
+    func forward(_ request: RequestSnapshot, progress: @escaping DeferredReply.Progress,
+                 completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void
+}
+
+extension LiveTransport {
+    /// Reports nothing early: the transport answers only once the exchange is over.
+    @discardableResult
+    public func forward(_ request: RequestSnapshot, progress: @escaping DeferredReply.Progress,
+                        completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
+        forward(request, completion: completion)
+    }
 }
 
 extension LiveForwarder: LiveTransport {}

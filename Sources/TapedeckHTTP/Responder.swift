@@ -53,11 +53,17 @@ public enum Reply: Sendable {
 /// An answer a responder cannot give at once: `start` begins the work, calls `deliver` once, from
 /// any thread, with the final reply (a further `.deferred` fails the exchange), and returns how to
 /// cancel the work — called instead when the exchange ends first (the client cancelled).
+///
+/// A live exchange can also report its head and body as they arrive (``startReporting``), for a
+/// consumer that passes them on at once — a recording proxy streaming to its client. The simulated
+/// network waits for the final reply only: it has to, to stay deterministic.
 public struct DeferredReply: Sendable {
     /// Hands the final reply over (once, from any thread).
     public typealias Deliver = @Sendable (Reply) -> Void
     /// Stops the work (called instead of waiting, when the exchange ends first).
     public typealias Cancel = @Sendable () -> Void
+    /// Receives the head, then the body bytes, as they arrive, before `deliver` is called.
+    public typealias Progress = @Sendable (ReplyProgress) -> Void
 
     /// Names the wait in traces and in "external work timed out" reports.
     public let label: String
@@ -65,13 +71,43 @@ public struct DeferredReply: Sendable {
     public let patience: Duration
     /// Begins the work; returns how to cancel it.
     public let start: @Sendable (_ deliver: @escaping Deliver) -> Cancel
+    /// Begins the work reporting progress too (nil when the work cannot say anything early).
+    public let startReporting: (@Sendable (_ progress: @escaping Progress, _ deliver: @escaping Deliver) -> Cancel)?
 
     /// A deferred reply named `label`, waited for at most `patience` of real time.
     public init(label: String, patience: Duration, start: @escaping @Sendable (_ deliver: @escaping Deliver) -> Cancel) {
         self.label = label
         self.patience = patience
         self.start = start
+        startReporting = nil
     }
+
+    /// A deferred reply that can report its head and body as they arrive (`start` reports to
+    /// nobody).
+    ///
+    /// ```swift
+    /// let reply = DeferredReply(label: "live GET /", patience: .seconds(30)) { progress, deliver in
+    ///     progress(.body(Data("hel".utf8)))
+    ///     deliver(.response(.text(200, "hello")))
+    ///     return {}
+    /// }
+    /// ```
+    public init(label: String, patience: Duration,
+                reporting: @escaping @Sendable (_ progress: @escaping Progress, _ deliver: @escaping Deliver) -> Cancel) {
+        self.label = label
+        self.patience = patience
+        start = { deliver in reporting({ _ in }, deliver) }
+        startReporting = reporting
+    }
+}
+
+/// What a live exchange has received so far: its head, then its body in the pieces it arrived in
+/// (as they travelled: still compressed when `Content-Encoding` says so).
+public enum ReplyProgress: Sendable {
+    /// The status, reason phrase and header fields, in the order and case received.
+    case head(ResponseHead, reason: String)
+    /// The next piece of the body.
+    case body(Data)
 }
 
 /// How a response goes: its head, its body, how the body is cut into chunks and how long each

@@ -20,6 +20,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         /// Refusing the rest of a request that broke a limit (its answer is on the way, then close).
         case discarding
         case answering(keepAlive: Bool)
+        /// An answer is being streamed (its head is out); `held` waits for the stream's end.
+        case streaming(close: Bool, held: Data?)
         case closed
     }
 
@@ -100,12 +102,18 @@ final class ConnectionHandler: ChannelInboundHandler {
         state = .answering(keepAlive: head.isKeepAlive)
         let number = counters.requests.add(1, ordering: .relaxed).newValue
         counters.inFlight.add(1, ordering: .relaxed)
-        let request = IncomingRequest(
-            method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
-            body: Data(body.readableBytesView), number: number, connection: connection)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let isHead = head.method == .HEAD
+        let stream = AnswerStream { event in
+            eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.stream(event, context, isHead: isHead)
+            }
+        }
+        let request = IncomingRequest(
+            method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
+            body: Data(body.readableBytesView), number: number, connection: connection, stream: stream)
         service.handle(request) { answer in
             eventLoop.execute {
                 let (handler, context) = bound.value
@@ -114,6 +122,51 @@ final class ConnectionHandler: ChannelInboundHandler {
                 })
             }
         }
+    }
+
+    // MARK: streaming
+
+    /// One event of a streamed answer (see ``AnswerStream``), on the connection's loop.
+    private func stream(_ event: AnswerStream.Event, _ context: ChannelHandlerContext, isHead: Bool) {
+        switch (event, state) {
+        case let (.head(answer), .answering(keepAlive)):
+            let close = answer.close || !keepAlive || closeAfterAnswer
+            state = .streaming(close: close, held: nil)
+            context.writeAndFlush(wrapOutboundOut(.head(Self.streamedHead(answer, close: close, isHead: isHead))), promise: nil)
+        case let (.body(piece), .streaming(close, held)):
+            if isHead { return }
+            state = .streaming(close: close, held: piece)
+            if let held, !held.isEmpty {
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
+            }
+        case let (.end, .streaming(close, held)):
+            counters.inFlight.subtract(1, ordering: .relaxed)
+            if let held, !held.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
+            }
+            finish(context, close: close || closeAfterAnswer)
+        case (.end, _), (.abort, _):
+            // Ended before its head (nothing was written), broken off after it, or the connection
+            // went away meanwhile: nothing more can be said on this connection.
+            counters.inFlight.subtract(1, ordering: .relaxed)
+            if case .closed = state { return }
+            state = .closed
+            abort(context.channel)
+        case (.head, _), (.body, _):
+            return   // the connection closed under the stream (or a misuse): nothing to write
+        }
+    }
+
+    /// The head of a streamed answer: the fields as given, hop-by-hop ones dropped; a
+    /// `Content-Length` is kept (none: the body goes chunked), and none at all for bodyless statuses.
+    private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
+        var headers = HTTPHeaders()
+        for field in answer.headers where !hopByHop.contains(field.name.lowercased()) {
+            if isBodyless(answer.status), field.name.caseInsensitiveCompare("Content-Length") == .orderedSame { continue }
+            headers.add(name: field.name, value: field.value)
+        }
+        if close { headers.add(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
     }
 
     // MARK: writing
@@ -234,7 +287,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
         headerTimer?.cancel()
         switch state {
-        case .answering, .closed:
+        case .answering, .streaming, .closed:
             // An answer is already under way: nothing more can be said on this connection.
             state = .closed
             context.close(promise: nil)
@@ -278,7 +331,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             case .waitingForHead, .readingBody:
                 state = .closed
                 context.close(promise: nil)
-            case .answering:
+            case .answering, .streaming:
                 closeAfterAnswer = true
             case .discarding, .closed:
                 break

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import TapedeckCassettes
 import TapedeckHTTP
 
@@ -54,7 +55,39 @@ public final class RecordService: ExchangeService {
                                        body: request.body.isEmpty ? nil : request.body)
         let host = request.headers.value(for: "Host")
         let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
-        deliver(reply, host: host, answer: answer)
+        if case let .deferred(deferred) = reply, let reporting = deferred.startReporting, let stream = request.stream {
+            forwardStreaming(reporting, to: stream, host: host, answer: answer)
+        } else {
+            deliver(reply, host: host, answer: answer)
+        }
+    }
+
+    /// A live exchange passed on as it arrives: the head and every body piece but the last go to
+    /// the client at once; the recorder journals the whole interaction before it delivers the
+    /// final reply, and only then does the stream end with the last piece. An upstream that fails
+    /// before its head is answered 502 as usual; after its head, the client's connection is reset.
+    private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
+                                  to stream: AnswerStream, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        let headSent = Atomic<Bool>(false)
+        _ = reporting({ [upstreamOrigin] progress in
+            switch progress {
+            case let .head(head, _):
+                headSent.store(true, ordering: .releasing)
+                stream.head(ReplayService.answer(ResponsePlan(head: head), timing: .instant, origin: upstreamOrigin, served: host))
+            case let .body(piece):
+                stream.body(piece)
+            }
+        }, { [self] final in
+            guard headSent.load(ordering: .acquiring) else {
+                if case .deferred = final {
+                    answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
+                } else {
+                    deliver(final, host: host, answer: answer)
+                }
+                return
+            }
+            if case .response = final { stream.end() } else { stream.abort() }
+        })
     }
 
     private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {

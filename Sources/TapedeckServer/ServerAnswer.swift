@@ -16,16 +16,64 @@ public struct IncomingRequest: Sendable {
     public var number: Int
     /// Its connection's number in accept order (from 1).
     public var connection: Int
+    /// How to answer it piece by piece instead of in one ``ServerAnswer`` (nil when the request
+    /// did not come from a connection, as in a test calling a service directly).
+    public var stream: AnswerStream?
 
     /// A request from its parts.
-    public init(method: String, target: String, headers: [HeaderField], body: Data = Data(), number: Int = 1, connection: Int = 1) {
+    public init(method: String, target: String, headers: [HeaderField], body: Data = Data(), number: Int = 1, connection: Int = 1,
+                stream: AnswerStream? = nil) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.number = number
         self.connection = connection
+        self.stream = stream
     }
+}
+
+/// An answer written to the connection as it arrives, for a service passing on an upstream's
+/// response (`tapedeck record`): ``head(_:)`` once, ``body(_:)`` for each piece, then ``end()`` —
+/// or ``abort()`` when the upstream failed after its head. A service that streams calls none of
+/// the `answer` closure. Calls may come from any thread; they are written in the order made.
+///
+/// The last piece received is held back until ``end()``: the client gets its last byte only once
+/// the service says the exchange is complete (journalled, for a recording), while everything
+/// before it flows through without the whole body being buffered for the client.
+///
+/// ```swift
+/// stream.head(ServerAnswer(status: 200, headers: [HeaderField("Content-Length", "5")]))
+/// stream.body(Data("hel".utf8))
+/// stream.body(Data("lo".utf8))   // "hel" goes out now; "lo" waits for end()
+/// stream.end()
+/// ```
+public final class AnswerStream: Sendable {
+    enum Event: Sendable {
+        case head(ServerAnswer)
+        case body(Data)
+        case end
+        case abort
+    }
+
+    private let send: @Sendable (Event) -> Void
+
+    init(send: @escaping @Sendable (Event) -> Void) {
+        self.send = send
+    }
+
+    /// The status and header fields (`answer.body` and `delivery` are ignored). A `Content-Length`
+    /// among the fields is kept (the pieces must add up to it); without one the body goes chunked.
+    public func head(_ answer: ServerAnswer) { send(.head(answer)) }
+
+    /// The next piece of the body.
+    public func body(_ piece: Data) { send(.body(piece)) }
+
+    /// The answer is complete: the held-back piece goes out, then the end of the message.
+    public func end() { send(.end) }
+
+    /// The answer cannot be completed: the connection is reset, as the upstream's was.
+    public func abort() { send(.abort) }
 }
 
 /// How the server writes an answer on the socket: waits, pace and where it breaks off. Socket

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -80,7 +81,20 @@ public final class UpstreamClient: LiveTransport {
     /// Sends `request` to the upstream; `completion` runs once, on an event loop thread.
     @discardableResult
     public func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
-        let collector = ExchangeCollector(request: RecordedRequest(request), completion: completion)
+        forward(request, reporting: nil, completion: completion)
+    }
+
+    /// Sends `request` to the upstream, telling `progress` the response's head and each body piece
+    /// as they arrive (on the event loop of the connection that asked, before `completion`).
+    @discardableResult
+    public func forward(_ request: RequestSnapshot, progress: @escaping DeferredReply.Progress,
+                        completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
+        forward(request, reporting: progress, completion: completion)
+    }
+
+    private func forward(_ request: RequestSnapshot, reporting progress: DeferredReply.Progress?,
+                         completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
+        let collector = ExchangeCollector(request: RecordedRequest(request), progress: progress, completion: completion)
         guard let (client, loop) = client() else {
             collector.fail(HTTPClientError.cancelled)
             return {}
@@ -125,29 +139,41 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     typealias Response = Void
 
     private let request: RecordedRequest
+    private let progress: DeferredReply.Progress?
     private let completion: @Sendable (LiveForwarder.Result) -> Void
     // The live path: what is recorded is when the real exchange started and how long it took.
     private let started = ContinuousClock.now
     private let startedDate = Date()
     private var headAt: ContinuousClock.Instant?
     private var head: HTTPResponseHead?
-    private var body = ByteBuffer()
+    /// The body as received, kept once (the recorded response takes it as it is).
+    private var body = Data()
     private let reported = Atomic<Bool>(false)
 
-    init(request: RecordedRequest, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
+    init(request: RecordedRequest, progress: DeferredReply.Progress?, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
         self.request = request
+        self.progress = progress
         self.completion = completion
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         headAt = .now
         self.head = head
+        if let progress {
+            var fields = HTTPFields()
+            for field in head.headers {
+                guard let name = HTTPField.Name(field.name) else { continue }
+                fields.append(HTTPField(name: name, value: field.value))
+            }
+            progress(.head(ResponseHead(status: Int(head.status.code), headerFields: fields), reason: head.status.reasonPhrase))
+        }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        var buffer = buffer
-        body.writeBuffer(&buffer)
+        let piece = Data(buffer.readableBytesView)
+        body.append(piece)
+        progress?(.body(piece))
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
@@ -161,7 +187,8 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
         let headers = head.headers.map { HeaderField($0.name, $0.value) }
         let response = RecordedResponse(
             status: Int(head.status.code), statusText: head.status.reasonPhrase,
-            headers: headers, body: Data(body.readableBytesView), bodyForm: .wire)
+            headers: headers, body: body, bodyForm: .wire)
+        body = Data()   // the response holds it now; this collector no longer needs a copy
         let headAt = headAt ?? end
         report(.response(response), ExchangeTimings(wait: started.duration(to: headAt), receive: headAt.duration(to: end)))
     }

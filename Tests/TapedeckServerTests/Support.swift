@@ -142,3 +142,89 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
+
+/// A client on a raw TCP socket, for tests that must see when bytes arrive (timeouts: 20 s per
+/// read, so a server that holds everything back fails the test instead of hanging it).
+final class RawClient {
+    private let descriptor: Int32
+    private var received = Data()
+    private var headEnd: Int?
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "no socket") }
+        var seconds = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func send(_ text: String) throws {
+        let bytes = Data(text.utf8)
+        let sent = bytes.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw Failure(description: "send failed") }
+    }
+
+    /// Reads until the head and at least `count` bytes after it have arrived; returns how many
+    /// bytes follow the head (framing included).
+    func readBody(atLeast count: Int) throws -> Int {
+        while headEnd.map({ received.count - $0 < count }) ?? true {
+            guard try readSome() else { throw Failure(description: "closed early: \(String(decoding: received, as: UTF8.self).prefix(200))") }
+        }
+        return received.count - headEnd!
+    }
+
+    /// Reads until the server closes; returns the body (chunked framing removed).
+    func readToEnd() throws -> Data {
+        while try readSome() {}
+        guard let headEnd else { throw Failure(description: "no head") }
+        let head = String(decoding: received[..<headEnd], as: UTF8.self).lowercased()
+        let body = Data(received[headEnd...])
+        return head.contains("transfer-encoding: chunked") ? try Self.dechunk(body) : body
+    }
+
+    /// One recv; false at the end of the stream. A timeout throws.
+    private func readSome() throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+                if headEnd == nil, let range = received.range(of: Data("\r\n\r\n".utf8)) { headEnd = range.upperBound }
+                return true
+            }
+            if count == 0 { return false }
+            if errno == EINTR { continue }
+            throw Failure(description: "read failed or timed out (errno \(errno)) after \(received.count) bytes")
+        }
+    }
+
+    private static func dechunk(_ data: Data) throws -> Data {
+        var body = Data()
+        var index = data.startIndex
+        while let lineEnd = data[index...].range(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: data[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { throw Failure(description: "bad chunk size") }
+            if size == 0 { return body }
+            let start = lineEnd.upperBound
+            guard data.distance(from: start, to: data.endIndex) >= size + 2 else { throw Failure(description: "cut chunk") }
+            body.append(data[start..<data.index(start, offsetBy: size)])
+            index = data.index(start, offsetBy: size + 2)
+        }
+        throw Failure(description: "no last chunk")
+    }
+}

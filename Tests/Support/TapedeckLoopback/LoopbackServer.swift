@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import TapedeckHTTP
 
 /// A real HTTP server on 127.0.0.1 (Hummingbird), started on an ephemeral port, for tests and
@@ -21,6 +22,7 @@ import TapedeckHTTP
 /// | `/status/N` | status N with an empty body |
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
+/// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
 public final class LoopbackServer: Sendable {
     public let port: Int
     private let task: Task<Void, any Error>
@@ -133,6 +135,18 @@ public final class LoopbackServer: Sendable {
             let body = try await request.body.collect(upTo: 64 * 1_048_576)
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
         }
+        router.get("gated/:key/:bytes") { _, context in
+            // N bytes, then nothing until a test opens the gate named `key`, then N more: shows
+            // whether a proxy passes a body on as it comes or holds it until the end.
+            let key = try context.parameters.require("key")
+            let count = try context.parameters.require("bytes", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
+                await LoopbackGates.wait(key)
+                try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
+                try await writer.finish(nil)
+            })
+        }
         addShopAPI(to: router)
         router.get("headers") { request, _ in
             let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
@@ -181,6 +195,40 @@ public final class LoopbackServer: Sendable {
     /// The bytes `/bytes/N` serves: a fixed pattern, so tests can check them.
     public static func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    }
+}
+
+/// Gates a test opens to let `/gated/KEY/N` finish its body.
+public enum LoopbackGates {
+    private static let gates = Mutex<[String: Gate]>([:])
+
+    private enum Gate {
+        case open
+        case waiting([CheckedContinuation<Void, Never>])
+    }
+
+    /// Lets every request waiting at `key` (and every later one) go on.
+    public static func open(_ key: String) {
+        let waiting = gates.withLock { gates -> [CheckedContinuation<Void, Never>] in
+            defer { gates[key] = .open }
+            if case let .waiting(continuations)? = gates[key] { return continuations }
+            return []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    static func wait(_ key: String) async {
+        await withCheckedContinuation { continuation in
+            let isOpen = gates.withLock { gates -> Bool in
+                switch gates[key] {
+                case .open?: return true
+                case let .waiting(continuations)?: gates[key] = .waiting(continuations + [continuation])
+                case nil: gates[key] = .waiting([continuation])
+                }
+                return false
+            }
+            if isOpen { continuation.resume() }
+        }
     }
 }
 
