@@ -47,14 +47,17 @@ private func bridge_clientsWithTheirOwnURLSession(
 struct BridgeDocSnippetTests {
     @Test("The first example: the delegate's callbacks run as jobs of `root`, and a rerun with the seed takes the same steps")
     func intro() throws {
+        // When the example runs with a delegate that notes its callbacks in the trace
         let myDelegate = RecordingDelegate()
         let (scheduler, harness) = try bridge_intro(myDelegate: myDelegate)
+        // Then the response and the completion were delivered as jobs of app.rootQueue
         let calls = scheduler.trace.filter { $0.event == "delegate" }
         #expect(calls.count == 2, "\(calls)")
         #expect(calls.allSatisfy { $0.queue == "app.rootQueue" })
         #expect(myDelegate.statuses.count == 1)
         harness.endSimulation()
 
+        // And a rerun from the seed takes the same steps
         let again = RecordingDelegate()
         let (rerun, rerunHarness) = try bridge_intro(myDelegate: again)
         #expect(rerun.traceHash == scheduler.traceHash)
@@ -63,6 +66,7 @@ struct BridgeDocSnippetTests {
 
     @Test("Clients with their own URLSession: serve answers a client blocking on its own threads, callbacks on its queue")
     func ownURLSession() throws {
+        // Given a harness, and a client with its own delegate queue that blocks until it has an answer
         let scheduler = SimulatedScheduler(seed: 1)
         let network = SimulatedNetwork(scheduler: scheduler)
         network.stub(.get, host: "api.test", path: "/items", .json(200, #"{"items":[]}"#))
@@ -73,8 +77,10 @@ struct BridgeDocSnippetTests {
         let myDelegate = RecordingDelegate()
         let myClient = BlockingClient(session: URLSession(configuration: .ephemeral), url: URL(string: "http://api.test/items")!)
 
+        // When the example serves it
         let status = try bridge_clientsWithTheirOwnURLSession(harness: harness, myDelegate: myDelegate, myQueue: myQueue, myClient: myClient)
 
+        // Then it got the answer, its handler ran on its own queue, and one request at a time is reproducible
         #expect(status == 200)
         #expect(myClient.queues == ["my.delegateQueue"])
         #expect(harness.determinism.isReproducible, "\(harness.determinism)")

@@ -41,12 +41,14 @@ private func cassettes_recording(url: URL, network: SimulatedNetwork, runTheSimu
 struct CassettesDocSnippetTests {
     @Test("Replay: a session of the harness gets the recorded answer from the player")
     func replay() throws {
+        // Given the page's player on a network, and the session it makes
         let scheduler = SimulatedScheduler(seed: 1)
         let network = SimulatedNetwork(scheduler: scheduler)
         let harness = Harness(network: network)
         let root = scheduler.makeSimulatedQueue(label: "app.rootQueue", target: nil)
         let session = try cassettes_replay(url: repositoryFile("fixtures/cassettes/shop.har.gz"),
                                            network: network, harness: harness, root: root)
+        // When a recorded request is sent
         let answer = Box<(status: Int?, body: Data?)>((nil, nil))
         root.async {
             session.dataTask(with: URL(string: "http://api.shop.test/get?page=1")!) { data, response, _ in
@@ -54,6 +56,7 @@ struct CassettesDocSnippetTests {
             }.resume()
         }
         try scheduler.runUntilIdle()
+        // Then the recorded answer comes back
         let (status, body) = answer.withLock { $0 }
         #expect(status == 200)
         #expect(String(decoding: body ?? Data(), as: UTF8.self).contains("page"))
@@ -62,6 +65,7 @@ struct CassettesDocSnippetTests {
 
     @Test("Replay: latency .recorded(scale:) 0 answers at once, 2 takes twice as long as 1")
     func replayScales() throws {
+        // Given the recorded 120 ms request, replayed at a scale
         func elapsed(scale: Double) throws -> Duration {
             let scheduler = SimulatedScheduler(seed: 1)
             let network = SimulatedNetwork(scheduler: scheduler)
@@ -72,6 +76,7 @@ struct CassettesDocSnippetTests {
             try scheduler.runUntilIdle()
             return VirtualInstant.zero.duration(to: scheduler.now)
         }
+        // When it is replayed at 0, 1 and 2, Then 0 takes no time and 2 twice what 1 takes
         let once = try elapsed(scale: 1)
         #expect(try elapsed(scale: 0) == .zero)
         #expect(once > .milliseconds(100))
@@ -80,6 +85,7 @@ struct CassettesDocSnippetTests {
 
     @Test("Recording: a recorder in `once` mode over an existing cassette replays it, and finish() counts it")
     func recording() throws {
+        // Given a copy of the shop cassette
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("shop.har.gz")
@@ -87,10 +93,12 @@ struct CassettesDocSnippetTests {
         let scheduler = SimulatedScheduler(seed: 1)
         let network = SimulatedNetwork(scheduler: scheduler)
         let client = Session(provider: Harness(network: network), scheduler: scheduler)
+        // When the page's recorder (once: the cassette exists, so it replays) serves one recorded request
         let summary = try cassettes_recording(url: url, network: network) {
             client.request("http://api.shop.test/get?page=1").responseData { _ in }
             try scheduler.runUntilIdle()
         }
+        // Then finish() counts it as replayed, with nothing recorded and nothing missed
         #expect(summary.replayed == 1)
         #expect(summary.recorded == 0)
         #expect(summary.misses.isEmpty)

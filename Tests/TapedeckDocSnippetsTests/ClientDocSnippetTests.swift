@@ -8,6 +8,7 @@ import TapedeckScheduling
 struct ClientDocSnippetTests {
     @Test("The example: one handler call on session.rootQueue with the decoded item, after exactly 80 ms of virtual time")
     func example() throws {
+        // When the example runs, Then its handler ran once, on session.rootQueue, with the item, at 80 ms
         let results = Box<[(Result<[ClientDocItem], AFError>, onRootQueue: Bool)]>([])
         let scheduler = try client_example(results: results)
         let delivered = results.withLock { $0 }

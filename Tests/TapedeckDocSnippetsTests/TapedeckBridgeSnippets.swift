@@ -97,8 +97,10 @@ struct TapedeckBridgeSnippetTests {
     @Test("The article's and Harness's examples: callbacks run as jobs of the root queue given")
     func sessions() throws {
         for run in [bridgeArticle_overview, harnessExample] {
+            // When the example runs with a delegate that notes its callbacks in the trace
             let myDelegate = RecordingDelegate()
             let (scheduler, harness) = try run(myDelegate)
+            // Then both callbacks ran as jobs of app.rootQueue, with the stubbed body; endSimulation's example ends it
             let calls = scheduler.trace.filter { $0.event == "delegate" }
             #expect(calls.map(\.payload) == ["didReceive 200", "didCompleteWithError nil"])
             #expect(calls.allSatisfy { $0.queue == "app.rootQueue" })
@@ -109,6 +111,7 @@ struct TapedeckBridgeSnippetTests {
 
     @Test("A client on its own threads: configuration + serve, startServing, serve, serving and wall-clock pacing all get the answers")
     func ownThreads() async throws {
+        // Given a harness with a stub 20 ms away, and clients with URLSessions of their own
         let scheduler = SimulatedScheduler(seed: 1)
         let network = SimulatedNetwork(scheduler: scheduler)
         network.stub(.get, host: "api.test", path: "/hello", options: RouteOptions(latency: .fixed(.milliseconds(20))), .text(200, "hi"))
@@ -118,16 +121,20 @@ struct TapedeckBridgeSnippetTests {
         myQueue.name = "my.delegateQueue"
         myQueue.maxConcurrentOperationCount = 1
 
+        // When configuration(base:)'s example serves a client that blocks for two requests,
+        // Then it gets both, its handlers on its own queue
         let everything = BlockingClient(session: URLSession(configuration: .ephemeral), url: url)
         try configuration(harness: harness, myDelegate: RecordingDelegate(), myQueue: myQueue, myClient: everything)
         #expect(everything.statuses == [200, 200])
         #expect(everything.queues == ["my.delegateQueue", "my.delegateQueue"])
 
+        // When startServing's example serves a client that starts and returns, Then its request is answered
         let started = BlockingClient(session: URLSession(configuration: harness.configuration()), url: url)
         try startServing(harness: harness, client: started)
         try started.waitForAnswer()
         #expect(started.statuses == [200])
 
+        // When serve's and serving's examples run, Then they return what the client got, one request at a time (reproducible)
         let blocking = BlockingClient(session: URLSession(configuration: harness.configuration()), url: url)
         #expect(try serve(harness: harness, myClient: blocking) == 200)
 
@@ -135,6 +142,7 @@ struct TapedeckBridgeSnippetTests {
         #expect(data == Data("hi".utf8))
         #expect(harness.determinism.isReproducible, "\(harness.determinism)")
 
+        // When Pacing's example serves on the wall clock, Then the answer comes, and the report says why a rerun may differ
         let paced = BlockingClient(session: URLSession(configuration: harness.configuration()), url: url)
         try pacing(harness: harness, client: paced)
         #expect(paced.statuses == [200])
@@ -144,6 +152,7 @@ struct TapedeckBridgeSnippetTests {
 
     @Test("ReproducibilityReport: one request at a time through a tape is reproducible")
     func report() async throws {
+        // When a client's own session asks a tape for one answer, Then ReproducibilityReport's example finds it reproducible
         let tape = try Tape(cassette: snippetCassettes.appendingPathComponent("profile.har.gz"), mode: .replayOnly)
         let session = URLSession(configuration: tape.configuration())
         _ = try await tape.serving { try await session.data(from: URL(string: "https://api.example/me")!) }

@@ -90,14 +90,15 @@ struct TapedeckCassettesSnippetTests {
         #expect(plan.head.status == 200)
     }
 
-    @Test("CassettePlayer and CassetteRecorder plug a cassette into the network; the recorder's summary counts the replay")
+    @Test("CassettePlayer and CassetteRecorder plug a cassette into the network; the recorder's summary lists what nothing answered")
     func playerAndRecorder() throws {
+        // Given a copy of the shop cassette
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("shop.har.gz")
         try FileManager.default.copyItem(at: repositoryFile("fixtures/cassettes/shop.har.gz"), to: url)
 
-        // The player answers the session from the cassette, at the recorded pace
+        // When CassettePlayer's example serves a request, Then the recorded answer comes, at the recorded pace
         let scheduler = SimulatedScheduler(seed: 1)
         let network = SimulatedNetwork(scheduler: scheduler)
         try cassettePlayer(url: url, network: network)
@@ -108,7 +109,8 @@ struct TapedeckCassettesSnippetTests {
         #expect(statuses.value == [404])
         #expect(scheduler.now > .zero)
 
-        // The recorder (once, over an existing cassette: replay only) lists the request it could not answer
+        // When CassetteRecorder's example (once, over an existing cassette: replay only) meets an unknown
+        // request, Then its summary lists it
         let recording = SimulatedNetwork(scheduler: scheduler)
         let other = Session(provider: Harness(network: recording), scheduler: scheduler)
         let summary = try cassetteRecorder(url: url, network: recording) {
@@ -122,6 +124,7 @@ struct TapedeckCassettesSnippetTests {
 
     @Test("Cassette: the written copy has every interaction but the 404")
     func withoutNotFound() throws {
+        // When Cassette's example writes the shop cassette without its 404, Then the copy has one interaction less, no 404
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         try cassette(in: directory.url)
@@ -138,6 +141,7 @@ struct TapedeckCassettesSnippetTests {
 
     @Test("LiveTransport: a recorder takes the forwarder as its transport")
     func transport() throws {
+        // When LiveTransport's example makes a recorder for a new cassette, Then it records through the forwarder
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let recorder = try liveTransport(url: directory.file("new.har.gz"))
@@ -148,6 +152,7 @@ struct TapedeckCassettesSnippetTests {
 
     @Test("MatchRules: with the body compared as JSON and X-Tenant required, two POST /graphql requests get their own answers")
     func graphQL() throws {
+        // Given a cassette of two POST /graphql entries that differ only in their JSON bodies
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("graphql.har")
@@ -160,6 +165,7 @@ struct TapedeckCassettesSnippetTests {
         }
         try CassetteFile.write(Cassette(interactions: [interaction(0, #"{"query":"users","page":1}"#, "users"),
                                                        interaction(1, #"{"query":"repos","page":1}"#, "repos")]), to: url)
+        // When MatchRules' example plays it
         let player = try matchRules(cassetteURL: url)
 
         func ask(_ body: String, tenant: String) -> String? {
@@ -172,6 +178,7 @@ struct TapedeckCassettesSnippetTests {
             guard case let .response(plan) = reply else { return nil }
             return String(decoding: plan.body, as: UTF8.self)
         }
+        // Then each body (key order and spaces aside) gets its own answer, and another tenant none
         #expect(ask(#"{ "page": 1, "query": "repos" }"#, tenant: "t1") == "repos")
         #expect(ask(#"{"query":"users","page":1}"#, tenant: "t1") == "users")
         #expect(ask(#"{"query":"users","page":1}"#, tenant: "t2") == nil)
@@ -179,12 +186,14 @@ struct TapedeckCassettesSnippetTests {
 
     @Test("Redactor: the extra header and JSON field are replaced")
     func redaction() throws {
+        // Given an interaction with a session header and a pin in its JSON body
         let interaction = Interaction(
             index: 0,
             request: RecordedRequest(method: "POST", url: URL(string: "https://api.example/unlock")!,
                                      headers: [HeaderField("X-Session", "s3cr3t"), HeaderField("Content-Type", "application/json")],
                                      body: Data(#"{"pin":"1234","name":"ada"}"#.utf8)),
             outcome: .response(RecordedResponse(status: 204)))
+        // When Redactor's example redacts it, Then both are REDACTED and the rest is kept
         let (clean, options) = redactor(interaction: interaction)
         #expect(clean.request.headers.value(for: "X-Session") == "REDACTED")
         let body = try JSONSerialization.jsonObject(with: clean.request.body ?? Data()) as? [String: String]

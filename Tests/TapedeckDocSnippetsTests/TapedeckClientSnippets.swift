@@ -206,8 +206,10 @@ private func world() -> (SimulatedScheduler, SimulatedNetwork, Harness) {
 struct TapedeckClientSnippetTests {
     @Test("The article's example decodes the stubbed items")
     func overview() throws {
+        // When the article's example runs
         let results = Box<[Result<[Item], AFError>]>([])
         _ = try clientArticle_overview(results: results)
+        // Then its handler got the item once
         let delivered = results.withLock { $0 }
         #expect(delivered.count == 1)
         #expect((try? delivered.first?.get()) == [Item(id: 1, name: "a")], "\(delivered)")
@@ -215,12 +217,15 @@ struct TapedeckClientSnippetTests {
 
     @Test("Session's example decodes the items; ClientError's check sees a validated 401")
     func sessionAndError() throws {
+        // Given a world where /private answers 401
         let (scheduler, network, harness) = world()
         network.stub(.get, host: "api.test", path: "/private", .text(401, "no"))
+        // When Session's example runs, Then it decodes the items
         let results = Box<[Result<[Item], AFError>]>([])
         try session(harness: harness, scheduler: scheduler, results: results)
         #expect(results.withLock { $0.compactMap { try? $0.get() } } == [[Item(id: 1, name: "a")]])
 
+        // When ClientError's check looks at a validated 401 and at a 200, Then only the 401 matches
         let responses = Box<[AFDataResponse<Data>]>([])
         let client = Session(provider: harness, scheduler: scheduler)
         client.request("http://api.test/private").validate().responseData { response in responses.withLock { $0.append(response) } }
@@ -238,11 +243,13 @@ struct TapedeckClientSnippetTests {
 
     @Test("cURLDescription: the handler gets the curl command with the method and the URL")
     func curl() throws {
+        // When the example's request is made and sent
         let (scheduler, _, harness) = world()
         let client = Session(provider: harness, scheduler: scheduler)
         let printed = Box<[String]>([])
         cURLDescription(session: client, printed: printed)
         try scheduler.runUntilIdle()
+        // Then the handler got the command in the comment's shape, one option per line
         let text = try #require(printed.withLock { $0.first })
         #expect(text.hasPrefix("$ curl -v \\\n"), "\(text)")
         #expect(text.contains("-X GET \\\n"))
@@ -251,11 +258,14 @@ struct TapedeckClientSnippetTests {
 
     @Test("Alamofire-style sessions: made without a provider they use the transport installed for the task")
     func conveniences() throws {
+        // Given a harness's transport installed for the task
         let (scheduler, _, harness) = world()
         let transport = DefaultTransport(provider: harness, scheduler: scheduler)
+        // When the examples make their sessions
         let sessions = DefaultTransport.$current.withValue(transport) {
             [sessionDefaults(store: TokenStore(token: "t0")), sessionDispatchQueues(), afDefault()]
         }
+        // Then they run on its scheduler, with the root queue's label and the configuration given
         #expect(sessions.allSatisfy { $0.scheduler === scheduler })
         #expect(sessions[1].rootQueue.label == "app.network")
         #expect(sessions[2].session.configuration.timeoutIntervalForRequest == 10)
@@ -266,10 +276,12 @@ struct TapedeckClientSnippetTests {
 
     @Test("AuthenticationInterceptor: three requests that get a 401 with the old token cause one refresh and each is retried once")
     func authentication() throws {
+        // Given an inbox that answers 401 to anything but the refreshed token
         let (scheduler, network, harness) = world()
         network.route(host: "api.test", path: "/inbox") { request, _ in
             request.urlRequest().value(forHTTPHeaderField: "Authorization") == "Bearer new" ? .response(.text(200, "mail")) : .response(.text(401, "who?"))
         }
+        // When the example's request and two more through the same interceptor are sent
         let client = Session(provider: harness, scheduler: scheduler)
         let statuses = Box<[Int?]>([])
         let interceptor = authenticationInterceptor(session: client, stored: OAuthCredential(accessToken: "old"), statuses: statuses)
@@ -279,6 +291,7 @@ struct TapedeckClientSnippetTests {
             }
         }
         try scheduler.runUntilIdle()
+        // Then one refresh served all three, and each was sent twice
         #expect(statuses.withLock { $0 } == [200, 200, 200])
         #expect(interceptor.authenticator.refreshCount == 1)
         #expect(network.records.count == 6, "each request twice: once with the old token, once after the refresh")
@@ -286,23 +299,28 @@ struct TapedeckClientSnippetTests {
 
     @Test("ClientEvent, ClosureEventMonitor, EventMonitor and LoggingEventMonitor see a request's events")
     func monitors() throws {
+        // Given sessions with the examples' monitors
         let (scheduler, _, harness) = world()
         let (client, names) = closureEventMonitor(harness: harness, scheduler: scheduler)
         let timeline = Timeline()
         let others = Session(provider: harness, scheduler: scheduler, eventMonitors: [clientEvent(), timeline])
         let logged = loggingEventMonitor(harness: harness, scheduler: scheduler)
+        // When each sends a request
         for session in [client, others, logged] {
             session.request("http://api.test/items").responseData { _ in }
         }
         try scheduler.runUntilIdle()
+        // Then the recorder and the Timeline saw the request finish
         #expect(names().contains("requestDidFinish"), "\(names())")
         #expect(timeline.log.withLock { $0 }.contains { $0.hasPrefix("finished ") })
     }
 
     @Test("DataTask: awaiting a validated decodable gives the repos; awaiting the response gives the response")
     func concurrency() async throws {
+        // Given a transport that drives its simulation when awaited
         let (scheduler, _, harness) = world()
         let transport = DefaultTransport(provider: harness, scheduler: scheduler, drive: { try scheduler.runUntilIdle() })
+        // When the example awaits on a session made from it, Then both awaits get their answers
         let (repos, response) = try await DefaultTransport.$current.withValue(transport) {
             try await dataTask(session: Session())
         }
@@ -330,20 +348,24 @@ struct TapedeckClientSnippetTests {
 
     @Test("ParameterEncoding: URLEncoding.default puts a GET's parameters in the query, JSONEncoding a POST's in the body")
     func parameterEncodings() throws {
+        // Given routes that answer with the query and with the body they got
         let (scheduler, network, harness) = world()
         network.route(host: "api.test", path: "/search") { request, _ in .response(.text(200, request.url.query ?? "")) }
         network.route(.post, host: "api.test", path: "/items") { request, _ in .response(.text(201, String(decoding: request.body ?? Data(), as: UTF8.self))) }
+        // When the example's two requests are sent
         let bodies = Box<[String]>([])
         let client = Session(provider: harness, scheduler: scheduler)
         for request in parameterEncoding(session: client) {
             request.responseString { response in bodies.withLock { $0.append(response.value ?? "") } }
         }
         try scheduler.runUntilIdle()
+        // Then the GET's parameters were in its query, the POST's in its JSON body
         #expect(Set(bodies.withLock { $0 }) == ["page=2&q=tape", #"{"name":"a"}"#])
     }
 
     @Test("LinesSerializer splits the body into lines")
     func linesSerializer() throws {
+        // Given a three-line body, When it is serialized by LinesSerializer, Then each line is an element
         let (scheduler, network, harness) = world()
         network.stub(.get, host: "api.test", path: "/lines", .text(200, "one\ntwo\nthree"))
         let lines = Box<[String]?>(nil)
@@ -356,14 +378,17 @@ struct TapedeckClientSnippetTests {
 
     @Test("RetryPolicy: a validated 503 is retried after 0.5 s, 1 s and 2 s of virtual time, then delivered")
     func retries() throws {
+        // Given a route that always answers 503, and the example's session
         let (scheduler, network, harness) = world()
         network.stub(.get, host: "api.test", path: "/busy", .text(503, "busy"))
         let client = retryPolicy(harness: harness, scheduler: scheduler)
+        // When a validated request is sent
         let delivered = Box<(status: Int?, at: VirtualInstant)?>(nil)
         client.request("http://api.test/busy").validate().responseData { response in
             delivered.withLock { $0 = (response.response?.statusCode, scheduler.now) }
         }
         try scheduler.runUntilIdle()
+        // Then it was tried four times and delivered at 0.5 + 1 + 2 s
         #expect(network.records.count == 4)
         #expect(delivered.withLock { $0 }?.status == 503)
         #expect(delivered.withLock { $0 }?.at == VirtualInstant.zero.advanced(by: .milliseconds(3500)))

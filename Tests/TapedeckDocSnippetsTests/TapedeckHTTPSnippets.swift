@@ -76,6 +76,7 @@ struct TapedeckHTTPSnippetTests {
 
     @Test("URLSessionProvider and LiveURLSessionProvider build live sessions without contacting anything")
     func providers() {
+        // When the examples make live sessions, Then their delegates run one at a time, on live queues
         let session = urlSessionProvider(myDelegate: PassiveDelegate())
         #expect(session.delegateQueue.maxConcurrentOperationCount == 1)
         session.invalidateAndCancel()

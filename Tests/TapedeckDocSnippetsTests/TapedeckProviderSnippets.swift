@@ -224,11 +224,10 @@ private enum TargetTypeDoc {
 
 // MARK: - Tests
 
-/// A seeded world answering `GET /users/octocat` with a user and `/zen` with a proverb.
+/// A seeded world answering `GET /zen` with a proverb.
 private func world() -> (SimulatedScheduler, SimulatedNetwork, Session) {
     let scheduler = SimulatedScheduler(seed: 1)
     let network = SimulatedNetwork(scheduler: scheduler)
-    network.stub(.get, host: "api.github.test", path: "/users/octocat", .json(200, #"{"id":1,"name":"Ada","login":"octocat"}"#))
     network.stub(.get, host: "api.github.test", path: "/zen", .text(200, "Keep it logically awesome."))
     return (scheduler, network, Session(provider: Harness(network: network), scheduler: scheduler))
 }
@@ -237,10 +236,12 @@ private func world() -> (SimulatedScheduler, SimulatedNetwork, Session) {
 struct TapedeckProviderSnippetTests {
     @Test("The article's example and PendingResponse: the five-second stub is there at exactly t = 5 s")
     func overview() async throws {
+        // When the article's example runs, Then the sample data came at exactly 5 s
         let (zen, now) = try await providerArticle_overview()
         #expect(zen == "Half measures are as bad as nothing at all.")
         #expect(now == VirtualInstant.zero.advanced(by: .seconds(5)))
 
+        // When PendingResponse's example starts, drives and awaits an unstubbed target, Then the network's answer is there
         let (scheduler, _, session) = world()
         let text = try await pendingResponse(provider: TargetProvider<GitHub>(session: session), scheduler: scheduler)
         #expect(text == "Keep it logically awesome.")
@@ -248,10 +249,12 @@ struct TapedeckProviderSnippetTests {
 
     @Test("TargetProvider's example: the stub's text at t = 5 s")
     func targetProviderExample() throws {
+        // When the class's example runs, Then the stub's text came once, at t = 5 s
         let texts = Box<[String?]>([])
         let (_, scheduler) = try targetProvider(texts: texts)
         #expect(texts.withLock { $0 } == ["Half measures are as bad as nothing at all."])
         #expect(scheduler.now == VirtualInstant.zero.advanced(by: .seconds(5)))
+        // And Moya's initialiser makes each provider its own default session
         let (live, tests) = targetProviderInit()
         #expect(live.session !== tests.session)
     }
@@ -318,12 +321,15 @@ struct TapedeckProviderSnippetTests {
 
     @Test("MultiTarget sends the wrapped target; StubbedTarget and Shop's tasks build")
     func multiAndStubbed() throws {
+        // When MultiTarget's example sends the wrapped /zen, Then the network answers it
         let (scheduler, _, session) = world()
         let results = Box<[Int?]>([])
         multiTarget(session: session, results: results)
         try scheduler.runUntilIdle()
         #expect(results.withLock { $0 } == [200])
 
+        // When StubbedTarget's two targets go through a provider that honours their stubBehavior,
+        // Then zen succeeds 5 s later and down fails at once
         let (zen, down) = stubbedTarget()
         let stubs = TargetProvider<StubbedTarget>(session: session)
         let answers = Box<[String: (ok: Bool, at: VirtualInstant)]>([:])
@@ -336,6 +342,7 @@ struct TapedeckProviderSnippetTests {
         #expect(answers.withLock { $0["down"]?.ok } == false)
         #expect(answers.withLock { $0["down"]?.at } == start)
 
+        // And TargetTask's search puts its parameters in the query; TargetType's target is api.github.com
         let search = try Endpoint(url: URL(target: Shop.search("tape")).absoluteString, sampleResponseClosure: { .networkResponse(200, Data()) },
                                   method: Shop.search("tape").method, task: Shop.search("tape").task, httpHeaderFields: nil).urlRequest()
         #expect(search.url?.query == "page=1&q=tape")

@@ -204,6 +204,7 @@ struct TapedeckScenariosSnippetTests {
 
     @Test("The article's, Scenario's, ScenarioRunner's and Outcome's examples: retry-storm passes from seed 7")
     func retryStormRuns() throws {
+        // When the examples run retry-storm from seed 7, Then it passes, the same way each time
         let (article, text) = try scenariosArticle_overview()
         #expect(article.passed)
         #expect(!text.isEmpty)
@@ -214,23 +215,31 @@ struct TapedeckScenariosSnippetTests {
 
     @Test("SeedRecord: seed 7 of retry-storm is 19 attempts and twelve busy faults, and the line reads back")
     func seedRecords() throws {
+        // When SeedRecord's example runs retry-storm from seed 7
         let (line, back) = try seedRecord(scenario: Scenario.load(retryStorm))
+        // Then the line holds what its comment shows (six items, three attempts each, plus /me; two busy faults each)
         #expect(line.contains(#""attempts":19"#), "\(line)")
         #expect(line.contains(#""faultCounts":{"busy":12}"#))
         #expect(line.contains(#""seed":7"#))
+        // And it reads back, and InProcessSeedWorker's example makes the same record
         #expect(try back.jsonLine() == line)
         #expect(try inProcessSeedWorker(scenario: Scenario.load(retryStorm)) == back)
     }
 
     @Test("ExploreMerge and ExploreSummary: two shards merge, and a failure calls exit(1)")
     func merging() throws {
-        let scenario = try Scenario.load(repositoryFile("Tests/TapedeckScenariosTests/Files/shrink/first-come.yaml"))
-        let lines = try (0..<8).map { try SeedRecord(ScenarioRunner().run(scenario, seed: $0)).jsonLine() }
+        // Given the records of seeds 1-8 of flaky.yaml, split into two shards' JSON lines
+        let scenario = try Scenario.parse(flakyScenario, file: "flaky.yaml", source: nil)
+        let lines = try (1...8).map { try SeedRecord(ScenarioRunner().run(scenario, seed: $0)).jsonLine() }
+        // When ExploreMerge's example joins them
         let records = try exploreMerge(textA: lines[0..<4].joined(separator: "\n") + "\n", textB: lines[4...].joined(separator: "\n") + "\n")
-        #expect(records.map(\.seed) == Array(0..<8))
+        // Then every seed is there once, in order
+        #expect(records.map(\.seed) == Array(1...8))
+        // And ExploreSummary's example, seeing failures among them, calls exit(1) once
+        #expect(records.contains { !$0.failures.isEmpty })
         var exits: [Int32] = []
         exploreSummary(records: records, exit: { exits.append($0) })
-        #expect(exits == (records.contains { !$0.failures.isEmpty } ? [1] : []))
+        #expect(exits == [1])
     }
 
     @Test("ExploreProgress writes the line its comment shows")
@@ -242,7 +251,8 @@ struct TapedeckScenariosSnippetTests {
 
     @Test("Explorer: 200 seeds on two workers, every record emitted")
     func exploring() throws {
-        let scenario = try Scenario.load(repositoryFile("Tests/TapedeckScenariosTests/Files/shrink/first-come.yaml"))
+        // When Explorer's example runs flaky.yaml's seeds 1-200, Then all 200 records are emitted
+        let scenario = try Scenario.parse(flakyScenario, file: "flaky.yaml", source: nil)
         let result = try explorer(scenario: scenario)
         #expect(result.emitted == 200)
         #expect(!result.stoppedEarly)
@@ -256,6 +266,7 @@ struct TapedeckScenariosSnippetTests {
 
     @Test("FaultPlan lists the sites of a faults file")
     func plan() throws {
+        // Given a faults file with two sites, When FaultPlan's example reads it, Then it lists both, in order
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         try "faults:\n  - name: busy\n    kind: status\n    status: 503\n  - kind: reset\n    name: cut\n    afterBytes: 10\n"
@@ -268,15 +279,18 @@ struct TapedeckScenariosSnippetTests {
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         try flakyScenario.write(to: directory.file("flaky.yaml"), atomically: true, encoding: .utf8)
+        // When Schedule's example sets an exact schedule of one fault on items#2, Then only items#2 fails, whatever the seed
         let scheduled = try schedule(url: directory.file("flaky.yaml"))
         let outcome = try ScenarioRunner().run(scheduled, seed: 99)
         #expect(outcome.requests.map(\.status) == [200, 503, 200])
+        // And Decision's example keeps all of a run's decisions but the last
         let (_, recorded) = try ScenarioRunner().runRecordingDecisions(scheduled, seed: 5)
         #expect(decision(schedule: recorded).decisions == Array(recorded.decisions.dropLast()))
     }
 
     @Test("HTMLReport and SVGTimeline write their files")
     func reports() throws {
+        // When the examples render retry-storm's outcome into a directory, Then both files are there
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let outcome = try ScenarioRunner().run(Scenario.load(retryStorm), seed: 7)
@@ -305,6 +319,7 @@ struct TapedeckScenariosSnippetTests {
 
     @Test("FailureIdentity: a replay of the same failing seed fails the same way")
     func identity() throws {
+        // Given a seed of flaky.yaml that fails, When it is run again, Then FailureIdentity's example calls the failures the same
         let scenario = try Scenario.parse(flakyScenario, file: "flaky.yaml", source: nil)
         let failing = try ScenarioRunner().run(scenario, seed: 17)
         #expect(!failing.passed)
@@ -316,8 +331,10 @@ struct TapedeckScenariosSnippetTests {
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         try flakyScenario.write(to: directory.file("flaky.yaml"), atomically: true, encoding: .utf8)
+        // When Shrinker's example shrinks seed 17, Then fewer decisions remain
         let result = try shrinker(directory: directory.url)
         #expect(result.shrunk.decisions.count < result.original.decisions.count)
+        // And ShrunkScenarioWriter's example writes the YAML it returns
         let yaml = try shrunkScenarioWriter(scenario: Scenario.load(directory.file("flaky.yaml")), input: directory.file("flaky.yaml"), directory: directory.url)
         #expect(try String(contentsOf: directory.file("min.yaml"), encoding: .utf8) == yaml)
     }

@@ -130,17 +130,20 @@ private func virtualInstant() -> VirtualInstant {
 struct TapedeckSchedulingSnippetTests {
     @Test("The article's and SimulatedScheduler's examples: a minute of backoff ends with the clock at 60 s, same hash every time")
     func overview() throws {
+        // When the article's example runs twice, Then the clock reads 60 s and the hash is the same
         let article = try schedulingArticle_overview()
         let again = try schedulingArticle_overview()
         #expect(article.now == VirtualInstant.zero.advanced(by: .seconds(60)))
         #expect(article.traceHash == again.traceHash)
 
+        // And SimulatedScheduler's example (a deadline rather than a delay) ends at 60 s too
         let scheduler = try simulatedScheduler()
         #expect(scheduler.now == VirtualInstant.zero.advanced(by: .seconds(60)))
     }
 
     @Test("DeterminismCheck: a workload with tied roots is deterministic from its seed")
     func determinism() throws {
+        // When DeterminismCheck's example runs a workload with ties between roots, Then both runs took the same steps
         let report = try determinismCheck()
         #expect(report.isDeterministic)
         #expect(report.hashes.count == 2)
@@ -148,6 +151,7 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("LiveScheduler: the request queue wraps into the supplied root's tree")
     func live() {
+        // When LiveScheduler's example wraps a concurrent DispatchQueue, Then work on request is also on root
         let (root, request) = liveScheduler()
         #expect(root.label == "app.network")
         #expect(request.targetChain == ["app.network.requestQueue", "app.network"])
@@ -163,6 +167,7 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("Scheduler: the queue tree puts request on root")
     func sessionQueues() throws {
+        // When Scheduler's example makes the queues, Then request drains through root
         let scheduler = SimulatedScheduler(seed: 1)
         let (root, request) = makeSessionQueues(on: scheduler)
         #expect(request.targetChain == ["org.example.session.requestQueue", "org.example.session.rootQueue"])
@@ -171,7 +176,7 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("SchedulingChoice: replaying the recorded choices gives the recorded order")
     func choices() throws {
-        // Given three roots ready at once, each recording its name
+        // Given four roots ready at once, each recording its name
         func workload(_ scheduler: SimulatedScheduler) {
             for name in ["a", "b", "c", "d"] {
                 scheduler.makeQueue(label: name, target: nil).async { scheduler.record("ran", name) }
@@ -189,8 +194,10 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("RootChoiceSource: the seeded scheduler has its seed, the replaying one takes its choices")
     func rootChoices() throws {
+        // Given RootChoiceSource's example schedulers
         let (seeded, replay) = rootChoiceSource()
         #expect(seeded.seed == 4)
+        // When four roots are ready at once on the replaying one, Then it made exactly the choice given
         for name in ["a", "b", "c", "d"] {
             replay.makeQueue(label: name, target: nil).async { replay.record("ran", name) }
         }
@@ -200,6 +207,7 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("end(): work submitted after the end is dropped")
     func ending() throws {
+        // Given a scheduler ended by end()'s example, When work is submitted, Then it never runs
         let scheduler = SimulatedScheduler(seed: 1)
         let queue = scheduler.makeQueue(label: "q", target: nil)
         try end(scheduler: scheduler)
@@ -211,10 +219,12 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("ExternalExpectation: the callback from another thread runs on the queue given, as a traced arrival")
     func external() throws {
+        // Given ExternalExpectation's example, whose callback comes from a GCD thread
         let scheduler = SimulatedScheduler(seed: 1)
         let networkQueue = scheduler.makeSimulatedQueue(label: "tapedeck.network", target: nil)
         let network = NetworkStandIn(scheduler: scheduler)
         externalExpectation(scheduler: scheduler, task: CallbackOnAnotherThread(), networkQueue: networkQueue, network: network)
+        // When the simulation runs, Then it waited for the arrival and ran its work on the queue named
         try scheduler.runUntilIdle()
         let steps = scheduler.trace.filter { $0.event == "arrive" || $0.event == "start" }
         #expect(steps.map(\.event) == ["arrive", "start"], "\(scheduler.trace)")
@@ -224,6 +234,7 @@ struct TapedeckSchedulingSnippetTests {
 
     @Test("SimulatedClock: advancing the scheduler by a minute ends a minute's sleep")
     func clock() async throws {
+        // When SimulatedClock's example sleeps a minute and advances the scheduler a minute, Then the sleep ends at 60 s
         let scheduler = SimulatedScheduler(seed: 1)
         let sleeper = try await simulatedClock(scheduler: scheduler)
         try await sleeper.value

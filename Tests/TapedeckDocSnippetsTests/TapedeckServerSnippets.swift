@@ -97,11 +97,13 @@ private func upstreamClient() -> CassetteRecorder.Options {
 struct TapedeckServerSnippetTests {
     @Test("The article's replay server answers a recorded request over loopback")
     func replay() async throws {
+        // Given the article's server over a copy of the shop cassette
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         try FileManager.default.copyItem(at: repositoryFile("fixtures/cassettes/shop.har.gz"), to: directory.file("shop.har.gz"))
         let server = try serverArticle_overview(directory: directory.url)
         defer { try? server.shutdown() }
+        // When a client asks it for a recorded request, Then it gets the recorded answer
         let (data, response) = try await URLSession(configuration: .ephemeral).data(from: URL(string: "http://127.0.0.1:\(server.port)/get?page=1")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self).contains(#""query":"page=1""#))
@@ -124,6 +126,7 @@ struct TapedeckServerSnippetTests {
 
     @Test("RecordService: started and stopped with no traffic, it records nothing and contacts nobody")
     func record() throws {
+        // When RecordService's example starts and stops with no traffic, Then its summary records nothing
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let summary = try recordService(url: directory.file("new.har.gz"))
@@ -142,6 +145,7 @@ struct TapedeckServerSnippetTests {
 
     @Test("SocketFaults: a status fault from a plan file rewrites the answer and says what fired")
     func faults() throws {
+        // Given a plan with one status fault, When SocketFaults' example applies it to a 200, Then it is a 503 and the site is named
         let directory = try ScratchDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("faults.yaml")

@@ -91,6 +91,7 @@ struct TapedeckTestingSnippetTests {
 
     @Test("Tape: perform answers from the cassette, finish merges nothing and throws nothing")
     func tapeExample() async throws {
+        // When Tape's example asks the login cassette, Then it gets the recorded 200, and finishing throws nothing
         let (data, response, tape) = try await tapeSnippet()
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self).contains("ada"))
@@ -99,6 +100,8 @@ struct TapedeckTestingSnippetTests {
 
     @Test("Tape.configuration and Tape.serving: a client's own URLSession is answered while the test awaits")
     func ownSession() async throws {
+        // Given a replay-only tape, When the examples' clients ask it on their own sessions, one at a time,
+        // Then each gets its recorded answer, reproducibly
         let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"), mode: .replayOnly)
         #expect(try await configuration(tape: tape).name == "Ada")
         let data = try await serving(tape: tape, mySession: URLSession(configuration: tape.configuration()),
