@@ -46,14 +46,16 @@ private func defaultTransport(harness: Harness, scheduler: SimulatedScheduler) a
     }
 }
 
-/// `Request.cURLDescription()`.
+/// `Request.cURLDescription()` (`printed` is the test's: what `print` got).
 private func cURLDescription(session: Session, printed: Box<[String]>) {
-    session.request("http://api.test/items").cURLDescription { print($0) }
+    let print: @Sendable (String) -> Void = { text in printed.withLock { $0.append(text) } }   // (test)
+    session.request("http://api.test/items", headers: [.accept("application/json")])
+        .cURLDescription { print($0) }
+        .responseData { _ in }   // a request starts (and has a URLRequest) once it has a response handler
     // $ curl -v \
     //     -X GET \
     //     -H "Accept: application/json" \
     //     "http://api.test/items"
-    session.request("http://api.test/items").cURLDescription { text in printed.withLock { $0.append(text) } }.responseData { _ in }   // (test)
 }
 
 /// `Session.init(configuration:…)` (the Alamofire-style convenience initialiser).
@@ -241,7 +243,7 @@ struct TapedeckClientSnippetTests {
         try await defaultTransport(harness: harness, scheduler: scheduler)
     }
 
-    @Test("cURLDescription: the handler gets the curl command with the method and the URL")
+    @Test("cURLDescription: the handler gets the curl command the comment shows")
     func curl() throws {
         // When the example's request is made and sent
         let (scheduler, _, harness) = world()
@@ -249,11 +251,10 @@ struct TapedeckClientSnippetTests {
         let printed = Box<[String]>([])
         cURLDescription(session: client, printed: printed)
         try scheduler.runUntilIdle()
-        // Then the handler got the command in the comment's shape, one option per line
+        // Then the handler got the command the comment shows, one option per (indented) line
         let text = try #require(printed.withLock { $0.first })
-        #expect(text.hasPrefix("$ curl -v \\\n"), "\(text)")
-        #expect(text.contains("-X GET \\\n"))
-        #expect(text.hasSuffix("\"http://api.test/items\""))
+        #expect(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                == [#"$ curl -v \"#, #"-X GET \"#, #"-H "Accept: application/json" \"#, #""http://api.test/items""#], "\(text)")
     }
 
     @Test("Alamofire-style sessions: made without a provider they use the transport installed for the task")
