@@ -256,6 +256,18 @@ let package = Package(
                 "TapedeckBridge", "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
             ]
         ),
+        // Every Swift snippet of README.md, docs/*.md and the DocC articles and `///` examples, compiled;
+        // those that run on the simulated network or in a temporary directory are run, with what their
+        // text claims asserted. Cassettes and a scenario the traits find beside the test files.
+        .testTarget(
+            name: "TapedeckDocSnippetsTests",
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
+                "TapedeckProvider", "TapedeckScenarios", "TapedeckTesting", "TapedeckServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Cassettes", "Scenarios"]
+        ),
         // The CLI is a dependency so that its tests can run the built `tapedeck` as a child process.
         .testTarget(
             name: "TapedeckCLITests",

@@ -4,8 +4,8 @@ public import Foundation
 /// Compression through the system zlib (gzip, zlib-wrapped deflate, raw deflate).
 ///
 /// ```swift
-/// let packed = try Zlib.compress(Data(json.utf8), format: .gzip)   // byte-identical to gzip(1) -n at level 6
-/// let json = try Zlib.decompress(packed, format: .gzip)
+/// let packed = try Zlib.compress(Data(json.utf8), format: .gzip)   // a .gz member that gzip -d reads
+/// let unpacked = try Zlib.decompress(packed, format: .gzip)          // the bytes of json again
 /// ```
 public enum Zlib {
     /// The container around the deflate data.

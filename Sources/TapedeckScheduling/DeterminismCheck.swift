@@ -1,7 +1,7 @@
 /// Runs the same simulation several times from one seed and compares the traces step by step.
 ///
 /// ```swift
-/// let report = DeterminismCheck.run(seed: 42) { scheduler in
+/// let report = try DeterminismCheck.run(seed: 42) { scheduler in
 ///     buildWorkload(on: scheduler)
 ///     try scheduler.runUntilIdle()
 /// }

@@ -24,7 +24,7 @@ import FoundationNetworking
 /// explanation per miss, blank-line separated), `GET /__tapedeck/faults` (faults fired so far).
 ///
 /// ```swift
-/// let service = try ReplayService(cassette: url, options: .init(timing: .instant))
+/// let service = try ReplayService(contentsOf: url, options: .init(timing: .instant))
 /// let server = try TapedeckHTTPServer(service: service, options: ServerOptions())
 /// ```
 public final class ReplayService: ExchangeService {

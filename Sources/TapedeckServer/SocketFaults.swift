@@ -17,7 +17,8 @@ import TapedeckScheduling
 ///
 /// ```swift
 /// let faults = SocketFaults(plan: try FaultPlan.load(url), seed: 7)
-/// let fired = faults.decide(method: "GET", url: url, exchange: 1, delivery: &delivery)
+/// var answer = ServerAnswer.text(200, "ok")
+/// let fired = faults.apply(method: "GET", url: URL(string: "http://api.test/items")!, exchange: 1, to: &answer)
 /// ```
 public final class SocketFaults: Sendable {
     /// A fault that fired on a request.

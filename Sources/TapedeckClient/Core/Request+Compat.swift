@@ -23,7 +23,9 @@ extension Request {
     /// (not `Cookie`), cookies from the configuration's storage, the body, the URL; one option per line.
     ///
     /// ```swift
-    /// session.request("http://api.test/items").cURLDescription { print($0) }
+    /// session.request("http://api.test/items", headers: [.accept("application/json")])
+    ///     .cURLDescription { print($0) }
+    ///     .responseData { _ in }   // a request starts (and has a URLRequest) once it has a response handler
     /// // $ curl -v \
     /// //     -X GET \
     /// //     -H "Accept: application/json" \

@@ -13,8 +13,8 @@ public import FoundationNetworking
 /// value, to ``handle(_:)``; implement that one method to see every event in one place:
 ///
 /// ```swift
-/// struct Timeline: EventMonitor {
-///     let log: Mutex<[String]>   // Synchronization
+/// final class Timeline: EventMonitor {
+///     let log = Mutex<[String]>([])   // Synchronization
 ///     func handle(_ event: ClientEvent) { log.withLock { $0.append(event.name) } }
 ///     func requestDidFinish(_ request: Request) { log.withLock { $0.append("finished \(request)") } }
 /// }

@@ -17,8 +17,8 @@ public import FoundationNetworking
 /// the Swift 5 language mode and with a warning in Swift 6's. Its state is then the app's to guard.
 ///
 /// ```swift
-/// struct RequestCounter: PluginType {
-///     let count: Mutex<Int>
+/// final class RequestCounter: PluginType {
+///     let count = Mutex(0)   // Synchronization
 ///     func willSend(_ request: any RequestType, target: any TargetType) {
 ///         count.withLock { $0 += 1 }
 ///     }

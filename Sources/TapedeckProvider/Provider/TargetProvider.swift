@@ -27,7 +27,7 @@ public import Foundation
 /// let session = Session(provider: Harness(network: SimulatedNetwork(scheduler: scheduler)), scheduler: scheduler)
 /// let stubbed = TargetProvider<GitHub>(stubClosure: TargetProvider.delayedStub(5), session: session)
 /// stubbed.request(.zen) { result in
-///     print(try? result.get().mapString())   // at t = 5 s, in microseconds of wall time
+///     print((try? result.get().mapString()) ?? "")   // at t = 5 s, in microseconds of wall time
 /// }
 /// try scheduler.runUntilIdle()
 /// ```

@@ -8,7 +8,7 @@ public import TapedeckClient
 /// ```swift
 /// do {
 ///     let user = try await provider.request(.user("octocat")).map(User.self)
-/// } catch let error as ProviderError {
+/// } catch {   // a ProviderError: both calls throw only that
 ///     if error.isExplicitlyCancelled { return }
 ///     print(error.response?.statusCode as Any, error.clientError?.urlError as Any)
 /// }

@@ -89,7 +89,8 @@ public struct ScenarioRunner: Sendable {
     /// let (outcome, decisions) = try ScenarioRunner().runRecordingDecisions(scenario, seed: 42)
     /// var replay = scenario
     /// replay.schedule = decisions
-    /// assert(try ScenarioRunner().run(replay, seed: 0).traceHash == outcome.traceHash)
+    /// let replayed = try ScenarioRunner().run(replay, seed: 0)
+    /// assert(replayed.traceHash == outcome.traceHash)
     /// ```
     public func runRecordingDecisions(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> (outcome: Outcome, decisions: Schedule) {
         var options = self.options
