@@ -21,6 +21,8 @@ import TapedeckHTTP
 /// | `/status/N` | status N with an empty body |
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
+///
+/// Session routes (cookies, tokens in redirects and links, a `br` body): `LoopbackServer+Sessions.swift`.
 public final class LoopbackServer: Sendable {
     public let port: Int
     private let task: Task<Void, any Error>
@@ -134,6 +136,7 @@ public final class LoopbackServer: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
         }
         addShopAPI(to: router)
+        addSessionRoutes(to: router)
         router.get("headers") { request, _ in
             let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\(fields)}")))
