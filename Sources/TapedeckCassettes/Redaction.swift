@@ -131,14 +131,20 @@ public struct Redactor: Hashable, Sendable {
     }
 
     /// The URL with secret query item values replaced.
+    /// A query value that is itself a link (`?next=/account?token=…`, a return address) has its
+    /// own secret items replaced.
     public func redact(_ url: URL) -> URL {
         guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.queryItems, items.contains(where: { queryItems.contains($0.name.lowercased()) }) else {
+              let items = components.queryItems else {
             return url
         }
-        components.queryItems = items.map { item in
-            queryItems.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+        let redacted = items.map { item in
+            if queryItems.contains(item.name.lowercased()) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+            if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
+            return item
         }
+        guard redacted != items else { return url }
+        components.queryItems = redacted
         return components.url ?? url
     }
 
@@ -245,6 +251,8 @@ public enum SecretScanner {
                 guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
                 if rules.queryItems.contains(item.name.lowercased()) || Redactor.defaultQueryItems.contains(item.name.lowercased()) {
                     report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
+                } else if Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules) {
+                    report("request.url query '\(item.name)'", "the link it holds has the credential query item '\(inner)' unredacted")
                 } else if let kind = secretShape(value) {
                     report("request.url query '\(item.name)'", "the value looks like \(kind)")
                 }

@@ -135,4 +135,32 @@ struct LiveSecretsAndCodingsTests {
         #expect(SecretScanner.scan(redacted).isEmpty)
         #expect(redacted.interactions[0].response?.headers.value(for: "Location") == "https://api.example/home?session=1&token=REDACTED")
     }
+
+    @Test("a link held in a query value loses its token on disk, and a live request carrying another token still matches it")
+    func linkInQueryValue() throws {
+        // Given a sign-in URL whose return address carries a token
+        let recorded = URL(string: "https://api.example/signin?user=ada&return=%2Faccount%3Ftoken%3Dreturn-5521%26tab%3D2")!
+        let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: recorded),
+                                      outcome: .response(RecordedResponse(status: 204)))
+
+        // When it is redacted
+        let redacted = Redactor().redact(interaction)
+
+        // Then the token is gone, the rest of the return address and the other items are kept
+        let items = URLComponents(url: redacted.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(items.first { $0.name == "return" }?.value == "/account?token=REDACTED&tab=2")
+        #expect(items.first { $0.name == "user" }?.value == "ada")
+        #expect(!redacted.request.url.absoluteString.contains("return-5521"))
+        #expect(SecretScanner.scan(Cassette(interactions: [interaction])).map(\.description)
+            .contains { $0.contains("query 'return'") && $0.contains("'token'") })
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+
+        // And a player over the redacted recording answers a request with a fresh token
+        let player = CassettePlayer(cassette: Cassette(interactions: [redacted]))
+        let live = RequestSnapshot(method: .get, url: URL(string: "https://api.example/signin?return=%2Faccount%3Ftoken%3Dfresh-0042%26tab%3D2&user=ada")!)
+        guard case .response = player.reply(to: live, context: ResponderContext(exchange: 1, transaction: 0, time: .zero)) else {
+            Issue.record("no match: \(player.explainMiss(Redactor().redact(RecordedRequest(live))))")
+            return
+        }
+    }
 }
