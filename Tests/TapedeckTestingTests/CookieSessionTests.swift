@@ -75,4 +75,36 @@ struct CookieSessionTests {
         #expect(signedIn(try #require(answer.withLock { $0 })) == false)
         #expect(session.configuration.httpCookieStorage?.cookies(for: server.baseURL)?.isEmpty ?? true)
     }
+
+    @Test("sessions on the process-wide cookie storage share one per tape: a second tape starts without the first one's cookies")
+    func sharedStorageStaysInTheTape() async throws {
+        // Given two tapes whose sessions use `.default` (the process's shared cookie storage)
+        let server = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        func ask(_ tape: Tape, _ session: URLSession, _ path: String) async throws -> Bool? {
+            let answer = Mutex<Data?>(nil)
+            tape.rootQueue.async {
+                session.dataTask(with: server.url(path)) { data, _, _ in answer.withLock { $0 = data } }.resume()
+            }
+            try await tape.run()
+            return answer.withLock { $0 }.flatMap(signedIn)
+        }
+        let first = try Tape(cassette: directory.file("first.har.gz"), mode: .once)
+        let second = try Tape(cassette: directory.file("second.har.gz"), mode: .once)
+
+        // When the first signs in on one session and asks on another
+        let signedInFirst = try await ask(first, first.makeURLSession(configuration: .default), "/session/start")
+        let otherSession = try await ask(first, first.makeURLSession(configuration: .default), "/session/whoami")
+        // and the second tape asks too
+        let secondTape = try await ask(second, second.makeURLSession(configuration: .default), "/session/whoami")
+        try first.finish()
+        try second.finish()
+
+        // Then the first tape's sessions share the cookie, in its harness's storage only
+        #expect(signedInFirst == true && otherSession == true)
+        #expect(first.harness.cookieStorage.cookies(for: server.baseURL)?.map(\.name) == ["deck"])
+        #expect(!(HTTPCookieStorage.shared.cookies(for: server.baseURL) ?? []).contains { $0.value == "side-a-4411" })
+        #expect(secondTape == false, "the second tape saw the first one's cookie")
+    }
 }
