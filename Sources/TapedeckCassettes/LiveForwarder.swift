@@ -182,7 +182,8 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 
     /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
-    /// order), the body as delivered, marked decoded when URLSession decoded it (`LiveForwarder.deliveredForm(of:headers:)`).
+    /// order), the body as delivered, marked decoded when URLSession decoded it
+    /// (`LiveForwarder.deliveredForm(of:headers:)`).
     static func recorded(_ response: HTTPURLResponse, body: Data) -> RecordedResponse {
         var headers: [HeaderField] = []
         for (name, value) in response.allHeaderFields {
@@ -227,9 +228,9 @@ extension LiveForwarder {
     /// 61) and kept redaction from looking inside it.
     package static func deliveredForm(of body: Data, headers: [HeaderField]) -> ResponsePlan.BodyForm {
         let coding = headers.value(for: "Content-Encoding")
+        if ContentCoding.isDecodable(coding) { return .decoded }
         let codings = (coding ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !body.isEmpty, codings.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return .wire }
-        if ContentCoding.isDecodable(coding) { return .decoded }
         if let length = headers.value(for: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             return length == body.count ? .wire : .decoded
         }

@@ -130,9 +130,8 @@ public struct Redactor: Hashable, Sendable {
         queryItems.contains((encodedName.removingPercentEncoding ?? encodedName).lowercased())
     }
 
-    /// The URL with secret query item values replaced.
-    /// A query value that is itself a link (`?next=/account?token=…`, a return address) has its
-    /// own secret items replaced.
+    /// The URL with secret query item values replaced; a query value that is itself a link
+    /// (`?next=/account?token=…`, a return address) has its own secret items replaced.
     public func redact(_ url: URL) -> URL {
         guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.queryItems else {

@@ -70,8 +70,8 @@ public struct CassetteTrait: TestTrait, TestScoping {
 
 extension Trait where Self == CassetteTrait {
     /// Binds the test to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
-    /// `TAPEDECK_CASSETTES`; an absolute path is used as it is). `mode` by default: `TAPEDECK_RECORD`, else replay-only in CI and
-    /// `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
+    /// `TAPEDECK_CASSETTES`; an absolute path is used as it is). `mode` by default:
+    /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
     /// cassette); failed expectations that do not throw are not seen by the trait.
     public static func cassette(
         _ name: String, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
