@@ -117,7 +117,8 @@ extension Harness {
         proposed: RequestSnapshot, decide: @escaping @Sendable (RedirectDecision) -> Void
     ) {
         guard let session = foreign.session, let delegate = foreign.delegate else {
-            decide(.follow(proposed))   // nobody to ask: URLSession follows
+            // Nobody to ask: URLSession follows, with the cookies stored for the new URL.
+            decide(.follow(Self.withStoredCookies(proposed, configuration: link.session.configuration)))
             return
         }
         let expectation = scheduler.expectExternal(

@@ -46,6 +46,17 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     public let decodesContentEncoding: Bool
     /// What sessions from this harness promise their clients.
     public let profile = TransportProfile.simulated
+    /// The cookies of this simulation: sessions whose configuration uses the process-wide
+    /// `HTTPCookieStorage.shared` (`.default`, Alamofire's `.af.default`) get this in-memory
+    /// storage instead, shared by all of them, so no cookie outlives the simulation or passes
+    /// from one test to another. A configuration with a storage of its own (`.ephemeral`) keeps it.
+    ///
+    /// ```swift
+    /// let session = harness.makeSession(configuration: .default, delegate: nil, delegateQueue: root)
+    /// // … after a response with Set-Cookie:
+    /// harness.cookieStorage.cookies(for: URL(string: "http://api.test")!)
+    /// ```
+    public let cookieStorage: HTTPCookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage!
 
     /// The network's scheduler.
     public var scheduler: SimulatedScheduler { network.scheduler }

@@ -47,6 +47,10 @@ final class SessionLink: @unchecked Sendable {
         self.slot = slot
         configuration.protocolClasses = [protocolClass] + (configuration.protocolClasses ?? [])
         configuration.urlCache = nil
+        // The process's shared cookies would carry from one simulation (and test) to the next.
+        if let shared = configuration.httpCookieStorage, shared === HTTPCookieStorage.shared {
+            configuration.httpCookieStorage = harness.cookieStorage
+        }
     }
 
     deinit {

@@ -12,8 +12,9 @@ import FoundationNetworking
 /// - Redirects are not followed: each hop is its own interaction (the 3xx with its `Location`),
 ///   and the simulated network follows them on replay as it would any redirect.
 /// - Bodies are what URLSession hands a client: a `gzip`/`deflate` response arrives decoded (libcurl
-///   and Darwin's loader both decode it) and is stored as such (`_bodyForm: decoded`), with its
-///   `Content-Encoding` header kept, as browsers and mitmproxy write HAR.
+///   and Darwin's loader both decode it; libcurl built with brotli and zstd decodes `br` and `zstd`
+///   too) and is stored as such (`_bodyForm: decoded`), with its `Content-Encoding` header kept,
+///   as browsers and mitmproxy write HAR.
 /// - Timings come from a monotonic clock on the live path: `wait` until the response head,
 ///   `receive` until the last byte (connection set-up is not visible through URLSession on Linux).
 /// - A transport error (refused connection, timeout, unknown host) becomes a recorded failure with
@@ -181,18 +182,18 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 
     /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
-    /// order), the body as delivered (decoded when it had a content coding).
+    /// order), the body as delivered, marked decoded when URLSession decoded it
+    /// (`LiveForwarder.deliveredForm(of:headers:)`).
     static func recorded(_ response: HTTPURLResponse, body: Data) -> RecordedResponse {
         var headers: [HeaderField] = []
         for (name, value) in response.allHeaderFields {
             headers.append(HeaderField("\(name)", "\(value)"))
         }
         headers.sort { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }
-        let coded = ContentCoding.isDecodable(headers.value(for: "Content-Encoding"))
         return RecordedResponse(
             // URLSession does not show the reason phrase the server sent; HAR allows it empty.
             status: response.statusCode, statusText: "",
-            headers: headers, body: body, bodyForm: coded ? .decoded : .wire)
+            headers: headers, body: body, bodyForm: LiveForwarder.deliveredForm(of: body, headers: headers))
     }
 
     static func describe(_ error: any Error) -> String {
@@ -213,5 +214,26 @@ extension LiveForwarder.Options {
         components.host = upstream.host
         components.port = upstream.port
         return components.url ?? url
+    }
+}
+
+extension LiveForwarder {
+    /// Whether a body URLSession handed over is still in its `Content-Encoding` (wire) or was
+    /// decoded. gzip and deflate are decoded by every URLSession. Other codings (`br`, `zstd`)
+    /// are decoded only by a loader that knows them — libcurl built with brotli and zstd does, an
+    /// older one does not — so the body is compared with the wire's `Content-Length`: a body of
+    /// another length was decoded. Without a length (a chunked answer) a body that starts like
+    /// the coding's stream is the wire form, anything else decoded, as for other tools' files.
+    /// Marking a decoded `br` body `wire` made `serve` send plain text labelled `br` (curl: error
+    /// 61) and kept redaction from looking inside it.
+    package static func deliveredForm(of body: Data, headers: [HeaderField]) -> ResponsePlan.BodyForm {
+        let coding = headers.value(for: "Content-Encoding")
+        if ContentCoding.isDecodable(coding) { return .decoded }
+        let codings = (coding ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard !body.isEmpty, codings.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return .wire }
+        if let length = headers.value(for: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            return length == body.count ? .wire : .decoded
+        }
+        return HARCodec.inferredForm(body, contentEncoding: coding)
     }
 }

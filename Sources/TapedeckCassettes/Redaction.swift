@@ -97,22 +97,53 @@ public struct Redactor: Hashable, Sendable {
         }
     }
 
-    /// The fields with secret values replaced (names and order kept).
+    /// Header fields whose value is a URL: a redirect's target, a body's own address, the page a
+    /// request came from. Their secret query items are replaced as the request URL's are, so a
+    /// redirect to `/home?token=…` does not keep the token on disk.
+    public static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
+
+    /// The fields with secret values replaced (names and order kept); in a URL-valued field
+    /// (``urlHeaders``) the secret query items.
     public func redact(_ headers: [HeaderField]) -> [HeaderField] {
         headers.map { field in
-            self.headers.contains(field.name.lowercased()) ? HeaderField(field.name, Self.placeholder) : field
+            let name = field.name.lowercased()
+            if self.headers.contains(name) { return HeaderField(field.name, Self.placeholder) }
+            if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }
+            return field
         }
     }
 
-    /// The URL with secret query item values replaced.
+    /// A URL written as text — absolute or relative, as a `Location` field or a JSON link holds
+    /// it — with secret query item values replaced; anything else unchanged. Only the secret
+    /// items change: the rest of the text keeps its spelling and escapes.
+    public func redactURLText(_ text: String) -> String {
+        guard !queryItems.isEmpty, text.contains("?"), var components = URLComponents(string: text),
+              let items = components.percentEncodedQueryItems,
+              items.contains(where: { isSecretQueryItem($0.name) }) else { return text }
+        components.percentEncodedQueryItems = items.map { item in
+            isSecretQueryItem(item.name) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+        }
+        return components.string ?? text
+    }
+
+    private func isSecretQueryItem(_ encodedName: String) -> Bool {
+        queryItems.contains((encodedName.removingPercentEncoding ?? encodedName).lowercased())
+    }
+
+    /// The URL with secret query item values replaced; a query value that is itself a link
+    /// (`?next=/account?token=…`, a return address) has its own secret items replaced.
     public func redact(_ url: URL) -> URL {
         guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.queryItems, items.contains(where: { queryItems.contains($0.name.lowercased()) }) else {
+              let items = components.queryItems else {
             return url
         }
-        components.queryItems = items.map { item in
-            queryItems.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+        let redacted = items.map { item in
+            if queryItems.contains(item.name.lowercased()) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+            if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
+            return item
         }
+        guard redacted != items else { return url }
+        components.queryItems = redacted
         return components.url ?? url
     }
 
@@ -149,7 +180,22 @@ public struct Redactor: Hashable, Sendable {
         if let array = value as? [Any] {
             return array.map { redactValue($0, changed: &changed) }
         }
+        if let text = value as? String, Self.looksLikeLink(text) {
+            // A link to another page or resource (`"next": "/items?page=2&access_token=…"`).
+            let redacted = redactURLText(text)
+            if redacted != text {
+                changed = true
+                return redacted
+            }
+        }
         return value
+    }
+
+    /// A JSON string that is a link with a query: absolute http(s), or starting with `/`.
+    static func looksLikeLink(_ text: String) -> Bool {
+        guard text.contains("?") else { return false }
+        let lowered = text.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/")
     }
 
     private func looksLikeJSON(_ body: Data) -> Bool {
@@ -188,7 +234,9 @@ public enum SecretScanner {
             func checkHeaders(_ headers: [HeaderField], _ side: String) {
                 for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
                     let name = field.name.lowercased()
-                    if rules.headers.contains(name) || Redactor.defaultHeaders.contains(name) {
+                    if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
+                        report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
+                    } else if rules.headers.contains(name) || Redactor.defaultHeaders.contains(name) {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
                     } else if suspiciousNameParts.contains(where: { name.contains($0) }) {
                         report("\(side).headers.\(field.name)", "the header's name suggests a secret")
@@ -202,6 +250,8 @@ public enum SecretScanner {
                 guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
                 if rules.queryItems.contains(item.name.lowercased()) || Redactor.defaultQueryItems.contains(item.name.lowercased()) {
                     report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
+                } else if Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules) {
+                    report("request.url query '\(item.name)'", "the link it holds has the credential query item '\(inner)' unredacted")
                 } else if let kind = secretShape(value) {
                     report("request.url query '\(item.name)'", "the value looks like \(kind)")
                 }
@@ -222,6 +272,9 @@ public enum SecretScanner {
                 if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
                     for key in secretFields(in: object, names: fields) {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")
+                    }
+                    for item in secretLinkItems(in: object, rules: rules) {
+                        report("\(place) link", "a link's query item '\(item)' is a credential stored unredacted")
                     }
                 }
                 if let kind = secretShape(text) {
@@ -244,6 +297,30 @@ public enum SecretScanner {
         }
         if let array = value as? [Any] {
             return array.flatMap { secretFields(in: $0, names: names) }
+        }
+        return []
+    }
+
+    /// The first credential query item of a link (a `Location` value, a JSON link) whose value is
+    /// stored unredacted, by the default rules or `rules`.
+    private static func secretQueryItem(inLink text: String, rules: Redactor) -> String? {
+        guard text.contains("?"), let items = URLComponents(string: text)?.queryItems else { return nil }
+        return items.first { item in
+            let name = item.name.lowercased()
+            guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
+            return rules.queryItems.contains(name) || Redactor.defaultQueryItems.contains(name)
+        }?.name
+    }
+
+    private static func secretLinkItems(in value: Any, rules: Redactor) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.keys.sorted().flatMap { secretLinkItems(in: dictionary[$0]!, rules: rules) }
+        }
+        if let array = value as? [Any] {
+            return array.flatMap { secretLinkItems(in: $0, rules: rules) }
+        }
+        if let text = value as? String, Redactor.looksLikeLink(text), let item = secretQueryItem(inLink: text, rules: rules) {
+            return [item]
         }
         return []
     }

@@ -17,7 +17,8 @@ import TapedeckClient
 /// ```
 public struct CassetteTrait: TestTrait, TestScoping {
     /// The cassette's name: a file in `Cassettes/` beside the test file (or in `TAPEDECK_CASSETTES`),
-    /// `.har.gz` added unless the name ends in `.har` or `.har.gz`.
+    /// or an absolute path (`/…`) used as it is; `.har.gz` added unless the name ends in `.har`
+    /// or `.har.gz`.
     public let name: String
     /// The record mode (by default from the environment).
     public let mode: TapeMode
@@ -69,8 +70,8 @@ public struct CassetteTrait: TestTrait, TestScoping {
 
 extension Trait where Self == CassetteTrait {
     /// Binds the test to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
-    /// `TAPEDECK_CASSETTES`). `mode` by default: `TAPEDECK_RECORD`, else replay-only in CI and
-    /// `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
+    /// `TAPEDECK_CASSETTES`; an absolute path is used as it is). `mode` by default:
+    /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
     /// cassette); failed expectations that do not throw are not seen by the trait.
     public static func cassette(
         _ name: String, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,

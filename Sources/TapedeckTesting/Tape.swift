@@ -299,17 +299,20 @@ package enum RecordSettings {
     }
 
     /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
-    /// directory beside the test file. A name without an extension gets `.har.gz`.
+    /// directory beside the test file; an absolute path (`/…`) is that file. A name without an
+    /// extension gets `.har.gz`.
     package static func cassetteURL(
         named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
+        let file = name.hasSuffix(".har") || name.hasSuffix(".har.gz") ? name : name + ".har.gz"
+        // An absolute path was put under the directory (`Cassettes/tmp/x.har.gz` for `/tmp/x`).
+        if file.hasPrefix("/") { return URL(fileURLWithPath: file) }
         let directory: URL
         if let configured = environment["TAPEDECK_CASSETTES"], !configured.isEmpty {
             directory = URL(fileURLWithPath: configured, isDirectory: true)
         } else {
             directory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Cassettes", isDirectory: true)
         }
-        let file = name.hasSuffix(".har") || name.hasSuffix(".har.gz") ? name : name + ".har.gz"
         return directory.appendingPathComponent(file)
     }
 }

@@ -19,4 +19,14 @@ struct RecordSettingsTests {
         let plain = RecordSettings.cassetteURL(named: "login.har", filePath: "/x/T.swift", environment: ["TAPEDECK_CASSETTES": "/tapes"])
         #expect(plain.path == "/tapes/login.har")
     }
+
+    @Test("an absolute cassette name is that file, not a path under Cassettes/ or TAPEDECK_CASSETTES")
+    func absoluteName() {
+        // Given an absolute name, with and without a directory from the environment
+        let beside = RecordSettings.cassetteURL(named: "/tmp/run/login", filePath: "/src/Tests/AppTests/LoginTests.swift", environment: [:])
+        let configured = RecordSettings.cassetteURL(named: "/tmp/run/login.har", filePath: "/x/T.swift", environment: ["TAPEDECK_CASSETTES": "/tapes"])
+        // Then each is the file named (an extension added when missing)
+        #expect(beside.path == "/tmp/run/login.har.gz")
+        #expect(configured.path == "/tmp/run/login.har")
+    }
 }

@@ -23,6 +23,8 @@ import TapedeckHTTP
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
 /// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
+///
+/// Session routes (cookies, tokens in redirects and links, a `br` body): `LoopbackServer+Sessions.swift`.
 public final class LoopbackServer: Sendable {
     public let port: Int
     private let task: Task<Void, any Error>
@@ -148,6 +150,7 @@ public final class LoopbackServer: Sendable {
             })
         }
         addShopAPI(to: router)
+        addSessionRoutes(to: router)
         router.get("headers") { request, _ in
             let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\(fields)}")))
