@@ -33,20 +33,25 @@ struct CassetteCommand: ParsableCommand {
 }
 
 /// Reads a cassette for a command, turning errors into exit statuses. An interrupted recording's
-/// journal is reported, not merged (these commands never change their input). Skipped entries
-/// are printed as warnings to standard error (`strict`: the first is an error, exit 2).
+/// journal is shown merged into what the command sees, but not merged on disk (these commands
+/// never change their input): a first recording killed before it finished has only its journal,
+/// and that is what there is to inspect or check for secrets. Skipped entries are printed as
+/// warnings to standard error (`strict`: the first is an error, exit 2).
 private func load(_ path: String, strict: Bool = false, warn: Bool = true) throws -> Cassette {
     let url = URL(fileURLWithPath: path)
+    let journal = CassetteJournal.journalURL(for: url)
+    let hasJournal = FileManager.default.fileExists(atPath: journal.path)
     do {
-        let cassette = try CassetteFile.read(url, strict: strict)
+        let base = hasJournal && !FileManager.default.fileExists(atPath: url.path) ? Cassette() : try CassetteFile.read(url, strict: strict)
         if warn {
-            for skipped in cassette.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
-            for note in cassette.notes { printError("tapedeck: warning: \(path): \(note)") }
+            for skipped in base.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
+            for note in base.notes { printError("tapedeck: warning: \(path): \(note)") }
         }
-        if FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: url).path) {
-            printError("tapedeck: note: \(path).journal holds an interrupted recording; opening the cassette for replay will merge it")
-        }
-        return cassette
+        guard hasJournal else { return base }
+        let (merged, added, dropped) = try CassetteJournal.preview(cassette: url, base: base)
+        let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
+        printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(added) interaction\(added == 1 ? "" : "s") not in the cassette\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
+        return merged
     } catch {
         throw ExitStatus.report(error)
     }

@@ -268,6 +268,21 @@ public final class CassetteJournal: Sendable {
         return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes)
     }
 
+    /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it
+    /// will be once its journal is merged — without merging, writing or deleting anything: what a
+    /// read-only tool shows after an interrupted recording. `added` counts the journal's
+    /// interactions the cassette lacks; `droppedBytes`, a torn record at the journal's end.
+    ///
+    /// ```swift
+    /// let (whole, added, _) = try CassetteJournal.preview(cassette: url, base: Cassette())
+    /// print("\(added) interactions wait in the journal")
+    /// ```
+    public static func preview(cassette: URL, base: Cassette) throws(CassetteError) -> (merged: Cassette, added: Int, droppedBytes: Int) {
+        let contents = try read(journalURL(for: cassette))
+        let merged = merge(base, contents.interactions)
+        return (merged, merged.interactions.count - base.interactions.count, contents.droppedBytes)
+    }
+
     /// `base` plus the journalled interactions it does not hold yet (by `_index`): merging twice —
     /// a crash between writing the cassette and deleting the journal — adds nothing the second time.
     static func merge(_ base: Cassette, _ journalled: [Interaction]) -> Cassette {

@@ -11,6 +11,29 @@ struct CommandTests {
         try runTapedeck(arguments)
     }
 
+    @Test("after a first recording was killed only its journal exists: inspect and validate show its entries, say so, and change no file")
+    func journalOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("first.har.gz")
+        let journal = try CassetteJournal(cassette: cassette)
+        for index in 0..<3 {
+            try journal.append(Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/items/\(index)")!),
+                                           outcome: .response(RecordedResponse(status: 200, body: Data("{}".utf8)))))
+        }
+        let before = try Data(contentsOf: journal.journalURL)
+
+        let inspect = try tapedeck("cassette", "inspect", cassette.path)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("3 entries"), "\(inspect.output)")
+        #expect(inspect.output.contains("http://api.test/items/2"))
+        #expect(inspect.errors.contains("interrupted recording (3 interactions not in the cassette"), "\(inspect.errors)")
+        #expect(try tapedeck("cassette", "validate", cassette.path).status == 0)
+
+        #expect(!FileManager.default.fileExists(atPath: cassette.path), "nothing merged on disk")
+        #expect(try Data(contentsOf: journal.journalURL) == before)
+    }
+
     @Test("inspect prints one row per entry; validate finds the mitmproxy capture's secrets (1), then none after redact (0)")
     func inspectValidateRedact() throws {
         let directory = try TemporaryDirectory()
