@@ -42,10 +42,14 @@ let package = Package(
         ),
         // The system zlib (Debian: zlib1g-dev), with a shim for its macros.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system brotli and zstd libraries: `br` and `zstd` bodies decoded as Debian's libcurl
+        // decodes them for URLSession, and encoded again after redaction.
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Layer 2: request/response values, the responder protocol, metrics, zlib and content codings.
         .target(
             name: "TapedeckHTTP",
-            dependencies: ["TapedeckScheduling", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["TapedeckScheduling", "CZlib", "CBrotli", "CZstd", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
         .target(name: "TapedeckCassettes", dependencies: ["TapedeckScheduling", "TapedeckHTTP"]),

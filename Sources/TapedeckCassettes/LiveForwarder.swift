@@ -228,7 +228,7 @@ extension LiveForwarder {
     /// 61) and kept redaction from looking inside it.
     package static func deliveredForm(of body: Data, headers: [HeaderField]) -> ResponsePlan.BodyForm {
         let coding = headers.value(for: "Content-Encoding")
-        if ContentCoding.isDecodable(coding) { return .decoded }
+        if ContentCoding.isDecodedByEveryURLSession(coding) { return .decoded }
         let codings = (coding ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !body.isEmpty, codings.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return .wire }
         if let length = headers.value(for: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {

@@ -2,9 +2,10 @@ public import Foundation
 
 /// What URLSession (libcurl underneath, on Linux) does to an encoded response body before the client sees it.
 public enum ContentCoding {
-    /// Decodes `body` per a `Content-Encoding` value. `gzip`/`x-gzip` and `deflate` (zlib-wrapped,
-    /// or raw as some servers send it) are decoded; `identity`, nil and unknown codings pass through
-    /// unchanged, as libcurl leaves codings it does not know.
+    /// Decodes `body` per a `Content-Encoding` value. `gzip`/`x-gzip`, `deflate` (zlib-wrapped, or
+    /// raw as some servers send it), `br` and `zstd` are decoded, as Debian's libcurl (built with
+    /// brotli and zstd) decodes them for URLSession; `identity`, nil and unknown codings pass
+    /// through unchanged, as libcurl leaves codings it does not know.
     public static func decode(_ body: Data, contentEncoding: String?) throws -> Data {
         guard let coding = contentEncoding?.lowercased(), !body.isEmpty else { return body }
         switch coding {
@@ -13,23 +14,36 @@ public enum ContentCoding {
         case "deflate":
             if let zlibWrapped = try? Zlib.decompress(body, format: .zlib) { return zlibWrapped }
             return try Zlib.decompress(body, format: .raw)
+        case "br":
+            return try Brotli.decompress(body)
+        case "zstd":
+            return try Zstd.decompress(body)
         default:
             return body
         }
     }
 
-    /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:)`` knows (gzip,
-    /// or zlib-wrapped deflate, at level 6); nil for any other coding.
+    /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:)`` knows (gzip or
+    /// zlib-wrapped deflate at level 6, brotli at quality 5, zstd at level 3); nil for any other coding.
     public static func encode(_ body: Data, contentEncoding: String?) throws -> Data? {
         switch contentEncoding?.lowercased() {
         case "gzip", "x-gzip": return try Zlib.compress(body, format: .gzip)
         case "deflate": return try Zlib.compress(body, format: .zlib)
+        case "br": return try Brotli.compress(body)
+        case "zstd": return try Zstd.compress(body)
         default: return nil
         }
     }
 
-    /// True for the codings ``decode(_:contentEncoding:)`` knows.
+    /// True for the codings ``decode(_:contentEncoding:)`` and ``encode(_:contentEncoding:)`` know.
     public static func isDecodable(_ contentEncoding: String?) -> Bool {
+        ["gzip", "x-gzip", "deflate", "br", "zstd"].contains(contentEncoding?.lowercased() ?? "")
+    }
+
+    /// True for the codings every URLSession decodes (gzip and deflate). `br` and `zstd` are
+    /// decoded only where libcurl was built with them (Debian's is; others may not be), so a body
+    /// a live URLSession handed over in those codings may be either form.
+    public static func isDecodedByEveryURLSession(_ contentEncoding: String?) -> Bool {
         ["gzip", "x-gzip", "deflate"].contains(contentEncoding?.lowercased() ?? "")
     }
 }

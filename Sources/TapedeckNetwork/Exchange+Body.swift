@@ -85,7 +85,7 @@ extension Exchange {
             return (try ContentCoding.decode(plan.body, contentEncoding: coding), plan.body.count)
         case (false, .decoded) where decodable:
             // The plan kept decoded bytes but this client expects the wire form: encode them again.
-            let encoded = try Zlib.compress(plan.body, format: coding == "deflate" ? .zlib : .gzip)
+            let encoded = try ContentCoding.encode(plan.body, contentEncoding: coding) ?? plan.body
             return (encoded, encoded.count)
         default:
             return (plan.body, plan.body.count)

@@ -107,6 +107,28 @@ struct ReplayTests {
         #expect(results["user"]?.status == 200)
     }
 
+    @Test("br and zstd bodies stored as they travelled (tapedeck record's wire form) reach the client decoded, as Debian's libcurl hands them over")
+    func brotliAndZstdWire() throws {
+        // Given wire-form bodies in codings URLSession on this platform decodes.
+        let text = Data(#"{"coding":"compressed","items":[1,2,3]}"#.utf8)
+        func entry(_ index: Int, _ coding: String, _ body: Data) -> Interaction {
+            Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/\(coding)")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json"),
+                                                                                   HeaderField("Content-Encoding", coding)],
+                                                            body: body, bodyForm: .wire)))
+        }
+        let world = ReplayWorld(CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, "br", try Brotli.compress(text)), entry(1, "zstd", try Zstd.compress(text)),
+        ])))
+        // When a URLSession asks for them.
+        world.send("br", "http://api.test/br")
+        world.send("zstd", "http://api.test/zstd")
+        let results = try world.run()
+        // Then it gets the decoded JSON, not the compressed bytes.
+        #expect(results["br"]?.body == text)
+        #expect(results["zstd"]?.body == text)
+    }
+
     @Test("recorded timings on the virtual clock: instant, as recorded, or scaled")
     func timings() throws {
         func clock(after scale: Double) throws -> VirtualInstant {
@@ -262,6 +284,16 @@ struct RedactionTests {
         #expect(inside.contains(#""password":"REDACTED""#) && !inside.contains("correct horse"))
         #expect(wire.headers.value(for: "Content-Length") == String(wire.body.count))
         #expect(SecretScanner.scan(Cassette(interactions: [Redactor().redact(compressed)])).isEmpty)
+        // br and zstd wire bodies too (tapedeck record keeps them as they travelled).
+        for coding in ["br", "zstd"] {
+            var packed = interaction
+            let body = try #require(try ContentCoding.encode(echo, contentEncoding: coding))
+            packed.outcome = .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", coding)], body: body, bodyForm: .wire))
+            #expect(SecretScanner.scan(Cassette(interactions: [packed])).contains { $0.place.hasPrefix("response.body (decoded \(coding))") })
+            let cleaned = try #require(Redactor().redact(packed).response)
+            let plain = String(decoding: try ContentCoding.decode(cleaned.body, contentEncoding: coding), as: UTF8.self)
+            #expect(plain.contains(#""password":"REDACTED""#) && !plain.contains("correct horse"), "\(coding)")
+        }
         // Binary that merely starts with "{" is left alone.
         let binary = Data([0x7B, 0x00, 0xFF, 0x10])
         #expect(Redactor().redactJSON(binary, contentType: nil) == binary)

@@ -1,0 +1,77 @@
+import CBrotli
+public import Foundation
+
+/// Brotli (`Content-Encoding: br`) through the system library (libbrotli), as libcurl uses it.
+///
+/// ```swift
+/// let packed = try Brotli.compress(Data("hello".utf8))
+/// assert(try Brotli.decompress(packed) == Data("hello".utf8))
+/// ```
+public enum Brotli {
+    /// `data` brotli-compressed at `quality` (0–11; 5 is what servers commonly send).
+    public static func compress(_ data: Data, quality: Int = 5) throws -> Data {
+        var size = BrotliEncoderMaxCompressedSize(data.count)
+        if size == 0 { size = data.count + 1_024 }   // zero: the bound overflows or the input is empty
+        var output = Data(count: size)
+        let ok = output.withUnsafeMutableBytes { out in
+            data.withUnsafeBytes { input in
+                BrotliEncoderCompress(Int32(quality), BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, data.count,
+                                      input.bindMemory(to: UInt8.self).baseAddress, &size, out.bindMemory(to: UInt8.self).baseAddress)
+            }
+        }
+        guard ok == BROTLI_TRUE else { throw CodingError(coding: "br", detail: "the encoder refused the input") }
+        output.count = size
+        return output
+    }
+
+    /// The bytes a brotli stream stands for. A stream that is damaged or cut short is an error;
+    /// so is one that grows past `limit` bytes.
+    public static func decompress(_ data: Data, limit: Int = .max) throws -> Data {
+        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw CodingError(coding: "br", detail: "no decoder") }
+        defer { BrotliDecoderDestroyInstance(state) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1_024)
+        try data.withUnsafeBytes { raw in
+            var availableIn = raw.count
+            var nextIn = raw.bindMemory(to: UInt8.self).baseAddress
+            while true {
+                var availableOut = chunk.count
+                let result = chunk.withUnsafeMutableBufferPointer { buffer -> BrotliDecoderResult in
+                    var nextOut = buffer.baseAddress
+                    return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                }
+                output.append(contentsOf: chunk[0..<(chunk.count - availableOut)])
+                guard output.count <= limit else { throw CodingError(coding: "br", detail: "more than \(limit) bytes") }
+                switch result {
+                case BROTLI_DECODER_RESULT_SUCCESS:
+                    return
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
+                    continue
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
+                    throw CodingError(coding: "br", detail: "the stream is cut short after \(raw.count) bytes")
+                default:
+                    let code = BrotliDecoderGetErrorCode(state)
+                    throw CodingError(coding: "br", detail: String(cString: BrotliDecoderErrorString(code)))
+                }
+            }
+        }
+        return output
+    }
+}
+
+/// A body that is not what its `Content-Encoding` says (or cannot be encoded that way).
+public struct CodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The coding (`br`, `zstd`).
+    public var coding: String
+    /// What went wrong.
+    public var detail: String
+
+    /// An error of `coding`.
+    public init(coding: String, detail: String) {
+        self.coding = coding
+        self.detail = detail
+    }
+
+    /// `br: the stream is cut short…`.
+    public var description: String { "\(coding): \(detail)" }
+}
