@@ -30,7 +30,7 @@ extension Harness {
               let cookies = storage.cookies(for: request.url), !cookies.isEmpty,
               let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty else { return request }
         var request = request
-        request.headerFields[.cookie] = value
+        request.headerFields[.cookie] = orderedCookies(value)
         return request
     }
 }

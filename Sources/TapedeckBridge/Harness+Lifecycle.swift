@@ -308,7 +308,17 @@ extension Harness {
             fields.append(name, value)
             snapshot.headerFields.append(contentsOf: fields.fields)
         }
+        snapshot.headerFields[.cookie] = snapshot.headerFields[.cookie].map(orderedCookies)
         return snapshot
+    }
+
+    /// A `Cookie` field's pairs in a fixed order (by name, then value). corelibs builds the field
+    /// from its cookie storage, a dictionary whose order changes with each process's hash seed:
+    /// two cookies would reach the server in either order, and stubs, handlers, matching and the
+    /// trace would differ between runs of one seed.
+    static func orderedCookies(_ value: String) -> String {
+        let pairs = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return pairs.sorted().joined(separator: "; ")
     }
 
     func exchangeOptions(_ request: URLRequest, _ configuration: URLSessionConfiguration) -> ExchangeOptions {

@@ -48,7 +48,15 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
             for note in base.notes { printError("tapedeck: warning: \(path): \(note)") }
         }
         guard hasJournal else { return base }
-        let (merged, added, dropped) = try CassetteJournal.preview(cassette: url, base: base)
+        let preview: (merged: Cassette, added: Int, droppedBytes: Int)
+        do {
+            preview = try CassetteJournal.preview(cassette: url, base: base)
+        } catch {
+            // A journal that cannot be read does not hide the cassette beside it.
+            printError("tapedeck: warning: \(journal.path) cannot be read (\(error)); showing the cassette without it")
+            return base
+        }
+        let (merged, added, dropped) = preview
         let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
         printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(added) interaction\(added == 1 ? "" : "s") not in the cassette\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
         return merged

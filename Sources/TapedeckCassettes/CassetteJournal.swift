@@ -260,12 +260,11 @@ public final class CassetteJournal: Sendable {
     static func recoverHeld(cassette: URL) throws(CassetteError) -> Recovery? {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
-        let contents = try read(journal)
         let base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
-        let merged = merge(base, contents.interactions)
+        let (merged, added, dropped) = try preview(cassette: cassette, base: base)
         try CassetteFile.write(merged, to: cassette)
-        retire(journal, damaged: contents.droppedBytes > 0)
-        return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes)
+        retire(journal, damaged: dropped > 0)
+        return Recovery(recovered: added, droppedBytes: dropped)
     }
 
     /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it

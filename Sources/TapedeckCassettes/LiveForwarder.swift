@@ -232,7 +232,10 @@ extension LiveForwarder {
         let codings = (coding ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !body.isEmpty, codings.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return .wire }
         if let length = headers.value(for: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
-            return length == body.count ? .wire : .decoded
+            guard length == body.count else { return .decoded }
+            // The wire's length — unless a decoded body happens to have it too: wire bytes are
+            // only those the coding can read (a coding Tapedeck does not know stays wire).
+            return ContentCoding.isDecodable(coding) && (try? ContentCoding.decode(body, contentEncoding: coding)) == nil ? .decoded : .wire
         }
         return HARCodec.inferredForm(body, contentEncoding: coding)
     }

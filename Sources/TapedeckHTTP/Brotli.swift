@@ -24,8 +24,8 @@ public enum Brotli {
         return output
     }
 
-    /// The bytes a brotli stream stands for. A stream that is damaged or cut short is an error;
-    /// so is one that grows past `limit` bytes.
+    /// The bytes a brotli stream stands for. A stream that is damaged, cut short or followed by
+    /// other bytes is an error; so is one that grows past `limit` bytes.
     public static func decompress(_ data: Data, limit: Int = .max) throws -> Data {
         guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw CodingError(coding: "br", detail: "no decoder") }
         defer { BrotliDecoderDestroyInstance(state) }
@@ -44,6 +44,8 @@ public enum Brotli {
                 guard output.count <= limit else { throw CodingError(coding: "br", detail: "more than \(limit) bytes") }
                 switch result {
                 case BROTLI_DECODER_RESULT_SUCCESS:
+                    // libcurl refuses bytes after the end of the stream too.
+                    guard availableIn == 0 else { throw CodingError(coding: "br", detail: "\(availableIn) bytes follow the end of the stream") }
                     return
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
                     continue

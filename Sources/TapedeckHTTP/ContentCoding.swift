@@ -6,22 +6,28 @@ public enum ContentCoding {
     /// raw as some servers send it), `br` and `zstd` are decoded, as Debian's libcurl (built with
     /// brotli and zstd) decodes them for URLSession; `identity`, nil and unknown codings pass
     /// through unchanged, as libcurl leaves codings it does not know.
-    public static func decode(_ body: Data, contentEncoding: String?) throws -> Data {
+    ///
+    /// A body that would decode to more than `limit` bytes is an error: a few kilobytes of a
+    /// "compression bomb" from an upstream must not exhaust a recorder's memory.
+    public static func decode(_ body: Data, contentEncoding: String?, limit: Int = defaultLimit) throws -> Data {
         guard let coding = contentEncoding?.lowercased(), !body.isEmpty else { return body }
         switch coding {
         case "gzip", "x-gzip":
-            return try Zlib.decompress(body, format: .gzip)
+            return try Zlib.decompress(body, format: .gzip, limit: limit)
         case "deflate":
-            if let zlibWrapped = try? Zlib.decompress(body, format: .zlib) { return zlibWrapped }
-            return try Zlib.decompress(body, format: .raw)
+            if let zlibWrapped = try? Zlib.decompress(body, format: .zlib, limit: limit) { return zlibWrapped }
+            return try Zlib.decompress(body, format: .raw, limit: limit)
         case "br":
-            return try Brotli.decompress(body)
+            return try Brotli.decompress(body, limit: limit)
         case "zstd":
-            return try Zstd.decompress(body)
+            return try Zstd.decompress(body, limit: limit)
         default:
             return body
         }
     }
+
+    /// The largest body ``decode(_:contentEncoding:limit:)`` produces unless told otherwise: 1 GiB.
+    public static let defaultLimit = 1 << 30
 
     /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:)`` knows (gzip or
     /// zlib-wrapped deflate at level 6, brotli at quality 5, zstd at level 3); nil for any other coding.

@@ -34,6 +34,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var headerTimer: Scheduled<Void>?
     /// The client half-closed while an answer was under way: close after it.
     private var closeAfterAnswer = false
+    /// The stream of the request being answered (it also counts the answer done, once).
+    private var answering: AnswerStream?
 
     init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters, outlet: RawOutlet) {
         self.outlet = outlet
@@ -45,12 +47,32 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         startHeaderTimer(context)
+        outlet.onInputClosed = { [weak self, weak context] in
+            if let self, let context { self.inputEnded(context) }
+        }
         context.fireChannelActive()
+    }
+
+    /// The client's input ended while its answer may still be under way. A service that stops
+    /// its work when the client goes (a live exchange streamed by `tapedeck record`) takes the
+    /// end of input for the client's going, as nginx does for a proxied request: the upstream
+    /// exchange stops and the connection closes. Any other answer is still written (a client may
+    /// half-close after its request), then the connection closes.
+    private func inputEnded(_ context: ChannelHandlerContext) {
+        guard let answering, answering.stopsWhenClientGone else { return }
+        if answering.clientGone() { counters.inFlight.subtract(1, ordering: .relaxed) }
+        self.answering = nil
+        state = .closed
+        context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         headerTimer?.cancel()
         state = .closed
+        // A request still being answered ends here for the count, and a service streaming its
+        // answer is told (so it can stop the upstream exchange).
+        if let answering, answering.clientGone() { counters.inFlight.subtract(1, ordering: .relaxed) }
+        answering = nil
         context.fireChannelInactive()
     }
 
@@ -111,6 +133,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 handler.stream(event, context, isHead: isHead)
             }
         }
+        answering = stream
         let request = IncomingRequest(
             method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
             body: Data(body.readableBytesView), number: number, connection: connection, stream: stream)
@@ -118,7 +141,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             eventLoop.execute {
                 let (handler, context) = bound.value
                 handler.write(context, answer, isHead: isHead, whenDone: { self_ in
-                    self_.counters.inFlight.subtract(1, ordering: .relaxed)
+                    if stream.finishOnce() { self_.counters.inFlight.subtract(1, ordering: .relaxed) }
                 })
             }
         }
@@ -140,15 +163,17 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
             }
         case let (.end, .streaming(close, held)):
-            counters.inFlight.subtract(1, ordering: .relaxed)
+            if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
+            answering = nil
             if let held, !held.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
             }
             finish(context, close: close || closeAfterAnswer)
         case (.end, _), (.abort, _):
             // Ended before its head (nothing was written), broken off after it, or the connection
-            // went away meanwhile: nothing more can be said on this connection.
-            counters.inFlight.subtract(1, ordering: .relaxed)
+            // went away meanwhile (then it was counted done already): nothing more can be said.
+            if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
+            answering = nil
             if case .closed = state { return }
             state = .closed
             abort(context.channel)
@@ -343,11 +368,21 @@ final class ConnectionHandler: ChannelInboundHandler {
 }
 
 /// The first handler of a connection's pipeline: what is written through it goes to the socket
-/// as bytes, past the HTTP handlers (for refusals that precede or break off a request).
-final class RawOutlet: ChannelOutboundHandler, RemovableChannelHandler {
+/// as bytes, past the HTTP handlers (for refusals that precede or break off a request); and it
+/// sees the client's end of input before NIO's pipelining handler, which holds that event back
+/// until the answer under way is complete.
+final class RawOutlet: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     private(set) var context: ChannelHandlerContext?
+    /// Called (on the channel's event loop) when the client's input ends.
+    var onInputClosed: (() -> Void)?
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { onInputClosed?() }
+        context.fireUserInboundEventTriggered(event)
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -355,5 +390,6 @@ final class RawOutlet: ChannelOutboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        onInputClosed = nil
     }
 }

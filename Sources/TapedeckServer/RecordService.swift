@@ -5,13 +5,15 @@ import TapedeckHTTP
 
 /// `tapedeck record`: a recording reverse proxy. Every request goes to the one upstream fixed at
 /// start (never where the request says: not an open relay) through a `CassetteRecorder`, so the
-/// modes, matching, redaction and crash-safe journal are the in-process recorder's own: an
-/// interaction is journalled (written and fsynced) before its answer is handed to the connection,
-/// so a client never holds an answer the journal does not.
+/// modes, matching, redaction and crash-safe journal are the in-process recorder's own. A live
+/// answer streams to the client as it arrives, all but its last piece, which waits until the
+/// interaction is journalled (written and fsynced): a client never holds a complete answer the
+/// journal does not.
 ///
 /// Upstream failures (refused, timed out, reset) are recorded as failure entries and answered
-/// `502`. Redirects are not followed: each hop is recorded and passed back, its `Location` pointed
-/// at the proxy when it pointed at the upstream, so the client's next hop is recorded too.
+/// `502` — or, when the upstream fails after its head was passed on, by resetting the client's
+/// connection. Redirects are not followed: each hop is recorded and passed back, its `Location`
+/// pointed at the proxy when it pointed at the upstream, so the client's next hop is recorded too.
 ///
 /// ```swift
 /// let service = try RecordService(upstream: URL(string: "http://127.0.0.1:8080")!, cassette: url)
@@ -66,10 +68,11 @@ public final class RecordService: ExchangeService {
     /// the client at once; the recorder journals the whole interaction before it delivers the
     /// final reply, and only then does the stream end with the last piece. An upstream that fails
     /// before its head is answered 502 as usual; after its head, the client's connection is reset.
+    /// A client that goes away stops the upstream exchange (which is then not recorded).
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
                                   to stream: AnswerStream, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         let headSent = Atomic<Bool>(false)
-        _ = reporting({ [upstreamOrigin] progress in
+        let cancel = reporting({ [upstreamOrigin] progress in
             switch progress {
             case let .head(head, _):
                 headSent.store(true, ordering: .releasing)
@@ -78,16 +81,10 @@ public final class RecordService: ExchangeService {
                 stream.body(piece)
             }
         }, { [self] final in
-            guard headSent.load(ordering: .acquiring) else {
-                if case .deferred = final {
-                    answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
-                } else {
-                    deliver(final, host: host, answer: answer)
-                }
-                return
-            }
+            guard headSent.load(ordering: .acquiring) else { return finished(final, host: host, answer: answer) }
             if case .response = final { stream.end() } else { stream.abort() }
         })
+        stream.whenClientGone(cancel)
     }
 
     private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
@@ -102,13 +99,16 @@ public final class RecordService: ExchangeService {
             answer(.text(504, "tapedeck: no answer\n"))
         case let .deferred(deferred):
             // The recorder journals the interaction before it calls `deliver`.
-            _ = deferred.start { [self] final in
-                if case .deferred = final {
-                    answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
-                } else {
-                    deliver(final, host: host, answer: answer)
-                }
-            }
+            _ = deferred.start { [self] final in finished(final, host: host, answer: answer) }
+        }
+    }
+
+    /// A deferred reply's final answer (which may not defer again).
+    private func finished(_ final: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        if case .deferred = final {
+            answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
+        } else {
+            deliver(final, host: host, answer: answer)
         }
     }
 

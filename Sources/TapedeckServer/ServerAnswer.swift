@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import TapedeckCassettes
 
 /// A request as the server read it off the socket: method, target, header fields in wire order
@@ -57,9 +58,51 @@ public final class AnswerStream: Sendable {
     }
 
     private let send: @Sendable (Event) -> Void
+    /// Whether the answer was counted done (ended, broken off, or its client went away), and
+    /// what to do if the client goes away first.
+    private let lifecycle = Mutex<(done: Bool, clientGone: Bool, whenGone: (@Sendable () -> Void)?)>((false, false, nil))
 
     init(send: @escaping @Sendable (Event) -> Void) {
         self.send = send
+    }
+
+    /// Runs `action` once if the client's connection closes before the answer is complete (at
+    /// once if it already has): a service stops the work that would feed a stream nobody reads.
+    public func whenClientGone(_ action: @escaping @Sendable () -> Void) {
+        let now = lifecycle.withLock { state -> Bool in
+            if state.clientGone { return true }
+            state.whenGone = action
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Whether a service asked to hear of the client's going (``whenClientGone(_:)``) and the
+    /// answer is not done yet.
+    var stopsWhenClientGone: Bool {
+        lifecycle.withLock { !$0.done && $0.whenGone != nil }
+    }
+
+    /// Marks the answer done; true the first time (the caller counts it).
+    func finishOnce() -> Bool {
+        lifecycle.withLock { state in
+            defer { state.done = true }
+            return !state.done
+        }
+    }
+
+    /// The client's connection closed: runs the registered action if the answer was not done, and
+    /// marks it done; true when this call did that (the caller counts it).
+    func clientGone() -> Bool {
+        let (first, action) = lifecycle.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            state.clientGone = true
+            guard !state.done else { return (false, nil) }
+            state.done = true
+            defer { state.whenGone = nil }
+            return (true, state.whenGone)
+        }
+        action?()
+        return first
     }
 
     /// The status and header fields (`answer.body` and `delivery` are ignored). A `Content-Length`

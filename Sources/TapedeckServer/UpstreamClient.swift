@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 public import Foundation
-import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -160,12 +159,9 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
         headAt = .now
         self.head = head
         if let progress {
-            var fields = HTTPFields()
-            for field in head.headers {
-                guard let name = HTTPField.Name(field.name) else { continue }
-                fields.append(HTTPField(name: name, value: field.value))
-            }
-            progress(.head(ResponseHead(status: Int(head.status.code), headerFields: fields), reason: head.status.reasonPhrase))
+            var fields = HTTPFieldsBuilder()
+            for field in head.headers { fields.append(field.name, field.value) }
+            progress(.head(ResponseHead(status: Int(head.status.code), headerFields: fields.fields), reason: head.status.reasonPhrase))
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }

@@ -114,3 +114,28 @@ struct DeterminismTests {
         #expect(results.withLock { $0 } == Array(repeating: expected, count: 6))
     }
 }
+
+@Suite("Bridge: cookies in a fixed order")
+struct CookieOrderTests {
+    @Test("the server sees a session's stored cookies sorted, whatever order corelibs' storage (a hashed dictionary) hands them in")
+    func storedCookiesArriveSorted() throws {
+        // Given a server that sets six cookies, then reads the Cookie field of the next request.
+        let fixture = BridgeFixture()
+        let names = ["zeta", "alpha", "mike", "bravo", "yankee", "echo"]
+        fixture.network.route(path: "/set") { _, _ in
+            .response(ResponsePlan(status: 200, headers: names.enumerated().map { ("Set-Cookie", "\($0.element)=\($0.offset); Path=/") }))
+        }
+        let seen = Mutex<String?>(nil)
+        fixture.network.route(path: "/read") { request, _ in
+            seen.withLock { $0 = request.headerFields[.cookie] }
+            return .response(.text(200, "ok"))
+        }
+        // When the session asks one, then the other.
+        fixture.get("set", "http://api.test/set")
+        fixture.get("read", "http://api.test/read", after: .seconds(1))
+        try fixture.scheduler.runUntilIdle()
+        // Then all six came back, in one order for every run of every process (six cookies in
+        // storage order would be sorted by chance once in 720 runs).
+        #expect(seen.withLock { $0 } == "alpha=1; bravo=3; echo=5; mike=2; yankee=4; zeta=0")
+    }
+}

@@ -50,7 +50,16 @@ struct BrotliZstdTests {
         #expect(throws: CodingError.self) { try Zstd.decompress(zstd.prefix(zstd.count / 2)) }
         let error = try #require(throws: CodingError.self) { try Zstd.decompress(Data("not zstd at all".utf8)) }
         #expect(error.coding == "zstd")
-        #expect(throws: CodingError.self) { try Brotli.decompress(sample, limit: 10) }
+        #expect(throws: CodingError.self) { try Brotli.decompress(br, limit: 10) }
+        #expect(throws: CodingError.self) { try Zstd.decompress(zstd, limit: 10) }
+        // Bytes after the end of a brotli stream: refused, as libcurl refuses them.
+        #expect(throws: CodingError.self) { try Brotli.decompress(br + Data("junk".utf8)) }
+    }
+
+    @Test("several zstd frames in a row decode as their concatenation (a streaming server may send them)")
+    func zstdFrames() throws {
+        let first = Data("first frame, ".utf8), second = Data("second frame".utf8)
+        #expect(try Zstd.decompress(try Zstd.compress(first) + Zstd.compress(second)) == first + second)
     }
 
     @Test("ContentCoding decodes and encodes br and zstd as libcurl's URLSession hands them over; only gzip/deflate are decoded by every URLSession")

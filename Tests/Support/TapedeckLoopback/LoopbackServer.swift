@@ -89,6 +89,11 @@ public final class LoopbackServer: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
                             body: .init(byteBuffer: ByteBuffer(bytes: LoopbackServer.bytes(count))))
         }
+        router.head("bytes/:count") { _, context in
+            // What GET would say of the body, without it.
+            let count = try context.parameters.require("count", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream", .contentLength: String(count)])
+        }
         router.get("gzip") { request, _ in
             let body = try Zlib.compress(Data(json(request).utf8), format: .gzip)
             return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
