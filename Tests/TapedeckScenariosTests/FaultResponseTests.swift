@@ -210,4 +210,34 @@ struct FaultResponseTests {
             """)
         #expect(calm.request("after").attempts == 1 && calm.lane("token refresh") == nil)
     }
+
+    @Test("a token refresh that fails after a 401 ends the request with kind retry (the retrier failed), not the token endpoint's error")
+    func refreshFails() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{url: http://api.test/private/me, json: {name: Ada}}]
+              auth: {token: POST http://api.test/token, protect: http://api.test/private/*}
+            client: {auth: true, validate: true}
+            script: [{request: GET http://api.test/private/me, name: me, at: 1s}]
+            faults:
+              - {kind: tokenExpiry, name: revoke, at: 0s}
+              - {kind: refused, name: down, route: POST http://api.test/token}
+            """)
+        #expect(outcome.request("me").error == .retry)
+        #expect(outcome.request("me").status == 401)
+        #expect(outcome.faults.map(\.site).contains("down"))
+    }
+
+    @Test("a stub's fail comes after its latency, as a response would")
+    func stubFailureLatency() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, latency: 1s, responses: [{fail: timedOut}, {status: 200}]}]}
+            client: {retry: {limit: 1, errorCodes: [timedOut]}}
+            script: [{request: GET http://api.test/a, name: a}]
+            """)
+        // 1 s to the timeout, the 0.5 s backoff, 1 s to the 200.
+        #expect(outcome.request("a").status == 200 && outcome.request("a").attempts == 2)
+        #expect(outcome.request("a").endNanoseconds == 2_500_000_000)
+        #expect(outcome.lane("a")?.spans.first.map { $0.endNanoseconds - $0.startNanoseconds } == 1_000_000_000)
+    }
 }

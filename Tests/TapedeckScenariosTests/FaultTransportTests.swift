@@ -194,6 +194,8 @@ struct FaultTransportTests {
         #expect(first.request("a").handlerCalls == 1)
         // The pending retry never reached the network: one attempt on the lane.
         #expect(first.lane("a")?.spans.filter { $0.kind == .attempt }.count == 1)
+        // The wait it was cancelled in is drawn, from the attempt's end to the cancel.
+        #expect(first.lane("a")?.spans.last.map { [$0.kind == .backoff, $0.endNanoseconds == 250_000_000] } == [true, true])
         #expect(first.passed, "\(first.failures)")
 
         let second = try run(yaml("during: backoff#2"))
@@ -210,6 +212,13 @@ struct FaultTransportTests {
         let atInstant = try run(yaml("at: 700ms"))
         #expect(atInstant.request("a").error == .cancelled && atInstant.request("a").attempts == 2)
         #expect(atInstant.request("a").endNanoseconds == 700_000_000)
+
+        // A cancel at the instant its request is sent, written after it, finds it sent (steps at
+        // one instant run in file order): no attempt reaches the network.
+        let atSend = try run(yaml("at: 0s"))
+        #expect(atSend.request("a").error == .cancelled && atSend.request("a").attempts <= 1)
+        #expect(atSend.request("a").endNanoseconds == 0)
+        #expect(atSend.faults.isEmpty)
     }
 
     @Test("cancelAll at an instant cancels every running request, and none finished before it")

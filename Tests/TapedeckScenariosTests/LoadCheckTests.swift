@@ -103,7 +103,13 @@ struct LoadCheckTests {
         Case(what: "a duration past 31 years", yaml: """
             \(stub)
             script: [{request: GET https://api.example.com/items, at: 100000000h}]
-            """, line: 3, column: 59, path: "script[0].at", reason: "'100000000h' is too large", hint: "at most 277777h46m40s (about 31 years)"),
+            """, line: 3, column: 59, path: "script[0].at", reason: "'100000000h' is too large", hint: "at most 1000000000s (about 31 years)"),
+        Case(what: "a timeout of zero", yaml: """
+            \(stub)
+            client: {timeouts: {request: 0s}}
+            script: [{request: GET https://api.example.com/items}]
+            """, line: 3, column: 30, path: "client.timeouts.request", reason: "0 is no timeout",
+            hint: "write e.g. 10s, or leave 'request' out for URLSession's 60 s"),
     ]
 
     @Test("the error names the place, what is wrong and what to write", arguments: cases)

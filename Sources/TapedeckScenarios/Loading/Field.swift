@@ -177,10 +177,18 @@ struct Field {
         case .failure(.negative):
             throw error("'\(text)' is negative: a duration cannot be", hint: "write 0 or more, e.g. 5ms")
         case .failure(.tooLarge):
-            throw error("'\(text)' is too large", hint: "at most \(TextTimeline.format(Int64(Self.longestDuration.wholeNanoseconds))) (about 31 years)")
+            throw error("'\(text)' is too large", hint: "at most \(Self.longestDuration.components.seconds)s (about 31 years)")
         case .failure(.notADuration):
             throw error("'\(text)' is not a duration", hint: "write e.g. 80ms, 1.5s, 2m or 250us")
         }
+    }
+
+    /// A duration more than zero (a timeout: zero would mean none, which a file says by leaving
+    /// the key out).
+    func positiveDuration(leaveOut hint: String) throws(ScenarioError) -> Duration {
+        let value = try duration()
+        guard value > .zero else { throw error("0 is no timeout", hint: hint) }
+        return value
     }
 
     /// A byte count: `1500`, `16KB`, `2MB` (1,000-based), `16KiB` (1,024-based).
@@ -196,6 +204,7 @@ struct Field {
     func integers(in range: ClosedRange<Int>) throws(ScenarioError) -> IntegerSet {
         var set = IntegerSet()
         for item in try list(allowingSingle: true) {
+            if item.isQuotedNonText { throw item.error("expected a number or a range, found \(item.kind)", hint: "remove the quotes") }
             let text = try item.string().trimmingCharacters(in: .whitespaces)
             if let dash = text.dropFirst().firstIndex(of: "-"),
                let low = Int(text[..<dash].trimmingCharacters(in: .whitespaces)),
@@ -237,7 +246,7 @@ struct Field {
         }
         guard let value = Double(number), value.isFinite, !number.hasPrefix("+") else { return .failure(.notADuration) }
         guard value >= 0 else { return .failure(.negative) }
-        guard value * scale < 1e9 else { return .failure(.tooLarge) }
+        guard value * scale <= 1e9 else { return .failure(.tooLarge) }
         return .success(.nanoseconds(Int64((value * scale * 1e9).rounded())))
     }
 

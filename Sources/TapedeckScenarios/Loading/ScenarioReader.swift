@@ -235,8 +235,8 @@ struct ScenarioReader {
         try keys.read("auth") { (auth) throws(ScenarioError) in client.authenticates = try auth.bool() }
         try keys.read("timeouts") { (timeouts) throws(ScenarioError) in
             let values = try timeouts.mapping(["request", "resource"])
-            client.requestTimeout = try values["request"]?.duration()
-            client.resourceTimeout = try values["resource"]?.duration()
+            client.requestTimeout = try values["request"]?.positiveDuration(leaveOut: "write e.g. 10s, or leave 'request' out for URLSession's 60 s")
+            client.resourceTimeout = try values["resource"]?.positiveDuration(leaveOut: "write e.g. 30s, or leave 'resource' out for URLSession's 7 days")
         }
         try keys.read("redirects") { (redirects) throws(ScenarioError) in
             client.followsRedirects = try redirects.choice(["follow", "doNotFollow"]) == "follow"

@@ -104,9 +104,9 @@ public enum ErrorKind: String, Hashable, Sendable, CaseIterable, Codable {
     case validation
     /// The body could not be serialized or decoded.
     case serialization
-    /// Setting up or adapting the request failed (an authentication refresh, say).
+    /// Setting up or adapting the request failed (a refresh before sending, say).
     case adaptation
-    /// The retrier itself failed.
+    /// The retrier itself failed (a token refresh after a 401, a custom retrier's error).
     case retry
     /// The session went away.
     case session

@@ -122,8 +122,11 @@ struct OutcomeBuilder {
         case .requestAdaptationFailed, .createURLRequestFailed, .invalidURL, .parameterEncodingFailed, .parameterEncoderFailed,
              .urlRequestValidationFailed:
             return .adaptation
-        case let .requestRetryFailed(retryError, _):
-            return (retryError as? ClientError).map { kind(of: $0) } ?? .retry
+        case .requestRetryFailed:
+            // The retrier failed (a token refresh after a 401, a custom retrier's error): the
+            // request itself did not fail that way, so its kind is the retrier's failing; the
+            // detail line says with what.
+            return .retry
         case .sessionDeinitialized, .sessionInvalidated:
             return .session
         case let .sessionTaskFailed(underlying):

@@ -49,11 +49,12 @@ struct TimelineBuilder {
         if let end = request.endNanoseconds {
             marks.append(Timeline.Mark(kind: .finish, timeNanoseconds: end, label: result))
         }
-        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
+        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own, endingAt: request.endNanoseconds), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
     }
 
-    /// Attempts and the waits between them.
-    private func spans(of records: [ExchangeRecord]) -> [Timeline.Span] {
+    /// Attempts and the waits between them; with `requestEnd`, a wait after the last attempt
+    /// when the request ended later (cancelled during a backoff, say).
+    private func spans(of records: [ExchangeRecord], endingAt requestEnd: Int64? = nil) -> [Timeline.Span] {
         var spans: [Timeline.Span] = []
         var previousEnd: Int64?
         for record in records {
@@ -70,6 +71,9 @@ struct TimelineBuilder {
             }
             spans.append(Timeline.Span(kind: .attempt, startNanoseconds: start, endNanoseconds: end, label: label, failed: failed))
             previousEnd = end
+        }
+        if let requestEnd, let previousEnd, requestEnd > previousEnd {
+            spans.append(Timeline.Span(kind: .backoff, startNanoseconds: previousEnd, endNanoseconds: requestEnd, label: "", failed: false))
         }
         return spans
     }

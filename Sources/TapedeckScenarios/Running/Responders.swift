@@ -14,7 +14,9 @@ final class SequenceResponder: Responder {
         self.stub = stub
         plans = stub.responses.map { response in
             if let code = response.failure {
-                return .failure(.urlError(urlErrorCode(code)))
+                // After the stub's latency, as a response would start: a timeout or a lost
+                // connection takes time on the wire too (jitter applies to responses only).
+                return .failure(.urlError(urlErrorCode(code)), after: stub.latency)
             }
             var headers = response.headers.map { ($0.name, $0.value) }
             var body = response.body

@@ -53,29 +53,23 @@ struct ScriptDriver {
         }
     }
 
+    /// Schedules the script. Steps at the same instant run in file order (a request, then a
+    /// cancel of it written after it at that instant: the cancel finds it sent), because each
+    /// timed step is put on the app's queue in file order and the scheduler keeps that order
+    /// among jobs due at one instant.
     func schedule() {
         let app = run.world.appQueue
         let sent = Sent()
         var backoffCancels: [(target: String, retry: Int)] = []
         var attemptCancels: [(target: String, attempt: Int)] = []
-        for step in run.scenario.script {
-            switch step {
-            case .request:
+        for case let .cancel(cancel) in run.scenario.script {
+            switch cancel.trigger {
+            case .at:
                 break
-            case let .cancel(cancel):
-                switch cancel.trigger {
-                case let .at(instant):
-                    app.asyncAfter(delay: instant, named: "scenario.cancel") {
-                        sent.cancel(cancel.target)
-                    }
-                case let .duringBackoff(retry):
-                    backoffCancels.append((cancel.target, retry))
-                case let .atAttempt(attempt):
-                    attemptCancels.append((cancel.target, attempt))
-                }
-            case let .cancelAll(instant):
-                let session = run.session
-                app.asyncAfter(delay: instant, named: "scenario.cancel-all") { session.cancelAllRequests() }
+            case let .duringBackoff(retry):
+                backoffCancels.append((cancel.target, retry))
+            case let .atAttempt(attempt):
+                attemptCancels.append((cancel.target, attempt))
             }
         }
         if !backoffCancels.isEmpty {
@@ -87,10 +81,24 @@ struct ScriptDriver {
                 request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: name) }
             }
         }
-        for scripted in run.scenario.requests {
-            let cancelAttempts = attemptCancels.filter { scripted.isNamed($0.target) }.map(\.attempt)
-            app.asyncAfter(delay: scripted.start, named: "scenario.send") { [run] in
-                send(scripted, run: run, sent: sent, cancelAttempts: cancelAttempts)
+        for step in run.scenario.script {
+            switch step {
+            case let .request(request):
+                for scripted in request.expanded() {
+                    let cancelAttempts = attemptCancels.filter { scripted.isNamed($0.target) }.map(\.attempt)
+                    app.asyncAfter(delay: scripted.start, named: "scenario.send") { [run] in
+                        send(scripted, run: run, sent: sent, cancelAttempts: cancelAttempts)
+                    }
+                }
+            case let .cancel(cancel):
+                if case let .at(instant) = cancel.trigger {
+                    app.asyncAfter(delay: instant, named: "scenario.cancel") {
+                        sent.cancel(cancel.target)
+                    }
+                }
+            case let .cancelAll(instant):
+                let session = run.session
+                app.asyncAfter(delay: instant, named: "scenario.cancel-all") { session.cancelAllRequests() }
             }
         }
     }
