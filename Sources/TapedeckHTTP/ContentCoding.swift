@@ -29,7 +29,7 @@ public enum ContentCoding {
     /// The largest body ``decode(_:contentEncoding:limit:)`` produces unless told otherwise: 1 GiB.
     public static let defaultLimit = 1 << 30
 
-    /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:)`` knows (gzip or
+    /// Encodes `body` per a `Content-Encoding` value ``decode(_:contentEncoding:limit:)`` knows (gzip or
     /// zlib-wrapped deflate at level 6, brotli at quality 5, zstd at level 3); nil for any other coding.
     public static func encode(_ body: Data, contentEncoding: String?) throws -> Data? {
         switch contentEncoding?.lowercased() {
@@ -41,7 +41,7 @@ public enum ContentCoding {
         }
     }
 
-    /// True for the codings ``decode(_:contentEncoding:)`` and ``encode(_:contentEncoding:)`` know.
+    /// True for the codings ``decode(_:contentEncoding:limit:)`` and ``encode(_:contentEncoding:)`` know.
     public static func isDecodable(_ contentEncoding: String?) -> Bool {
         ["gzip", "x-gzip", "deflate", "br", "zstd"].contains(contentEncoding?.lowercased() ?? "")
     }
