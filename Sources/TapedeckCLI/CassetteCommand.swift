@@ -16,6 +16,11 @@ enum ExitStatus {
     }
 }
 
+/// A host as it goes into a URL: an IPv6 address in brackets (`[::1]`).
+func urlHost(_ host: String) -> String {
+    host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+}
+
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -55,7 +55,7 @@ struct RecordCommand: ParsableCommand {
         }
         let http = try server.start(service)
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
-        announce("tapedeck record: listening on http://\(http.options.host):\(http.port) → \(upstream), \(recording)")
+        announce("tapedeck record: listening on http://\(urlHost(http.options.host)):\(http.port) → \(upstream), \(recording)")
         let signal = signals.wait {}
         // Stop taking requests and let those under way finish: each is bounded by the upstream
         // timeout, so the drain waits that long and a little more. Then merge the journal.

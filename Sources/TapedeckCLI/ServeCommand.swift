@@ -79,7 +79,7 @@ struct ServeCommand: ParsableCommand {
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
         }
         let http = try server.start(service)
-        announce("tapedeck serve: listening on http://\(http.options.host):\(http.port) (\(service.cassette.interactions.count) interactions)")
+        announce("tapedeck serve: listening on http://\(urlHost(http.options.host)):\(http.port) (\(service.cassette.interactions.count) interactions)")
         let signal = signals.wait { service.reset() }
         try? http.shutdown()
         let misses = service.misses.count

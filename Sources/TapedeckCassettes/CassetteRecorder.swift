@@ -71,6 +71,11 @@ public final class CassetteRecorder: Responder {
         public var writeOptions: HARCodec.WriteOptions
         /// Refuse a cassette with entries that cannot be replayed, instead of skipping them.
         public var strictLoading: Bool
+        /// Answer a live exchange only once it is journalled: one that could not be stored is
+        /// answered as a failure (`URLError.cannotWriteToFile`) instead of the live answer, so a
+        /// client never holds an answer the cassette lacks (`tapedeck record` sets it). When false
+        /// (the default), the live answer is delivered and ``finish(succeeded:)`` reports the loss.
+        public var answersOnlyStored = false
 
         /// Options; the defaults replay only, strictly, with the default rules and redaction.
         public init(
@@ -215,24 +220,31 @@ public final class CassetteRecorder: Responder {
                 return state.nextIndex
             }
             return live(request, label: "record") { [self] result, done in
-                store(result.interaction(index: index), then: done)
+                store(result.interaction(index: index)) { [self] error in
+                    done(error.map { error in
+                        options.answersOnlyStored
+                            ? .urlError(.cannotWriteToFile, message: "tapedeck could not journal this interaction, so it is not answered: \(error.reason)")
+                            : nil
+                    } ?? nil)
+                }
             }
         }
         let reason = missReason ?? "\(cassetteURL.path): no recorded interaction matches \(request)"
         if options.playback == .passthrough {
             state.withLock { $0.passedThrough += 1 }
-            return live(request, label: "passthrough") { _, done in done() }
+            return live(request, label: "passthrough") { _, done in done(nil) }
         }
         state.withLock { $0.misses.append(reason) }
         return .noMatch(reason: reason)
     }
 
     /// A deferred reply that forwards `request` live, lets `keep` see the result (it calls its
-    /// second argument once it is done with it: journalled), then answers. A request the client
-    /// cancelled is neither kept nor answered.
+    /// second argument once it is done with it: journalled — with a failure to answer instead of
+    /// the live answer, when it could not be kept), then answers. A request the client cancelled
+    /// is neither kept nor answered.
     private func live(
         _ request: RequestSnapshot, label: String,
-        keep: @escaping @Sendable (LiveForwarder.Result, @escaping @Sendable () -> Void) -> Void
+        keep: @escaping @Sendable (LiveForwarder.Result, @escaping @Sendable (TransportFailure?) -> Void) -> Void
     ) -> Reply {
         let forwarder = liveForwarder()
         // The live request's whole allowance, plus a margin: the simulation never gives up first.
@@ -247,11 +259,11 @@ public final class CassetteRecorder: Responder {
             let cancelTask = forwarder.forward(request, progress: progress) { [self] result in
                 // Kept (journalled) before the simulation hears of it, counted done before that too.
                 let wanted = !cancelled.withLock { $0 }
-                let answer: @Sendable () -> Void = { [self] in
+                let answer: @Sendable (TransportFailure?) -> Void = { [self] unkept in
                     state.withLock { $0.inFlight -= 1 }
-                    if wanted { deliver(result.reply) }
+                    if wanted { deliver(unkept.map { .failure($0) } ?? result.reply) }
                 }
-                if wanted { keep(result, answer) } else { answer() }
+                if wanted { keep(result, answer) } else { answer(nil) }
             }
             return {
                 cancelled.withLock { $0 = true }
@@ -270,39 +282,46 @@ public final class CassetteRecorder: Responder {
     }
 
     /// Journals one recorded interaction in the background (group commit: see
-    /// ``CassetteJournal/append(_:then:)``), then calls `done`, whether it was stored or not (a
-    /// failure is kept for ``finish(succeeded:)`` to report).
-    private func store(_ interaction: Interaction, then done: @escaping @Sendable () -> Void) {
-        let journal = state.withLock { state -> CassetteJournal? in
+    /// ``CassetteJournal/append(_:then:)``), then calls `done` with nil when it was stored, or
+    /// the error (which is also kept for ``finish(succeeded:)`` to report).
+    private func store(_ interaction: Interaction, then done: @escaping @Sendable (CassetteError?) -> Void) {
+        let opened = state.withLock { state -> Result<CassetteJournal, CassetteError> in
             guard !state.finished else {
-                state.storeErrors.append(CassetteError(
+                let error = CassetteError(
                     .io, file: cassetteURL.path, reason: "interaction \(interaction.index) arrived after finish() and was not recorded",
-                    hint: "finish the recorder only after the simulation has run"))
-                return nil
+                    hint: "finish the recorder only after the simulation has run")
+                state.storeErrors.append(error)
+                return .failure(error)
             }
+            if let journal = state.journal { return .success(journal) }
             do throws(CassetteError) {
-                if state.journal == nil {
-                    state.journal = try CassetteJournal(cassette: cassetteURL, redactor: options.redactor)
-                }
+                let journal = try CassetteJournal(cassette: cassetteURL, redactor: options.redactor)
+                state.journal = journal
+                return .success(journal)
             } catch {
                 state.storeErrors.append(error)
+                return .failure(error)
             }
-            return state.journal
         }
-        guard let journal else { return done() }
+        let journal: CassetteJournal
+        switch opened {
+        case let .success(opened): journal = opened
+        case let .failure(error): return done(error)
+        }
         journal.append(interaction) { [self] error in
-            state.withLock { state in
+            let stored = state.withLock { state -> Bool in
                 if let error {
                     state.storeErrors.append(error)
-                    return
+                    return false
                 }
                 state.recorded += 1
                 if case let .failure(failure) = interaction.outcome {
                     let url = options.redactor.redact(interaction.request.url).absoluteString
                     state.recordedFailures.append("\(interaction.request.method) \(url): \(failure.message)")
                 }
+                return true
             }
-            done()
+            done(stored ? nil : error)
         }
     }
 

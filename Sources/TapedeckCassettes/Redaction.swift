@@ -15,11 +15,19 @@ public struct Redactor: Hashable, Sendable {
     public static let placeholder = "REDACTED"
 
     /// Header names whose values are replaced (lowercased).
-    public var headers: Set<String>
+    public var headers: Set<String> { didSet { normalizedHeaders = Self.normalizedSet(headers) } }
     /// Query item names whose values are replaced (lowercased).
     public var queryItems: Set<String>
     /// JSON field names, at any depth, whose values are replaced (lowercased).
-    public var jsonFields: Set<String>
+    public var jsonFields: Set<String> { didSet { normalizedJSONFields = Self.normalizedSet(jsonFields) } }
+    private var normalizedHeaders: Set<String>
+    private var normalizedJSONFields: Set<String>
+    /// Also treat as secret, however they are spelt (case, `-` and `_` aside): a header or query
+    /// item whose name contains `token`, `secret`, `password` or `apikey`; a JSON field or form
+    /// field named like a secret header (a server echoing `X-Api-Key` in a body); a header named
+    /// like a secret JSON field (`access_token`). On for the default rules, off for rules given
+    /// exactly (``init(headers:queryItems:jsonFields:)``) and for ``none``.
+    public var secretLookingNames: Bool
 
     /// Credential headers: authorization, cookies, API keys, CSRF tokens.
     public static let defaultHeaders: Set<String> = [
@@ -40,6 +48,9 @@ public struct Redactor: Hashable, Sendable {
         headers = Self.defaultHeaders.union(extraHeaders.map { $0.lowercased() })
         queryItems = Self.defaultQueryItems.union(extraQueryItems.map { $0.lowercased() })
         jsonFields = Self.defaultJSONFields.union(extraJSONFields.map { $0.lowercased() })
+        secretLookingNames = true
+        normalizedHeaders = Self.normalizedSet(headers)
+        normalizedJSONFields = Self.normalizedSet(jsonFields)
     }
 
     /// Rules that redact nothing (for recordings that must keep every byte).
@@ -50,7 +61,51 @@ public struct Redactor: Hashable, Sendable {
         self.headers = Set(headers.map { $0.lowercased() })
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.jsonFields = Set(jsonFields.map { $0.lowercased() })
+        secretLookingNames = false
+        normalizedHeaders = Self.normalizedSet(self.headers)
+        normalizedJSONFields = Self.normalizedSet(self.jsonFields)
     }
+
+    /// Name parts that make a header or query item a secret under ``secretLookingNames``.
+    static let secretNameParts = ["token", "secret", "password", "passwd", "apikey"]
+
+    /// A name with case, `-`, `_` and `.` set aside (`X-Api-Key` and `x_api_key` are `xapikey`).
+    static func normalized(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." }.map(Character.init))
+    }
+
+    private static func normalizedSet(_ names: Set<String>) -> Set<String> { Set(names.map(normalized)) }
+
+    /// Whether a header's value is a secret under these rules.
+    public func isSecretHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if headers.contains(lowered) { return true }
+        guard secretLookingNames, !Self.notSecretHeaders.contains(lowered) else { return false }
+        let plain = Self.normalized(name)
+        return Self.secretNameParts.contains { plain.contains($0) } || normalizedJSONFields.contains(plain)
+    }
+
+    /// Whether a query item's (or form field's) value is a secret under these rules.
+    public func isSecretQueryName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if queryItems.contains(lowered) { return true }
+        guard secretLookingNames else { return false }
+        let plain = Self.normalized(name)
+        return Self.secretNameParts.contains { plain.contains($0) } || normalizedHeaders.contains(plain)
+    }
+
+    /// Whether a JSON field's value is a secret under these rules.
+    public func isSecretJSONField(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if jsonFields.contains(lowered) { return true }
+        guard secretLookingNames else { return false }
+        let plain = Self.normalized(name)
+        return normalizedHeaders.contains(plain) || normalizedJSONFields.contains(plain)
+    }
+
+    /// Headers a name rule would catch that carry no secret and that clients read (an auth
+    /// challenge must reach URLSession as sent).
+    static let notSecretHeaders: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
 
     /// The interaction with secrets replaced in the request and the response (headers, query, JSON
     /// bodies — inside compressed wire bodies too, with `Content-Length` kept right).
@@ -62,7 +117,7 @@ public struct Redactor: Hashable, Sendable {
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
             if response.bodyForm == .decoded || coding == nil {
-                let body = redactJSON(response.body, contentType: contentType)
+                let body = redactBody(response.body, contentType: contentType)
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
@@ -70,7 +125,7 @@ public struct Redactor: Hashable, Sendable {
                 }
             } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
                 // Compressed wire bytes: redact inside, compress again only if something changed.
-                let redacted = redactJSON(plain, contentType: contentType)
+                let redacted = redactBody(plain, contentType: contentType)
                 if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
                     Self.setContentLength(&response.headers, encoded.count)
                     response.body = encoded
@@ -86,7 +141,7 @@ public struct Redactor: Hashable, Sendable {
         var copy = request
         copy.url = redact(request.url)
         copy.headers = redact(request.headers)
-        copy.body = request.body.map { redactJSON($0, contentType: request.headers.value(for: "Content-Type")) }
+        copy.body = request.body.map { redactBody($0, contentType: request.headers.value(for: "Content-Type")) }
         if let body = copy.body, body != request.body { Self.setContentLength(&copy.headers, body.count) }
         return copy
     }
@@ -107,7 +162,7 @@ public struct Redactor: Hashable, Sendable {
     public func redact(_ headers: [HeaderField]) -> [HeaderField] {
         headers.map { field in
             let name = field.name.lowercased()
-            if self.headers.contains(name) { return HeaderField(field.name, Self.placeholder) }
+            if isSecretHeader(name) { return HeaderField(field.name, Self.placeholder) }
             if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }
             return field
         }
@@ -117,7 +172,7 @@ public struct Redactor: Hashable, Sendable {
     /// it — with secret query item values replaced; anything else unchanged. Only the secret
     /// items change: the rest of the text keeps its spelling and escapes.
     public func redactURLText(_ text: String) -> String {
-        guard !queryItems.isEmpty, text.contains("?"), var components = URLComponents(string: text),
+        guard !queryItems.isEmpty || secretLookingNames, text.contains("?"), var components = URLComponents(string: text),
               let items = components.percentEncodedQueryItems,
               items.contains(where: { isSecretQueryItem($0.name) }) else { return text }
         components.percentEncodedQueryItems = items.map { item in
@@ -127,18 +182,38 @@ public struct Redactor: Hashable, Sendable {
     }
 
     private func isSecretQueryItem(_ encodedName: String) -> Bool {
-        queryItems.contains((encodedName.removingPercentEncoding ?? encodedName).lowercased())
+        isSecretQueryName(encodedName.removingPercentEncoding ?? encodedName)
+    }
+
+    /// A body with its secrets replaced: JSON fields (``redactJSON(_:contentType:)``), or the
+    /// fields of an HTML form (`application/x-www-form-urlencoded`) named as secret query items
+    /// are (`password=…`), the rest of the form's text kept as it was spelt.
+    public func redactBody(_ body: Data, contentType: String?) -> Data {
+        guard contentType?.lowercased().contains("application/x-www-form-urlencoded") == true else {
+            return redactJSON(body, contentType: contentType)
+        }
+        guard let text = String(data: body, encoding: .utf8) else { return body }
+        var changed = false
+        let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
+            guard let equals = field.firstIndex(of: "=") else { return String(field) }
+            let name = String(field[..<equals])
+            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+            guard isSecretQueryName(decoded), field[field.index(after: equals)...] != Self.placeholder else { return String(field) }
+            changed = true
+            return name + "=" + Self.placeholder
+        }
+        return changed ? Data(fields.joined(separator: "&").utf8) : body
     }
 
     /// The URL with secret query item values replaced; a query value that is itself a link
     /// (`?next=/account?token=…`, a return address) has its own secret items replaced.
     public func redact(_ url: URL) -> URL {
-        guard !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+        guard !queryItems.isEmpty || secretLookingNames, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.queryItems else {
             return url
         }
         let redacted = items.map { item in
-            if queryItems.contains(item.name.lowercased()) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+            if isSecretQueryName(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
             if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
             return item
         }
@@ -152,7 +227,7 @@ public struct Redactor: Hashable, Sendable {
     /// a login as `application/octet-stream` must not leak it). The output keeps key order stable
     /// (sorted), so it is deterministic.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
-        guard !jsonFields.isEmpty, !body.isEmpty, contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
+        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }
@@ -168,7 +243,7 @@ public struct Redactor: Hashable, Sendable {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, inner) in dictionary {
-                if jsonFields.contains(key.lowercased()), !(inner is [String: Any]), !(inner is [Any]) {
+                if isSecretJSONField(key), !(inner is [String: Any]), !(inner is [Any]) {
                     result[key] = Self.placeholder
                     changed = true
                 } else {
@@ -201,142 +276,5 @@ public struct Redactor: Hashable, Sendable {
     private func looksLikeJSON(_ body: Data) -> Bool {
         guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-    }
-}
-
-/// Looks through a cassette for anything that still looks like a secret.
-public enum SecretScanner {
-    /// Something that looks like a secret.
-    public struct Finding: Hashable, Sendable, CustomStringConvertible {
-        /// The entry's position.
-        public var entry: Int
-        /// Where in the entry (a header, a query item, a JSON path).
-        public var place: String
-        /// Why it looks like a secret.
-        public var reason: String
-
-        /// `entry N (place): reason`.
-        public var description: String { "entry \(entry) (\(place)): \(reason)" }
-    }
-
-    /// Header names that carry credentials whatever they are called.
-    private static let suspiciousNameParts = ["auth", "token", "secret", "password", "api-key", "apikey", "cookie", "session"]
-
-    /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,
-    /// headers whose names suggest a secret, and any header, query item or body whose value is
-    /// shaped like a token.
-    public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
-        var findings: [Finding] = []
-        for (position, interaction) in cassette.interactions.enumerated() {
-            func report(_ place: String, _ reason: String) {
-                findings.append(Finding(entry: position, place: place, reason: reason))
-            }
-            func checkHeaders(_ headers: [HeaderField], _ side: String) {
-                for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
-                    let name = field.name.lowercased()
-                    if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
-                        report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
-                    } else if rules.headers.contains(name) || Redactor.defaultHeaders.contains(name) {
-                        report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
-                    } else if suspiciousNameParts.contains(where: { name.contains($0) }) {
-                        report("\(side).headers.\(field.name)", "the header's name suggests a secret")
-                    } else if let kind = secretShape(field.value) {
-                        report("\(side).headers.\(field.name)", "the value looks like \(kind)")
-                    }
-                }
-            }
-            checkHeaders(interaction.request.headers, "request")
-            for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
-                guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
-                if rules.queryItems.contains(item.name.lowercased()) || Redactor.defaultQueryItems.contains(item.name.lowercased()) {
-                    report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
-                } else if Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules) {
-                    report("request.url query '\(item.name)'", "the link it holds has the credential query item '\(inner)' unredacted")
-                } else if let kind = secretShape(value) {
-                    report("request.url query '\(item.name)'", "the value looks like \(kind)")
-                }
-            }
-            var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
-            if let response = interaction.response {
-                checkHeaders(response.headers, "response")
-                let coding = response.headers.value(for: "Content-Encoding")
-                if response.bodyForm == .decoded || coding == nil {
-                    bodies.append(("response.body", response.body))
-                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
-                    bodies.append(("response.body (decoded \(coding ?? ""))", plain))
-                }
-            }
-            for (place, body) in bodies {
-                guard let text = String(data: body, encoding: .utf8) else { continue }
-                let fields = rules.jsonFields.union(Redactor.defaultJSONFields)
-                if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
-                    for key in secretFields(in: object, names: fields) {
-                        report("\(place) field '\(key)'", "a credential field is stored unredacted")
-                    }
-                    for item in secretLinkItems(in: object, rules: rules) {
-                        report("\(place) link", "a link's query item '\(item)' is a credential stored unredacted")
-                    }
-                }
-                if let kind = secretShape(text) {
-                    report(place, "contains what looks like \(kind)")
-                }
-            }
-        }
-        return findings
-    }
-
-    private static func secretFields(in value: Any, names: Set<String>) -> [String] {
-        if let dictionary = value as? [String: Any] {
-            return dictionary.keys.sorted().flatMap { key -> [String] in
-                let inner = dictionary[key]!
-                if names.contains(key.lowercased()), let string = inner as? String, string != Redactor.placeholder, !string.isEmpty {
-                    return [key]
-                }
-                return secretFields(in: inner, names: names)
-            }
-        }
-        if let array = value as? [Any] {
-            return array.flatMap { secretFields(in: $0, names: names) }
-        }
-        return []
-    }
-
-    /// The first credential query item of a link (a `Location` value, a JSON link) whose value is
-    /// stored unredacted, by the default rules or `rules`.
-    private static func secretQueryItem(inLink text: String, rules: Redactor) -> String? {
-        guard text.contains("?"), let items = URLComponents(string: text)?.queryItems else { return nil }
-        return items.first { item in
-            let name = item.name.lowercased()
-            guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
-            return rules.queryItems.contains(name) || Redactor.defaultQueryItems.contains(name)
-        }?.name
-    }
-
-    private static func secretLinkItems(in value: Any, rules: Redactor) -> [String] {
-        if let dictionary = value as? [String: Any] {
-            return dictionary.keys.sorted().flatMap { secretLinkItems(in: dictionary[$0]!, rules: rules) }
-        }
-        if let array = value as? [Any] {
-            return array.flatMap { secretLinkItems(in: $0, rules: rules) }
-        }
-        if let text = value as? String, Redactor.looksLikeLink(text), let item = secretQueryItem(inLink: text, rules: rules) {
-            return [item]
-        }
-        return []
-    }
-
-    /// Recognisable secret formats inside a value.
-    static func secretShape(_ text: String) -> String? {
-        let patterns: [(String, String)] = [
-            (#"(?i)bearer\s+[A-Za-z0-9\-._~+/]{8,}=*"#, "a bearer token"),
-            (#"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
-            (#"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
-            (#"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
-            (#"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
-        ]
-        for (pattern, kind) in patterns where text.range(of: pattern, options: .regularExpression) != nil {
-            return kind
-        }
-        return nil
     }
 }

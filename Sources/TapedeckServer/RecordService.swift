@@ -37,10 +37,31 @@ public final class RecordService: ExchangeService {
     public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once)) throws(CassetteError) {
         self.upstream = upstream
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
+        try Self.checkWritable(cassette)
         client = UpstreamClient(upstream: upstream, options: options.live)
         var options = options
         options.transport = client
+        // A client never gets an answer the journal could not keep: it gets a failure instead.
+        options.answersOnlyStored = true
         recorder = try CassetteRecorder(cassette: cassette, options: options)
+    }
+
+    /// Refuses, before anything is served, a cassette whose journal could not be written beside
+    /// it (a missing or unwritable directory, a file in the way), so that the first request does
+    /// not find out.
+    static func checkWritable(_ cassette: URL) throws(CassetteError) {
+        let directory = cassette.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        let hint = "create the directory, or give --cassette a path in a writable directory"
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) does not exist", hint: hint)
+        }
+        guard isDirectory.boolValue else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: \(directory.path) is a file, not a directory", hint: hint)
+        }
+        guard FileManager.default.isWritableFile(atPath: directory.path) else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) is not writable", hint: hint)
+        }
     }
 
     /// Forwards (or replays, per the mode) and answers.

@@ -154,6 +154,37 @@ struct UpstreamRecordingTests {
         #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/get"])
     }
 
+    @Test("a cassette that cannot be journalled: refused at start (exit 2, nothing listens); lost after start: the client gets a failure, never the answer")
+    func unwritableJournal() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try unwritableJournal(upstream) }
+    }
+
+    private func unwritableJournal(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Given a --cassette whose directory is a file: refused before it listens.
+        let blocker = directory.file("not-a-directory")
+        try Data("x".utf8).write(to: blocker)
+        let refused = try? ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", blocker.path + "/x.har.gz"])
+        #expect(refused == nil, "it listened")
+        // Given a recording whose directory is replaced by a file after it started.
+        let sub = directory.file("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", sub.appendingPathComponent("x.har.gz").path])
+        try FileManager.default.removeItem(at: sub)
+        try Data("x".utf8).write(to: sub)   // a file in the directory's place (as root, permissions would not stop it)
+        // When a client asks: then it does not get the whole answer the journal could not keep —
+        // a 502 (nothing sent yet) or a reset connection (the head was streamed already).
+        for path in ["/get", "/bytes/100"] {
+            let run = try curl([proxy.base + path])
+            let whole = run.status == 0 && run.code == 200
+            #expect(!whole, "\(path): \(run.code) \(run.body.count) bytes, curl \(run.status)")
+        }
+        #expect(proxy.stop() != 0, "the lost interactions are reported: \(proxy.errors)")
+        #expect(proxy.errors.contains("journal"), "\(proxy.errors)")
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()

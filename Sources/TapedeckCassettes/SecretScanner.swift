@@ -1,0 +1,151 @@
+import Foundation
+import TapedeckHTTP
+
+/// Looks through a cassette for anything that still looks like a secret.
+public enum SecretScanner {
+    /// Something that looks like a secret.
+    public struct Finding: Hashable, Sendable, CustomStringConvertible {
+        /// The entry's position.
+        public var entry: Int
+        /// Where in the entry (a header, a query item, a JSON path).
+        public var place: String
+        /// Why it looks like a secret.
+        public var reason: String
+
+        /// `entry N (place): reason`.
+        public var description: String { "entry \(entry) (\(place)): \(reason)" }
+    }
+
+    /// Header names that carry credentials whatever they are called.
+    private static let suspiciousNameParts = ["auth", "token", "secret", "password", "api-key", "apikey", "cookie", "session"]
+
+    /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,
+    /// headers whose names suggest a secret, and any header, query item or body whose value is
+    /// shaped like a token.
+    public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
+        var findings: [Finding] = []
+        let defaults = Redactor()
+        for (position, interaction) in cassette.interactions.enumerated() {
+            func report(_ place: String, _ reason: String) {
+                findings.append(Finding(entry: position, place: place, reason: reason))
+            }
+            func checkHeaders(_ headers: [HeaderField], _ side: String) {
+                for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
+                    let name = field.name.lowercased()
+                    if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
+                        report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
+                    } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {
+                        report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
+                    } else if !Redactor.notSecretHeaders.contains(name), suspiciousNameParts.contains(where: { name.contains($0) }) {
+                        report("\(side).headers.\(field.name)", "the header's name suggests a secret")
+                    } else if let kind = secretShape(field.value) {
+                        report("\(side).headers.\(field.name)", "the value looks like \(kind)")
+                    }
+                }
+            }
+            checkHeaders(interaction.request.headers, "request")
+            for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+                guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
+                if rules.isSecretQueryName(item.name) || defaults.isSecretQueryName(item.name) {
+                    report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
+                } else if Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules) {
+                    report("request.url query '\(item.name)'", "the link it holds has the credential query item '\(inner)' unredacted")
+                } else if let kind = secretShape(value) {
+                    report("request.url query '\(item.name)'", "the value looks like \(kind)")
+                }
+            }
+            var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
+            if let body = interaction.request.body,
+               interaction.request.headers.value(for: "Content-Type")?.lowercased().contains("application/x-www-form-urlencoded") == true,
+               let text = String(data: body, encoding: .utf8) {
+                for field in text.split(separator: "&") {
+                    let parts = field.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2, parts[1] != Redactor.placeholder, !parts[1].isEmpty else { continue }
+                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
+                    if rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
+                        report("request.body form field '\(name)'", "a credential form field is stored unredacted")
+                    }
+                }
+            }
+            if let response = interaction.response {
+                checkHeaders(response.headers, "response")
+                let coding = response.headers.value(for: "Content-Encoding")
+                if response.bodyForm == .decoded || coding == nil {
+                    bodies.append(("response.body", response.body))
+                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
+                    bodies.append(("response.body (decoded \(coding ?? ""))", plain))
+                }
+            }
+            for (place, body) in bodies {
+                guard let text = String(data: body, encoding: .utf8) else { continue }
+                if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+                    for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0) || defaults.isSecretJSONField($0) }) {
+                        report("\(place) field '\(key)'", "a credential field is stored unredacted")
+                    }
+                    for item in secretLinkItems(in: object, rules: rules) {
+                        report("\(place) link", "a link's query item '\(item)' is a credential stored unredacted")
+                    }
+                }
+                if let kind = secretShape(text) {
+                    report(place, "contains what looks like \(kind)")
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func secretFields(in value: Any, isSecret: (String) -> Bool) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.keys.sorted().flatMap { key -> [String] in
+                let inner = dictionary[key]!
+                if isSecret(key), let string = inner as? String, string != Redactor.placeholder, !string.isEmpty {
+                    return [key]
+                }
+                return secretFields(in: inner, isSecret: isSecret)
+            }
+        }
+        if let array = value as? [Any] {
+            return array.flatMap { secretFields(in: $0, isSecret: isSecret) }
+        }
+        return []
+    }
+
+    /// The first credential query item of a link (a `Location` value, a JSON link) whose value is
+    /// stored unredacted, by the default rules or `rules`.
+    private static func secretQueryItem(inLink text: String, rules: Redactor) -> String? {
+        guard text.contains("?"), let items = URLComponents(string: text)?.queryItems else { return nil }
+        return items.first { item in
+            let name = item.name.lowercased()
+            guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
+            return rules.isSecretQueryName(name) || Redactor().isSecretQueryName(name)
+        }?.name
+    }
+
+    private static func secretLinkItems(in value: Any, rules: Redactor) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.keys.sorted().flatMap { secretLinkItems(in: dictionary[$0]!, rules: rules) }
+        }
+        if let array = value as? [Any] {
+            return array.flatMap { secretLinkItems(in: $0, rules: rules) }
+        }
+        if let text = value as? String, Redactor.looksLikeLink(text), let item = secretQueryItem(inLink: text, rules: rules) {
+            return [item]
+        }
+        return []
+    }
+
+    /// Recognisable secret formats inside a value.
+    static func secretShape(_ text: String) -> String? {
+        let patterns: [(String, String)] = [
+            (#"(?i)bearer\s+[A-Za-z0-9\-._~+/]{8,}=*"#, "a bearer token"),
+            (#"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
+            (#"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
+            (#"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+            (#"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
+        ]
+        for (pattern, kind) in patterns where text.range(of: pattern, options: .regularExpression) != nil {
+            return kind
+        }
+        return nil
+    }
+}

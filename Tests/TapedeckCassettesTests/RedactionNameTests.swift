@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+
+/// What the default redaction catches beyond its exact name lists: form fields, secrets a server
+/// echoes under a header's name, headers and query items named like secrets, and what it leaves.
+@Suite("Redaction: form bodies, echoed header names, secret-looking names; validate agrees with redact")
+struct RedactionNameTests {
+    private func echo() -> Interaction {
+        let request = RecordedRequest(
+            method: "POST", url: URL(string: "http://api.test/login?X-Auth-Token=QSECRET&page_token=PT&color=red")!,
+            headers: [HeaderField("Content-Type", "application/x-www-form-urlencoded"), HeaderField("X-Api-Key", "HKEY")],
+            body: Data("user=bob&password=FORMSECRET&pass+word=x&remember=1".utf8))
+        let json = #"{"headers":{"X-Api-Key":"HKEY","Accept":"*/*"},"token_type":"Bearer","user":"bob"}"#
+        let response = RecordedResponse(
+            status: 401, headers: [HeaderField("Content-Type", "application/json"), HeaderField("access_token", "ATQ"),
+                                   HeaderField("WWW-Authenticate", #"Bearer realm="api""#), HeaderField("X-Session-Token", "ST")],
+            body: Data(json.utf8))
+        return Interaction(index: 0, request: request, outcome: .response(response))
+    }
+
+    @Test("the defaults redact a form's password, an echoed X-Api-Key, an access_token header and a token-named query item")
+    func defaults() throws {
+        // Given an exchange with secrets under names the exact lists do not hold
+        let original = echo()
+        // When redacted with the defaults
+        let redacted = Redactor().redact(original)
+        // Then each secret is gone, and what is not a secret stays as it was spelt
+        #expect(String(decoding: try #require(redacted.request.body), as: UTF8.self) == "user=bob&password=REDACTED&pass+word=x&remember=1")
+        let query = URLComponents(url: redacted.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.map { "\($0.name)=\($0.value ?? "")" } == ["X-Auth-Token=REDACTED", "page_token=REDACTED", "color=red"])
+        let response = try #require(redacted.response)
+        #expect(response.headers.value(for: "access_token") == "REDACTED")
+        #expect(response.headers.value(for: "X-Session-Token") == "REDACTED")
+        #expect(response.headers.value(for: "WWW-Authenticate") == #"Bearer realm="api""#, "a challenge URLSession reads is kept")
+        let body = try #require(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect((body["headers"] as? [String: String])?["X-Api-Key"] == "REDACTED")
+        #expect((body["headers"] as? [String: String])?["Accept"] == "*/*")
+        #expect(body["token_type"] as? String == "Bearer", "a JSON field is matched by name, not by a part of it")
+        // And validate finds nothing left; on the original it finds each of them.
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty, "\(SecretScanner.scan(Cassette(interactions: [redacted])))")
+        let places = SecretScanner.scan(Cassette(interactions: [original])).map(\.place)
+        for place in ["request.body form field 'password'", "request.url query 'X-Auth-Token'", "response.headers.access_token", "response.body field 'X-Api-Key'"] {
+            #expect(places.contains(place), "\(places)")
+        }
+    }
+
+    @Test("rules given exactly, and none, apply no name heuristics")
+    func exactRules() {
+        let original = echo()
+        #expect(Redactor.none.redact(original) == original)
+        let exact = Redactor(headers: ["x-api-key"], queryItems: [], jsonFields: []).redact(original)
+        #expect(exact.request.headers.value(for: "X-Api-Key") == "REDACTED")
+        #expect(exact.request.body == original.request.body)
+        #expect(exact.request.url == original.request.url)
+        #expect(exact.response?.headers.value(for: "access_token") == "ATQ")
+    }
+}
