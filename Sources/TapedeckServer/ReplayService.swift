@@ -150,10 +150,13 @@ public final class ReplayService: ExchangeService {
         return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 
-    /// Every interaction unplayed again and the miss log emptied (`POST /__tapedeck/reset`, SIGHUP).
+    /// Every interaction unplayed again, the miss log emptied, and the fault plan started over
+    /// (``SocketFaults/reset()``) (`POST /__tapedeck/reset`, SIGHUP): the server answers the next
+    /// requests as a fresh one with the same seed would.
     public func reset() {
         player.withLock { $0 = Self.makePlayer(cassette, source: source, options: options) }
         missLog.withLock { $0.removeAll() }
+        options.faults?.reset()
     }
 
     /// How many misses ``misses`` keeps: a long-running server forgets older ones.
@@ -274,7 +277,7 @@ public final class ReplayService: ExchangeService {
             return .text(200, "ok\n")
         case ("POST", "/__tapedeck/reset"), ("PUT", "/__tapedeck/reset"):
             reset()
-            options.log?("reset: every interaction unplayed again")
+            options.log?("reset: every interaction unplayed again, the fault plan started over")
             return .text(200, "reset\n")
         case ("GET", "/__tapedeck/misses"):
             let (misses, count) = missLog.withLock { ($0.entries, $0.total) }

@@ -44,12 +44,29 @@ public final class SocketFaults: Sendable {
     public let unsupported: [String]
     private let enabled: [Bool]
     private let random: SimulationRandom
-    private let started = ContinuousClock.now
     private let state = Mutex<State>(State())
 
+    /// Counts since the start or the last ``reset()``: exchange and connection numbers, as the
+    /// plan's `exchanges` ranges and accept-time faults see them, are relative to the reset.
     private struct State {
         var occurrences: [String: Int] = [:]
         var fired = RecentLog<Fired>(capacity: SocketFaults.keptFirings)
+        var started = ContinuousClock.now
+        var lastExchange = 0, exchangeBase = 0
+        var lastConnection = 0, connectionBase = 0
+    }
+
+    /// Starts the plan over, as a fresh server with the same seed would: occurrence counts,
+    /// exchange and connection numbers and the time windows from zero, the firing log emptied
+    /// (`POST /__tapedeck/reset`, SIGHUP). Requests under way when it runs may count on either side.
+    public func reset() {
+        state.withLock { state in
+            state.occurrences.removeAll()
+            state.fired = RecentLog<Fired>(capacity: SocketFaults.keptFirings)
+            state.started = .now
+            state.exchangeBase = state.lastExchange
+            state.connectionBase = state.lastConnection
+        }
     }
 
     /// Faults of `plan` drawn from `seed`.
@@ -91,6 +108,10 @@ public final class SocketFaults: Sendable {
     /// Whether connection number `connection` is dropped at accept: a `refused` site without a
     /// route (a route cannot be known before the request is read).
     public func dropsConnection(_ connection: Int) -> Bool {
+        let connection = state.withLock { state -> Int in
+            state.lastConnection = max(state.lastConnection, connection)
+            return connection - state.connectionBase
+        }
         for (index, site) in sites.enumerated() {
             guard case .refused = site.kind, site.pattern == nil, inWindow(site),
                   site.exchanges.map({ $0.contains(connection) }) ?? true,
@@ -102,7 +123,7 @@ public final class SocketFaults: Sendable {
     }
 
     private func inWindow(_ site: FaultSite) -> Bool {
-        let elapsed = started.duration(to: .now)
+        let elapsed = state.withLock { $0.started }.duration(to: .now)
         if let from = site.from, elapsed < from { return false }
         if let until = site.until, elapsed >= until { return false }
         return true
@@ -117,9 +138,10 @@ public final class SocketFaults: Sendable {
     @discardableResult
     public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
         let key = "\(method.uppercased()) \(url.absoluteString)"
-        let occurrence = state.withLock { state -> Int in
+        let (occurrence, exchange) = state.withLock { state -> (Int, Int) in
             state.occurrences[key, default: 0] += 1
-            return state.occurrences[key]!
+            state.lastExchange = max(state.lastExchange, exchange)
+            return (state.occurrences[key]!, exchange - state.exchangeBase)
         }
         var fired: [Fired] = []
         for (index, site) in sites.enumerated() where Self.isSocketLevel(site.kind) {
@@ -166,7 +188,12 @@ public final class SocketFaults: Sendable {
             if let retryAfter {
                 answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))
             } else if let retryAfterDate {
-                answer.headers.append(.init("Retry-After", HTTPDate.string(from: Date().addingTimeInterval(retryAfterDate.timeInterval))))
+                // The date is read against the answer's own `Date` (as a client does): both now,
+                // not the recorded Date, which would put the retry minutes or days away.
+                let now = Date()
+                answer.headers.removeAll { $0.name.caseInsensitiveCompare("Date") == .orderedSame }
+                answer.headers.append(.init("Date", HTTPDate.string(from: now)))
+                answer.headers.append(.init("Retry-After", HTTPDate.string(from: now.addingTimeInterval(retryAfterDate.timeInterval))))
             }
         case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry:
             break

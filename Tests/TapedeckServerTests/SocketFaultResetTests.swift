@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+import TapedeckServer
+
+/// A reset starts the fault plan over: a suite that reuses one server gets, after each reset, the
+/// faults a fresh server with the same seed would give.
+@Suite("Server: a reset starts the seeded fault plan over")
+struct SocketFaultResetTests {
+    private let plan = """
+        faults:
+          - {kind: status, name: flaky, status: 500, probability: 500, route: GET http://api.test/gzip}
+          - {kind: status, name: once, status: 429, retryAfterDate: 5s, attempts: 1, route: GET http://api.test/uuid}
+          - {kind: status, name: third, status: 503, exchanges: 3}
+        """
+
+    /// Statuses of a fixed run of requests (exchange numbers as the server counts them).
+    private func statuses(_ faults: SocketFaults, from first: Int) -> [Int] {
+        let paths = ["/gzip", "/gzip", "/uuid", "/gzip", "/uuid", "/gzip", "/gzip", "/gzip"]
+        return paths.enumerated().map { offset, path in
+            var answer = ServerAnswer.text(200, "ok")
+            faults.apply(method: "GET", url: URL(string: "http://api.test" + path)!, exchange: first + offset, to: &answer)
+            return answer.status
+        }
+    }
+
+    @Test("after reset the same requests get the same faults as the first time, and the firing log starts empty")
+    func resetReplaysThePlan() throws {
+        let faults = SocketFaults(plan: try FaultPlan.parse(plan, file: "faults.yaml"), seed: 7)
+        // Given a first run of requests
+        let first = statuses(faults, from: 1)
+        #expect(first[2] != 200, "the first /uuid is exchange 3: \(first)")
+        // When the same requests come again without a reset: the once-only 429 and exchange 3 do not repeat
+        let again = statuses(faults, from: 9)
+        #expect(again[2] == 200, "\(again)")
+        // Then after a reset they get exactly the first run's faults
+        faults.reset()
+        #expect(faults.fired.isEmpty && faults.firedCount == 0)
+        let afterReset = statuses(faults, from: 17)
+        #expect(afterReset == first)
+        // And a fresh server with the same seed agrees
+        let fresh = SocketFaults(plan: try FaultPlan.parse(plan, file: "faults.yaml"), seed: 7)
+        #expect(statuses(fresh, from: 1) == first)
+    }
+
+    @Test("a Retry-After date comes with a Date of now, so a client reads the wait the plan says")
+    func retryAfterDate() throws {
+        let faults = SocketFaults(plan: try FaultPlan.parse(plan, file: "faults.yaml"), seed: 7)
+        var answer = ServerAnswer(status: 200, headers: [.init("Date", "Mon, 01 Jan 2024 00:00:00 GMT")], body: Data())
+        faults.apply(method: "GET", url: URL(string: "http://api.test/uuid")!, exchange: 1, to: &answer)
+        let dates = answer.headers.filter { $0.name == "Date" }.map(\.value)
+        let retry = try #require(answer.headers.first { $0.name == "Retry-After" }?.value)
+        #expect(answer.status == 429 && dates.count == 1)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = try #require(formatter.date(from: dates[0])), until = try #require(formatter.date(from: retry))
+        #expect(until.timeIntervalSince(date) == 5)
+    }
+}
