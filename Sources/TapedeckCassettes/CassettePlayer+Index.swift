@@ -85,13 +85,12 @@ package struct LookupIndex: Sendable {
         case .ignoringQuery:
             return ""
         case .ignoringQueryOrder:
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            let items = MatchRules.queryItems(URLComponents(url: url, resolvingAgainstBaseURL: false))
             var pairs: [(String, String)] = []
             pairs.reserveCapacity(items.count)
             for item in items {
-                let value = item.value ?? ""
-                if value == Redactor.placeholder { return nil }
-                pairs.append((item.name, value))
+                if item.value == Redactor.placeholder { return nil }
+                pairs.append((item.name, item.value))
             }
             pairs.sort { $0 < $1 }
             // Unit and record separators cannot occur unescaped in a URL's query.

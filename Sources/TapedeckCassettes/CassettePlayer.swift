@@ -152,7 +152,15 @@ public final class CassettePlayer: Responder {
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
         let scored = matchable.enumerated().map { position, recorded in (position, rules.mismatches(live, recorded)) }
-        let closest = scored.sorted { ($0.1.count, $0.0) < ($1.1.count, $1.0) }.prefix(3)
+        // Closest first: another path weighs most, then another method, then the query, the body
+        // and header fields (a DELETE of a recorded GET's path is closer than a POST elsewhere).
+        func distance(_ reasons: [String]) -> Int {
+            reasons.reduce(0) { total, reason in
+                total + (reason.hasPrefix("path ") || reason.hasPrefix("URL ") ? 1_000 : reason.hasPrefix("method ") ? 100
+                         : reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1)
+            }
+        }
+        let closest = scored.map { ($0.0, $0.1, distance($0.1)) }.sorted { ($0.2, $0.0) < ($1.2, $1.0) }.prefix(3).map { ($0.0, $0.1) }
         var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
         if cassette.interactions.isEmpty {
             lines.append("  the cassette is empty — record it first (TAPEDECK_RECORD=once)")

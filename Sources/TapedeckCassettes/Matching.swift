@@ -85,14 +85,28 @@ public struct MatchRules: Sendable {
                 return "path \(Self.display(a)) ≠ \(Self.display(b))"
             }
             guard url == .ignoringQueryOrder else { return nil }
-            let liveItems = (a?.queryItems ?? []).map { QueryItem($0) }.sorted()
-            let recordedItems = (b?.queryItems ?? []).map { QueryItem($0) }.sorted()
+            let liveItems = Self.queryItems(a).map(QueryItem.init).sorted()
+            let recordedItems = Self.queryItems(b).map(QueryItem.init).sorted()
             guard liveItems.count == recordedItems.count,
                   zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($0.value == $1.value || $0.value == Redactor.placeholder || $1.value == Redactor.placeholder) }) else {
                 return "query \(a?.percentEncodedQuery ?? "") ≠ \(b?.percentEncodedQuery ?? "")"
             }
             return nil
         }
+    }
+
+    /// A URL's query items, decoded as servers read a query: `%xx` escapes, and `+` as a space
+    /// (`q=hello+world` and `q=hello%20world` are one query; a literal plus is `%2B`).
+    static func queryItems(_ components: URLComponents?) -> [(name: String, value: String)] {
+        (components?.percentEncodedQueryItems ?? []).map { item in
+            (formDecoded(item.name), formDecoded(item.value ?? ""))
+        }
+    }
+
+    private static func formDecoded(_ text: String) -> String {
+        guard text.contains("+") || text.contains("%") else { return text }
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// Scheme, host, port and path, normalised: what every URL rule requires to be equal. The
@@ -138,9 +152,9 @@ public struct MatchRules: Sendable {
         var name: String
         var value: String
 
-        init(_ item: URLQueryItem) {
+        init(_ item: (name: String, value: String)) {
             name = item.name
-            value = item.value ?? ""
+            value = item.value
         }
 
         static func < (lhs: QueryItem, rhs: QueryItem) -> Bool {

@@ -102,6 +102,9 @@ final class ConnectionHandler: ChannelInboundHandler {
                 return
             }
             state = .readingBody(head, context.channel.allocator.buffer(capacity: 0))
+            if head.version == .http1_1, head.headers.first(name: "Expect")?.lowercased() == "100-continue" {
+                sendContinue(context)
+            }
         case (.body(var chunk), .readingBody(let head, var body)):
             guard body.readableBytes + chunk.readableBytes <= options.maxBodyBytes else {
                 refuse(context, status: 413, "the body is over the limit of \(options.maxBodyBytes) bytes")
@@ -339,6 +342,17 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// `100 Continue` for a client that waits for it before sending its body (curl does for
+    /// bodies over 1 MB, for up to a second), once the head was found within the limits. Straight
+    /// to the socket: NIO's pipelining handler holds a request's parts while an earlier answer is
+    /// written, so this never comes between another answer's bytes.
+    private func sendContinue(_ context: ChannelHandlerContext) {
+        guard let outlet = outlet.context else { return }
+        var buffer = context.channel.allocator.buffer(capacity: 32)
+        buffer.writeString("HTTP/1.1 100 Continue\r\n\r\n")
+        outlet.writeAndFlush(NIOAny(buffer), promise: nil)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let parse = error as? HTTPParserError {
             refuse(context, status: parse == .headerOverflow ? 431 : 400, "malformed request: \(parse)")
@@ -364,32 +378,5 @@ final class ConnectionHandler: ChannelInboundHandler {
             return
         }
         context.fireUserInboundEventTriggered(event)
-    }
-}
-
-/// The first handler of a connection's pipeline: what is written through it goes to the socket
-/// as bytes, past the HTTP handlers (for refusals that precede or break off a request); and it
-/// sees the client's end of input before NIO's pipelining handler, which holds that event back
-/// until the answer under way is complete.
-final class RawOutlet: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    private(set) var context: ChannelHandlerContext?
-    /// Called (on the channel's event loop) when the client's input ends.
-    var onInputClosed: (() -> Void)?
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { onInputClosed?() }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
-        onInputClosed = nil
     }
 }

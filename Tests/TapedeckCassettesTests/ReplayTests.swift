@@ -164,6 +164,31 @@ struct ReplayTests {
         }
     }
 
+    @Test("a miss lists first the entries on its own path (another method weighs less than another path); + in a query is a space")
+    func missRankingAndPlus() throws {
+        func entry(_ method: String, _ url: String) -> Interaction {
+            Interaction(index: 0, request: RecordedRequest(method: method, url: URL(string: url)!), outcome: .response(RecordedResponse(status: 200)))
+        }
+        // Given POSTs elsewhere recorded before GETs of the path asked for
+        let cassette = Cassette(interactions: [
+            entry("POST", "http://api.test/post"), entry("POST", "http://api.test/post?x=1"),
+            entry("GET", "http://api.test/get?a=1"), entry("GET", "http://api.test/search?q=hello%20world"),
+        ].enumerated().map { position, interaction in
+            var copy = interaction
+            copy.index = position
+            return copy
+        })
+        let player = CassettePlayer(cassette: cassette, source: "c.har")
+        // When a DELETE of that path misses: then the GET of the path is named first
+        let lines = player.explainMiss(RecordedRequest(method: "DELETE", url: URL(string: "http://api.test/get?b=2")!)).split(separator: "\n")
+        #expect(lines.dropFirst().first?.hasPrefix("  entry 2 GET http://api.test/get?a=1:") == true, "\(lines)")
+        // And a form-style query matches its %20 spelling
+        let plus = RecordedRequest(method: "GET", url: URL(string: "http://api.test/search?q=hello+world")!)
+        if case .noMatch = player.reply(to: RequestSnapshot(method: .get, url: plus.url), context: ResponderContext(exchange: 1, transaction: 0, time: .zero)) {
+            Issue.record("no match: \(player.explainMiss(plus))")
+        }
+    }
+
     @Test("an unmatched request is an error naming the closest recorded entries and why each did not match")
     func explainsMisses() throws {
         let player = CassettePlayer(cassette: try sampleCassette(), source: "login.har.gz")

@@ -185,6 +185,28 @@ struct UpstreamRecordingTests {
         #expect(proxy.errors.contains("journal"), "\(proxy.errors)")
     }
 
+    @Test("a client that sends Expect: 100-continue gets 100 Continue before it sends its body, then the answer")
+    func expectContinue() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try expectContinue(upstream) }
+    }
+
+    private func expectContinue(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", directory.file("c.har.gz").path])
+        defer { proxy.stop() }
+        // Given a client that sends only its head and waits, as curl does for a large body
+        let client = try RawClient(port: proxy.port)
+        try client.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n")
+        // When it reads: the interim answer arrives (without it this read would time out)
+        #expect(try client.readBody(atLeast: 0) == 0)
+        // Then the body goes, and the real answer follows the interim one
+        try client.send("hello")
+        let rest = String(decoding: try client.readToEnd(), as: UTF8.self)
+        #expect(rest.hasPrefix("HTTP/1.1 200") && rest.hasSuffix("hello"), "\(rest)")
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()
