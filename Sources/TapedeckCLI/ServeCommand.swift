@@ -62,7 +62,7 @@ struct ServeCommand: ParsableCommand {
                 throw ExitStatus.badInput
             }
             let socketFaults = SocketFaults(plan: plan, seed: seed ?? plan.seed ?? 1)
-            for name in socketFaults.unsupported {
+            for name in socketFaults.unsupported where !quiet {
                 printError("tapedeck: warning: fault \(name) is a client-side effect a server cannot cause; ignored")
             }
             options.faults = socketFaults

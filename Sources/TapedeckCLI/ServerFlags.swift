@@ -64,7 +64,11 @@ extension ServerFlags {
         do {
             return try TapedeckHTTPServer(service: service, options: options())
         } catch {
-            printError("tapedeck: cannot listen on \(listen): \(error)")
+            let text = "\(error)"
+            let reason = text.contains("Address already in use")
+                ? "the address is in use (another process listens there) — choose another port, or port 0 for any free one"
+                : text
+            printError("tapedeck: cannot listen on \(listen): \(reason)")
             throw ExitStatus.otherFailure
         }
     }

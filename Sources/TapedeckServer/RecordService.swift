@@ -113,7 +113,7 @@ public final class RecordService: ExchangeService {
         case let .response(plan):
             answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
         case let .failure(failure, _):
-            answer(.text(502, "tapedeck: upstream failed: \(failure)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
+            answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
         case let .noMatch(reason):
             answer(.text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")]))
         case .stall:
