@@ -150,6 +150,21 @@ struct LoadCheckTests {
         #expect(error.description.split(separator: "\n").count == 4)
     }
 
+    @Test("two wrong values side by side in one mapping are both reported, and those of a fault after them")
+    func siblingsInOneMapping() throws {
+        let error = try #require(parseError("""
+            \(Self.stub)
+            client:
+              retry: {limit: 200, base: 1}
+            script: [{request: GET https://api.example.com/items}]
+            faults:
+              - {kind: status, status: 503, probability: 1500, attempts: 0}
+            """))
+        let all = [error] + error.more
+        #expect(all.map(\.path) == ["client.retry.limit", "client.retry.base", "faults[0].probability", "faults[0].attempts"], "\(error)")
+        #expect(all.last?.description.hasSuffix("0 is out of range — use 1...1000000") == true, "\(error)")
+    }
+
     @Test("a misspelt required section is reported as the misspelling, not as a missing section")
     func misspeltRequired() throws {
         let error = try #require(parseError("""

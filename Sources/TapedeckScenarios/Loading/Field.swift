@@ -217,7 +217,7 @@ struct Field {
                 }
                 set.ranges.append(low...high)
             } else if let value = Int(text) {
-                guard range.contains(value) else { throw item.error("\(value) is out of range \(range.lowerBound)...\(range.upperBound)") }
+                guard range.contains(value) else { throw item.error("\(value) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)") }
                 set.ranges.append(value...value)
             } else {
                 throw item.error("'\(text)' is neither a number nor a range like 500-599")

@@ -6,8 +6,8 @@ extension ScenarioReader {
     func provider(_ field: Field) throws(ScenarioError) -> ProviderSetup {
         let keys = try field.mapping(["baseURL", "stub", "trackInflights", "plugins", "targets"])
         var provider = ProviderSetup()
-        if let base = keys["baseURL"] { provider.baseURL = try absoluteURL(base) }
-        if let stub = keys["stub"] { provider.stub = try stubMode(stub) }
+        try keys.read("baseURL") { (base) throws(ScenarioError) in provider.baseURL = try absoluteURL(base) }
+        try keys.read("stub") { (stub) throws(ScenarioError) in provider.stub = try stubMode(stub) }
         provider.trackInflights = try keys["trackInflights"]?.bool() ?? false
         if let plugins = keys["plugins"] {
             provider.plugins = try plugins.list(allowingSingle: true).map { (item) throws(ScenarioError) in try plugin(item) }
@@ -31,7 +31,7 @@ extension ScenarioReader {
     private func target(_ field: Field, name: String) throws(ScenarioError) -> TargetSetup {
         let keys = try field.mapping(["baseURL", "path", "method", "task", "headers", "validate", "auth", "sample", "stub"])
         var target = TargetSetup(name: name, path: try keys["path"]?.string() ?? "")
-        if let base = keys["baseURL"] { target.baseURL = try absoluteURL(base) }
+        try keys.read("baseURL") { (base) throws(ScenarioError) in target.baseURL = try absoluteURL(base) }
         if let method = keys["method"] {
             target.method = try method.string().uppercased()
             guard target.method.allSatisfy({ $0.isLetter }) else { throw method.error("'\(target.method)' is not an HTTP method") }
@@ -48,8 +48,8 @@ extension ScenarioReader {
                 break
             }
         }
-        if let headers = keys["headers"] { target.headers = try self.headers(headers) }
-        if let validate = keys["validate"] { target.validation = try targetValidation(validate) }
+        try keys.read("headers") { (headers) throws(ScenarioError) in target.headers = try self.headers(headers) }
+        try keys.read("validate") { (validate) throws(ScenarioError) in target.validation = try targetValidation(validate) }
         if let auth = keys["auth"] {
             let scheme = try auth.string()
             switch scheme.lowercased() {
@@ -63,8 +63,8 @@ extension ScenarioReader {
                 target.auth = scheme
             }
         }
-        if let sample = keys["sample"] { target.sample = try response(sample.mapping(Self.responseKeys)) }
-        if let stub = keys["stub"] { target.stub = try stubMode(stub) }
+        try keys.read("sample") { (sample) throws(ScenarioError) in target.sample = try response(sample.mapping(Self.responseKeys)) }
+        try keys.read("stub") { (stub) throws(ScenarioError) in target.stub = try stubMode(stub) }
         return target
     }
 

@@ -58,9 +58,9 @@ extension ScenarioReader {
         guard method.allSatisfy({ $0.isLetter }) else { throw target.error("'\(method)' is not an HTTP method") }
         let name = try keys["name"]?.string() ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
         var step = RequestStep(name: name, method: method, url: url)
-        if let headers = keys["headers"] { step.headers = try self.headers(headers) }
+        try keys.read("headers") { (headers) throws(ScenarioError) in step.headers = try self.headers(headers) }
         if keys["body"] != nil && keys["json"] != nil { throw keys["json"]!.error("give 'body' or 'json', not both") }
-        if let body = keys["body"] { step.body = Data(try body.string().utf8) }
+        try keys.read("body") { (body) throws(ScenarioError) in step.body = Data(try body.string().utf8) }
         if let json = keys["json"] {
             step.body = try jsonText(json)
             if !step.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
@@ -71,15 +71,15 @@ extension ScenarioReader {
             throw body.error("a \(method) request carries no body (URLSession refuses to send one)",
                              hint: "use POST, PUT or PATCH for a body, or put the values in the URL's query")
         }
-        if let validate = keys["validate"] { step.validation = .some(try validation(validate)) }
+        try keys.read("validate") { (validate) throws(ScenarioError) in step.validation = .some(try validation(validate)) }
         try readTiming(keys, into: &step)
         return step
     }
 
     /// `repeat`, `at` and `every` of a request or target step.
     func readTiming(_ keys: Fields, into step: inout RequestStep) throws(ScenarioError) {
-        if let count = keys["repeat"] { step.repetitions = try count.int(in: 1...100_000) }
-        if let at = keys["at"] { step.at = try at.duration() }
+        try keys.read("repeat") { (count) throws(ScenarioError) in step.repetitions = try count.int(in: 1...100_000) }
+        try keys.read("at") { (at) throws(ScenarioError) in step.at = try at.duration() }
         if let every = keys["every"] {
             step.every = try every.duration()
             if step.repetitions < 2 {
@@ -141,9 +141,9 @@ extension ScenarioReader {
             throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")
         }
         var site = FaultSite(name: try keys["name"]?.string() ?? "\(kindName)-\(index + 1)", kind: kind)
-        if let route = keys["route"] { site.pattern = try pattern(route) }
-        if let attempts = keys["attempts"] { site.attempts = try attempts.integers(in: 1...1_000_000) }
-        if let exchanges = keys["exchanges"] { site.exchanges = try exchanges.integers(in: 1...Int.max) }
+        try keys.read("route") { (route) throws(ScenarioError) in site.pattern = try pattern(route) }
+        try keys.read("attempts") { (attempts) throws(ScenarioError) in site.attempts = try attempts.integers(in: 1...1_000_000) }
+        try keys.read("exchanges") { (exchanges) throws(ScenarioError) in site.exchanges = try exchanges.integers(in: 1...Int.max) }
         if let window = keys["window"] {
             let bounds = try window.mapping(["from", "until"])
             site.from = try bounds["from"]?.duration()
@@ -153,8 +153,8 @@ extension ScenarioReader {
                                    hint: "the fault may strike from 'from' up to (not including) 'until'; swap them or widen the window")
             }
         }
-        if let probability = keys["probability"] { site.probabilityPerMille = try probability.int(in: 0...1_000) }
-        if let enabled = keys["enabled"] { site.enabledPerMille = try enabled.int(in: 0...1_000) }
+        try keys.read("probability") { (probability) throws(ScenarioError) in site.probabilityPerMille = try probability.int(in: 0...1_000) }
+        try keys.read("enabled") { (enabled) throws(ScenarioError) in site.enabledPerMille = try enabled.int(in: 0...1_000) }
         return site
     }
 
@@ -194,12 +194,12 @@ extension ScenarioReader {
     private func requestExpectation(_ field: Field, target: String) throws(ScenarioError) -> RequestExpectation {
         let keys = try field.mapping(["status", "error", "attempts", "finishedBy", "bodyContains", "json", "bodyBytes"])
         var expectation = RequestExpectation(target: target)
-        if let status = keys["status"] { expectation.status = try status.integers(in: 100...999) }
-        if let error = keys["error"] { expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
-        if let attempts = keys["attempts"] { expectation.attempts = try attempts.integers(in: 1...1_000_000) }
-        if let finished = keys["finishedBy"] { expectation.finishedBy = try finished.duration() }
-        if let contains = keys["bodyContains"] { expectation.bodyContains = try contains.string() }
-        if let bytes = keys["bodyBytes"] { expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
+        try keys.read("status") { (status) throws(ScenarioError) in expectation.status = try status.integers(in: 100...999) }
+        try keys.read("error") { (error) throws(ScenarioError) in expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
+        try keys.read("attempts") { (attempts) throws(ScenarioError) in expectation.attempts = try attempts.integers(in: 1...1_000_000) }
+        try keys.read("finishedBy") { (finished) throws(ScenarioError) in expectation.finishedBy = try finished.duration() }
+        try keys.read("bodyContains") { (contains) throws(ScenarioError) in expectation.bodyContains = try contains.string() }
+        try keys.read("bodyBytes") { (bytes) throws(ScenarioError) in expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
         if let json = keys["json"] {
             for item in try json.list(allowingSingle: true) {
                 let pair = try item.mapping(["path", "equals"])

@@ -74,8 +74,8 @@ struct ScenarioReader {
         } else if let timing = keys["timing"] {
             throw timing.error("'timing' applies to a cassette, and there is none", hint: "add 'cassette: FILE.har.gz' or remove 'timing'")
         }
-        if let stubs = keys["stubs"] { traffic.stubs = try stubs.list().map { (item) throws(ScenarioError) in try stub(item) } }
-        if let auth = keys["auth"] { traffic.auth = try self.auth(auth) }
+        try keys.read("stubs") { (stubs) throws(ScenarioError) in traffic.stubs = try stubs.list().map { (item) throws(ScenarioError) in try stub(item) } }
+        try keys.read("auth") { (auth) throws(ScenarioError) in traffic.auth = try self.auth(auth) }
         if let upstream = keys["upstream"] {
             let text = try upstream.string()
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
@@ -166,8 +166,8 @@ struct ScenarioReader {
             responses = [try response(keys)]
         }
         var stub = Stub(pattern: pattern, responses: responses)
-        if let latency = keys["latency"] { stub.latency = try latency.duration() }
-        if let jitter = keys["jitter"] { stub.jitter = try jitter.duration() }
+        try keys.read("latency") { (latency) throws(ScenarioError) in stub.latency = try latency.duration() }
+        try keys.read("jitter") { (jitter) throws(ScenarioError) in stub.jitter = try jitter.duration() }
         if let bandwidth = keys["bandwidth"] {
             let rate = try bandwidth.bytes()
             guard rate > 0 else { throw bandwidth.error("a bandwidth must be positive") }
@@ -187,8 +187,8 @@ struct ScenarioReader {
             response.failure = try failureCode(fail)
             return response
         }
-        if let status = keys["status"] { response.status = try status.int(in: 100...999) }
-        if let headers = keys["headers"] { response.headers = try self.headers(headers) }
+        try keys.read("status") { (status) throws(ScenarioError) in response.status = try status.int(in: 100...999) }
+        try keys.read("headers") { (headers) throws(ScenarioError) in response.headers = try self.headers(headers) }
         let bodies = ["body", "json", "bodyFile"].filter { keys[$0] != nil }
         if bodies.count > 1 { throw keys[bodies[1]]!.error("give only one of body, json and bodyFile") }
         if let body = keys["body"] {
@@ -215,8 +215,8 @@ struct ScenarioReader {
                                 protect: try keys.required("protect").list(allowingSingle: true).map { (item) throws(ScenarioError) in
                                     try pattern(item)
                                 })
-        if let lifetime = keys["lifetime"] { server.lifetime = try lifetime.duration() }
-        if let initial = keys["initialToken"] { server.initialToken = try initial.string() }
+        try keys.read("lifetime") { (lifetime) throws(ScenarioError) in server.lifetime = try lifetime.duration() }
+        try keys.read("initialToken") { (initial) throws(ScenarioError) in server.initialToken = try initial.string() }
         return server
     }
 
@@ -253,14 +253,14 @@ struct ScenarioReader {
         }
         let keys = try field.mapping(["limit", "base", "scale", "methods", "statuses", "errorCodes", "honourRetryAfter"])
         var retry = RetrySetup()
-        if let limit = keys["limit"] { retry.limit = try limit.int(in: 0...100) }
-        if let base = keys["base"] { retry.base = try base.int(in: 2...100) }
+        try keys.read("limit") { (limit) throws(ScenarioError) in retry.limit = try limit.int(in: 0...100) }
+        try keys.read("base") { (base) throws(ScenarioError) in retry.base = try base.int(in: 2...100) }
         if let scale = keys["scale"] {
             retry.scale = try scale.double()
             guard retry.scale >= 0 else { throw scale.error("the scale must not be negative") }
         }
-        if let methods = keys["methods"] { retry.methods = try methods.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string().uppercased() } }
-        if let statuses = keys["statuses"] { retry.statuses = try statuses.integers(in: 100...999) }
+        try keys.read("methods") { (methods) throws(ScenarioError) in retry.methods = try methods.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string().uppercased() } }
+        try keys.read("statuses") { (statuses) throws(ScenarioError) in retry.statuses = try statuses.integers(in: 100...999) }
         if let codes = keys["errorCodes"] {
             retry.errorCodes = try codes.list(allowingSingle: true).map { (item) throws(ScenarioError) in try failureCode(item) }
         }
@@ -274,7 +274,7 @@ struct ScenarioReader {
         }
         let keys = try field.mapping(["statuses", "contentTypes"])
         var validation = ValidationSetup()
-        if let statuses = keys["statuses"] { validation.statuses = try statuses.integers(in: 100...999) }
+        try keys.read("statuses") { (statuses) throws(ScenarioError) in validation.statuses = try statuses.integers(in: 100...999) }
         if let types = keys["contentTypes"] {
             if types.isScalar, let text = types.node.string, text == "accept" {
                 validation.contentTypes = .fromAccept
