@@ -292,15 +292,22 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
-        var recordedLength: String?
+        // The length goes where the recording had it (the answer's bytes then match what was
+        // recorded, field for field), with the body's real length; at the end when it had none.
+        var placedLength = false
         for field in answer.headers {
             let name = field.name.lowercased()
-            if name == "content-length" { recordedLength = field.value; continue }
+            if name == "content-length" {
+                guard !placedLength, !isBodyless(answer.status) else { continue }
+                headers.add(name: field.name, value: isHead ? field.value : String(answer.body.count))
+                placedLength = true
+                continue
+            }
             if hopByHop.contains(name) { continue }
             headers.add(name: field.name, value: field.value)
         }
-        if !isBodyless(answer.status) {
-            headers.add(name: "Content-Length", value: isHead ? (recordedLength ?? "0") : String(answer.body.count))
+        if !placedLength, !isBodyless(answer.status) {
+            headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
         }
         if close { headers.add(name: "Connection", value: "close") }
         return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
