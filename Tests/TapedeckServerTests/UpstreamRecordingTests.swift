@@ -210,6 +210,25 @@ struct UpstreamRecordingTests {
         #expect(rest.hasPrefix("HTTP/1.1 200") && rest.hasSuffix("hello"), "\(rest)")
     }
 
+    @Test("--mode all over a cassette with entries warns at start that they will be replaced; new_episodes does not")
+    func modeAllWarns() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("kept.har.gz")
+            let first = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            _ = try curl([first.base + "/get"])
+            #expect(first.stop() == 0)
+            let all = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "all"])
+            #expect(all.stop() == 0)
+            #expect(all.errors.contains("--mode all replaces the cassette's 1 entries"), "\(all.errors)")
+            let more = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
+            #expect(more.stop() == 0)
+            #expect(!more.errors.contains("warning"), "\(more.errors)")
+        }
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()
