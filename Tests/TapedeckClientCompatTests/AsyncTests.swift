@@ -83,4 +83,14 @@ struct AsyncTests {
         }
         #expect(error.request == "No request created yet.")
     }
+
+    @Test("Session(provider:scheduler:drive:): an awaited task runs the simulation itself, no test help")
+    func sessionWithItsDriver() async throws {
+        let backend = reposBackend()
+        let scheduler = backend.scheduler
+        let session = Session(provider: backend.harness, scheduler: scheduler, drive: { try scheduler.runUntilIdle() })
+        let repos = try await session.request("https://api.example.com/users/ada/repos").validate()
+            .serializingDecodable([Repo].self).value
+        #expect(repos.map(\.name) == ["engine", "notes"])
+    }
 }

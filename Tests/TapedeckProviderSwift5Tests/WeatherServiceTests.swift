@@ -20,7 +20,7 @@ final class WeatherServiceTests: XCTestCase {
     func testCompletionHandlersWriteTheServiceAndTheTestsLocals() throws {
         let backend = backend()
         let counter = RequestCounter()
-        let service = backend.withTransport { WeatherService(provider: MoyaProvider<WeatherAPI>(plugins: [counter])) }
+        let service = backend.withTransport { WeatherService(provider: MoyaProvider<WeatherAPI>(plugins: [counter, Signer()])) }
         var received: Forecast?
         var missing = false
 
@@ -35,6 +35,7 @@ final class WeatherServiceTests: XCTestCase {
         XCTAssertEqual(counter.sent, ["/v2/forecast/Lisbon", "/v2/forecast/Atlantis"])
         XCTAssertEqual(counter.statuses.sorted(), [200, 404])
         XCTAssertEqual(backend.requests.first?.url.query, "days=3&units=metric")
+        XCTAssertEqual(backend.requests.first?.headerFields.first { $0.name.rawName == "X-Client" }?.value, "app-1")
     }
 
     func testUntypedParametersGoInTheJSONBody() throws {

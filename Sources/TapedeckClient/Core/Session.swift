@@ -93,7 +93,15 @@ open class Session: @unchecked Sendable {
 
     /// A Session whose URLSession comes from `provider` (a simulated harness with its
     /// `SimulatedScheduler`, or `LiveURLSessionProvider` with a `LiveScheduler`): the provider
-    /// and the scheduler must deal in the same kind of queue.
+    /// and the scheduler must deal in the same kind of queue. `drive`, when given, runs the
+    /// simulation: an awaited ``DataTask`` calls it (e.g. `{ try scheduler.runUntilIdle() }`), so
+    /// async code gets its answer without the test driving by hand — without it, something else
+    /// must run the scheduler while the task is awaited.
+    ///
+    /// ```swift
+    /// let session = Session(provider: harness, scheduler: scheduler, drive: { try scheduler.runUntilIdle() })
+    /// let items = try await session.request("http://api.test/items").serializingDecodable([Item].self).value
+    /// ```
     public convenience init<Provider: URLSessionProvider>(
         provider: Provider,
         configuration: URLSessionConfiguration = .ephemeral,
@@ -107,7 +115,8 @@ open class Session: @unchecked Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
-        metricsGracePeriod: Duration = .seconds(1)
+        metricsGracePeriod: Duration = .seconds(1),
+        drive: (@Sendable () async throws -> Void)? = nil
     ) {
         let root = rootQueue.map { scheduler.makeQueue(wrapping: $0) }
             ?? scheduler.makeQueue(label: "org.tapedeck.session.rootQueue", target: nil)
@@ -119,6 +128,7 @@ open class Session: @unchecked Sendable {
             requestQueue: requestQueue, serializationQueue: serializationQueue, defaultResponseQueue: defaultResponseQueue,
             interceptor: interceptor, redirectHandler: redirectHandler, eventMonitors: eventMonitors,
             metricsGracePeriod: metricsGracePeriod)
+        if let drive { state.write { $0.drive = drive } }
     }
 
     /// A Session over a URLSession made elsewhere: `delegate` must be that URLSession's delegate and

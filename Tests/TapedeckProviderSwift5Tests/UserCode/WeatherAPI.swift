@@ -63,6 +63,16 @@ final class RequestCounter: PluginType {
     }
 }
 
+/// Signs each request: names `URLRequest`, which on Linux lives in FoundationNetworking (Moya's
+/// import brings it along, so must TapedeckProvider's).
+struct Signer: PluginType {
+    func prepare(_ request: URLRequest, target: TargetType) -> URLRequest {
+        var signed = request
+        signed.setValue("app-1", forHTTPHeaderField: "X-Client")
+        return signed
+    }
+}
+
 /// A service whose completion handlers write its own state.
 final class WeatherService {
     let provider: MoyaProvider<WeatherAPI>
