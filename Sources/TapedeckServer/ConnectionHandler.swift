@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import TapedeckCassettes
 import TapedeckScheduling
@@ -16,7 +17,9 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private enum State {
         case waitingForHead
-        case readingBody(HTTPRequestHead, ByteBuffer)
+        /// The body so far is in `requestBody` (kept out of the enum, so appending to it never
+        /// finds a second reference and copies the whole buffer: quadratic for a large upload).
+        case readingBody(HTTPRequestHead)
         /// Refusing the rest of a request that broke a limit (its answer is on the way, then close).
         case discarding
         case answering(keepAlive: Bool)
@@ -36,6 +39,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var closeAfterAnswer = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
+    /// The body of the request being read (state `readingBody`).
+    private var requestBody = ByteBuffer()
 
     init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters, outlet: RawOutlet) {
         self.outlet = outlet
@@ -101,19 +106,23 @@ final class ConnectionHandler: ChannelInboundHandler {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
                 return
             }
-            state = .readingBody(head, context.channel.allocator.buffer(capacity: 0))
+            // A body of a known length gets a buffer of that size: no growth copies, and the
+            // request hands the service this very storage (below), no spare capacity held.
+            let expected = head.headers.first(name: "Content-Length").flatMap(Int.init).map { min($0, options.maxBodyBytes) } ?? 0
+            requestBody = context.channel.allocator.buffer(capacity: expected)
+            state = .readingBody(head)
             if head.version == .http1_1, head.headers.first(name: "Expect")?.lowercased() == "100-continue" {
                 sendContinue(context)
             }
-        case (.body(var chunk), .readingBody(let head, var body)):
-            guard body.readableBytes + chunk.readableBytes <= options.maxBodyBytes else {
+        case (.body(var chunk), .readingBody):
+            guard requestBody.readableBytes + chunk.readableBytes <= options.maxBodyBytes else {
                 refuse(context, status: 413, "the body is over the limit of \(options.maxBodyBytes) bytes")
                 return
             }
-            state = .discarding   // drop the reference while appending, so the buffer is not copied
-            body.writeBuffer(&chunk)
-            state = .readingBody(head, body)
-        case (.end, .readingBody(let head, let body)):
+            requestBody.writeBuffer(&chunk)
+        case (.end, .readingBody(let head)):
+            let body = requestBody
+            requestBody = ByteBuffer()
             headerTimer?.cancel()
             dispatch(context, head: head, body: body)
         case (_, .discarding), (_, .closed):
@@ -139,7 +148,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         answering = stream
         let request = IncomingRequest(
             method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
-            body: Data(body.readableBytesView), number: number, connection: connection, stream: stream)
+            // Large bodies are not copied: the Data shares the buffer's storage (NIO's `.automatic`
+            // copies only up to 256 KiB), so a request body is held once.
+            body: body.getData(at: body.readerIndex, length: body.readableBytes) ?? Data(),
+            number: number, connection: connection, stream: stream)
         service.handle(request) { answer in
             eventLoop.execute {
                 let (handler, context) = bound.value
@@ -321,6 +333,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Answers `status` with `reason` and closes (limits, timeouts, malformed input).
     private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
         headerTimer?.cancel()
+        requestBody = ByteBuffer()
         switch state {
         case .answering, .streaming, .closed:
             // An answer is already under way: nothing more can be said on this connection.

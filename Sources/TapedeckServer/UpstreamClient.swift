@@ -103,7 +103,7 @@ public final class UpstreamClient: LiveTransport {
             outgoing = try HTTPClient.Request(
                 url: LiveForwarder.Options.sending(request.url, to: upstream), method: HTTPMethod(rawValue: request.method.rawValue),
                 headers: HTTPHeaders(request.headerFields.map { ($0.name.rawName, $0.value) }),
-                body: request.body.map { .bytes($0) })
+                body: request.body.map(Self.streamed))
         } catch {
             collector.fail(error)
             return {}
@@ -115,6 +115,23 @@ public final class UpstreamClient: LiveTransport {
                                   deadline: deadline)
         task.futureResult.whenFailure { collector.fail($0) }
         return { task.cancel() }
+    }
+
+    /// A request body sent in 64 KiB slices, each made when the one before is written: the body
+    /// is held once (by the request, for the journal), not a second time for the socket.
+    static func streamed(_ body: Data) -> HTTPClient.Body {
+        let slice = 65_536
+        return .stream(contentLength: Int64(body.count)) { writer in
+            @Sendable func piece(_ offset: Int) -> ByteBuffer {
+                let start = body.startIndex + offset
+                return ByteBuffer(bytes: body[start..<min(start + slice, body.endIndex)])
+            }
+            var written = writer.write(.byteBuffer(piece(0)))
+            for offset in stride(from: slice, to: body.count, by: slice) {
+                written = written.flatMap { writer.write(.byteBuffer(piece(offset))) }
+            }
+            return written
+        }
     }
 
     /// The client of the calling event loop (or a shared one off the loops), nil once shut down.

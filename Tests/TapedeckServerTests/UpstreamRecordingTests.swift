@@ -229,6 +229,26 @@ struct UpstreamRecordingTests {
         }
     }
 
+    @Test("an 8 MB upload goes to the upstream and into the cassette byte for byte (sent on in slices, held once)")
+    func largeUpload() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("upload.har.gz")
+            var body = Data(count: 8 * 1_048_576)
+            for index in body.indices { body[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
+            let file = directory.file("body.bin")
+            try body.write(to: file)
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let echoed = try curl([proxy.base + "/echo", "--data-binary", "@" + file.path, "-H", "Content-Type: application/octet-stream"])
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(echoed.code == 200 && echoed.body == body, "the upstream got every byte in order")
+            let recorded = try #require(CassetteFile.read(cassette).interactions.first)
+            #expect(recorded.request.body == body && recorded.response?.body == body)
+        }
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()
