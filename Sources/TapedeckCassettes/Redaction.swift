@@ -71,7 +71,14 @@ public struct Redactor: Hashable, Sendable {
 
     /// A name with case, `-`, `_` and `.` set aside (`X-Api-Key` and `x_api_key` are `xapikey`).
     static func normalized(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." }.map(Character.init))
+        // On bytes (names are ASCII; anything else passes through): this runs for every header
+        // and JSON key of every recorded exchange.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_") && byte != UInt8(ascii: ".") {
+            bytes.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func normalizedSet(_ names: Set<String>) -> Set<String> { Set(names.map(normalized)) }
