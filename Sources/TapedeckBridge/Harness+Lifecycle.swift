@@ -308,7 +308,10 @@ extension Harness {
             fields.append(name, value)
             snapshot.headerFields.append(contentsOf: fields.fields)
         }
-        snapshot.headerFields[.cookie] = snapshot.headerFields[.cookie].map(orderedCookies)
+        if let cookie = snapshot.headerFields[.cookie] {
+            // One field: swift-http-types' `[.cookie] =` splits the value into a field per cookie.
+            snapshot.headerFields[fields: .cookie] = [HTTPField(name: .cookie, value: orderedCookies(cookie))]
+        }
         return snapshot
     }
 

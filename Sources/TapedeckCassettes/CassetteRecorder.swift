@@ -223,7 +223,7 @@ public final class CassetteRecorder: Responder {
                 store(result.interaction(index: index)) { [self] error in
                     done(error.map { error in
                         options.answersOnlyStored
-                            ? .urlError(.cannotWriteToFile, message: "tapedeck could not journal this interaction, so it is not answered: \(error.reason)")
+                            ? .urlError(.cannotWriteToFile, message: "the journal could not keep this interaction, so it is not answered: \(error.reason)")
                             : nil
                     } ?? nil)
                 }

@@ -20,13 +20,18 @@ public struct Redactor: Hashable, Sendable {
     public var queryItems: Set<String>
     /// JSON field names, at any depth, whose values are replaced (lowercased).
     public var jsonFields: Set<String> { didSet { normalizedJSONFields = Self.normalizedSet(jsonFields) } }
-    private var normalizedHeaders: Set<String>
-    private var normalizedJSONFields: Set<String>
-    /// Also treat as secret, however they are spelt (case, `-` and `_` aside): a header or query
-    /// item whose name contains `token`, `secret`, `password` or `apikey`; a JSON field or form
-    /// field named like a secret header (a server echoing `X-Api-Key` in a body); a header named
-    /// like a secret JSON field (`access_token`). On for the default rules, off for rules given
-    /// exactly (``init(headers:queryItems:jsonFields:)``) and for ``none``.
+    var normalizedHeaders: Set<String>
+    var normalizedJSONFields: Set<String>
+    /// Also treat as secret a name that reads like one, however it is spelt (case, `-`, `_`, `.`
+    /// and camelCase aside): one whose last word is `secret`, `password`, `passwd`,
+    /// `passphrase`, `signature`, `credential` or `apikey`, `token` (not a page, next, cursor or
+    /// continuation token, which replay needs to tell pages apart) or `key` after `api`, `auth`,
+    /// `access`, `secret`, `private` or `subscription` — `X-Session-Token`, `sessionToken`,
+    /// `X-Amz-Signature`, `Ocp-Apim-Subscription-Key`, `SecretAccessKey`; and a JSON or form field
+    /// named like a secret header (a server echoing `X-Api-Key` in a body), a header named like a
+    /// secret JSON field (`access_token`). A JSON field it catches is redacted only when its value
+    /// is a string. On for the default rules, off for rules given exactly
+    /// (``init(headers:queryItems:jsonFields:)``) and for ``none``.
     public var secretLookingNames: Bool
 
     /// Credential headers: authorization, cookies, API keys, CSRF tokens.
@@ -65,54 +70,6 @@ public struct Redactor: Hashable, Sendable {
         normalizedHeaders = Self.normalizedSet(self.headers)
         normalizedJSONFields = Self.normalizedSet(self.jsonFields)
     }
-
-    /// Name parts that make a header or query item a secret under ``secretLookingNames``.
-    static let secretNameParts = ["token", "secret", "password", "passwd", "apikey"]
-
-    /// A name with case, `-`, `_` and `.` set aside (`X-Api-Key` and `x_api_key` are `xapikey`).
-    static func normalized(_ name: String) -> String {
-        // On bytes (names are ASCII; anything else passes through): this runs for every header
-        // and JSON key of every recorded exchange.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(name.utf8.count)
-        for byte in name.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_") && byte != UInt8(ascii: ".") {
-            bytes.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func normalizedSet(_ names: Set<String>) -> Set<String> { Set(names.map(normalized)) }
-
-    /// Whether a header's value is a secret under these rules.
-    public func isSecretHeader(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        if headers.contains(lowered) { return true }
-        guard secretLookingNames, !Self.notSecretHeaders.contains(lowered) else { return false }
-        let plain = Self.normalized(name)
-        return Self.secretNameParts.contains { plain.contains($0) } || normalizedJSONFields.contains(plain)
-    }
-
-    /// Whether a query item's (or form field's) value is a secret under these rules.
-    public func isSecretQueryName(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        if queryItems.contains(lowered) { return true }
-        guard secretLookingNames else { return false }
-        let plain = Self.normalized(name)
-        return Self.secretNameParts.contains { plain.contains($0) } || normalizedHeaders.contains(plain)
-    }
-
-    /// Whether a JSON field's value is a secret under these rules.
-    public func isSecretJSONField(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        if jsonFields.contains(lowered) { return true }
-        guard secretLookingNames else { return false }
-        let plain = Self.normalized(name)
-        return normalizedHeaders.contains(plain) || normalizedJSONFields.contains(plain)
-    }
-
-    /// Headers a name rule would catch that carry no secret and that clients read (an auth
-    /// challenge must reach URLSession as sent).
-    static let notSecretHeaders: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
 
     /// The interaction with secrets replaced in the request and the response (headers, query, JSON
     /// bodies — inside compressed wire bodies too, with `Content-Length` kept right).
@@ -250,7 +207,7 @@ public struct Redactor: Hashable, Sendable {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, inner) in dictionary {
-                if isSecretJSONField(key), !(inner is [String: Any]), !(inner is [Any]) {
+                if isSecretJSONField(key, value: inner), !(inner is [String: Any]), !(inner is [Any]) {
                     result[key] = Self.placeholder
                     changed = true
                 } else {

@@ -17,7 +17,13 @@ public enum SecretScanner {
     }
 
     /// Header names that carry credentials whatever they are called.
-    private static let suspiciousNameParts = ["auth", "token", "secret", "password", "api-key", "apikey", "cookie", "session"]
+    /// Words that make a header's name suggest a credential, beside those that make it read like
+    /// a secret (``Redactor/secretLookingNames``): `X-Auth`, `X-Authorization`, `X-Cookie`.
+    private static let suspiciousWords: Set<String> = ["auth", "authorization", "cookie", "session"]
+
+    private static func nameSuggestsSecret(_ name: String) -> Bool {
+        Redactor.readsLikeSecret(name) || Redactor.words(of: name).contains { suspiciousWords.contains($0) }
+    }
 
     /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,
     /// headers whose names suggest a secret, and any header, query item or body whose value is
@@ -36,7 +42,7 @@ public enum SecretScanner {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
                     } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
-                    } else if !Redactor.notSecretHeaders.contains(name), suspiciousNameParts.contains(where: { name.contains($0) }) {
+                    } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name) {
                         report("\(side).headers.\(field.name)", "the header's name suggests a secret")
                     } else if let kind = secretShape(field.value) {
                         report("\(side).headers.\(field.name)", "the value looks like \(kind)")

@@ -55,13 +55,16 @@ public struct RequestSnapshot: Hashable, Sendable, CustomStringConvertible {
         url.path.isEmpty ? "/" : url.path
     }
 
-    /// This request as a `URLRequest` (header fields folded into one value per name).
+    /// This request as a `URLRequest` (header fields folded into one value per name: with `, `,
+    /// and `Cookie` fields with `; `, as a Cookie header joins its pairs).
     public func urlRequest() -> URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
-        for field in headerFields {
+        for field in headerFields where field.name != .cookie {
             request.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
+        let cookies = headerFields[fields: .cookie].map(\.value)
+        if !cookies.isEmpty { request.setValue(cookies.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
         request.httpBody = body
         return request
     }

@@ -39,8 +39,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var closeAfterAnswer = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
-    /// The body of the request being read (state `readingBody`).
+    /// The body of the request being read (state `readingBody`), and its announced length.
     private var requestBody = ByteBuffer()
+    private var expectedBodyBytes = 0
 
     init(service: any ExchangeService, options: ServerOptions, connection: Int, counters: ServerCounters, outlet: RawOutlet) {
         self.outlet = outlet
@@ -106,10 +107,11 @@ final class ConnectionHandler: ChannelInboundHandler {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
                 return
             }
-            // A body of a known length gets a buffer of that size: no growth copies, and the
-            // request hands the service this very storage (below), no spare capacity held.
-            let expected = head.headers.first(name: "Content-Length").flatMap(Int.init).map { min($0, options.maxBodyBytes) } ?? 0
-            requestBody = context.channel.allocator.buffer(capacity: expected)
+            // A body of a known length gets a buffer of that size once its first bytes come (not
+            // on the header's word alone): no growth copies, and the request hands the service
+            // this very storage (below), no spare capacity held.
+            expectedBodyBytes = head.headers.first(name: "Content-Length").flatMap(Int.init).map { min($0, options.maxBodyBytes) } ?? 0
+            requestBody = context.channel.allocator.buffer(capacity: 0)
             state = .readingBody(head)
             if head.version == .http1_1, head.headers.first(name: "Expect")?.lowercased() == "100-continue" {
                 sendContinue(context)
@@ -119,6 +121,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 refuse(context, status: 413, "the body is over the limit of \(options.maxBodyBytes) bytes")
                 return
             }
+            if requestBody.capacity < expectedBodyBytes { requestBody.reserveCapacity(expectedBodyBytes) }
             requestBody.writeBuffer(&chunk)
         case (.end, .readingBody(let head)):
             let body = requestBody

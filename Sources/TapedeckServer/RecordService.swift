@@ -37,13 +37,14 @@ public final class RecordService: ExchangeService {
     public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once)) throws(CassetteError) {
         self.upstream = upstream
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
-        try Self.checkWritable(cassette)
         client = UpstreamClient(upstream: upstream, options: options.live)
         var options = options
         options.transport = client
         // A client never gets an answer the journal could not keep: it gets a failure instead.
         options.answersOnlyStored = true
         recorder = try CassetteRecorder(cassette: cassette, options: options)
+        // Only a recording writes beside the cassette; a replay of one in a read-only place is fine.
+        if recorder.isRecording { try Self.checkWritable(cassette) }
     }
 
     /// Refuses, before anything is served, a cassette whose journal could not be written beside
@@ -112,6 +113,9 @@ public final class RecordService: ExchangeService {
         switch reply {
         case let .response(plan):
             answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
+        case let .failure(failure, _) where failure.urlErrorCode == .cannotWriteToFile:
+            // Not the upstream's doing: the journal could not keep the interaction.
+            answer(.text(503, "tapedeck: \(failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "journal")]))
         case let .failure(failure, _):
             answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
         case let .noMatch(reason):

@@ -154,9 +154,14 @@ public final class ReplayService: ExchangeService {
     /// (``SocketFaults/reset()``) (`POST /__tapedeck/reset`, SIGHUP): the server answers the next
     /// requests as a fresh one with the same seed would.
     public func reset() {
+        reset(after: nil)
+    }
+
+    /// ``reset()``, asked by request `request` (whose numbers the fault plan then counts from).
+    private func reset(after request: IncomingRequest?) {
         player.withLock { $0 = Self.makePlayer(cassette, source: source, options: options) }
         missLog.withLock { $0.removeAll() }
-        options.faults?.reset()
+        options.faults?.reset(afterExchange: request?.number ?? 0, afterConnection: request?.connection ?? 0)
     }
 
     /// How many misses ``misses`` keeps: a long-running server forgets older ones.
@@ -276,7 +281,7 @@ public final class ReplayService: ExchangeService {
         case (_, "/__tapedeck/health"):
             return .text(200, "ok\n")
         case ("POST", "/__tapedeck/reset"), ("PUT", "/__tapedeck/reset"):
-            reset()
+            reset(after: request)
             options.log?("reset: every interaction unplayed again, the fault plan started over")
             return .text(200, "reset\n")
         case ("GET", "/__tapedeck/misses"):

@@ -58,12 +58,16 @@ public final class SocketFaults: Sendable {
 
     /// Starts the plan over, as a fresh server with the same seed would: occurrence counts,
     /// exchange and connection numbers and the time windows from zero, the firing log emptied
-    /// (`POST /__tapedeck/reset`, SIGHUP). Requests under way when it runs may count on either side.
-    public func reset() {
+    /// (`POST /__tapedeck/reset`, SIGHUP). `exchange` and `connection` are the numbers the
+    /// server gave the reset request itself, if it came as one (the next request is exchange 1).
+    /// Requests under way when it runs may count on either side.
+    public func reset(afterExchange exchange: Int = 0, afterConnection connection: Int = 0) {
         state.withLock { state in
             state.occurrences.removeAll()
             state.fired = RecentLog<Fired>(capacity: SocketFaults.keptFirings)
             state.started = .now
+            state.lastExchange = max(state.lastExchange, exchange)
+            state.lastConnection = max(state.lastConnection, connection)
             state.exchangeBase = state.lastExchange
             state.connectionBase = state.lastConnection
         }

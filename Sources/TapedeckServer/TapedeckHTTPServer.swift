@@ -40,7 +40,8 @@ public final class TapedeckHTTPServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 2_048)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            // A client that half-closes after its request still gets the answer.
+            // A client that half-closes after its request still gets the answer — except a live
+            // exchange `record` streams, which takes the end of input for the client going away.
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

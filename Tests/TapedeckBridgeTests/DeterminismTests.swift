@@ -126,8 +126,10 @@ struct CookieOrderTests {
             .response(ResponsePlan(status: 200, headers: names.enumerated().map { ("Set-Cookie", "\($0.element)=\($0.offset); Path=/") }))
         }
         let seen = Mutex<String?>(nil)
+        let fields = Mutex(0)
         fixture.network.route(path: "/read") { request, _ in
             seen.withLock { $0 = request.headerFields[.cookie] }
+            fields.withLock { $0 = request.headerFields[fields: .cookie].count }
             return .response(.text(200, "ok"))
         }
         // When the session asks one, then the other.
@@ -137,5 +139,19 @@ struct CookieOrderTests {
         // Then all six came back, in one order for every run of every process (six cookies in
         // storage order would be sorted by chance once in 720 runs).
         #expect(seen.withLock { $0 } == "alpha=1; bravo=3; echo=5; mike=2; yankee=4; zeta=0")
+        // In one Cookie field, as sent (a field per cookie would reach a live server comma-joined).
+        #expect(fields.withLock { $0 } == 1)
+    }
+
+    @Test("a snapshot's Cookie fields become one Cookie header joined with '; ' in a URLRequest")
+    func cookieFieldsJoin() {
+        var fields = HTTPFieldsBuilder()
+        fields.append("Cookie", "a=1")
+        fields.append("Cookie", "b=2")
+        fields.append("Accept", "text/html")
+        fields.append("Accept", "application/json")
+        let request = RequestSnapshot(method: .get, url: URL(string: "http://api.test/")!, headerFields: fields.fields).urlRequest()
+        #expect(request.value(forHTTPHeaderField: "Cookie") == "a=1; b=2")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "text/html,application/json" || request.value(forHTTPHeaderField: "Accept") == "text/html, application/json")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TapedeckCassettes
+@testable import TapedeckCassettes
 
 /// What the default redaction catches beyond its exact name lists: form fields, secrets a server
 /// echoes under a header's name, headers and query items named like secrets, and what it leaves.
@@ -8,13 +8,14 @@ import TapedeckCassettes
 struct RedactionNameTests {
     private func echo() -> Interaction {
         let request = RecordedRequest(
-            method: "POST", url: URL(string: "http://api.test/login?X-Auth-Token=QSECRET&page_token=PT&color=red")!,
+            method: "POST", url: URL(string: "http://api.test/login?X-Auth-Token=QSECRET&page_token=PT&X-Amz-Signature=SIG&color=red")!,
             headers: [HeaderField("Content-Type", "application/x-www-form-urlencoded"), HeaderField("X-Api-Key", "HKEY")],
             body: Data("user=bob&password=FORMSECRET&pass+word=x&remember=1".utf8))
-        let json = #"{"headers":{"X-Api-Key":"HKEY","Accept":"*/*"},"token_type":"Bearer","user":"bob"}"#
+        let json = #"{"headers":{"X-Api-Key":"HKEY","Accept":"*/*"},"token_type":"Bearer","user":"bob","sessionToken":"ST2","nextPageToken":"NPT","has_password":true,"max_tokens":5}"#
         let response = RecordedResponse(
             status: 401, headers: [HeaderField("Content-Type", "application/json"), HeaderField("access_token", "ATQ"),
-                                   HeaderField("WWW-Authenticate", #"Bearer realm="api""#), HeaderField("X-Session-Token", "ST")],
+                                   HeaderField("WWW-Authenticate", #"Bearer realm="api""#), HeaderField("X-Session-Token", "ST"),
+                                   HeaderField("X-RateLimit-Remaining-Tokens", "90"), HeaderField("Ocp-Apim-Subscription-Key", "SK")],
             body: Data(json.utf8))
         return Interaction(index: 0, request: request, outcome: .response(response))
     }
@@ -28,15 +29,22 @@ struct RedactionNameTests {
         // Then each secret is gone, and what is not a secret stays as it was spelt
         #expect(String(decoding: try #require(redacted.request.body), as: UTF8.self) == "user=bob&password=REDACTED&pass+word=x&remember=1")
         let query = URLComponents(url: redacted.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(query.map { "\($0.name)=\($0.value ?? "")" } == ["X-Auth-Token=REDACTED", "page_token=REDACTED", "color=red"])
+        #expect(query.map { "\($0.name)=\($0.value ?? "")" } == ["X-Auth-Token=REDACTED", "page_token=PT", "X-Amz-Signature=REDACTED", "color=red"],
+                "a page token tells pages apart on replay: kept")
         let response = try #require(redacted.response)
         #expect(response.headers.value(for: "access_token") == "REDACTED")
         #expect(response.headers.value(for: "X-Session-Token") == "REDACTED")
+        #expect(response.headers.value(for: "Ocp-Apim-Subscription-Key") == "REDACTED")
+        #expect(response.headers.value(for: "X-RateLimit-Remaining-Tokens") == "90")
         #expect(response.headers.value(for: "WWW-Authenticate") == #"Bearer realm="api""#, "a challenge URLSession reads is kept")
         let body = try #require(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         #expect((body["headers"] as? [String: String])?["X-Api-Key"] == "REDACTED")
         #expect((body["headers"] as? [String: String])?["Accept"] == "*/*")
-        #expect(body["token_type"] as? String == "Bearer", "a JSON field is matched by name, not by a part of it")
+        #expect(body["token_type"] as? String == "Bearer", "a name's last word decides, not a part of it")
+        #expect(body["sessionToken"] as? String == "REDACTED")
+        #expect(body["nextPageToken"] as? String == "NPT")
+        #expect(body["has_password"] as? Bool == true, "a name rule redacts strings only: a client decoding a Bool still can")
+        #expect(body["max_tokens"] as? Int == 5)
         // And validate finds nothing left; on the original it finds each of them.
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty, "\(SecretScanner.scan(Cassette(interactions: [redacted])))")
         let places = SecretScanner.scan(Cassette(interactions: [original])).map(\.place)
@@ -54,5 +62,13 @@ struct RedactionNameTests {
         #expect(exact.request.body == original.request.body)
         #expect(exact.request.url == original.request.url)
         #expect(exact.response?.headers.value(for: "access_token") == "ATQ")
+    }
+
+    @Test("a name's words", arguments: [
+        ("nextPageToken", ["next", "page", "token"]), ("APIKey", ["api", "key"]), ("X-Amz-Security-Token", ["x", "amz", "security", "token"]),
+        ("client_secret", ["client", "secret"]), ("SecretAccessKey", ["secret", "access", "key"]), ("oauth2Token", ["oauth2", "token"]),
+    ])
+    func words(_ name: String, _ expected: [String]) {
+        #expect(Redactor.words(of: name) == expected)
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import TapedeckCassettes
 import TapedeckScenarios
 import TapedeckServer
+import TapedeckTestSupport
 
 /// A reset starts the fault plan over: a suite that reuses one server gets, after each reset, the
 /// faults a fresh server with the same seed would give.
@@ -57,5 +59,27 @@ struct SocketFaultResetTests {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let date = try #require(formatter.date(from: dates[0])), until = try #require(formatter.date(from: retry))
         #expect(until.timeIntervalSince(date) == 5)
+    }
+
+    @Test("through the admin endpoint: the request after a reset is exchange 1 again (the reset request is not counted)")
+    func resetOverTheSocket() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("one.har")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/items")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("ok".utf8)))),
+        ]), to: cassette)
+        let faults = directory.file("faults.yaml")
+        try Data("faults: [{kind: status, name: first, status: 503, exchanges: 1}]\n".utf8).write(to: faults)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--faults", faults.path, "--seed", "1"])
+        // Given a plan that fails exchange 1: the first request gets 503, the second 200
+        #expect(try curl([server.base + "/items"]).code == 503)
+        #expect(try curl([server.base + "/items"]).code == 200)
+        // When the suite resets the server, then the next request is exchange 1 again
+        #expect(try curl(["-X", "POST", server.base + "/__tapedeck/reset"]).code == 200)
+        #expect(try curl([server.base + "/items"]).code == 503)
+        #expect(try curl([server.base + "/items"]).code == 200)
+        #expect(server.stop() == 0)
     }
 }

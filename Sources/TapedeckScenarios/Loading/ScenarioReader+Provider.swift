@@ -9,7 +9,7 @@ extension ScenarioReader {
         try keys.read("baseURL") { (base) throws(ScenarioError) in provider.baseURL = try absoluteURL(base) }
         try keys.read("stub") { (stub) throws(ScenarioError) in provider.stub = try stubMode(stub) }
         provider.trackInflights = try keys["trackInflights"]?.bool() ?? false
-        if let plugins = keys["plugins"] {
+        try keys.read("plugins") { (plugins) throws(ScenarioError) in
             provider.plugins = try plugins.list(allowingSingle: true).map { (item) throws(ScenarioError) in try plugin(item) }
         }
         let targets = try keys.required("targets", hint: "name the targets the script sends, e.g. targets: {items: {path: /items}}")
@@ -32,11 +32,11 @@ extension ScenarioReader {
         let keys = try field.mapping(["baseURL", "path", "method", "task", "headers", "validate", "auth", "sample", "stub"])
         var target = TargetSetup(name: name, path: try keys["path"]?.string() ?? "")
         try keys.read("baseURL") { (base) throws(ScenarioError) in target.baseURL = try absoluteURL(base) }
-        if let method = keys["method"] {
+        try keys.read("method") { (method) throws(ScenarioError) in
             target.method = try method.string().uppercased()
             guard target.method.allSatisfy({ $0.isLetter }) else { throw method.error("'\(target.method)' is not an HTTP method") }
         }
-        if let task = keys["task"] {
+        try keys.read("task") { (task) throws(ScenarioError) in
             target.task = try self.task(task)
             switch target.task {
             case .data, .form, .json:
@@ -50,7 +50,7 @@ extension ScenarioReader {
         }
         try keys.read("headers") { (headers) throws(ScenarioError) in target.headers = try self.headers(headers) }
         try keys.read("validate") { (validate) throws(ScenarioError) in target.validation = try targetValidation(validate) }
-        if let auth = keys["auth"] {
+        try keys.read("auth") { (auth) throws(ScenarioError) in
             let scheme = try auth.string()
             switch scheme.lowercased() {
             case "none": target.auth = nil

@@ -61,7 +61,7 @@ extension ScenarioReader {
         try keys.read("headers") { (headers) throws(ScenarioError) in step.headers = try self.headers(headers) }
         if keys["body"] != nil && keys["json"] != nil { throw keys["json"]!.error("give 'body' or 'json', not both") }
         try keys.read("body") { (body) throws(ScenarioError) in step.body = Data(try body.string().utf8) }
-        if let json = keys["json"] {
+        try keys.read("json") { (json) throws(ScenarioError) in
             step.body = try jsonText(json)
             if !step.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
                 step.headers.append(Header("Content-Type", "application/json"))
@@ -80,9 +80,11 @@ extension ScenarioReader {
     func readTiming(_ keys: Fields, into step: inout RequestStep) throws(ScenarioError) {
         try keys.read("repeat") { (count) throws(ScenarioError) in step.repetitions = try count.int(in: 1...100_000) }
         try keys.read("at") { (at) throws(ScenarioError) in step.at = try at.duration() }
-        if let every = keys["every"] {
+        try keys.read("every") { (every) throws(ScenarioError) in
             step.every = try every.duration()
-            if step.repetitions < 2 {
+            // A `repeat` that could not be read is reported already; do not add a second error.
+            let repeatRead = keys["repeat"].map { (try? $0.int(in: 1...100_000)) != nil } ?? true
+            if step.repetitions < 2 && repeatRead {
                 throw every.error("'every' spaces the repeats of a step, and this one is sent once",
                                   hint: "add 'repeat: N' (2 or more), or remove 'every' (use 'at' for when it is sent)")
             }
@@ -144,7 +146,7 @@ extension ScenarioReader {
         try keys.read("route") { (route) throws(ScenarioError) in site.pattern = try pattern(route) }
         try keys.read("attempts") { (attempts) throws(ScenarioError) in site.attempts = try attempts.integers(in: 1...1_000_000) }
         try keys.read("exchanges") { (exchanges) throws(ScenarioError) in site.exchanges = try exchanges.integers(in: 1...Int.max) }
-        if let window = keys["window"] {
+        try keys.read("window") { (window) throws(ScenarioError) in
             let bounds = try window.mapping(["from", "until"])
             site.from = try bounds["from"]?.duration()
             site.until = try bounds["until"]?.duration()
@@ -163,18 +165,18 @@ extension ScenarioReader {
     func expectations(_ field: Field) throws(ScenarioError) -> Expectations {
         let keys = try field.mapping(["requests", "allowAnomalies", "exchanges"])
         var expectations = Expectations()
-        if let requests = keys["requests"] {
+        try keys.read("requests") { (requests) throws(ScenarioError) in
             let byName = try requests.mapping(try requestKeys(requests))
             for name in byName.order {
                 expectations.requests.append(try requestExpectation(byName[name]!, target: name))
             }
         }
-        if let allowed = keys["allowAnomalies"] {
+        try keys.read("allowAnomalies") { (allowed) throws(ScenarioError) in
             for item in try allowed.list(allowingSingle: true) {
                 expectations.allowedAnomalies.insert(try item.choice(["metricsMissing", "duplicateMetrics", "duplicateCompletion"]))
             }
         }
-        if let counts = keys["exchanges"] {
+        try keys.read("exchanges") { (counts) throws(ScenarioError) in
             guard case let .mapping(mapping) = counts.node else { throw counts.error("expected a mapping of request patterns to counts") }
             for (key, value) in mapping {
                 let route = counts.at(key, path: counts.child(key.string ?? "", value).path)
@@ -200,7 +202,7 @@ extension ScenarioReader {
         try keys.read("finishedBy") { (finished) throws(ScenarioError) in expectation.finishedBy = try finished.duration() }
         try keys.read("bodyContains") { (contains) throws(ScenarioError) in expectation.bodyContains = try contains.string() }
         try keys.read("bodyBytes") { (bytes) throws(ScenarioError) in expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
-        if let json = keys["json"] {
+        try keys.read("json") { (json) throws(ScenarioError) in
             for item in try json.list(allowingSingle: true) {
                 let pair = try item.mapping(["path", "equals"])
                 let equals = try pair.required("equals")
@@ -252,7 +254,7 @@ extension ScenarioReader {
                 request: try order["request"]?.string(), attempt: try order["attempt"]?.int(in: 1...1_000_000) ?? 1,
                 occurrence: try order["occurrence"]?.int(in: 1...1_000_000) ?? 1))
         }
-        if let origin = keys["origin"] {
+        try keys.read("origin") { (origin) throws(ScenarioError) in
             let from = try origin.mapping(["file", "seed", "tool"])
             schedule.origin = Schedule.Origin(file: try from["file"]?.string() ?? "", seed: UInt64(try from["seed"]?.int(in: 0...Int.max) ?? 0),
                                               tool: try from["tool"]?.string() ?? "")

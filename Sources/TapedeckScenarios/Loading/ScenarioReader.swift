@@ -76,7 +76,7 @@ struct ScenarioReader {
         }
         try keys.read("stubs") { (stubs) throws(ScenarioError) in traffic.stubs = try stubs.list().map { (item) throws(ScenarioError) in try stub(item) } }
         try keys.read("auth") { (auth) throws(ScenarioError) in traffic.auth = try self.auth(auth) }
-        if let upstream = keys["upstream"] {
+        try keys.read("upstream") { (upstream) throws(ScenarioError) in
             let text = try upstream.string()
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw upstream.error("'\(text)' is not an http(s) URL", hint: "e.g. http://127.0.0.1:8080")
@@ -95,7 +95,7 @@ struct ScenarioReader {
         let keys = try field.mapping(["file", "timing", "match", "afterLast"])
         var source = CassetteSource(url: try path(try keys.required("file")))
         if let timing = keys["timing"] ?? timing { source.timingScale = try timingScale(timing) }
-        if let match = keys["match"] {
+        try keys.read("match") { (match) throws(ScenarioError) in
             let rules = try match.mapping(["url", "body", "headers"])
             if let url = rules["url"] {
                 switch try url.choice(["ignoringQueryOrder", "exact", "ignoringQuery"]) {
@@ -115,7 +115,7 @@ struct ScenarioReader {
             }
             if let headers = rules["headers"] { source.headers = try headers.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string() } }
         }
-        if let afterLast = keys["afterLast"] {
+        try keys.read("afterLast") { (afterLast) throws(ScenarioError) in
             switch try afterLast.choice(["repeatLast", "noMatch", "alwaysFirst"]) {
             case "noMatch": source.afterLast = .noMatch
             case "alwaysFirst": source.afterLast = .alwaysFirst
@@ -168,7 +168,7 @@ struct ScenarioReader {
         var stub = Stub(pattern: pattern, responses: responses)
         try keys.read("latency") { (latency) throws(ScenarioError) in stub.latency = try latency.duration() }
         try keys.read("jitter") { (jitter) throws(ScenarioError) in stub.jitter = try jitter.duration() }
-        if let bandwidth = keys["bandwidth"] {
+        try keys.read("bandwidth") { (bandwidth) throws(ScenarioError) in
             let rate = try bandwidth.bytes()
             guard rate > 0 else { throw bandwidth.error("a bandwidth must be positive") }
             stub.bandwidth = rate
@@ -255,13 +255,13 @@ struct ScenarioReader {
         var retry = RetrySetup()
         try keys.read("limit") { (limit) throws(ScenarioError) in retry.limit = try limit.int(in: 0...100) }
         try keys.read("base") { (base) throws(ScenarioError) in retry.base = try base.int(in: 2...100) }
-        if let scale = keys["scale"] {
+        try keys.read("scale") { (scale) throws(ScenarioError) in
             retry.scale = try scale.double()
             guard retry.scale >= 0 else { throw scale.error("the scale must not be negative") }
         }
         try keys.read("methods") { (methods) throws(ScenarioError) in retry.methods = try methods.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string().uppercased() } }
         try keys.read("statuses") { (statuses) throws(ScenarioError) in retry.statuses = try statuses.integers(in: 100...999) }
-        if let codes = keys["errorCodes"] {
+        try keys.read("errorCodes") { (codes) throws(ScenarioError) in
             retry.errorCodes = try codes.list(allowingSingle: true).map { (item) throws(ScenarioError) in try failureCode(item) }
         }
         retry.honoursRetryAfter = try keys["honourRetryAfter"]?.bool() ?? false
@@ -275,7 +275,7 @@ struct ScenarioReader {
         let keys = try field.mapping(["statuses", "contentTypes"])
         var validation = ValidationSetup()
         try keys.read("statuses") { (statuses) throws(ScenarioError) in validation.statuses = try statuses.integers(in: 100...999) }
-        if let types = keys["contentTypes"] {
+        try keys.read("contentTypes") { (types) throws(ScenarioError) in
             if types.isScalar, let text = types.node.string, text == "accept" {
                 validation.contentTypes = .fromAccept
             } else if types.isScalar, let text = types.node.string, text == "any" {

@@ -49,11 +49,11 @@ struct TimelineBuilder {
         if let end = request.endNanoseconds {
             marks.append(Timeline.Mark(kind: .finish, timeNanoseconds: end, label: result))
         }
-        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own, endingAt: request.endNanoseconds), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
+        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own, endingAt: cancelled == nil ? nil : request.endNanoseconds), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
     }
 
-    /// Attempts and the waits between them; with `requestEnd`, a wait after the last attempt
-    /// when the request ended later (cancelled during a backoff, say).
+    /// Attempts and the waits between them; with `requestEnd` (a cancelled request's end), the
+    /// wait after the last attempt it was cancelled in.
     private func spans(of records: [ExchangeRecord], endingAt requestEnd: Int64? = nil) -> [Timeline.Span] {
         var spans: [Timeline.Span] = []
         var previousEnd: Int64?

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Which names are secrets: the exact lists, and under ``Redactor/secretLookingNames`` the names
+/// that read like a secret.
+extension Redactor {
+    /// Whether a header's value is a secret under these rules.
+    public func isSecretHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if headers.contains(lowered) { return true }
+        guard secretLookingNames, !Self.notSecretHeaders.contains(lowered) else { return false }
+        return Self.readsLikeSecret(name) || normalizedJSONFields.contains(Self.normalized(name))
+    }
+
+    /// Whether a query item's (or form field's) value is a secret under these rules.
+    public func isSecretQueryName(_ name: String) -> Bool {
+        if queryItems.contains(name.lowercased()) { return true }
+        guard secretLookingNames else { return false }
+        return Self.readsLikeSecret(name) || normalizedHeaders.contains(Self.normalized(name))
+    }
+
+    /// Whether a JSON field's value is a secret under these rules: by its exact name (any value
+    /// that is not an object or array), or — for a string value — by a name that reads like one.
+    public func isSecretJSONField(_ name: String, value: Any? = nil) -> Bool {
+        if jsonFields.contains(name.lowercased()) { return true }
+        guard secretLookingNames, value == nil || value is String else { return false }
+        let plain = Self.normalized(name)
+        return Self.readsLikeSecret(name) || normalizedHeaders.contains(plain) || normalizedJSONFields.contains(plain)
+    }
+
+    /// Headers a name rule would catch that carry no secret and that clients read (an auth
+    /// challenge must reach URLSession as sent).
+    static let notSecretHeaders: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
+
+    /// Words before `token` that make it a position, not a credential.
+    private static let notSecretTokens: Set<String> = ["page", "next", "prev", "previous", "continuation", "cursor", "sync", "resume", "max"]
+    /// Words before `key` that make it a credential.
+    private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription"]
+    private static let secretLastWords: Set<String> = ["secret", "password", "passwd", "passphrase", "signature", "credential", "apikey"]
+
+    /// Whether a name's words say it holds a secret (see ``secretLookingNames``).
+    static func readsLikeSecret(_ name: String) -> Bool {
+        let words = words(of: name)
+        guard let last = words.last else { return false }
+        let previous = words.count > 1 ? words[words.count - 2] : ""
+        if secretLastWords.contains(last) { return true }
+        if last == "token" { return !notSecretTokens.contains(previous) }
+        if last == "key" { return secretKeys.contains(previous) }
+        return false
+    }
+
+    /// A name's words, lowercased: split at `-`, `_`, `.`, spaces and camelCase humps
+    /// (`nextPageToken` → next, page, token; `APIKey` → api, key).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var current: [UInt8] = []
+        let bytes = Array(name.utf8)
+        func isUpper(_ byte: UInt8) -> Bool { byte >= 65 && byte <= 90 }
+        func isLower(_ byte: UInt8) -> Bool { (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) }
+        func flush() {
+            if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
+            current.removeAll(keepingCapacity: true)
+        }
+        for (position, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ") {
+                flush()
+                continue
+            }
+            if isUpper(byte), position > 0 {
+                let before = bytes[position - 1]
+                let after = position + 1 < bytes.count ? bytes[position + 1] : 0
+                if isLower(before) || (isUpper(before) && isLower(after) && !(after >= 48 && after <= 57)) { flush() }
+            }
+            current.append(isUpper(byte) ? byte + 32 : byte)
+        }
+        flush()
+        return words
+    }
+
+    /// A name with case, `-`, `_` and `.` set aside (`X-Api-Key` and `x_api_key` are `xapikey`).
+    static func normalized(_ name: String) -> String {
+        // On bytes (names are ASCII; anything else passes through): this runs for every header
+        // and JSON key of every recorded exchange.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_") && byte != UInt8(ascii: ".") {
+            bytes.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func normalizedSet(_ names: Set<String>) -> Set<String> { Set(names.map(normalized)) }
+}
