@@ -36,9 +36,15 @@ extension Redactor {
     /// Words before `key` that make it a credential.
     private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription"]
     private static let secretLastWords: Set<String> = ["secret", "password", "passwd", "passphrase", "signature", "credential", "apikey"]
+    /// What a secret-looking name contains somewhere (a cheap first test).
+    private static let secretNeedles = ["secret", "passw", "passphrase", "signature", "credential", "key", "token"]
 
     /// Whether a name's words say it holds a secret (see ``secretLookingNames``).
     static func readsLikeSecret(_ name: String) -> Bool {
+        // Most names (Content-Type, Date, id, items) hold none of the words: say so before
+        // splitting, which runs for every header and JSON key of every recorded exchange.
+        let lowered = name.lowercased()
+        guard secretNeedles.contains(where: { lowered.contains($0) }) else { return false }
         let words = words(of: name)
         guard let last = words.last else { return false }
         let previous = words.count > 1 ? words[words.count - 2] : ""
