@@ -151,7 +151,7 @@ public final class ReplayService: ExchangeService {
     }
 
     /// Every interaction unplayed again, the miss log emptied, and the fault plan started over
-    /// (``SocketFaults/reset()``) (`POST /__tapedeck/reset`, SIGHUP): the server answers the next
+    /// (``SocketFaults/reset(afterExchange:afterConnection:)``) (`POST /__tapedeck/reset`, SIGHUP): the server answers the next
     /// requests as a fresh one with the same seed would.
     public func reset() {
         reset(after: nil)

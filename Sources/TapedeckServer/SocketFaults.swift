@@ -46,7 +46,7 @@ public final class SocketFaults: Sendable {
     private let random: SimulationRandom
     private let state = Mutex<State>(State())
 
-    /// Counts since the start or the last ``reset()``: exchange and connection numbers, as the
+    /// Counts since the start or the last ``reset(afterExchange:afterConnection:)``: exchange and connection numbers, as the
     /// plan's `exchanges` ranges and accept-time faults see them, are relative to the reset.
     private struct State {
         var occurrences: [String: Int] = [:]
