@@ -30,7 +30,7 @@ extension Harness {
               let cookies = storage.cookies(for: request.url), !cookies.isEmpty,
               let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty else { return request }
         var request = request
-        request.headerFields[fields: .cookie] = [HTTPField(name: .cookie, value: orderedCookies(value))]
+        setOrderedCookie(value, in: &request.headerFields)
         return request
     }
 }

@@ -308,10 +308,7 @@ extension Harness {
             fields.append(name, value)
             snapshot.headerFields.append(contentsOf: fields.fields)
         }
-        if let cookie = snapshot.headerFields[.cookie] {
-            // One field: swift-http-types' `[.cookie] =` splits the value into a field per cookie.
-            snapshot.headerFields[fields: .cookie] = [HTTPField(name: .cookie, value: orderedCookies(cookie))]
-        }
+        if let cookie = snapshot.headerFields[.cookie] { setOrderedCookie(cookie, in: &snapshot.headerFields) }
         return snapshot
     }
 
@@ -322,6 +319,12 @@ extension Harness {
     static func orderedCookies(_ value: String) -> String {
         let pairs = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return pairs.sorted().joined(separator: "; ")
+    }
+
+    /// `fields`' Cookie as one field holding `value`'s pairs in order (swift-http-types'
+    /// `[.cookie] =` would split it into a field per cookie).
+    static func setOrderedCookie(_ value: String, in fields: inout HTTPFields) {
+        fields[fields: .cookie] = [HTTPField(name: .cookie, value: orderedCookies(value))]
     }
 
     func exchangeOptions(_ request: URLRequest, _ configuration: URLSessionConfiguration) -> ExchangeOptions {

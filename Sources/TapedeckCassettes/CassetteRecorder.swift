@@ -221,11 +221,8 @@ public final class CassetteRecorder: Responder {
             }
             return live(request, label: "record") { [self] result, done in
                 store(result.interaction(index: index)) { [self] error in
-                    done(error.map { error in
-                        options.answersOnlyStored
-                            ? .urlError(.cannotWriteToFile, message: "the journal could not keep this interaction, so it is not answered: \(error.reason)")
-                            : nil
-                    } ?? nil)
+                    guard let error, options.answersOnlyStored else { return done(nil) }
+                    done(.urlError(.cannotWriteToFile, message: "the journal could not keep this interaction, so it is not answered: \(error.reason)"))
                 }
             }
         }

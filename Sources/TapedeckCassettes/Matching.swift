@@ -103,7 +103,8 @@ public struct MatchRules: Sendable {
         }
     }
 
-    private static func formDecoded(_ text: String) -> String {
+    /// `text` as a form or query spells it, decoded: `%xx` escapes, and `+` as a space.
+    static func formDecoded(_ text: String) -> String {
         guard text.contains("+") || text.contains("%") else { return text }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced

@@ -61,6 +61,9 @@ public struct Redactor: Hashable, Sendable {
     /// Rules that redact nothing (for recordings that must keep every byte).
     public static let none = Redactor(headers: [], queryItems: [], jsonFields: [])
 
+    /// The default rules, made once (the secrets check consults them for every name it reads).
+    static let standard = Redactor()
+
     /// Exactly these rules, without the defaults.
     public init(headers: Set<String>, queryItems: Set<String>, jsonFields: Set<String>) {
         self.headers = Set(headers.map { $0.lowercased() })
@@ -146,27 +149,36 @@ public struct Redactor: Hashable, Sendable {
     }
 
     private func isSecretQueryItem(_ encodedName: String) -> Bool {
-        isSecretQueryName(encodedName.removingPercentEncoding ?? encodedName)
+        isSecretQueryName(MatchRules.formDecoded(encodedName))
     }
 
     /// A body with its secrets replaced: JSON fields (``redactJSON(_:contentType:)``), or the
     /// fields of an HTML form (`application/x-www-form-urlencoded`) named as secret query items
     /// are (`password=…`), the rest of the form's text kept as it was spelt.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
-        guard contentType?.lowercased().contains("application/x-www-form-urlencoded") == true else {
-            return redactJSON(body, contentType: contentType)
-        }
+        guard Self.isForm(contentType) else { return redactJSON(body, contentType: contentType) }
         guard let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false
-        let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
-            guard let equals = field.firstIndex(of: "=") else { return String(field) }
-            let name = String(field[..<equals])
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-            guard isSecretQueryName(decoded), field[field.index(after: equals)...] != Self.placeholder else { return String(field) }
+        let fields = Self.formFields(text).map { field -> String in
+            guard let value = field.value, isSecretQueryName(field.name), value != Self.placeholder else { return String(field.spelt) }
             changed = true
-            return name + "=" + Self.placeholder
+            return field.spelt[..<field.spelt.firstIndex(of: "=")!] + "=" + Self.placeholder
         }
         return changed ? Data(fields.joined(separator: "&").utf8) : body
+    }
+
+    /// Whether a body of `contentType` is an HTML form (`application/x-www-form-urlencoded`).
+    static func isForm(_ contentType: String?) -> Bool {
+        contentType?.lowercased().contains("application/x-www-form-urlencoded") == true
+    }
+
+    /// A form's fields as spelt (`&`-separated, empty ones kept), each with its name decoded as
+    /// a server reads it and its value as spelt (nil without `=`).
+    static func formFields(_ text: String) -> [(spelt: Substring, name: String, value: Substring?)] {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { field in
+            guard let equals = field.firstIndex(of: "=") else { return (field, MatchRules.formDecoded(String(field)), nil) }
+            return (field, MatchRules.formDecoded(String(field[..<equals])), field[field.index(after: equals)...])
+        }
     }
 
     /// The URL with secret query item values replaced; a query value that is itself a link

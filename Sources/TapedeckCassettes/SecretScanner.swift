@@ -30,7 +30,7 @@ public enum SecretScanner {
     /// shaped like a token.
     public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
         var findings: [Finding] = []
-        let defaults = Redactor()
+        let defaults = Redactor.standard
         for (position, interaction) in cassette.interactions.enumerated() {
             func report(_ place: String, _ reason: String) {
                 findings.append(Finding(entry: position, place: place, reason: reason))
@@ -61,15 +61,12 @@ public enum SecretScanner {
                 }
             }
             var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
-            if let body = interaction.request.body,
-               interaction.request.headers.value(for: "Content-Type")?.lowercased().contains("application/x-www-form-urlencoded") == true,
+            if let body = interaction.request.body, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
                let text = String(data: body, encoding: .utf8) {
-                for field in text.split(separator: "&") {
-                    let parts = field.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2, parts[1] != Redactor.placeholder, !parts[1].isEmpty else { continue }
-                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
-                    if rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
-                        report("request.body form field '\(name)'", "a credential form field is stored unredacted")
+                for field in Redactor.formFields(text) {
+                    guard let value = field.value, value != Redactor.placeholder, !value.isEmpty else { continue }
+                    if rules.isSecretQueryName(field.name) || defaults.isSecretQueryName(field.name) {
+                        report("request.body form field '\(field.name)'", "a credential form field is stored unredacted")
                     }
                 }
             }
@@ -123,7 +120,7 @@ public enum SecretScanner {
         return items.first { item in
             let name = item.name.lowercased()
             guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
-            return rules.isSecretQueryName(name) || Redactor().isSecretQueryName(name)
+            return rules.isSecretQueryName(name) || Redactor.standard.isSecretQueryName(name)
         }?.name
     }
 

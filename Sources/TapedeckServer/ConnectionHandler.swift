@@ -66,8 +66,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// half-close after its request), then the connection closes.
     private func inputEnded(_ context: ChannelHandlerContext) {
         guard let answering, answering.stopsWhenClientGone else { return }
-        if answering.clientGone() { counters.inFlight.subtract(1, ordering: .relaxed) }
-        self.answering = nil
+        clientWent()
         state = .closed
         context.close(promise: nil)
     }
@@ -75,11 +74,21 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         headerTimer?.cancel()
         state = .closed
-        // A request still being answered ends here for the count, and a service streaming its
-        // answer is told (so it can stop the upstream exchange).
+        clientWent()
+        context.fireChannelInactive()
+    }
+
+    /// The client is gone: a request still being answered ends here for the count (once), and a
+    /// service streaming its answer is told (so it can stop the upstream exchange).
+    private func clientWent() {
         if let answering, answering.clientGone() { counters.inFlight.subtract(1, ordering: .relaxed) }
         answering = nil
-        context.fireChannelInactive()
+    }
+
+    /// The answer under way ended (whole or broken off): counted done once, forgotten.
+    private func answerEnded() {
+        if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
+        answering = nil
     }
 
     private func startHeaderTimer(_ context: ChannelHandlerContext) {
@@ -181,8 +190,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
             }
         case let (.end, .streaming(close, held)):
-            if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
-            answering = nil
+            answerEnded()
             if let held, !held.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
             }
@@ -190,8 +198,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         case (.end, _), (.abort, _):
             // Ended before its head (nothing was written), broken off after it, or the connection
             // went away meanwhile (then it was counted done already): nothing more can be said.
-            if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
-            answering = nil
+            answerEnded()
             if case .closed = state { return }
             state = .closed
             abort(context.channel)
@@ -299,37 +306,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         let bound = NIOLoopBound(work, eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) { bound.value() }
     }
-
-    /// 1xx, 204 and 304 answers carry no body (RFC 9110 §6.4.1): neither a length nor bytes.
-    static func isBodyless(_ status: Int) -> Bool {
-        status < 200 || status == 204 || status == 304
-    }
-
-    private static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
-        var headers = HTTPHeaders()
-        // The length goes where the recording had it (the answer's bytes then match what was
-        // recorded, field for field), with the body's real length; at the end when it had none.
-        var placedLength = false
-        for field in answer.headers {
-            let name = field.name.lowercased()
-            if name == "content-length" {
-                guard !placedLength, !isBodyless(answer.status) else { continue }
-                headers.add(name: field.name, value: isHead ? field.value : String(answer.body.count))
-                placedLength = true
-                continue
-            }
-            if hopByHop.contains(name) { continue }
-            headers.add(name: field.name, value: field.value)
-        }
-        if !placedLength, !isBodyless(answer.status) {
-            headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
-        }
-        if close { headers.add(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
-    }
-
-    /// Fields that describe one hop, not the message: never replayed.
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]
 
     // MARK: refusing
 

@@ -1,0 +1,37 @@
+import NIOHTTP1
+
+/// How an answer becomes the response head on the wire.
+extension ConnectionHandler {
+    /// 1xx, 204 and 304 answers carry no body (RFC 9110 §6.4.1): neither a length nor bytes.
+    static func isBodyless(_ status: Int) -> Bool {
+        status < 200 || status == 204 || status == 304
+    }
+
+    /// The response head NIO writes for `answer`: its fields in their order, hop-by-hop ones
+    /// left out, `Content-Length` set to what is sent (none for a bodyless status).
+    static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
+        var headers = HTTPHeaders()
+        // The length goes where the recording had it (the answer's bytes then match what was
+        // recorded, field for field), with the body's real length; at the end when it had none.
+        var placedLength = false
+        for field in answer.headers {
+            let name = field.name.lowercased()
+            if name == "content-length" {
+                guard !placedLength, !isBodyless(answer.status) else { continue }
+                headers.add(name: field.name, value: isHead ? field.value : String(answer.body.count))
+                placedLength = true
+                continue
+            }
+            if hopByHop.contains(name) { continue }
+            headers.add(name: field.name, value: field.value)
+        }
+        if !placedLength, !isBodyless(answer.status) {
+            headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
+        }
+        if close { headers.add(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+    }
+
+    /// Fields that describe one hop, not the message: never replayed.
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]
+}
