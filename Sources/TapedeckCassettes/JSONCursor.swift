@@ -175,6 +175,49 @@ struct JSONCursor {
         }
     }
 
+    /// Skips any value as strictly as ``skipValue()`` judges what is JSON, without building its
+    /// strings; repeated keys pass (a parser accepts them, and only a caller reading a key's
+    /// value minds which one it gets).
+    mutating func skipQuickly() -> Bool {
+        switch peek() {
+        case UInt8(ascii: "{"):
+            position += 1
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else { return false }
+            if take(UInt8(ascii: "}")) { return true }
+            while true {
+                guard peek() == UInt8(ascii: "\""), skipString(), take(UInt8(ascii: ":")), skipQuickly() else { return false }
+                if take(UInt8(ascii: ",")) { continue }
+                return take(UInt8(ascii: "}"))
+            }
+        case UInt8(ascii: "["): return array { cursor in cursor.skipQuickly() }
+        case UInt8(ascii: "\""): return skipString()
+        default: return skipValue()
+        }
+    }
+
+    /// Steps over a string whose opening quote is next: plain ASCII is only scanned; escapes and
+    /// other UTF-8 are read (and so checked) by ``readString()``.
+    private mutating func skipString() -> Bool {
+        let start = position
+        position += 1
+        while position < count {
+            let byte = base[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return true
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 {
+                position = start
+                return readString() != nil
+            }
+            if byte < 0x20 { return false }
+            position += 1
+        }
+        return false
+    }
+
     private mutating func readNumber() -> Double? {
         skipWhitespace()
         let start = position

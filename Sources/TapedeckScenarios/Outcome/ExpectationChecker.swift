@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckCassettes
 
 /// Checks a run's requests against the scenario's expectations, one failure per unmet check.
 struct ExpectationChecker {
@@ -75,8 +76,19 @@ struct ExpectationChecker {
 /// Reads a value out of a JSON body by a path of keys and `[index]`es, as normalised JSON text.
 enum JSONPath {
     static func value(at path: String, in body: Data) -> String? {
+        let steps = components(path)
+        // Scanned first: only the value found is parsed. A document the scanner declines (not
+        // JSON, or JSON it is stricter about) goes to the full parser, which has the last word.
+        switch JSONPathScan.find(steps, in: body) {
+        case let .value(range):
+            return normalized(body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound])
+        case .missing:
+            return nil
+        case .declined:
+            break
+        }
         guard var current = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return nil }
-        for component in components(path) {
+        for component in steps {
             switch component {
             case let .key(key):
                 guard let object = current as? [String: Any], let next = object[key] else { return nil }
@@ -114,7 +126,11 @@ enum JSONPath {
 
     /// JSON text in one canonical form (sorted keys), so `{"a":1}` equals `{ "a": 1 }`.
     static func normalized(_ json: String) -> String? {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]) else { return nil }
+        normalized(Data(json.utf8))
+    }
+
+    private static func normalized(_ json: Data) -> String? {
+        guard let value = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else { return nil }
         return text(value)
     }
 
@@ -123,13 +139,8 @@ enum JSONPath {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private enum Component {
-        case key(String)
-        case index(Int)
-    }
-
-    private static func components(_ path: String) -> [Component] {
-        var components: [Component] = []
+    private static func components(_ path: String) -> [JSONPathStep] {
+        var components: [JSONPathStep] = []
         for part in path.split(separator: ".") {
             var rest = Substring(part)
             if let bracket = rest.firstIndex(of: "[") {
