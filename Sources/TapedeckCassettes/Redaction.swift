@@ -154,8 +154,11 @@ public struct Redactor: Hashable, Sendable {
 
     /// A body with its secrets replaced: JSON fields (``redactJSON(_:contentType:)``), or the
     /// fields of an HTML form (`application/x-www-form-urlencoded`) named as secret query items
-    /// are (`password=…`), the rest of the form's text kept as it was spelt.
+    /// are (`password=…`), the rest of the form's text kept as it was spelt; or, in a
+    /// `multipart/form-data` body, the values of such fields and the secrets of its JSON parts,
+    /// every other part (an uploaded file) kept byte for byte.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
+        if let multipart = redactMultipart(body, contentType: contentType) { return multipart }
         guard Self.isForm(contentType) else { return redactJSON(body, contentType: contentType) }
         guard let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false

@@ -70,6 +70,19 @@ public enum SecretScanner {
                     }
                 }
             }
+            if let body = interaction.request.body,
+               let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
+                for part in parts {
+                    let content = body[part.content]
+                    if !part.isFile, let name = part.name, !content.isEmpty, !content.elementsEqual(Redactor.placeholder.utf8),
+                       rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
+                        report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
+                    }
+                    if part.contentType?.lowercased().contains("json") == true {
+                        bodies.append(("request.body part '\(part.name ?? "")'", Data(content)))
+                    }
+                }
+            }
             if let response = interaction.response {
                 checkHeaders(response.headers, "response")
                 let coding = response.headers.value(for: "Content-Encoding")

@@ -249,6 +249,36 @@ struct UpstreamRecordingTests {
         }
     }
 
+    @Test("curl -F through the proxy: the upstream gets every part; the cassette has the password field and the JSON part's token redacted, the uploaded file byte for byte")
+    func multipartUploadRedacted() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("form.har.gz")
+            // A file whose bytes look like multipart syntax (line breaks, dashes) and are not UTF-8.
+            let file = Data("line one\r\n--not-a-boundary\r\n\r\n".utf8) + Data((0...255).map { UInt8($0) })
+            let path = directory.file("avatar.bin")
+            try file.write(to: path)
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let echoed = try curl([proxy.base + "/echo", "-F", "user=bob", "-F", "password=hunter2",
+                                   "-F", #"meta={"access_token":"AT-123","theme":"dark"};type=application/json"#,
+                                   "-F", "avatar=@\(path.path);type=application/octet-stream"])
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            let sent = String(decoding: echoed.body, as: UTF8.self)
+            #expect(echoed.code == 200 && sent.contains("hunter2") && sent.contains("AT-123"), "the upstream gets the real values")
+
+            let recorded = try #require(CassetteFile.read(cassette).interactions.first?.request)
+            let body = try #require(recorded.body)
+            let text = String(decoding: body, as: UTF8.self)
+            #expect(!text.contains("hunter2") && !text.contains("AT-123"), "\(text)")
+            #expect(text.contains("REDACTED") && text.contains("bob") && text.contains(#""theme":"dark""#))
+            #expect(body.range(of: file) != nil, "the uploaded file is stored byte for byte")
+            if let length = recorded.headers.value(for: "Content-Length") { #expect(Int(length) == body.count) }
+            #expect(SecretScanner.scan(try CassetteFile.read(cassette)).filter { $0.place.hasPrefix("request") }.isEmpty)
+        }
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import TapedeckCassettes
+
+/// Redaction inside `multipart/form-data` bodies, as browsers and HTTP libraries write them.
+@Suite("Redaction: multipart form fields and JSON parts; files and the rest byte for byte")
+struct MultipartRedactionTests {
+    private static let boundary = "----WebKitFormBoundaryx8Yq2ZJ0k1xG5aZc"
+    /// Bytes of an upload that look like multipart syntax and are not UTF-8.
+    private static let file = Data("a\r\n--\(boundary)x\r\n\r\n".utf8) + Data([0x00, 0xFF, 0xC3, 0x28, 0x0D, 0x0A])
+
+    /// A body as Chrome sends a form with a file: a preamble-free first delimiter, quoted names
+    /// (one holding a `;`), a JSON part, a file part, the closing delimiter.
+    private static func body(password: String = "hunter2", token: String = "AT-1") -> Data {
+        var body = Data()
+        func part(_ disposition: String, type: String? = nil, _ content: Data) {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; \(disposition)\r\n".utf8)
+            if let type { body += Data("Content-Type: \(type)\r\n".utf8) }
+            body += Data("\r\n".utf8) + content + Data("\r\n".utf8)
+        }
+        part(#"name="user""#, Data("bob".utf8))
+        part(#"name="password""#, Data(password.utf8))
+        part(#"name="a;b""#, Data("semi".utf8))
+        part(#"name="meta""#, type: "application/json", Data(#"{"access_token":"\#(token)","theme":"dark"}"#.utf8))
+        part(#"name="token"; filename="token.bin""#, type: "application/octet-stream", file)
+        body += Data("--\(boundary)--\r\n".utf8)
+        return body
+    }
+
+    private static func request(_ body: Data) -> RecordedRequest {
+        RecordedRequest(method: "POST", url: URL(string: "http://api.test/upload")!,
+                        headers: [HeaderField("Content-Type", "multipart/form-data; boundary=\(boundary)"),
+                                  HeaderField("Content-Length", String(body.count))],
+                        body: body)
+    }
+
+    @Test("the parts are read as a server reads them: names (a quoted ';' too), files told from fields, contents exact")
+    func parts() throws {
+        let body = Self.body()
+        let parts = try #require(Redactor.multipartParts(body, contentType: "multipart/form-data; boundary=\"\(Self.boundary)\""))
+        #expect(parts.map(\.name) == ["user", "password", "a;b", "meta", "token"])
+        #expect(parts.map(\.isFile) == [false, false, false, false, true])
+        #expect(parts.map { body[$0.content] } == [Data("bob".utf8), Data("hunter2".utf8), Data("semi".utf8),
+                                                   Data(#"{"access_token":"AT-1","theme":"dark"}"#.utf8), Self.file])
+        #expect(Redactor.multipartParts(body, contentType: "application/json") == nil)
+        #expect(Redactor.multipartParts(body, contentType: "multipart/form-data") == nil, "no boundary: not read as parts")
+    }
+
+    @Test("a password field and a JSON part's token are replaced; a file named token, other fields and the framing are kept; Content-Length follows")
+    func redacts() throws {
+        let original = Self.request(Self.body())
+        let redacted = Redactor().redact(original)
+        let body = try #require(redacted.body)
+        let parts = try #require(Redactor.multipartParts(body, contentType: redacted.headers.value(for: "Content-Type")))
+        #expect(body[parts[1].content] == Data("REDACTED".utf8))
+        let meta = try #require(JSONSerialization.jsonObject(with: body[parts[3].content]) as? [String: String])
+        #expect(meta == ["access_token": "REDACTED", "theme": "dark"])
+        #expect(body[parts[4].content] == Self.file, "an uploaded file is never rewritten, whatever its field's name")
+        #expect(body[parts[0].content] == Data("bob".utf8))
+        #expect(redacted.headers.value(for: "Content-Length") == String(body.count))
+        // Everything outside the replaced contents is the original's, byte for byte.
+        let expected = Self.body(password: "REDACTED", token: "REDACTED")
+        let expectedParts = try #require(Redactor.multipartParts(expected, contentType: redacted.headers.value(for: "Content-Type")))
+        #expect(body.count == expected.count - expectedParts[3].content.count + parts[3].content.count)
+        // Redacting again changes nothing, so recorded and live requests redact alike for matching.
+        #expect(Redactor().redact(redacted) == redacted)
+        #expect(Redactor().redact(Self.request(Self.body(password: "other", token: "AT-2"))).body == body)
+        // The rules given exactly, and none, leave the body alone.
+        #expect(Redactor.none.redact(original) == original)
+    }
+
+    @Test("validate reports the unredacted multipart field and JSON part, and nothing once redacted")
+    func validateAgrees() throws {
+        let original = Interaction(index: 0, request: Self.request(Self.body()), outcome: .response(RecordedResponse(status: 204)))
+        let places = SecretScanner.scan(Cassette(interactions: [original])).map(\.place)
+        #expect(places.contains("request.body multipart field 'password'"), "\(places)")
+        #expect(places.contains("request.body part 'meta' field 'access_token'"), "\(places)")
+        #expect(!places.contains { $0.contains("'token'") }, "a file part is no field: \(places)")
+        #expect(SecretScanner.scan(Cassette(interactions: [Redactor().redact(original)])).isEmpty)
+    }
+
+    @Test("a body cut short or without its closing delimiter still has its whole parts redacted, and bytes that are no parts are kept")
+    func brokenBodies() throws {
+        let body = Self.body()
+        let cut = body.prefix(body.count - 80)
+        let redacted = try #require(Redactor().redact(Self.request(Data(cut))).body)
+        #expect(!String(decoding: redacted, as: UTF8.self).contains("hunter2"))
+        let noParts = Data("no delimiter here, password=hunter2".utf8)
+        #expect(Redactor().redact(Self.request(noParts)).body == noParts)
+    }
+}
