@@ -139,9 +139,11 @@ public final class CassettePlayer: Responder {
         case let .response(response):
             var fields = HTTPFieldsBuilder()
             for field in response.headers { fields.append(field.name, field.value) }
-            return .response(ResponsePlan(
+            var plan = ResponsePlan(
                 head: ResponseHead(status: response.status, headerFields: fields.fields),
-                body: response.body, bodyForm: response.bodyForm, timings: interaction.timings))
+                body: response.body, bodyForm: response.bodyForm, timings: interaction.timings)
+            plan.reasonPhrase = response.statusText
+            return .response(plan)
         case let .failure(failure):
             let total = interaction.timings.map { ($0.connect ?? .zero) + $0.send + $0.wait } ?? .zero
             return .failure(.urlError(urlErrorCode(failure.code), detail: failure.message), after: total)

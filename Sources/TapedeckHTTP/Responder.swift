@@ -132,6 +132,9 @@ public struct ResponsePlan: Sendable, Hashable {
     public var chunkSizes: [Int]?
     /// Recorded phase durations; used when the route replays recorded timings.
     public var timings: ExchangeTimings?
+    /// The status line's reason phrase as recorded (`200 Okay`); empty for the status's standard
+    /// one. URLSession does not show it; a server replaying over sockets sends it.
+    public var reasonPhrase = ""
 
     /// A plan from its parts.
     public init(

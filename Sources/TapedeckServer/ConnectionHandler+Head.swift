@@ -29,7 +29,18 @@ extension ConnectionHandler {
             headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
         }
         if close { headers.add(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
+    }
+
+    /// The answer's status with its reason phrase: the recorded one when it is not the standard
+    /// one and can stand in a status line (tab, space and visible bytes only: no line break can
+    /// be smuggled into the head), else the standard one.
+    static func status(_ answer: ServerAnswer) -> HTTPResponseStatus {
+        let standard = HTTPResponseStatus(statusCode: answer.status)
+        let phrase = answer.reasonPhrase
+        guard !phrase.isEmpty, phrase != standard.reasonPhrase, answer.status >= 100, answer.status <= 999,
+              phrase.utf8.allSatisfy({ $0 == 0x09 || $0 >= 0x20 && $0 != 0x7F }) else { return standard }
+        return .custom(code: UInt(answer.status), reasonPhrase: phrase)
     }
 
     /// Fields that describe one hop, not the message: never replayed.

@@ -216,7 +216,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             headers.add(name: field.name, value: field.value)
         }
         if close { headers.add(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
     }
 
     // MARK: writing

@@ -96,9 +96,11 @@ public final class RecordService: ExchangeService {
         let headSent = Atomic<Bool>(false)
         let cancel = reporting({ [upstreamOrigin] progress in
             switch progress {
-            case let .head(head, _):
+            case let .head(head, reason):
                 headSent.store(true, ordering: .releasing)
-                stream.head(ReplayService.answer(ResponsePlan(head: head), timing: .instant, origin: upstreamOrigin, served: host))
+                var plan = ResponsePlan(head: head)
+                plan.reasonPhrase = reason
+                stream.head(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
             case let .body(piece):
                 stream.body(piece)
             }

@@ -248,7 +248,8 @@ public final class ReplayService: ExchangeService {
         for field in plan.head.headerFields {
             headers.append(HeaderField(field.name.rawName, field.value))
         }
-        var response = RecordedResponse(status: plan.head.status, headers: headers, body: plan.body, bodyForm: plan.bodyForm)
+        var response = RecordedResponse(status: plan.head.status, statusText: plan.reasonPhrase, headers: headers, body: plan.body,
+                                        bodyForm: plan.bodyForm)
         if let origin, let host {
             response.headers = response.headers.map { field in
                 guard field.name.caseInsensitiveCompare("Location") == .orderedSame, field.value.lowercased().hasPrefix(origin) else { return field }
@@ -267,6 +268,7 @@ public final class ReplayService: ExchangeService {
             headers.removeAll { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
         }
         var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
+        answer.reasonPhrase = response.statusText
         if let timings, timing.factor > 0 {
             let scaled = timings.scaled(by: timing.factor)
             answer.delivery.headDelay = (scaled.connect ?? .zero) + scaled.send + scaled.wait

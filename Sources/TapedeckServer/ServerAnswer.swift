@@ -164,6 +164,9 @@ public struct ServerAnswer: Sendable {
     public var delivery: Delivery
     /// Close the connection after this answer.
     public var close: Bool
+    /// The status line's reason phrase (empty: the status's standard one). One that could not
+    /// stand in a status line (a control character) is replaced by the standard one.
+    public var reasonPhrase = ""
 
     /// An answer from its parts.
     public init(status: Int, headers: [HeaderField] = [], body: Data = Data(), delivery: Delivery = Delivery(), close: Bool = false) {

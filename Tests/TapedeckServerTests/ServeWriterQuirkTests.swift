@@ -41,6 +41,21 @@ struct ServeWriterQuirkTests {
         #expect(header("Content-Length", in: run.head) == String(text.utf8.count), "\(run.head)")
     }
 
+    @Test("the status line carries the recorded reason phrase (Firefox's HAR of gunicorn and http.server: 'NOT FOUND', 'FOUND', 'File not found')")
+    func recordedReasonPhrases() throws {
+        let server = try ServerProcess(["serve", fixture("firefox.har"), "--timing", "instant"])
+        defer { server.stop() }
+        func statusLine(_ host: String, _ path: String) throws -> String {
+            let run = try curl(["-H", "Host: \(host)", server.base + path])
+            return run.head.split(separator: "\r\n").first { $0.hasPrefix("HTTP/") }.map(String.init) ?? run.head
+        }
+        #expect(try statusLine("127.0.0.1:18091", "/status/404") == "HTTP/1.1 404 NOT FOUND")
+        #expect(try statusLine("127.0.0.1:18091", "/status/500") == "HTTP/1.1 500 INTERNAL SERVER ERROR")
+        #expect(try statusLine("127.0.0.1:18090", "/favicon.ico") == "HTTP/1.1 404 File not found")
+        #expect(try statusLine("127.0.0.1:18091", "/redirect-to?url=%2Fget%3Fmanual%3D1") == "HTTP/1.1 302 FOUND")
+        #expect(try statusLine("127.0.0.1:18091", "/json") == "HTTP/1.1 200 OK")
+    }
+
     @Test("a URL recorded with raw brackets matches a client sending them raw (curl -g) and one sending them escaped")
     func bracketsServe() throws {
         let server = try ServerProcess(["serve", fixture("chrome-har-capturer-brackets.har"), "--timing", "instant"])
