@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TapedeckScenarios
 
 /// `tapedeck explore`: runs a scenario over a range of seeds (`explore FILE --seeds A..B`) and
@@ -23,8 +24,10 @@ struct ExploreSeedsCommand: ParsableCommand {
         --format jsonl, to standard output; prints a summary (seeds, failures, distinct trace hashes, \
         fault sites, slowest seeds, failing seeds with reproduction lines). Progress goes to standard \
         error: a bar on a terminal, a plain line every few seconds otherwise.
+        Ctrl-C stops handing out seeds: the seeds under way finish, and the summary covers those run \
+        (their JSON lines are kept); a second Ctrl-C quits at once.
         Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (the scenario or its cassette); \
-        64 bad usage; 3 any other failure.
+        64 bad usage; 3 any other failure; 130 interrupted (no seed failed before).
         """
     )
 
@@ -85,9 +88,15 @@ struct ExploreSeedsCommand: ParsableCommand {
         if kind == .processes { signal(SIGPIPE, SIG_IGN) }
         let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)
         let file = file
+        let stop = ExploreStop()
+        let interrupts = InterruptWatch {
+            printError("\ntapedeck: interrupted: finishing the seeds under way (Ctrl-C again to quit now)")
+            stop.request()
+        }
+        defer { interrupts.cancel() }
         let result: Explorer.Result
         do {
-            result = try explorer.explore(seeds: selected, makeWorker: { _ in
+            result = try explorer.explore(seeds: selected, stop: stop, makeWorker: { _ in
                 switch kind {
                 case .threads: InProcessSeedWorker(scenario: scenario)
                 case .processes: try ProcessSeedWorker(file: file)
@@ -105,8 +114,9 @@ struct ExploreSeedsCommand: ParsableCommand {
             printError("tapedeck: \(error)")
             throw ExitStatus.otherFailure
         }
-        output.finish(stoppedEarly: result.stoppedEarly ? stopAfter : nil)
+        output.finish(stoppedEarly: result.stoppedEarly ? stopAfter : nil, interruptedOf: result.interrupted ? selected.count : nil)
         if output.failed > 0 { throw ExitStatus.found }
+        if result.interrupted { throw ExitCode(130) }
     }
 }
 
@@ -157,15 +167,42 @@ struct ExploreOutput {
         try? file?.close()
     }
 
-    mutating func finish(stoppedEarly stopAfter: Int?) {
+    mutating func finish(stoppedEarly stopAfter: Int?, interruptedOf total: Int? = nil) {
         FileHandle.standardError.write(Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
         try? file?.close()
         var summary = ExploreSummary(records).render()
         if let stopAfter { summary += "\nstopped after \(stopAfter) failing seed\(stopAfter == 1 ? "" : "s") (--stop-after)" }
+        if let total { summary += "\ninterrupted: \(records.count) of \(total) seeds ran (Ctrl-C); the rest did not" }
         if format == .jsonl {
             printError(summary)
         } else {
             print(summary)
         }
+    }
+}
+
+/// Ctrl-C for a long command: the first one calls `first` (the command winds down and reports what
+/// it did), a second one quits at once with status 130.
+final class InterruptWatch: @unchecked Sendable {
+    // @unchecked Sendable: `source` is set once in init and only cancelled after.
+    private let source: any DispatchSourceSignal
+    private final class Presses: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    init(_ first: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let presses = Presses()
+        source.setEventHandler {
+            if presses.count.add(1, ordering: .relaxed).newValue == 1 { first() } else { exit(130) }
+        }
+        source.resume()
+    }
+
+    /// Stops watching; Ctrl-C ends the process again.
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }

@@ -15,6 +15,9 @@ struct ExploreWorkerCommand: ParsableCommand {
     var file: String
 
     func run() throws {
+        // A parent that went away (Ctrl-C, a crash) closes the pipe: the write below then fails
+        // with EPIPE and the worker ends quietly, instead of dying of SIGPIPE or a trap.
+        signal(SIGPIPE, SIG_IGN)
         let scenario = try loadScenario(file)
         let worker = InProcessSeedWorker(scenario: scenario)
         while let line = readLine() {
@@ -22,13 +25,14 @@ struct ExploreWorkerCommand: ParsableCommand {
                 printError("tapedeck: explore worker: not a seed: '\(line)'")
                 throw ExitStatus.badInput
             }
+            let answer: Data
             do {
-                let record = try worker.run(seed: seed)
-                FileHandle.standardOutput.write(Data((try record.jsonLine() + "\n").utf8))
+                answer = Data((try worker.run(seed: seed).jsonLine() + "\n").utf8)
             } catch {
                 printError("tapedeck: \(error)")
                 throw ExitStatus.badInput
             }
+            guard (try? FileHandle.standardOutput.write(contentsOf: answer)) != nil else { return }
         }
     }
 }

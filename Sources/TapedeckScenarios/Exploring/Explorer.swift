@@ -1,4 +1,44 @@
 import Foundation
+import Synchronization
+
+/// A request to stop an exploration early (Ctrl-C): the seeds under way finish, no new one starts,
+/// and ``Explorer/explore(seeds:stop:makeWorker:emit:)`` returns what was done, in seed order.
+///
+/// ```swift
+/// let stop = ExploreStop()
+/// // on SIGINT: stop.request()
+/// let result = try explorer.explore(seeds: seeds, stop: stop, makeWorker: make, emit: write)
+/// if result.interrupted { print("interrupted after \(result.emitted) seeds") }
+/// ```
+public final class ExploreStop: Sendable {
+    private let state = Mutex<(requested: Bool, listeners: [@Sendable () -> Void])>((false, []))
+
+    /// A stop nobody has requested yet.
+    public init() {}
+
+    /// Whether a stop was requested.
+    public var isRequested: Bool { state.withLock { $0.requested } }
+
+    /// Requests the stop (from any thread; later calls do nothing).
+    public func request() {
+        let listeners = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.requested else { return [] }
+            state.requested = true
+            return state.listeners
+        }
+        for listener in listeners { listener() }
+    }
+
+    /// Runs `action` when the stop is requested (at once if it was).
+    func whenRequested(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.requested { return true }
+            state.listeners.append(action)
+            return false
+        }
+        if now { action() }
+    }
+}
 
 /// Runs seeds one at a time for an ``Explorer``: a runner of its own on a worker thread, or the
 /// stand-in for a worker process. Each is made and used on one thread only.
@@ -27,6 +67,8 @@ public struct Explorer: Sendable {
         public var emitted: Int
         /// True when `stopAfter` failures ended it before every seed ran.
         public var stoppedEarly: Bool
+        /// True when an ``ExploreStop`` ended it before every seed ran.
+        public var interrupted = false
     }
 
     /// Workers (threads), at least 1.
@@ -44,9 +86,12 @@ public struct Explorer: Sendable {
     /// calls `emit` on this thread with every record, in the order of `seeds`. With `stopAfter`,
     /// records after the failure that reached it are not emitted. The first error any worker or
     /// `emit` throws stops the exploration and is rethrown here.
-    public func explore(seeds: [UInt64], makeWorker: @escaping @Sendable (Int) throws -> any SeedWorker,
+    /// With `stop`, a requested stop lets the seeds under way finish and emits the records that
+    /// follow on without a gap from the last emitted one.
+    public func explore(seeds: [UInt64], stop: ExploreStop? = nil, makeWorker: @escaping @Sendable (Int) throws -> any SeedWorker,
                         emit: (SeedRecord) throws -> Void) throws -> Result {
         let board = Board(seeds: seeds)
+        stop?.whenRequested { board.stop() }
         let workers = min(jobs, max(1, seeds.count))
         for index in 0..<workers {
             let thread = Thread { board.work(index: index, makeWorker: makeWorker) }
@@ -72,7 +117,7 @@ public struct Explorer: Sendable {
         }
         board.stop()
         board.waitForWorkers(workers)
-        return Result(emitted: emitted, stoppedEarly: stoppedEarly)
+        return Result(emitted: emitted, stoppedEarly: stoppedEarly, interrupted: !stoppedEarly && emitted < seeds.count && stop?.isRequested == true)
     }
 }
 
@@ -149,8 +194,12 @@ private final class Board: @unchecked Sendable {
         }
     }
 
+    /// No seed is handed out any more; a caller waiting in ``next(waitingFor:)`` wakes.
     func stop() {
-        condition.withLock { stopped = true }
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+        }
     }
 
     func waitForWorkers(_ workers: Int) {
