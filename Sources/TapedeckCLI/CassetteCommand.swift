@@ -62,6 +62,9 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
             return base
         }
         let (merged, added, dropped) = preview
+        if warn {
+            for skipped in merged.skipped.dropFirst(base.skipped.count) { printError("tapedeck: warning: \(journal.path): \(skipped)") }
+        }
         let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
         printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(added) interaction\(added == 1 ? "" : "s") not in the cassette\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
         return merged

@@ -49,7 +49,8 @@ struct RecordCommand: ParsableCommand {
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         let service: RecordService
         do {
-            service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options)
+            service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options,
+                                        log: { printError("tapedeck record: " + $0) })
         } catch {
             throw ExitStatus.report(error)
         }
@@ -77,7 +78,11 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded"
                 + (summary.journal.map { " in \($0.fsyncs) fsyncs" } ?? "") + ", \(summary.replayed) replayed"
                 + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
+                + (summary.misses.isEmpty ? "" : ", \(summary.misses.count) misses")
                 + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
+            for skipped in summary.written?.skipped ?? [] {
+                printError("tapedeck record: warning: the journal's \(skipped); the journal is kept beside the cassette as .damaged")
+            }
         } catch {
             printError("tapedeck record: \(error) (the journal beside the cassette keeps what was recorded)")
             throw ExitStatus.otherFailure

@@ -197,7 +197,8 @@ public final class CassetteJournal: Sendable {
             for position in cassette.interactions.indices { cassette.interactions[position].index = position }
         }
         try CassetteFile.write(cassette, to: cassetteURL, options: options)
-        Self.retire(journalURL, damaged: journalled.droppedBytes > 0)
+        Self.retire(journalURL, damaged: journalled.droppedBytes > 0 || !journalled.skipped.isEmpty)
+        cassette.skipped = journalled.skipped
         return cassette
     }
 
@@ -207,6 +208,8 @@ public final class CassetteJournal: Sendable {
         public var interactions: [Interaction]
         /// Bytes at the end that did not form a complete record (a write cut by a crash).
         public var droppedBytes: Int
+        /// Complete records that cannot be replayed, and why (kept in the journal's `.damaged` copy).
+        public var skipped: [SkippedEntry] = []
     }
 
     /// Reads a journal (missing: empty).
@@ -221,6 +224,7 @@ public final class CassetteJournal: Sendable {
         // Past the size limit the rest counts as damaged: kept aside as `.damaged`, never lost.
         let (members, validBytes, _) = Zlib.decompressMembers(data, limit: CassetteFile.maximumJSONSize)
         var interactions: [Interaction] = []
+        var skipped: [SkippedEntry] = []
         let decoder = JSONDecoder()
         for (position, member) in members.enumerated() {
             // A member is complete (its gzip trailer checked out), so a bad line is real damage.
@@ -231,9 +235,16 @@ public final class CassetteJournal: Sendable {
                 throw CassetteError(.json, file: url.path, place: "journal record \(position)", reason: "not a HAR entry: \(error)",
                                     hint: "move the journal aside to keep the rest of the cassette usable")
             }
-            interactions.append(try HARCodec.interaction(from: entry, position: position, file: url.path))
+            do {
+                interactions.append(try HARCodec.interaction(from: entry, position: position, file: url.path))
+            } catch {
+                // A record that reads but cannot replay (an upgrade an older recorder kept) is
+                // left out, not allowed to strand the records beside it; the journal is kept
+                // aside (`.damaged`) when merged, so its bytes are not lost.
+                skipped.append(SkippedEntry(position: position, method: entry.request.method, url: entry.request.url, error: error))
+            }
         }
-        return Contents(interactions: interactions, droppedBytes: data.count - validBytes)
+        return Contents(interactions: interactions, droppedBytes: data.count - validBytes, skipped: skipped)
     }
 
     /// What ``recover(cassette:)`` did.
@@ -242,6 +253,8 @@ public final class CassetteJournal: Sendable {
         public var recovered: Int
         /// Bytes of a record the interruption cut off (lost).
         public var droppedBytes: Int
+        /// Records that could not be replayed, left out (the journal is kept aside as `.damaged`).
+        public var skipped: [SkippedEntry] = []
     }
 
     /// Merges a journal left by an interrupted recording into its cassette (atomically) and
@@ -261,10 +274,12 @@ public final class CassetteJournal: Sendable {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
         let base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
-        let (merged, added, dropped) = try preview(cassette: cassette, base: base)
+        let contents = try read(journal)
+        let merged = merge(base, contents.interactions)
         try CassetteFile.write(merged, to: cassette)
-        retire(journal, damaged: dropped > 0)
-        return Recovery(recovered: added, droppedBytes: dropped)
+        retire(journal, damaged: contents.droppedBytes > 0 || !contents.skipped.isEmpty)
+        return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes,
+                        skipped: contents.skipped)
     }
 
     /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it
@@ -278,7 +293,8 @@ public final class CassetteJournal: Sendable {
     /// ```
     public static func preview(cassette: URL, base: Cassette) throws(CassetteError) -> (merged: Cassette, added: Int, droppedBytes: Int) {
         let contents = try read(journalURL(for: cassette))
-        let merged = merge(base, contents.interactions)
+        var merged = merge(base, contents.interactions)
+        merged.skipped = base.skipped + contents.skipped
         return (merged, merged.interactions.count - base.interactions.count, contents.droppedBytes)
     }
 

@@ -220,6 +220,10 @@ public final class CassetteRecorder: Responder {
                 return state.nextIndex
             }
             return live(request, label: "record") { [self] result, done in
+                if case let .response(response) = result.outcome, response.status == 101 {
+                    // An upgrade is no HTTP exchange: it could not be replayed, so it is not kept.
+                    return done(.urlError(.badServerResponse, message: "the server switched protocols (101 \(response.statusText)): only HTTP exchanges are recorded"))
+                }
                 store(result.interaction(index: index)) { [self] error in
                     guard let error, options.answersOnlyStored else { return done(nil) }
                     done(.urlError(.cannotWriteToFile, message: "the journal could not keep this interaction, so it is not answered: \(error.reason)"))

@@ -31,11 +31,16 @@ public final class RecordService: ExchangeService {
     /// The pooled connections to the upstream (the recorder's transport).
     public let client: UpstreamClient
     private let upstreamOrigin: String
+    /// Where misses and refused upgrades are told (a line each), if anywhere.
+    private let log: (@Sendable (String) -> Void)?
 
     /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching;
-    /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``).
-    public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once)) throws(CassetteError) {
+    /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``);
+    /// `log` hears of each miss (a replaying recorder) and each refused protocol upgrade.
+    public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once),
+                log: (@Sendable (String) -> Void)? = nil) throws(CassetteError) {
         self.upstream = upstream
+        self.log = log
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
         client = UpstreamClient(upstream: upstream, options: options.live)
         var options = options
@@ -65,8 +70,15 @@ public final class RecordService: ExchangeService {
         }
     }
 
-    /// Forwards (or replays, per the mode) and answers.
+    /// Forwards (or replays, per the mode) and answers. A protocol upgrade (a WebSocket's
+    /// handshake) is refused with `501` before anything is forwarded or journalled: only HTTP
+    /// exchanges are recorded, and a recorded `101` could not be replayed.
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        if let protocols = request.headers.value(for: "Upgrade") {
+            log?("refused an upgrade to '\(protocols)' for \(request.method) \(request.target): only HTTP exchanges are recorded")
+            return answer(.text(501, "tapedeck: record passes on HTTP exchanges only; an upgrade to '\(protocols)' (a WebSocket) is neither forwarded nor recorded\n",
+                                headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true))
+        }
         let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
         guard let url = URL(string: upstreamOrigin + target) else {
             return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
@@ -121,6 +133,7 @@ public final class RecordService: ExchangeService {
         case let .failure(failure, _):
             answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
         case let .noMatch(reason):
+            log?("miss: " + reason)
             answer(.text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")]))
         case .stall:
             answer(.text(504, "tapedeck: no answer\n"))

@@ -64,6 +64,30 @@ struct JournalTests {
         #expect(try CassetteFile.read(url).interactions.map(\.index) == [0, 1, 3, 4], "record 2 was cut; 3 and 4 survive")
     }
 
+    @Test("a record that reads but cannot replay (a 101 upgrade an older recorder kept) is skipped, not allowed to strand the others; the journal is kept aside")
+    func unreplayableRecordIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("ws.har.gz")
+        let journal = try CassetteJournal(cassette: url)
+        let upgrade = Interaction(index: 2, request: RecordedRequest(method: "GET", url: URL(string: "http://j.test/ws")!),
+                                  outcome: .response(RecordedResponse(status: 101, statusText: "Switching Protocols")))
+        for entry in [interaction(1), upgrade, interaction(3)] { try journal.append(entry) }
+        let path = journal.journalURL.path
+        let written = try journal.finish(base: Cassette(interactions: [interaction(0)]))
+        #expect(written.interactions == [0, 1, 3].map(interaction))
+        #expect(written.skipped.map(\.position) == [1] && written.skipped.first?.url == "http://j.test/ws")
+        #expect(try CassetteFile.read(url).interactions == [0, 1, 3].map(interaction))
+        #expect(FileManager.default.fileExists(atPath: path + ".damaged"), "the skipped record's bytes are kept")
+        // The same through recovery after a crash.
+        let other = directory.file("crashed.har.gz")
+        let left = try CassetteJournal(cassette: other)
+        for entry in [interaction(1), upgrade] { try left.append(entry) }
+        let recovery = try #require(try CassetteJournal.recover(cassette: other))
+        #expect(recovery.recovered == 1 && recovery.skipped.count == 1)
+        #expect(try CassetteFile.read(other).interactions == [interaction(1)])
+    }
+
     @Test("a crash between writing the cassette and deleting the journal: merging again adds nothing")
     func mergeIsIdempotent() throws {
         let directory = try TemporaryDirectory()
@@ -144,4 +168,32 @@ struct JournalTests {
         #expect(try CassetteFile.read(url).interactions == [interaction(1)])
         #expect(!FileManager.default.fileExists(atPath: journal.journalURL.path))
     }
+
+    /// An upstream that answers every request by switching protocols.
+    private struct SwitchingUpstream: LiveTransport {
+        func forward(_ request: RequestSnapshot, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
+            completion(LiveForwarder.Result(request: RecordedRequest(request),
+                                            outcome: .response(RecordedResponse(status: 101, statusText: "Switching Protocols")),
+                                            timings: ExchangeTimings(wait: .milliseconds(1)), startedDateTime: "2026-11-26T00:00:00.000Z"))
+            return {}
+        }
+    }
+
+    @Test("a recorder given a 101 by its upstream answers a failure and journals nothing: an upgrade could not be replayed")
+    func recorderKeepsNoUpgrade() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var options = CassetteRecorder.Options(mode: .all)
+        options.transport = SwitchingUpstream()
+        let recorder = try CassetteRecorder(cassette: directory.file("up.har.gz"), options: options)
+        let reply = recorder.reply(to: RequestSnapshot(method: .get, url: URL(string: "http://j.test/ws")!),
+                                   context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+        guard case let .deferred(deferred) = reply else { Issue.record("not a live reply: \(reply)"); return }
+        let final = Mutex<Reply?>(nil)
+        _ = deferred.start { answer in final.withLock { $0 = answer } }
+        guard case let .failure(failure, _)? = final.withLock({ $0 }) else { Issue.record("answered \(String(describing: final.withLock { $0 }))"); return }
+        #expect(failure.urlErrorCode == .badServerResponse)
+        #expect(try recorder.finish().recorded == 0)
+    }
 }
+

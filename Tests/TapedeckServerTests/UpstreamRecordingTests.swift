@@ -279,6 +279,25 @@ struct UpstreamRecordingTests {
         }
     }
 
+    @Test("a WebSocket handshake through the proxy is refused 501 and neither forwarded nor journalled; the exchanges around it are recorded and the cassette is written")
+    func upgradeRefused() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("ws.har.gz")
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            #expect(try curl([proxy.base + "/bytes/10"]).code == 200)
+            let upgrade = try curl([proxy.base + "/get", "-H", "Connection: Upgrade", "-H", "Upgrade: websocket",
+                                    "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="])
+            #expect(upgrade.code == 501 && String(decoding: upgrade.body, as: UTF8.self).contains("websocket"))
+            #expect(try curl([proxy.base + "/bytes/20"]).code == 200)
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(proxy.errors.contains("refused an upgrade to 'websocket'"), "\(proxy.errors)")
+            #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/bytes/10", "/bytes/20"])
+        }
+    }
+
     @Test("an upstream that times out is answered 502, one that resets mid-body has the client's connection reset; both are recorded as failures")
     func upstreamFailures() async throws {
         let upstream = try await LoopbackServer.start()
