@@ -100,7 +100,9 @@ public final class CassettePlayer: Responder {
     /// `afterLast` says. Matching, which may run a custom closure, happens outside the lock.
     private func choose(_ live: RecordedRequest, consuming: Bool) -> (position: Int, unplayed: Bool)? {
         let (candidates, list) = index.candidates(for: live)
-        func matches(_ position: Int) -> Bool { rules.mismatches(live, matchable[position]).isEmpty }
+        func matches(_ position: Int) -> Bool {
+            rules.mismatches(live, matchable[position]).isEmpty && Self.cannotAnswer(live, with: cassette.interactions[position]) == nil
+        }
         if afterLast == .alwaysFirst {
             guard let first = candidates.first(where: matches) else { return nil }
             return (first, !state.withLock { $0.consumed[first] })
@@ -150,10 +152,34 @@ public final class CassettePlayer: Responder {
         }
     }
 
+    /// Why `recorded`'s answer cannot answer `live` whatever the rules say, or nil when it can: a
+    /// `304 Not Modified` answers only a conditional request (a cold browser that sends no
+    /// `If-None-Match` got the 304 a warm one had recorded, and had no body to run), and a `206`
+    /// only a request for the same `Range` (a player seeking elsewhere got the first bytes).
+    static func cannotAnswer(_ live: RecordedRequest, with recorded: Interaction) -> String? {
+        guard case let .response(response) = recorded.outcome else { return nil }
+        switch response.status {
+        case 304:
+            let conditional = live.headers.value(for: "If-None-Match") != nil || live.headers.value(for: "If-Modified-Since") != nil
+            return conditional ? nil : "answer 304 Not Modified answers only a conditional request (If-None-Match or If-Modified-Since), and this one has neither"
+        case 206:
+            func range(_ request: RecordedRequest) -> String? {
+                request.headers.value(for: "Range").map { $0.lowercased().filter { !$0.isWhitespace } }
+            }
+            let wanted = range(live), answered = range(recorded.request)
+            return wanted == answered ? nil
+                : "answer 206 holds Range \(answered ?? "(none)"), and this request asks for \(wanted ?? "no range")"
+        default:
+            return nil
+        }
+    }
+
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
-        let scored = matchable.enumerated().map { position, recorded in (position, rules.mismatches(live, recorded)) }
+        let scored = matchable.enumerated().map { position, recorded in
+            (position, rules.mismatches(live, recorded) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 })
+        }
         // Closest first: another path weighs most, then another method, then the query, the body
         // and header fields (a DELETE of a recorded GET's path is closer than a POST elsewhere).
         func distance(_ reasons: [String]) -> Int {

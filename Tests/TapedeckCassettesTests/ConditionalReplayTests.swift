@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+
+/// Answers that only some requests can take: a 304 needs a conditional request, a 206 the same
+/// Range. A browser recorded warm and replayed cold, or a player seeking elsewhere, must not get them.
+@Suite("Cassettes: 304 and 206 answer only the requests they can")
+struct ConditionalReplayTests {
+    private let url = URL(string: "http://site.test/static/app.js")!
+
+    private func entry(_ index: Int, _ headers: [HeaderField], status: Int, body: String) -> Interaction {
+        Interaction(index: index, request: RecordedRequest(method: "GET", url: url, headers: headers),
+                    outcome: .response(RecordedResponse(status: status, body: Data(body.utf8))))
+    }
+
+    private func reply(_ player: CassettePlayer, _ headers: [(String, String)] = []) -> (status: Int, body: String)? {
+        var fields = HTTPFieldsBuilder()
+        for (name, value) in headers { fields.append(name, value) }
+        let answer = player.reply(to: RequestSnapshot(method: .get, url: url, headerFields: fields.fields),
+                                  context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+        guard case let .response(plan) = answer else { return nil }
+        return (plan.head.status, String(decoding: plan.body, as: UTF8.self))
+    }
+
+    @Test("recorded cold then warm: a cold request gets the 200 (again when used up), a revalidating one the 304")
+    func notModified() throws {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, [], status: 200, body: "run()"),
+            entry(1, [HeaderField("If-None-Match", "\"v1\"")], status: 304, body: ""),
+        ]))
+        #expect(reply(player)?.status == 200)
+        #expect(reply(player)?.body == "run()", "used up: the last answer a cold request can take repeats, not the 304")
+        #expect(reply(player, [("If-None-Match", "\"v1\"")])?.status == 304)
+        #expect(reply(player, [("If-Modified-Since", "Tue, 24 Nov 2026 10:00:00 GMT")])?.status == 304)
+    }
+
+    @Test("only a 304 recorded: a cold request is a miss that says why, not an empty body")
+    func onlyNotModified() {
+        let player = CassettePlayer(cassette: Cassette(interactions: [entry(0, [HeaderField("If-None-Match", "\"v1\"")], status: 304, body: "")]),
+                                    afterLast: .noMatch)
+        #expect(reply(player) == nil)
+        let why = player.explainMiss(RecordedRequest(method: "GET", url: url))
+        #expect(why.contains("304 Not Modified answers only a conditional request"), "\(why)")
+    }
+
+    @Test("206 answers go by Range, in whatever order the ranges are asked for; a request without one gets none of them")
+    func ranges() throws {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, [HeaderField("Range", "bytes=0-3")], status: 206, body: "abcd"),
+            entry(1, [HeaderField("Range", "bytes=1000-1003")], status: 206, body: "wxyz"),
+        ]))
+        #expect(reply(player, [("Range", "bytes=1000-1003")])?.body == "wxyz")
+        #expect(reply(player, [("Range", "bytes = 0-3")])?.body == "abcd")
+        #expect(reply(player, [("Range", "bytes=1000-1003")])?.body == "wxyz", "used up: the same range repeats")
+        #expect(reply(player) == nil)
+        #expect(reply(player, [("Range", "bytes=5-9")]) == nil)
+    }
+}
