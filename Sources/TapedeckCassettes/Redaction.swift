@@ -129,6 +129,9 @@ public struct Redactor: Hashable, Sendable {
     public func redact(_ headers: [HeaderField]) -> [HeaderField] {
         headers.map { field in
             let name = field.name.lowercased()
+            if name == "cookie" || name == "set-cookie", isSecretHeader(name) {
+                return HeaderField(field.name, Self.redactCookies(field.value, setCookie: name == "set-cookie"))
+            }
             if isSecretHeader(name) { return HeaderField(field.name, Self.placeholder) }
             if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }
             return field

@@ -38,6 +38,9 @@ public enum SecretScanner {
             func checkHeaders(_ headers: [HeaderField], _ side: String) {
                 for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
                     let name = field.name.lowercased()
+                    // Cookies are redacted value by value: names and attributes stay.
+                    if name == "cookie" || name == "set-cookie",
+                       Redactor.redactCookies(field.value, setCookie: name == "set-cookie") == field.value { continue }
                     if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
                     } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {

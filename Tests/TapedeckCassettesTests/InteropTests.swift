@@ -257,10 +257,12 @@ final class SequentialReplay: NSObject, URLSessionTaskDelegate, @unchecked Senda
         completionHandler(nil)
     }
 
-    func send(_ recorded: RecordedRequest) throws -> (response: HTTPURLResponse?, body: Data, error: URLError?) {
+    /// Sends `recorded`'s method, URL and body (not its header fields), plus `headers`.
+    func send(_ recorded: RecordedRequest, headers: [String: String] = [:]) throws -> (response: HTTPURLResponse?, body: Data, error: URLError?) {
         var request = URLRequest(url: recorded.url)
         request.httpMethod = recorded.method
         request.httpBody = recorded.body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let result = Mutex<(HTTPURLResponse?, Data, URLError?)?>(nil)
         let session = session!
         let sent = request

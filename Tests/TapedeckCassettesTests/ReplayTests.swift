@@ -273,8 +273,37 @@ struct RedactionTests {
         let body = try JSONSerialization.jsonObject(with: redacted.request.body!) as? [String: String]
         #expect(body == ["user": "ada", "password": "REDACTED"])
         let response = try #require(redacted.response)
-        #expect(response.headers.value(for: "Set-Cookie") == "REDACTED")
+        #expect(response.headers.value(for: "Set-Cookie") == "session=REDACTED")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"profile":{"name":"Ada","token":"REDACTED"}}"#)
+    }
+
+    @Test("cookies lose their values, never their names or attributes: Cookie pairs, Set-Cookie with Expires, folded Set-Cookie fields")
+    func cookiesByValue() throws {
+        let interaction = Interaction(
+            index: 0,
+            request: RecordedRequest(method: "GET", url: URL(string: "http://a.test/")!,
+                                     headers: [HeaderField("Cookie", "theme=dark; sid=abc123;flag")]),
+            outcome: .response(RecordedResponse(status: 200, headers: [
+                HeaderField("Set-Cookie", "sid=xyz; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly"),
+                // URLSession folds repeated fields with ", ".
+                HeaderField("Set-Cookie", "a=1; Path=/, b=2; Expires=Thu, 01 Jan 2026 00:00:00 GMT, c=3"),
+            ])))
+        let redacted = Redactor().redact(interaction)
+        #expect(redacted.request.headers.value(for: "Cookie") == "theme=REDACTED; sid=REDACTED;REDACTED")
+        let setCookies = try #require(redacted.response).headers.filter { $0.name == "Set-Cookie" }.map(\.value)
+        #expect(setCookies == ["sid=REDACTED; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly",
+                               "a=REDACTED; Path=/, b=REDACTED; Expires=Thu, 01 Jan 2026 00:00:00 GMT, c=REDACTED"])
+        #expect(Redactor().redact(redacted) == redacted, "redacting again changes nothing")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+        let places = SecretScanner.scan(Cassette(interactions: [interaction])).map(\.place)
+        #expect(places.contains("request.headers.Cookie") && places.contains("response.headers.Set-Cookie"), "\(places)")
+        // Replay: a live request with other cookie values matches the redacted recording.
+        let player = CassettePlayer(cassette: Cassette(interactions: [redacted]), rules: MatchRules(headers: ["Cookie"]))
+        var fields = HTTPFieldsBuilder()
+        fields.append("Cookie", "theme=light; sid=other;flag")
+        let reply = player.reply(to: RequestSnapshot(method: .get, url: URL(string: "http://a.test/")!, headerFields: fields.fields),
+                                 context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+        guard case .response = reply else { Issue.record("no match: \(reply)"); return }
     }
 
     @Test("a redacted body's Content-Length follows it (wire bodies); JSON without a JSON type is redacted too")
