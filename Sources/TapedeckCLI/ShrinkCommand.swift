@@ -44,6 +44,14 @@ struct ShrinkCommand: ParsableCommand {
         let seed = seed ?? scenario.seed
         let output = out.map { URL(fileURLWithPath: $0) }
             ?? input.deletingLastPathComponent().appendingPathComponent("\(input.deletingPathExtension().lastPathComponent).seed-\(seed).shrunk.yaml")
+        // A place the file cannot go is found out before the search, not after it.
+        let directory = output.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue,
+              FileManager.default.isWritableFile(atPath: directory.path) else {
+            printError("tapedeck: \(out == nil ? "" : "--out ")\(output.path): cannot write it: \(directory.path) is not a writable directory")
+            throw ExitStatus.otherFailure
+        }
         let start = ContinuousClock.now
         let result: Shrinker.Result
         do {
@@ -66,9 +74,15 @@ struct ShrinkCommand: ParsableCommand {
             throw ExitStatus.otherFailure
         }
         // What was written is what users will run: load it back and check it fails the same way.
-        let check = (try? ScenarioRunner().run(try Scenario.load(output), seed: seed)).map(FailureIdentity.init)
-        guard check == result.failure else {
-            printError("tapedeck: the written \(output.path) does not fail the same way (\(check.map { "\($0)" } ?? "it does not load"))")
+        let check: Result<FailureIdentity, any Error> = Result { FailureIdentity(try ScenarioRunner().run(try Scenario.load(output), seed: seed)) }
+        guard case let .success(identity) = check, identity == result.failure else {
+            let why: String
+            switch check {
+            case let .success(identity): why = "it fails with \(identity)"
+            case let .failure(error): why = "it does not load: \(error)"
+            }
+            try? FileManager.default.removeItem(at: output)
+            printError("tapedeck: the written \(output.path) does not fail the same way (\(why)), so it was removed; please report this with the scenario file")
             throw ExitStatus.otherFailure
         }
         let before = result.original.decisions.count
@@ -78,8 +92,11 @@ struct ShrinkCommand: ParsableCommand {
         print("  before: \(describe(result.original))")
         print("  after:  \(describe(result.shrunk))")
         print("fails with: \(result.failure)")
-        print("wrote \(output.path)")
-        print("run it: tapedeck run \(Outcome.shellQuoted(output.path))")
+        // Relative to where the command runs, when it is under it (as the user would type it).
+        let here = FileManager.default.currentDirectoryPath + "/"
+        let shown = output.path.hasPrefix(here) ? String(output.path.dropFirst(here.count)) : output.path
+        print("wrote \(shown)")
+        print("run it: tapedeck run \(Outcome.shellQuoted(shown))")
     }
 
     private func describe(_ schedule: Schedule) -> String {

@@ -50,4 +50,37 @@ struct ShrinkCommandTests {
         #expect(run.status == 2)
         #expect(run.errors.contains("no such file"))
     }
+
+    @Test("--out in a directory that does not exist fails at once (exit 3), before any search step")
+    func unwritableOutFailsFirst() throws {
+        let run = try runTapedeck(["shrink", planted.path, "--seed", "2", "--out", "/nonexistent/dir/min.yaml"])
+        #expect(run.status == 3)
+        #expect(run.errors.contains("/nonexistent/dir is not a writable directory"), "\(run.errors)")
+        #expect(!run.output.contains("ddmin"), "the search ran first: \(run.output)")
+    }
+
+    @Test("run from the output's directory, the reproduction line names the file as the user would type it")
+    func relativeRunLine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let run = try runTapedeck(["shrink", planted.path, "--seed", "2", "--out", "min.yaml"], in: directory.url)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("\nrun it: tapedeck run min.yaml\n"), "\(run.output)")
+    }
+
+    @Test("a seed up to 2^64 - 1 is a seed in a file as on the command line (a shrunk file of any seed loads); one past it is refused, exit 2")
+    func largestSeed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let text = try String(contentsOf: planted, encoding: .utf8)
+        let largest = directory.file("largest.yaml"), past = directory.file("past.yaml")
+        try Data(text.replacingOccurrences(of: "\nseed: 1\n", with: "\nseed: 18446744073709551615\n").utf8).write(to: largest)
+        try Data(text.replacingOccurrences(of: "\nseed: 1\n", with: "\nseed: 18446744073709551616\n").utf8).write(to: past)
+        let run = try runTapedeck(["run", largest.path, "--format", "json"])
+        #expect([0, 1].contains(run.status), "\(run.errors)")
+        #expect(run.output.contains("18446744073709551615"), "\(run.output)")
+        let refused = try runTapedeck(["run", past.path])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("use a whole number from 0 to 18446744073709551615"), "\(refused.errors)")
+    }
 }

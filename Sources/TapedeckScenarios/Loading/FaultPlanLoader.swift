@@ -32,7 +32,7 @@ public struct FaultPlan: Hashable, Sendable {
         let top = try root.mapping(ScenarioReader.topKeys)
         let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
         var plan = FaultPlan()
-        if let seed = top["seed"] { plan.seed = UInt64(try seed.int(in: 0...Int.max)) }
+        if let seed = top["seed"] { plan.seed = try seed.seed() }
         let faults = try top.required("faults", hint: "list the faults, e.g. - kind: reset\\n  afterBytes: 10")
         plan.faults = try faults.list().enumerated().map { (index, item) throws(ScenarioError) in try reader.fault(item, index: index) }
         var names = Set<String>()

@@ -128,6 +128,15 @@ struct Field {
         }
     }
 
+    /// A seed: a whole number from 0 to 2⁶⁴ − 1, as `--seed` takes it (a shrunk file of any seed loads).
+    func seed() throws(ScenarioError) -> UInt64 {
+        if case let .integer(digits)? = value, let seed = UInt64(digits) { return seed }
+        if case .integer? = value {
+            throw error("\(kind) is not a seed", hint: "use a whole number from 0 to \(UInt64.max)")
+        }
+        return UInt64(try int())   // its error: not a whole number
+    }
+
     func int(in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
         let value = try int()
         guard range.contains(value) else { throw error("\(value) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)") }

@@ -256,7 +256,7 @@ extension ScenarioReader {
         }
         try keys.read("origin") { (origin) throws(ScenarioError) in
             let from = try origin.mapping(["file", "seed", "tool"])
-            schedule.origin = Schedule.Origin(file: try from["file"]?.string() ?? "", seed: UInt64(try from["seed"]?.int(in: 0...Int.max) ?? 0),
+            schedule.origin = Schedule.Origin(file: try from["file"]?.string() ?? "", seed: try from["seed"]?.seed() ?? 0,
                                               tool: try from["tool"]?.string() ?? "")
         }
         return schedule

@@ -34,7 +34,7 @@ struct ScenarioReader {
             if let schema = top["$schema"] { _ = try schema.string() }
             scenario.name = try top["name"]?.string() ?? defaultName
             scenario.description = try top["description"]?.string() ?? ""
-            if let seed = top["seed"] { scenario.seed = UInt64(try seed.int(in: 0...Int.max)) }
+            if let seed = top["seed"] { scenario.seed = try seed.seed() }
         }
         if let traffic = top["traffic"] { problems.recovering { () throws(ScenarioError) in scenario.traffic = try reader.traffic(traffic) } }
         if let test = top["_test"] {
