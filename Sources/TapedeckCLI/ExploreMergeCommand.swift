@@ -8,9 +8,12 @@ struct ExploreMergeCommand: ParsableCommand {
         commandName: "merge",
         abstract: "Merge the JSON lines of sharded explore runs into the summary one run would print.",
         discussion: """
-        The inputs must hold records of one scenario file, format version 1, and no seed twice.
-        Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (unreadable, malformed, \
-        mismatched or overlapping inputs); 64 bad usage.
+        The inputs must hold records of one scenario file, format version 1, and no seed twice; an \
+        empty input is refused (a shard that did not run). With --seeds, every seed of the range must \
+        be in an input and no other; without it, seeds missing between the lowest and the highest \
+        are named in a warning.
+        Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (unreadable, empty, malformed, \
+        mismatched or overlapping inputs, or seeds missing from --seeds); 64 bad usage.
         """
     )
 
@@ -20,8 +23,14 @@ struct ExploreMergeCommand: ParsableCommand {
     @Option(help: "Write the merged JSON lines (in seed order) to this file.")
     var out: String?
 
+    @Option(help: "The range the shards together must cover, A..B (e.g. the --seeds the shards ran).")
+    var seeds: String?
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one JSON-lines file") }
+        if let seeds {
+            do { _ = try SeedRange(parsing: seeds) } catch { throw ValidationError(error.message) }
+        }
     }
 
     func run() throws {
@@ -39,6 +48,23 @@ struct ExploreMergeCommand: ParsableCommand {
         } catch {
             printError("tapedeck: \(error)")
             throw ExitStatus.badInput
+        }
+        if let seeds, let range = try? SeedRange(parsing: seeds) {
+            let (missing, outside, firstMissing) = ExploreMerge.coverage(of: records, in: range)
+            if missing > 0 || !outside.isEmpty {
+                var problems: [String] = []
+                if missing > 0 {
+                    problems.append("\(missing) seeds of \(seeds) are in no input (first: \(firstMissing.map(String.init).joined(separator: ", ")))")
+                }
+                if !outside.isEmpty {
+                    problems.append("\(outside.count) seeds are outside \(seeds) (first: \(outside.prefix(5).map(String.init).joined(separator: ", ")))")
+                }
+                printError("tapedeck: merge: " + problems.joined(separator: "; ") + "; give every shard's file")
+                throw ExitStatus.badInput
+            }
+        } else if let low = records.first?.seed, let high = records.last?.seed, high - low + 1 > UInt64(records.count) {
+            printError("tapedeck: warning: merge: \(high - low + 1 - UInt64(records.count)) seeds between \(low) and \(high) are in no input "
+                       + "(a shard left out? --seeds \(low)..\(high) makes this an error)")
         }
         if let out {
             do {

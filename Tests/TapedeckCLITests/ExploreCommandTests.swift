@@ -121,4 +121,31 @@ struct ExploreCommandTests {
         #expect(try runTapedeck(["explore", "merge", directory.file("none.jsonl").path]).status == 2)
         #expect(try runTapedeck(["explore", "merge"]).status == 64)
     }
+
+    @Test("merge refuses an empty input and a file given twice (exit 2); a shard left out is a warning, or with --seeds an error naming the missing seeds")
+    func incompleteMerges() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var shards: [String] = []
+        for index in 0..<3 {
+            let shard = directory.file("shard\(index).jsonl")
+            #expect(try runTapedeck(["explore", retryStorm.path, "--seeds", "1..9", "--shard", "\(index)/3", "--out", shard.path]).status == 0)
+            shards.append(shard.path)
+        }
+        let empty = directory.file("empty.jsonl")
+        try Data().write(to: empty)
+        let withEmpty = try runTapedeck(["explore", "merge", shards[0], empty.path])
+        #expect(withEmpty.status == 2 && withEmpty.errors.contains("empty.jsonl holds no seed records"), "\(withEmpty.errors)")
+        let twice = try runTapedeck(["explore", "merge", shards[0], shards[0]])
+        #expect(twice.status == 2 && twice.errors.contains("shard0.jsonl is given twice"), "\(twice.errors)")
+
+        let partial = try runTapedeck(["explore", "merge", shards[0], shards[1]])
+        #expect(partial.status == 0)
+        #expect(partial.errors.contains("warning: merge: 3 seeds between 1 and 9 are in no input"), "\(partial.errors)")
+        let required = try runTapedeck(["explore", "merge", shards[0], shards[1], "--seeds", "1..9"])
+        #expect(required.status == 2)
+        #expect(required.errors.contains("3 seeds of 1..9 are in no input (first: 2, 5, 8)"), "\(required.errors)")
+        let whole = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..9"])
+        #expect(whole.status == 0 && !whole.errors.contains("warning"), "\(whole.errors)")
+    }
 }

@@ -7,11 +7,18 @@
 /// ```
 public enum ExploreMerge {
     /// The records of every input, by seed. Throws on a malformed line (naming input and line),
-    /// on records of another scenario or scenario file, and on a seed found twice.
+    /// on records of another scenario or scenario file, on a seed found twice, on an input given
+    /// twice and on an input with no record at all (an empty file is a shard that failed, not
+    /// one whose seeds all passed).
     public static func records(from inputs: [(name: String, text: String)]) throws(ExploreError) -> [SeedRecord] {
         var bySeed: [UInt64: (record: SeedRecord, input: String)] = [:]
         var first: (record: SeedRecord, input: String)?
+        var names: Set<String> = []
         for input in inputs {
+            guard names.insert(input.name).inserted else {
+                throw ExploreError("merge: \(input.name) is given twice; give each shard's file once")
+            }
+            let before = bySeed.count
             var lineNumber = 0
             for line in input.text.split(separator: "\n", omittingEmptySubsequences: false) {
                 lineNumber += 1
@@ -34,7 +41,28 @@ public enum ExploreMerge {
                 bySeed[record.seed] = (record, input.name)
                 if first == nil { first = (record, input.name) }
             }
+            if bySeed.count == before {
+                throw ExploreError("merge: \(input.name) holds no seed records (an empty file is a shard that did not run, "
+                                   + "not one whose seeds passed); run that shard again or leave the file out")
+            }
         }
         return bySeed.values.map(\.record).sorted { $0.seed < $1.seed }
+    }
+}
+
+extension ExploreMerge {
+    /// The seeds of `range` that no record holds, and the records' seeds outside it.
+    public static func coverage(of records: [SeedRecord], in range: SeedRange) -> (missing: UInt64, outside: [UInt64], firstMissing: [UInt64]) {
+        let seeds = Set(records.map(\.seed))
+        let outside = seeds.filter { $0 < range.first || $0 > range.last }.sorted()
+        let inside = UInt64(seeds.count - outside.count)
+        var firstMissing: [UInt64] = []
+        var seed = range.first
+        while firstMissing.count < 5, inside < range.count {
+            if !seeds.contains(seed) { firstMissing.append(seed) }
+            if seed == range.last { break }
+            seed += 1
+        }
+        return (range.count - inside, outside, firstMissing)
     }
 }
