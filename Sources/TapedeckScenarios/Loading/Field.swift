@@ -117,6 +117,19 @@ struct Field {
         return text
     }
 
+    /// A name or a description: text, not nothing (`name:` with no value) and not a number or a
+    /// boolean (which YAML reads as one unquoted).
+    func text() throws(ScenarioError) -> String {
+        switch value {
+        case .null?:
+            throw error("expected text, found nothing", hint: "write the text, or leave the key out")
+        case .integer?, .float?, .bool?:
+            throw error("expected text, found \(kind)", hint: "quote it")
+        default:
+            return try string()
+        }
+    }
+
     func int() throws(ScenarioError) -> Int {
         switch value {
         case let .integer(digits)?:
@@ -253,7 +266,9 @@ struct Field {
             scale = unit
             break
         }
-        guard let value = Double(number), value.isFinite, !number.hasPrefix("+") else { return .failure(.notADuration) }
+        // Decimal only: Double would also read `0x10` (hex) as 16.
+        let decimal = number.allSatisfy { "0123456789.eE+-".contains($0) } && number.contains { $0.isNumber }
+        guard decimal, let value = Double(number), value.isFinite, !number.hasPrefix("+") else { return .failure(.notADuration) }
         guard value >= 0 else { return .failure(.negative) }
         guard value * scale <= 1e9 else { return .failure(.tooLarge) }
         return .success(.nanoseconds(Int64((value * scale * 1e9).rounded())))

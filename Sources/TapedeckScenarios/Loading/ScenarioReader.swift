@@ -32,8 +32,8 @@ struct ScenarioReader {
         var scenario = Scenario(name: defaultName, source: source)
         problems.recovering { () throws(ScenarioError) in
             if let schema = top["$schema"] { _ = try schema.string() }
-            scenario.name = try top["name"]?.string() ?? defaultName
-            scenario.description = try top["description"]?.string() ?? ""
+            scenario.name = try top["name"]?.text() ?? defaultName
+            scenario.description = try top["description"]?.text() ?? ""
             if let seed = top["seed"] { scenario.seed = try seed.seed() }
         }
         if let traffic = top["traffic"] { problems.recovering { () throws(ScenarioError) in scenario.traffic = try reader.traffic(traffic) } }
