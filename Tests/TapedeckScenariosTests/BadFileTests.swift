@@ -347,6 +347,12 @@ struct BadFileTests {
         #expect(error.description == "\(url.path): no such file — check the path")
     }
 
+    @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem")
+    func streamedFiles() throws {
+        let error = try #require(throws: ScenarioError.self) { try Scenario.load(URL(fileURLWithPath: "/dev/null")) }
+        #expect(error.description == "/dev/null: the file is empty — start from a file in docs/examples/scenarios")
+    }
+
     @Test("a cassette that is not there: the run names the file, the line of the key, and says how to record it (an upstream first)")
     func missingCassette() throws {
         let url = parsingDirectory.appendingPathComponent("missing-cassette.yaml")

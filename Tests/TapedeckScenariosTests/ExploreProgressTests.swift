@@ -31,7 +31,9 @@ struct ExploreProgressTests {
         let half = progress.update(done: 5, failed: 1, now: 2)
         #expect(half == "\r\u{1B}[K" + String(repeating: "█", count: 15) + String(repeating: "░", count: 15)
                 + " 5/10 seeds (50%), 2.5 seeds/s, 1 failed, ETA 2s")
-        #expect(progress.finish(done: 10, failed: 1, now: 4).hasSuffix("10/10 seeds (100%), 2.5 seeds/s, 1 failed, done in 4s\n"))
+        #expect(progress.finish(done: 10, failed: 1, now: 4).hasSuffix("10/10 seeds (100%), 2.5 seeds/s, 1 failed, done in 4.0s\n"))
+        var quick = ExploreProgress(total: 3, terminal: false, start: 0)
+        #expect(quick.finish(done: 3, failed: 0, now: 1.19).hasSuffix("done in 1.2s\n"), "time taken is not rounded up")
     }
 
     @Test("an interval of zero writes a line for every update; an unknown rate shows ETA ?")

@@ -49,7 +49,7 @@ public struct ExploreProgress: Sendable {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let remaining = rate > 0 ? Double(total - done) / rate : nil
         let percent = total > 0 ? done * 100 / total : 100
-        let eta = done >= total ? "done in \(Self.duration(elapsed))" : "ETA \(remaining.map(Self.duration) ?? "?")"
+        let eta = done >= total ? "done in \(Self.elapsed(elapsed))" : "ETA \(remaining.map(Self.duration) ?? "?")"
         let numbers = "\(done)/\(total) seeds (\(percent)%), \(Self.oneDecimal(rate)) seeds/s, \(failed) failed, \(eta)"
         guard terminal else { return "explore: \(numbers)\n" }
         let width = 30
@@ -58,6 +58,13 @@ public struct ExploreProgress: Sendable {
         return "\r\u{1B}[K\(bar) \(numbers)"
     }
 
+    /// Time taken: tenths of a second under a minute (a 1.19 s run is not "done in 2s"), else as
+    /// ``duration(_:)`` gives it.
+    static func elapsed(_ seconds: Double) -> String {
+        seconds < 59.95 ? "\(oneDecimal(max(0, seconds)))s" : duration(seconds.rounded())
+    }
+
+    /// Time still to go, rounded up to whole seconds (an estimate should not promise too soon).
     static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.up))
         if whole < 60 { return "\(whole)s" }

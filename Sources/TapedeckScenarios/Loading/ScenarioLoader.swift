@@ -26,8 +26,16 @@ extension Scenario {
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
         guard exists else { throw ScenarioError(file: url.path, reason: "no such file", hint: "check the path") }
         guard !isDirectory.boolValue else { throw ScenarioError(file: url.path, reason: "is a directory, not a \(what)", hint: hint) }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ScenarioError(file: url.path, reason: "cannot read the file", hint: "check its permissions")
+        // Read as a stream, so a pipe (`tapedeck run <(generate)`) or a device reads too.
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw ScenarioError(file: url.path, reason: "cannot open the file", hint: "check its permissions")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw ScenarioError(file: url.path, reason: "cannot read the file (\(error.localizedDescription))", hint: "check that it is a readable file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: url.path, reason: "is not UTF-8 text", hint: "save it as UTF-8")
