@@ -96,7 +96,8 @@ public struct DeferredReply: Sendable {
                 reporting: @escaping @Sendable (_ progress: @escaping Progress, _ deliver: @escaping Deliver) -> Cancel) {
         self.label = label
         self.patience = patience
-        start = { deliver in reporting({ _ in }, deliver) }
+        // Nobody listens: every piece is taken as it comes.
+        start = { deliver in reporting({ progress in if case let .body(_, taken?) = progress { taken() } }, deliver) }
         startReporting = reporting
     }
 }
@@ -106,8 +107,10 @@ public struct DeferredReply: Sendable {
 public enum ReplyProgress: Sendable {
     /// The status, reason phrase and header fields, in the order and case received.
     case head(ResponseHead, reason: String)
-    /// The next piece of the body.
-    case body(Data)
+    /// The next piece of the body. A producer that reads no more until the piece is on its way
+    /// (backpressure: a slow client slows the upstream instead of filling memory) passes `taken`;
+    /// a consumer must call it once, when the piece has left it — at once, if it keeps no pace.
+    case body(Data, taken: (@Sendable () -> Void)? = nil)
 }
 
 /// How a response goes: its head, its body, how the body is cut into chunks and how long each

@@ -39,6 +39,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var closeAfterAnswer = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
+    /// The producer of a streamed answer waiting to hear its last piece was taken (see
+    /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
+    /// answer or the connection ends — never left waiting.
+    private var pendingTaken: (@Sendable () -> Void)?
     /// The body of the request being read (state `readingBody`), and its announced length.
     private var requestBody = ByteBuffer()
     private var expectedBodyBytes = 0
@@ -83,20 +87,36 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func clientWent() {
         if let answering, answering.clientGone() { counters.inFlight.subtract(1, ordering: .relaxed) }
         answering = nil
+        releaseTaken()
     }
 
     /// The answer under way ended (whole or broken off): counted done once, forgotten.
     private func answerEnded() {
         if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
         answering = nil
+        releaseTaken()
+    }
+
+    /// Tells a waiting producer its piece was taken.
+    private func releaseTaken() {
+        let taken = pendingTaken
+        pendingTaken = nil
+        taken?()
     }
 
     private func startHeaderTimer(_ context: ChannelHandlerContext) {
         headerTimer?.cancel()
+        outlet.receivedBytes = false
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         headerTimer = context.eventLoop.scheduleTask(in: .nanoseconds(options.headerTimeout.wholeNanoseconds)) {
             let (handler, context) = bound.value
             switch handler.state {
+            case .waitingForHead where !handler.outlet.receivedBytes:
+                // Idle between requests (or never used): closed quietly, as nginx and gunicorn
+                // do. A 408 here would sit in the socket and be read as the answer to the
+                // client's next request.
+                handler.state = .closed
+                context.close(promise: nil)
             case .waitingForHead:
                 handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
             case .readingBody:
@@ -183,12 +203,21 @@ final class ConnectionHandler: ChannelInboundHandler {
             let close = answer.close || !keepAlive || closeAfterAnswer
             state = .streaming(close: close, held: nil)
             context.writeAndFlush(wrapOutboundOut(.head(Self.streamedHead(answer, close: close, isHead: isHead))), promise: nil)
-        case let (.body(piece), .streaming(close, held)):
-            if isHead { return }
+        case let (.body(piece, taken), .streaming(close, held)):
+            if isHead { taken?(); return }
             state = .streaming(close: close, held: piece)
-            if let held, !held.isEmpty {
-                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
+            guard let held, !held.isEmpty else {
+                taken?()   // held back in memory, one piece: taken
+                return
             }
+            // The piece before goes out; this one counts as taken once that write is done, so the
+            // producer waits while the client is slow to read.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: written)
+            releaseTaken()
+            pendingTaken = taken
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.releaseTaken() }
         case let (.end, .streaming(close, held)):
             answerEnded()
             if let held, !held.isEmpty {
@@ -202,8 +231,10 @@ final class ConnectionHandler: ChannelInboundHandler {
             if case .closed = state { return }
             state = .closed
             abort(context.channel)
-        case (.head, _), (.body, _):
-            return   // the connection closed under the stream (or a misuse): nothing to write
+        case let (.body(_, taken), _):
+            taken?()   // the connection closed under the stream (or a misuse): nothing to write
+        case (.head, _):
+            return
         }
     }
 

@@ -11,6 +11,14 @@ final class RawOutlet: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var context: ChannelHandlerContext?
     /// Called (on the channel's event loop) when the client's input ends.
     var onInputClosed: (() -> Void)?
+    /// Whether the client has sent any byte since this was last cleared (the header timer asks:
+    /// an idle keep-alive connection is closed quietly, a request that stalled halfway gets 408).
+    var receivedBytes = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        receivedBytes = true
+        context.fireChannelRead(data)
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event { onInputClosed?() }

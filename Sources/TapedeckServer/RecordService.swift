@@ -113,8 +113,8 @@ public final class RecordService: ExchangeService {
                 var plan = ResponsePlan(head: head)
                 plan.reasonPhrase = reason
                 stream.head(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
-            case let .body(piece):
-                stream.body(piece)
+            case let .body(piece, taken):
+                stream.body(piece, taken: taken)
             }
         }, { [self] final in
             guard headSent.load(ordering: .acquiring) else { return finished(final, host: host, answer: answer) }

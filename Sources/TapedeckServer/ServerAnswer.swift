@@ -52,7 +52,7 @@ public struct IncomingRequest: Sendable {
 public final class AnswerStream: Sendable {
     enum Event: Sendable {
         case head(ServerAnswer)
-        case body(Data)
+        case body(Data, taken: (@Sendable () -> Void)?)
         case end
         case abort
     }
@@ -109,8 +109,10 @@ public final class AnswerStream: Sendable {
     /// among the fields is kept (the pieces must add up to it); without one the body goes chunked.
     public func head(_ answer: ServerAnswer) { send(.head(answer)) }
 
-    /// The next piece of the body.
-    public func body(_ piece: Data) { send(.body(piece)) }
+    /// The next piece of the body; `taken`, if given, is called once the piece is on its way to
+    /// the client (written to the socket, or held back as the last piece), so that the producer
+    /// reads no faster than the client does. It is called whatever happens to the connection.
+    public func body(_ piece: Data, taken: (@Sendable () -> Void)? = nil) { send(.body(piece, taken: taken)) }
 
     /// The answer is complete: the held-back piece goes out, then the end of the message.
     public func end() { send(.end) }

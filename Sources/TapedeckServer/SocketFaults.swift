@@ -137,8 +137,11 @@ public final class SocketFaults: Sendable {
         state.withLock { $0.fired.append(fired) }
     }
 
-    /// Applies the sites that fire on request number `exchange` (`method` `url`) to `answer`:
-    /// delays, pace, cuts, status overrides, corrupt gzip. Returns what fired.
+    /// Applies the site that fires on request number `exchange` (`method` `url`) to `answer`:
+    /// a delay, a pace, a cut, a status override or a corrupt gzip. As in a scenario run, sites are
+    /// tried in file order and the first that fires acts — a routed `refused` first, since it
+    /// strikes before the connection, as in a run — so one request gets one fault. Returns what
+    /// fired (one firing at most).
     @discardableResult
     public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
         let key = "\(method.uppercased()) \(url.absoluteString)"
@@ -148,7 +151,12 @@ public final class SocketFaults: Sendable {
             return (state.occurrences[key]!, exchange - state.exchangeBase)
         }
         var fired: [Fired] = []
-        for (index, site) in sites.enumerated() where Self.isSocketLevel(site.kind) {
+        // The point before the connection (a routed `refused`), then the response head: the order
+        // in which a run meets them.
+        let ordered = sites.indices.filter { if case .refused = sites[$0].kind { true } else { false } }
+            + sites.indices.filter { if case .refused = sites[$0].kind { false } else { true } }
+        for index in ordered where Self.isSocketLevel(sites[index].kind) && fired.isEmpty {
+            let site = sites[index]
             if let pattern = site.pattern, !pattern.matches(method: method, url: url) { continue }
             if let attempts = site.attempts, !attempts.contains(occurrence) { continue }
             if let exchanges = site.exchanges, !exchanges.contains(exchange) { continue }
@@ -188,6 +196,7 @@ public final class SocketFaults: Sendable {
             answer.body = Data([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0xff, 0xff]) + answer.body.prefix(64)
         case let .status(status, headers, retryAfter, retryAfterDate):
             answer.status = status
+            answer.reasonPhrase = ""   // the new status's own phrase, not the recorded one
             for header in headers { answer.headers.append(.init(header.name, header.value)) }
             if let retryAfter {
                 answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import TapedeckScheduling
 public import TapedeckCassettes
 public import TapedeckHTTP
 
@@ -183,11 +184,19 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
+    /// Each piece is passed on, and the next one read only once the client's connection has taken
+    /// this one (``ReplyProgress/body(_:taken:)``): a slow reader holds the upstream back instead of
+    /// having the whole body queued for it beside the copy kept for the journal.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let piece = Data(buffer.readableBytesView)
         body.append(piece)
-        progress?(.body(piece))
-        return task.eventLoop.makeSucceededVoidFuture()
+        guard let progress else { return task.eventLoop.makeSucceededVoidFuture() }
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        let once = OnceFlag()
+        progress(.body(piece, taken: {
+            if once.claim() { promise.succeed(()) }
+        }))
+        return promise.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {

@@ -50,6 +50,18 @@ struct LimitsTests {
         #expect(fine.statusLine == "HTTP/1.1 200 OK" && String(decoding: fine.received, as: UTF8.self).hasSuffix("fine"))
     }
 
+    @Test("an idle keep-alive connection, and one that never sends a byte, are closed quietly at the header timeout: no 408 waits in the socket for the next request")
+    func idleConnectionsCloseQuietly() throws {
+        let server = try server { $0.headerTimeout = .milliseconds(200) }
+        defer { try? server.shutdown() }
+        let idle = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\n\r\n".utf8), shutdownWrite: false)
+        let text = String(decoding: idle.received, as: UTF8.self)
+        #expect(!idle.timedOut, "the idle connection was closed")
+        #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2 && text.hasPrefix("HTTP/1.1 200") && !text.contains("408"), "\(text)")
+        let silent = rawExchange(port: server.port, send: Data(), shutdownWrite: false)
+        #expect(!silent.timedOut && silent.received.isEmpty, "\(String(decoding: silent.received, as: UTF8.self))")
+    }
+
     @Test("one connection over the limit gets 503 and is closed; CLI refuses a non-loopback address without the flag")
     func connectionLimit() throws {
         let server = try server { $0.maxConnections = 1 }

@@ -74,6 +74,37 @@ struct SocketFaultTests {
         server.stop()
     }
 
+    @Test("several sites on one route: the first that fires acts, as in a scenario run; a status override gets its own reason phrase")
+    func firstSiteActs() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("stack.har.gz")
+        try CassetteFile.write(Cassette(interactions: ["a", "b"].enumerated().map { index, path in
+            Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/\(path)")!),
+                        outcome: .response(RecordedResponse(status: 200, statusText: "Fine Thanks", body: body)))
+        }), to: cassette)
+        let plan = directory.file("stack.yaml")
+        try Data("""
+        faults:
+          - { name: wait, kind: latency, delay: 1ms, route: "GET /a" }
+          - { name: busy-a, kind: status, status: 503, retryAfter: 2s, route: "GET /a" }
+          - { name: cut-a, kind: truncate, afterBytes: 5, route: "GET /a" }
+          - { name: busy-b, kind: status, status: 429, retryAfter: 1s, route: "GET /b" }
+          - { name: busy-b2, kind: status, status: 503, retryAfter: 9s, route: "GET /b" }
+        """.utf8).write(to: plan)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--faults", plan.path])
+        defer { server.stop() }
+        let first = try curl([server.base + "/a"])
+        #expect(first.status == 0 && first.code == 200 && first.body == body, "only the latency acts: \(first.head)")
+        #expect(first.head.hasPrefix("HTTP/1.1 200 Fine Thanks"), "\(first.head)")
+        let second = try curl([server.base + "/b"])
+        #expect(second.head.hasPrefix("HTTP/1.1 429 Too Many Requests"), "the override's phrase: \(second.head)")
+        #expect(second.head.components(separatedBy: "Retry-After").count == 2 && second.head.contains("Retry-After: 1"), "\(second.head)")
+        let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(fired.contains("wait (latency)") && fired.contains("busy-b (status)"), "\(fired)")
+        #expect(!fired.contains("busy-a") && !fired.contains("cut-a") && !fired.contains("busy-b2"), "\(fired)")
+    }
+
     @Test("URLSession reports a reset, a truncation and a lost connection as URLErrors")
     func urlSessionSeesFaults() async throws {
         let directory = try TemporaryDirectory()
