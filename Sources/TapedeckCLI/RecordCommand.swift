@@ -28,6 +28,8 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var server: ServerFlags
 
+    @OptionGroup var match: MatchFlags
+
     @Option(help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
     var upstreamTimeout: Double = 60
 
@@ -47,6 +49,7 @@ struct RecordCommand: ParsableCommand {
         let signals = TerminationSignals.block()   // before any thread starts (see TerminationSignals)
         var options = CassetteRecorder.Options(mode: CassetteRecorder.Mode(parsing: mode)!)
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
+        options.rules = match.rules
         let service: RecordService
         do {
             service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options,

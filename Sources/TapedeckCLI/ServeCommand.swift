@@ -25,6 +25,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var server: ServerFlags
 
+    @OptionGroup var match: MatchFlags
+
     @Option(help: "Timings: recorded, instant or scale=X.")
     var timing: String = "recorded"
 
@@ -53,6 +55,7 @@ struct ServeCommand: ParsableCommand {
         let signals = TerminationSignals.block()   // before any thread starts (see TerminationSignals)
         var options = ReplayService.Options(timing: ReplayService.Timing(parsing: timing)!, onMiss: ReplayService.OnMiss(parsing: onMiss)!)
         options.preferredScheme = scheme?.lowercased()
+        options.rules = match.rules
         if let faults {
             let plan: FaultPlan
             do {

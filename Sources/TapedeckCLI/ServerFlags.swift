@@ -19,7 +19,7 @@ struct ServerFlags: ParsableArguments {
     @Option(help: "The most bytes of request body (more gets 413).")
     var maxBodyBytes: Int = 64 * 1024 * 1024
 
-    @Option(help: "Seconds a connection may take to send a request head, or sit idle (then 408).")
+    @Option(help: "Seconds a connection may take to send a request head (then 408), or sit idle (then it is closed).")
     var headerTimeout: Double = 10
 
     @Option(help: "Event loop threads (0: one per core).")

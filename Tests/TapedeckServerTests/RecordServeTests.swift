@@ -85,6 +85,36 @@ struct RecordServeTests {
         #expect(server.errors.contains("miss: "), "the miss log on stderr")
     }
 
+    @Test("--match-body json and --match-header pick the entry by body and field, in any order; a bad rule is a usage error")
+    func matchFlags() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("search.har")
+        let url = URL(string: "http://api.test/search")!
+        func entry(_ index: Int, tenant: String, query: String, answer: String) -> Interaction {
+            Interaction(index: index, request: RecordedRequest(method: "POST", url: url,
+                                                               headers: [HeaderField("X-Tenant", tenant), HeaderField("Content-Type", "application/json")],
+                                                               body: Data(#"{"q":"\#(query)","page":1}"#.utf8)),
+                        outcome: .response(RecordedResponse(status: 200, body: Data(answer.utf8))))
+        }
+        try CassetteFile.write(Cassette(interactions: [
+            entry(0, tenant: "a", query: "kettle", answer: "a-kettle"), entry(1, tenant: "a", query: "teapot", answer: "a-teapot"),
+            entry(2, tenant: "b", query: "kettle", answer: "b-kettle"),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--match-body", "json", "--match-header", "X-Tenant"])
+        defer { server.stop() }
+        func search(_ tenant: String, _ body: String) throws -> String {
+            String(decoding: try curl(["-X", "POST", "-H", "X-Tenant: \(tenant)", "-H", "Content-Type: application/json", "-d", body,
+                                       server.base + "/search"]).body, as: UTF8.self)
+        }
+        #expect(try search("b", #"{"page": 1, "q": "kettle"}"#) == "b-kettle", "key order and spaces do not matter")
+        #expect(try search("a", #"{"q":"teapot","page":1}"#) == "a-teapot")
+        #expect(try search("a", #"{"q":"kettle","page":1}"#) == "a-kettle")
+        #expect(try search("a", #"{"q":"spoon","page":1}"#).contains("JSON body differs"))
+        let bad = try runTapedeck(["serve", cassette.path, "--match-body", "xml"])
+        #expect(bad.status == 64 && bad.errors.contains("--match-body"), "\(bad.errors)")
+    }
+
     @Test("a cassette recorded by tapedeck record replays in-process through a Tape; one recorded in-process is served to URLSession")
     func interoperates() async throws {
         let upstream = try await LoopbackServer.start()
