@@ -81,10 +81,30 @@ public final class CassettePlayer: Responder {
 
     /// The next unused recorded answer matching `request` (by ``rules``), or a "no match" reply
     /// naming the closest entries and why they differ.
+    /// A `HEAD` with no recorded `HEAD` gets the head of the `GET` it would have matched, without
+    /// its body and without using it up: what a server answers to a `HEAD` (RFC 9110 §9.3.2).
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let live = redactor.redact(RecordedRequest(request))
-        guard let chosen = choose(live, consuming: true)?.position else { return .noMatch(reason: explainMiss(live)) }
-        return Self.reply(for: cassette.interactions[chosen])
+        if let chosen = choose(live, consuming: true)?.position { return Self.reply(for: cassette.interactions[chosen]) }
+        if let get = asGet(live), let position = choose(get, consuming: false)?.position,
+           case var .response(plan) = Self.reply(for: cassette.interactions[position]) {
+            // The length the GET would have had, when the recording did not state it (chunked).
+            if plan.head.headerFields[.contentLength] == nil, plan.bodyForm == .wire {
+                plan.head.headerFields[.contentLength] = String(plan.body.count)
+            }
+            plan.body = Data()
+            plan.chunkSizes = nil
+            return .response(plan)
+        }
+        return .noMatch(reason: explainMiss(live))
+    }
+
+    /// `live` as a `GET`, when it is a `HEAD`.
+    private func asGet(_ live: RecordedRequest) -> RecordedRequest? {
+        guard live.method.uppercased() == "HEAD" else { return nil }
+        var get = live
+        get.method = "GET"
+        return get
     }
 
     /// The interaction ``reply(to:context:)`` would answer `request` with now, without using it
@@ -92,8 +112,12 @@ public final class CassettePlayer: Responder {
     /// repeats). Nil when nothing matches.
     package func nextMatch(for request: RequestSnapshot) -> (position: Int, unplayed: Bool)? {
         // Redaction leaves method and path alone: a request no bucket holds is not redacted first.
-        guard index.hasBucket(for: RecordedRequest(method: request.method.rawValue, url: request.url)) else { return nil }
-        return choose(redactor.redact(RecordedRequest(request)), consuming: false)
+        if index.hasBucket(for: RecordedRequest(method: request.method.rawValue, url: request.url)),
+           let match = choose(redactor.redact(RecordedRequest(request)), consuming: false) { return match }
+        // A HEAD answered by the head of a GET (see reply(to:context:)), which it never uses up.
+        guard request.method == .head, index.hasBucket(for: RecordedRequest(method: "GET", url: request.url)),
+              let get = asGet(redactor.redact(RecordedRequest(request))) else { return nil }
+        return choose(get, consuming: false).map { ($0.position, false) }
     }
 
     /// The first unplayed candidate that matches (marked played when `consuming`), else what

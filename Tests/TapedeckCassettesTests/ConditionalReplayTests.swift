@@ -56,4 +56,34 @@ struct ConditionalReplayTests {
         #expect(reply(player) == nil)
         #expect(reply(player, [("Range", "bytes=5-9")]) == nil)
     }
+
+    @Test("a HEAD with no recorded HEAD gets the matching GET's head without its body, and does not use the GET up")
+    func headFromGet() throws {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Length", "5"), HeaderField("ETag", "\"v1\"")],
+                                                            body: Data("run()".utf8)))),
+        ]), afterLast: .noMatch)
+        let head = player.reply(to: RequestSnapshot(method: .head, url: url), context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+        guard case let .response(plan) = head else { Issue.record("no answer to HEAD: \(head)"); return }
+        #expect(plan.head.status == 200 && plan.body.isEmpty)
+        let fields = plan.head.headerFields.map { "\($0.name.rawName): \($0.value)" }
+        #expect(fields == ["Content-Length: 5", "ETag: \"v1\""], "the GET's fields, its length included")
+        #expect(player.nextMatch(for: RequestSnapshot(method: .head, url: url)) != nil, "the origin choice sees it too")
+        #expect(reply(player)?.body == "run()", "the GET is still unplayed")
+        #expect(reply(player) == nil)
+        let other = player.reply(to: RequestSnapshot(method: .head, url: URL(string: "http://site.test/other")!),
+                                 context: ResponderContext(exchange: 2, transaction: 0, time: .zero))
+        guard case .noMatch = other else { Issue.record("a HEAD of nothing recorded matched: \(other)"); return }
+        // A GET recorded chunked (no length): the HEAD states the length its body had.
+        let chunked = CassettePlayer(cassette: Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url), outcome: .response(RecordedResponse(status: 200, body: Data("run()".utf8)))),
+        ]))
+        guard case let .response(chunkedPlan) = chunked.reply(to: RequestSnapshot(method: .head, url: url),
+                                                              context: ResponderContext(exchange: 1, transaction: 0, time: .zero)) else {
+            Issue.record("no answer to HEAD"); return
+        }
+        #expect(chunkedPlan.head.headerFields.map { "\($0.name.rawName): \($0.value)" } == ["Content-Length: 5"])
+    }
 }
+
