@@ -49,7 +49,7 @@ struct ShrinkCommand: ParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue,
               FileManager.default.isWritableFile(atPath: directory.path) else {
-            printError("tapedeck: \(out == nil ? "" : "--out ")\(output.path): cannot write it: \(directory.path) is not a writable directory")
+            printError("tapedeck: \(out == nil ? "" : "--out ")\(output.path): cannot write it: \(describeWriteError(CocoaError(.fileWriteUnknown), path: output.path))")
             throw ExitStatus.otherFailure
         }
         let start = ContinuousClock.now
