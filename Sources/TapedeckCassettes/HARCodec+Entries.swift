@@ -79,6 +79,10 @@ extension HARCodec {
                 // mitmproxy records a WebSocket under its http(s) URL; URLSession cannot be handed an upgrade.
                 throw bad("response.status", "a WebSocket upgrade (101 Switching Protocols): only HTTP requests replay, so its handshake and messages are left out")
             }
+            guard response.status >= 200 else {
+                // 100 Continue, 103 Early Hints: interim answers, which a request never ends with.
+                throw bad("response.status", "status \(response.status) is an interim answer (1xx), not one a request ends with")
+            }
             let headers = headerFields(response.headers)
             var data = Data()
             if let text = response.content.text {

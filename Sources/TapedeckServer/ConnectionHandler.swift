@@ -199,7 +199,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// One event of a streamed answer (see ``AnswerStream``), on the connection's loop.
     private func stream(_ event: AnswerStream.Event, _ context: ChannelHandlerContext, isHead: Bool) {
         switch (event, state) {
-        case let (.head(answer), .answering(keepAlive)):
+        case let (.head(streamed), .answering(keepAlive)):
+            // An interim status cannot end the exchange (see write).
+            let answer = streamed.status < 200 ? ServerAnswer.text(502, "") : streamed
             let close = answer.close || !keepAlive || closeAfterAnswer
             state = .streaming(close: close, held: nil)
             context.writeAndFlush(wrapOutboundOut(.head(Self.streamedHead(answer, close: close, isHead: isHead))), promise: nil)
@@ -258,6 +260,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             return
         }
         let delivery = answer.delivery
+        if answer.status < 200 {
+            // An interim status cannot end an exchange (NIO refuses to end one): say so instead.
+            return write(context, .text(502, "tapedeck: the answer's status \(answer.status) is an interim one (1xx), which no request ends with\n"),
+                         isHead: isHead, whenDone: whenDone)
+        }
         if delivery.stall {
             whenDone(self)
             return   // the connection stays open, unanswered, until the client gives up

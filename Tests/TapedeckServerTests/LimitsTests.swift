@@ -62,6 +62,34 @@ struct LimitsTests {
         #expect(!silent.timedOut && silent.received.isEmpty, "\(String(decoding: silent.received, as: UTF8.self))")
     }
 
+    /// Answers every request with an interim status, whole or streamed (`?stream`).
+    private struct InterimService: ExchangeService {
+        func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+            if request.target.hasSuffix("?stream"), let stream = request.stream {
+                stream.head(ServerAnswer(status: 103))
+                stream.end()
+            } else {
+                answer(ServerAnswer(status: 100, body: Data("x".utf8)))
+            }
+        }
+    }
+
+    @Test("an answer with an interim status (1xx), whole or streamed, is answered 502 and the server keeps serving (NIO trapped on it)")
+    func interimStatusIsNoAnswer() throws {
+        var options = ServerOptions()
+        options.threads = 1
+        let server = try TapedeckHTTPServer(service: InterimService(), options: options)
+        defer { try? server.shutdown() }
+        for target in ["/a", "/a?stream", "/b"] {
+            let reply = rawExchange(port: server.port, send: Data("GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            #expect(reply.statusLine == "HTTP/1.1 502 Bad Gateway" && !reply.timedOut, "\(target): \(reply.statusLine)")
+        }
+        // A HAR entry with a 1xx status is skipped when read, with the reason.
+        let har = #"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[{"request":{"method":"GET","url":"http://a.test/"},"response":{"status":103,"content":{}}}]}}"#
+        let cassette = try HARCodec.decode(Data(har.utf8), file: "hints.har")
+        #expect(cassette.interactions.isEmpty && cassette.skipped.first?.error.reason.contains("interim answer (1xx)") == true)
+    }
+
     @Test("one connection over the limit gets 503 and is closed; CLI refuses a non-loopback address without the flag")
     func connectionLimit() throws {
         let server = try server { $0.maxConnections = 1 }

@@ -126,7 +126,7 @@ extension ScenarioReader {
             used.insert("afterBytes")
         case "corruptGzip": kind = .corruptGzip
         case "status":
-            kind = .status(try needs("status").int(in: 100...999), headers: try keys["headers"].map { (field) throws(ScenarioError) in try headers(field) } ?? [],
+            kind = .status(try needs("status").int(in: 200...999), headers: try keys["headers"].map { (field) throws(ScenarioError) in try headers(field) } ?? [],
                            retryAfter: try keys["retryAfter"]?.duration(), retryAfterDate: try keys["retryAfterDate"]?.duration())
             used.formUnion(["status", "headers", "retryAfter", "retryAfterDate"])
         case "metrics":
