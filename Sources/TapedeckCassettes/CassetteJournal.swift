@@ -198,6 +198,16 @@ public final class CassetteJournal: Sendable {
         }
         try CassetteFile.write(cassette, to: cassetteURL, options: options)
         Self.retire(journalURL, damaged: journalled.droppedBytes > 0 || !journalled.skipped.isEmpty)
+        if journalled.droppedBytes > 0 {
+            // Not a crash's torn tail (this recording is stopping normally): records past what a
+            // cassette may hold, or damage. They are in the `.damaged` copy; nobody may think
+            // the cassette holds them.
+            throw CassetteError(
+                .io, file: cassetteURL.path,
+                reason: "the cassette holds \(cassette.interactions.count) interaction\(cassette.interactions.count == 1 ? "" : "s"), but the last \(journalled.droppedBytes) bytes of the journal did not fit "
+                    + "(a cassette holds at most \(CassetteFile.maximumJSONSize / 1_048_576) MiB of JSON): they are kept in \(journalURL.path).damaged",
+                hint: "record large bodies into a cassette of their own")
+        }
         cassette.skipped = journalled.skipped
         return cassette
     }

@@ -88,6 +88,26 @@ struct JournalTests {
         #expect(try CassetteFile.read(other).interactions == [interaction(1)])
     }
 
+    @Test("a recording that stops normally with journal bytes that did not fit (damage, or past a cassette's size) says so, keeps them aside, and writes what fit")
+    func stopWithUnfitBytes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("big.har.gz")
+        let journal = try CassetteJournal(cassette: url)
+        try journal.append(interaction(1))
+        // Bytes no reader can take, between two records (as a record past the size limit is).
+        let handle = try FileHandle(forWritingTo: journal.journalURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("not gzip at all".utf8))
+        try handle.close()
+        try journal.append(interaction(2))
+        let path = journal.journalURL.path
+        let error = try #require(throws: CassetteError.self) { try journal.finish(base: Cassette()) }
+        #expect(error.reason.contains("the cassette holds 1 interaction, but the last") && error.reason.contains("\(path).damaged"), "\(error)")
+        #expect(try CassetteFile.read(url).interactions == [interaction(1)])
+        #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
+    }
+
     @Test("a crash between writing the cassette and deleting the journal: merging again adds nothing")
     func mergeIsIdempotent() throws {
         let directory = try TemporaryDirectory()
