@@ -193,23 +193,10 @@ public struct MatchRules: Sendable {
         try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
     }
 
-    /// The parts of a multipart body (each part's bytes, boundary removed), in order.
+    /// The parts of a multipart body (each part's headers and content, the framing left out), in
+    /// order; a body that is not multipart (or has no boundary) is one part.
     private func multipartParts(_ body: Data, contentType: String?) -> [Data] {
-        guard let contentType, let range = contentType.range(of: "boundary=") else { return [body] }
-        var boundary = String(contentType[range.upperBound...])
-        if let end = boundary.firstIndex(of: ";") { boundary = String(boundary[..<end]) }
-        boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-        let delimiter = Data("--\(boundary)".utf8)
-        var parts: [Data] = []
-        var rest = body[...]
-        while let found = rest.range(of: delimiter) {
-            let part = rest[rest.startIndex..<found.lowerBound]
-            if !part.isEmpty { parts.append(Data(part)) }
-            rest = rest[found.upperBound...]
-        }
-        return parts.filter { part in
-            let text = String(decoding: part, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return !text.isEmpty && text != "--"
-        }
+        guard let parts = Redactor.multipartParts(body, contentType: contentType) else { return [body] }
+        return parts.map { Data(body[$0.whole]) }
     }
 }
