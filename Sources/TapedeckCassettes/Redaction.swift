@@ -64,6 +64,11 @@ public struct Redactor: Hashable, Sendable {
     /// The default rules, made once (the secrets check consults them for every name it reads).
     static let standard = Redactor()
 
+    /// The most bytes a compressed body is decoded to, and a JSON body parsed at, to look for
+    /// secrets inside: a few kilobytes of gzip can decode to a gigabyte, and parsing that took a
+    /// recording proxy to 3 GB of memory. A larger body is stored as it is.
+    public static let inspectionLimit = 64 * 1_048_576
+
     /// Exactly these rules, without the defaults.
     public init(headers: Set<String>, queryItems: Set<String>, jsonFields: Set<String>) {
         self.headers = Set(headers.map { $0.lowercased() })
@@ -90,7 +95,7 @@ public struct Redactor: Hashable, Sendable {
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
                     response.body = body
                 }
-            } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
+            } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Self.inspectionLimit) {
                 // Compressed wire bytes: redact inside, compress again only if something changed.
                 let redacted = redactBody(plain, contentType: contentType)
                 if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
@@ -209,7 +214,8 @@ public struct Redactor: Hashable, Sendable {
     /// a login as `application/octet-stream` must not leak it). The output keeps key order stable
     /// (sorted), so it is deterministic.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
-        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
+        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
+              contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }

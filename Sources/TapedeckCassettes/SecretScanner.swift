@@ -91,12 +91,13 @@ public enum SecretScanner {
                 let coding = response.headers.value(for: "Content-Encoding")
                 if response.bodyForm == .decoded || coding == nil {
                     bodies.append(("response.body", response.body))
-                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding) {
+                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit) {
                     bodies.append(("response.body (decoded \(coding ?? ""))", plain))
                 }
             }
             for (place, body) in bodies {
-                guard let text = String(data: body, encoding: .utf8) else { continue }
+                // As redaction does: a body past the inspection limit is not parsed.
+                guard body.count <= Redactor.inspectionLimit, let text = String(data: body, encoding: .utf8) else { continue }
                 if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
                     for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0) || defaults.isSecretJSONField($0) }) {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TapedeckHTTP
 @testable import TapedeckCassettes
 
 /// What the default redaction catches beyond its exact name lists: form fields, secrets a server
@@ -71,4 +72,24 @@ struct RedactionNameTests {
     func words(_ name: String, _ expected: [String]) {
         #expect(Redactor.words(of: name) == expected)
     }
+
+    @Test("a compressed body that decodes past the inspection limit (a gzip bomb) is stored as it is, not decoded to look inside; the check skips it too")
+    func bombIsNotInspected() throws {
+        let json = Data(#"{"password":"hunter2","pad":""#.utf8) + Data(repeating: UInt8(ascii: " "), count: Redactor.inspectionLimit) + Data(#""}"#.utf8)
+        let bomb = try Zlib.compress(json, format: .gzip)
+        #expect(bomb.count < 1_048_576, "a small file that decodes large")
+        let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/big")!),
+                                      outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", "gzip"),
+                                                                                                 HeaderField("Content-Type", "application/json")],
+                                                                          body: bomb, bodyForm: .wire)))
+        #expect(Redactor().redact(interaction) == interaction)
+        #expect(SecretScanner.scan(Cassette(interactions: [interaction])).isEmpty)
+        // Within the limit, the same secret is found and replaced.
+        let small = try Zlib.compress(Data(#"{"password":"hunter2"}"#.utf8), format: .gzip)
+        var within = interaction
+        within.outcome = .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", "gzip")], body: small, bodyForm: .wire))
+        let redacted = try #require(Redactor().redact(within).response)
+        #expect(try Zlib.decompress(redacted.body, format: .gzip) == Data(#"{"password":"REDACTED"}"#.utf8))
+    }
 }
+
