@@ -74,10 +74,10 @@ public final class RecordService: ExchangeService {
     /// handshake) is refused with `501` before anything is forwarded or journalled: only HTTP
     /// exchanges are recorded, and a recorded `101` could not be replayed.
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
-        if let protocols = request.headers.value(for: "Upgrade") {
-            log?("refused an upgrade to '\(protocols)' for \(request.method) \(request.target): only HTTP exchanges are recorded")
-            return answer(.text(501, "tapedeck: record passes on HTTP exchanges only; an upgrade to '\(protocols)' (a WebSocket) is neither forwarded nor recorded\n",
-                                headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true))
+        if let refusal = Self.refusesTunnel(request) {
+            let target = recorder.options.redactor.redactURLText(request.target)
+            log?("refused \(request.method) \(target): \(refusal.reason)")
+            return answer(refusal.answer)
         }
         let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
         guard let url = URL(string: upstreamOrigin + target) else {
@@ -150,6 +150,22 @@ public final class RecordService: ExchangeService {
         } else {
             deliver(final, host: host, answer: answer)
         }
+    }
+
+    /// A `501` for a request that asks for a tunnel rather than an exchange — a protocol upgrade
+    /// (a WebSocket's handshake) or `CONNECT` — with why, or nil for any other request. A tunnel
+    /// carries bytes no cassette can hold or replay (and a `CONNECT` answered `200` made the client
+    /// think one had opened).
+    static func refusesTunnel(_ request: IncomingRequest) -> (answer: ServerAnswer, reason: String)? {
+        let reason: String
+        if request.method.uppercased() == "CONNECT" {
+            reason = "a CONNECT asks for a tunnel, which is neither forwarded nor recorded"
+        } else if let protocols = request.headers.value(for: "Upgrade") {
+            reason = "an upgrade to '\(protocols)' (a WebSocket) is neither forwarded nor recorded: only HTTP exchanges are"
+        } else {
+            return nil
+        }
+        return (.text(501, "tapedeck: \(reason)\n", headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true), reason)
     }
 
     /// Fields that are the proxy's or the connection's, not the request's.

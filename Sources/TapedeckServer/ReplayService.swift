@@ -207,6 +207,7 @@ public final class ReplayService: ExchangeService {
             case .badGateway:
                 result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
             case .passthrough:
+                if let refusal = RecordService.refusesTunnel(request) { return answer(refusal.answer) }
                 var forwarded = HTTPFieldsBuilder()
                 for field in request.headers where !RecordService.notForwarded.contains(field.name.lowercased()) {
                     forwarded.append(field.name, field.value)
