@@ -193,6 +193,14 @@ extension HARCodec {
                                 reason: "the body is in the attached file '\(name)', which is read only when the HAR is loaded from its file", hint: hint)
         }
         let url = directory.appendingPathComponent(name)
+        // A plain file only: a symbolic link beside a HAR from elsewhere could point anywhere, and
+        // a FIFO or a device would not end.
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+        if let type, type != .typeRegular {
+            throw CassetteError(.entry, file: file, place: place,
+                                reason: "the attached file '\(name)' is \(type == .typeSymbolicLink ? "a symbolic link" : "not a plain file"); only a plain file beside the HAR is read",
+                                hint: hint)
+        }
         do {
             return try Data(contentsOf: url)
         } catch {

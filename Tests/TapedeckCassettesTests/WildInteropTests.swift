@@ -140,6 +140,17 @@ struct WildInteropTests {
         #expect(cassette.skipped.map(\.position) == [0, 1])
         #expect(cassette.skipped[0].description.contains("is not a plain file name"), "\(cassette.skipped[0])")
         #expect(cassette.skipped[1].description.contains("cannot be read"), "\(cassette.skipped[1])")
+
+        // A symbolic link beside the HAR is not followed (a HAR bundle from elsewhere could point it anywhere).
+        let linked = try TemporaryDirectory()
+        defer { linked.cleanUp() }
+        try data.write(to: linked.file("pw.har"))
+        let secret = directory.file("outside.txt")
+        try Data("not for the cassette".utf8).write(to: secret)
+        try FileManager.default.createSymbolicLink(at: linked.file("ecd0f27f005bcb3770b6bb86f84b6fb64fb189ec.json"), withDestinationURL: secret)
+        let viaLink = try CassetteFile.read(linked.file("pw.har"))
+        #expect(viaLink.skipped.first?.description.contains("is a symbolic link") == true, "\(viaLink.skipped)")
+        #expect(!viaLink.interactions.contains { $0.response?.body == Data("not for the cassette".utf8) })
     }
 
     @Test("request-only HARs (k6's har-to-k6 input) and Latin-1 text are skipped with a reason that says so")
