@@ -59,10 +59,22 @@ struct ServerFlags: ParsableArguments {
 }
 
 extension ServerFlags {
-    /// Starts listening with `service`, or says why it cannot and fails with exit status 3.
+    /// Starts listening with `service`, or says why it cannot and fails with exit status 3. The
+    /// connection limit is kept within the descriptors the process may open (raised to the
+    /// system's hard limit first): past them accept fails, and NIO retried it in a busy loop with
+    /// no 503 for anyone.
     func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
+        var options = options()
+        // A recording proxy holds an upstream connection for each client's.
+        let perConnection = service is RecordService ? 2 : 1
+        let usable = max(1, (Self.raiseDescriptorLimit() - 64) / perConnection)
+        if options.maxConnections > usable {
+            printError("tapedeck: warning: --max-connections \(options.maxConnections) is more than this process can open "
+                       + "(ulimit -n); using \(usable)")
+            options.maxConnections = usable
+        }
         do {
-            return try TapedeckHTTPServer(service: service, options: options())
+            return try TapedeckHTTPServer(service: service, options: options)
         } catch {
             let text = "\(error)"
             let reason = text.contains("Address already in use")
@@ -71,6 +83,20 @@ extension ServerFlags {
             printError("tapedeck: cannot listen on \(listen): \(reason)")
             throw ExitStatus.otherFailure
         }
+    }
+}
+
+extension ServerFlags {
+    /// Raises the soft limit on open descriptors to the hard one; returns the soft limit after.
+    static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: min(limit.rlim_cur, 1 << 30))   // RLIM_INFINITY is the largest value
     }
 }
 

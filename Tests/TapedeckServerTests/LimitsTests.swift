@@ -62,6 +62,34 @@ struct LimitsTests {
         #expect(!silent.timedOut && silent.received.isEmpty, "\(String(decoding: silent.received, as: UTF8.self))")
     }
 
+    @Test("with few descriptors (ulimit -n 256) the connection limit shrinks to fit, with a warning: connections past it get 503, not an accept loop that answers nobody")
+    func descriptorLimit() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("one.har")
+        try CassetteFile.write(Cassette(interactions: [Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/ok")!),
+                                                                   outcome: .response(RecordedResponse(status: 200, body: Data("fine".utf8))))]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--threads", "1"], shellFirst: "ulimit -n 256")
+        defer { server.stop() }
+        #expect(server.errors.contains("--max-connections 4096 is more than this process can open (ulimit -n); using 192"), "\(server.errors)")
+        // Hold 192 connections open; the server accepts in connection order, so the next one is the 193rd.
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        for _ in 0..<192 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            held.append(descriptor)
+        }
+        let over = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\n\r\n".utf8))
+        #expect(over.statusLine.hasPrefix("HTTP/1.1 503") && !over.timedOut, "\(over.statusLine)")
+    }
+
     /// Answers every request with an interim status, whole or streamed (`?stream`).
     private struct InterimService: ExchangeService {
         func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {

@@ -13,9 +13,15 @@ final class ServerProcess: @unchecked Sendable {
     let errorFile: URL
     private let output = Pipe()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = try tapedeckExecutable()
-        process.arguments = arguments
+    /// `shellFirst`, when given, runs in a shell before the server takes its place (`ulimit -n 256`).
+    init(_ arguments: [String], shellFirst: String? = nil) throws {
+        if let shellFirst {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellFirst + " && exec \"$0\" \"$@\"", try tapedeckExecutable().path] + arguments
+        } else {
+            process.executableURL = try tapedeckExecutable()
+            process.arguments = arguments
+        }
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-server-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardOutput = output
