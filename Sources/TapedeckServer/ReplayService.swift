@@ -279,6 +279,7 @@ public final class ReplayService: ExchangeService {
     }
 
     private func admin(_ request: IncomingRequest) -> ServerAnswer {
+        if let refusal = Self.foreignAdminRequest(request) { return refusal }
         let path = request.target.split(separator: "?").first.map(String.init) ?? request.target
         switch (request.method, path) {
         case (_, "/__tapedeck/health"):
@@ -299,6 +300,24 @@ public final class ReplayService: ExchangeService {
         default:
             return .text(404, "tapedeck admin: GET /__tapedeck/health, POST /__tapedeck/reset, GET /__tapedeck/misses, GET /__tapedeck/faults\n")
         }
+    }
+
+    /// A `403` for an admin request a web page could have made: one addressed to a domain name
+    /// (`Host`), which DNS rebinding can point at this machine, or sent by a page of one
+    /// (`Origin`), which a form may POST to `reset` without asking. An IP address or `localhost`
+    /// passes (curl, a test suite, another machine by address with `--allow-non-loopback`).
+    static func foreignAdminRequest(_ request: IncomingRequest) -> ServerAnswer? {
+        for (field, value) in [("Host", request.headers.value(for: "Host")), ("Origin", request.headers.value(for: "Origin"))] {
+            guard let value, value != "null" else { continue }
+            let host = (field == "Origin" ? URL(string: value)?.host : URL(string: "http://" + value)?.host) ?? value
+            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let isAddress = ServerOptions.isLoopback(bare) || bare.contains(":")
+                || (bare.split(separator: ".").count == 4 && bare.split(separator: ".").allSatisfy { UInt8($0) != nil })
+            if !isAddress {
+                return .text(403, "tapedeck: admin endpoints answer only requests addressed to an IP address or localhost (\(field): \(value))\n")
+            }
+        }
+        return nil
     }
 
     /// Closes the passthrough upstream's connections (the server is stopping its loops).

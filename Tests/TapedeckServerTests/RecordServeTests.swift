@@ -85,6 +85,24 @@ struct RecordServeTests {
         #expect(server.errors.contains("miss: "), "the miss log on stderr")
     }
 
+    @Test("admin endpoints refuse a request a web page could make (Host a domain name: DNS rebinding; Origin a site: a form posting reset) and answer curl, localhost and addresses")
+    func adminFromPagesRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("one.har")
+        try CassetteFile.write(Cassette(interactions: [Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/a")!),
+                                                                   outcome: .response(RecordedResponse(status: 200)))]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        defer { server.stop() }
+        let reset = server.base + "/__tapedeck/reset"
+        #expect(try curl(["-X", "POST", "-H", "Host: rebound.example:\(server.port)", reset]).code == 403)
+        #expect(try curl(["-X", "POST", "-H", "Origin: https://evil.example", reset]).code == 403)
+        #expect(try curl(["-H", "Host: rebound.example", server.base + "/__tapedeck/misses"]).code == 403)
+        #expect(try curl(["-X", "POST", reset]).code == 200)
+        #expect(try curl(["-X", "POST", "-H", "Host: localhost:\(server.port)", "-H", "Origin: http://127.0.0.1:3000", reset]).code == 200)
+        #expect(try curl(["-H", "Host: [::1]:\(server.port)", server.base + "/__tapedeck/health"]).code == 200)
+    }
+
     @Test("--match-body json and --match-header pick the entry by body and field, in any order; a bad rule is a usage error")
     func matchFlags() throws {
         let directory = try TemporaryDirectory()
