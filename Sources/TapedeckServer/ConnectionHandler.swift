@@ -15,7 +15,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private enum State {
+    enum State {
         case waitingForHead
         /// The body so far is in `requestBody` (kept out of the enum, so appending to it never
         /// finds a second reference and copies the whole buffer: quadratic for a large upload).
@@ -33,16 +33,16 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let connection: Int
     private let counters: ServerCounters
     private let outlet: RawOutlet
-    private var state = State.waitingForHead
+    var state = State.waitingForHead
     private var headerTimer: Scheduled<Void>?
     /// The client half-closed while an answer was under way: close after it.
-    private var closeAfterAnswer = false
+    var closeAfterAnswer = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
     /// The producer of a streamed answer waiting to hear its last piece was taken (see
     /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
     /// answer or the connection ends — never left waiting.
-    private var pendingTaken: (@Sendable () -> Void)?
+    var pendingTaken: (@Sendable () -> Void)?
     /// The body of the request being read (state `readingBody`), and its announced length.
     private var requestBody = ByteBuffer()
     private var expectedBodyBytes = 0
@@ -91,14 +91,14 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     /// The answer under way ended (whole or broken off): counted done once, forgotten.
-    private func answerEnded() {
+    func answerEnded() {
         if answering?.finishOnce() == true { counters.inFlight.subtract(1, ordering: .relaxed) }
         answering = nil
         releaseTaken()
     }
 
     /// Tells a waiting producer its piece was taken.
-    private func releaseTaken() {
+    func releaseTaken() {
         let taken = pendingTaken
         pendingTaken = nil
         taken?()
@@ -194,64 +194,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    // MARK: streaming
-
-    /// One event of a streamed answer (see ``AnswerStream``), on the connection's loop.
-    private func stream(_ event: AnswerStream.Event, _ context: ChannelHandlerContext, isHead: Bool) {
-        switch (event, state) {
-        case let (.head(streamed), .answering(keepAlive)):
-            // An interim status cannot end the exchange (see write).
-            let answer = streamed.status < 200 ? ServerAnswer.text(502, "") : streamed
-            let close = answer.close || !keepAlive || closeAfterAnswer
-            state = .streaming(close: close, held: nil)
-            context.writeAndFlush(wrapOutboundOut(.head(Self.streamedHead(answer, close: close, isHead: isHead))), promise: nil)
-        case let (.body(piece, taken), .streaming(close, held)):
-            if isHead { taken?(); return }
-            state = .streaming(close: close, held: piece)
-            guard let held, !held.isEmpty else {
-                taken?()   // held back in memory, one piece: taken
-                return
-            }
-            // The piece before goes out; this one counts as taken once that write is done, so the
-            // producer waits while the client is slow to read.
-            let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: written)
-            releaseTaken()
-            pendingTaken = taken
-            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            written.futureResult.whenComplete { _ in bound.value.releaseTaken() }
-        case let (.end, .streaming(close, held)):
-            answerEnded()
-            if let held, !held.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)
-            }
-            finish(context, close: close || closeAfterAnswer)
-        case (.end, _), (.abort, _):
-            // Ended before its head (nothing was written), broken off after it, or the connection
-            // went away meanwhile (then it was counted done already): nothing more can be said.
-            answerEnded()
-            if case .closed = state { return }
-            state = .closed
-            abort(context.channel)
-        case let (.body(_, taken), _):
-            taken?()   // the connection closed under the stream (or a misuse): nothing to write
-        case (.head, _):
-            return
-        }
-    }
-
-    /// The head of a streamed answer: the fields as given, hop-by-hop ones dropped; a
-    /// `Content-Length` is kept (none: the body goes chunked), and none at all for bodyless statuses.
-    private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
-        var headers = HTTPHeaders()
-        for field in answer.headers where !hopByHop.contains(field.name.lowercased()) {
-            if isBodyless(answer.status), field.name.caseInsensitiveCompare("Content-Length") == .orderedSame { continue }
-            headers.add(name: field.name, value: field.value)
-        }
-        if close { headers.add(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
-    }
-
     // MARK: writing
 
     private func write(_ context: ChannelHandlerContext, _ answer: ServerAnswer, isHead: Bool, whenDone: @escaping (ConnectionHandler) -> Void) {
@@ -306,7 +248,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func finish(_ context: ChannelHandlerContext, close: Bool) {
+    func finish(_ context: ChannelHandlerContext, close: Bool) {
         let channel = context.channel
         if close {
             state = .closed
