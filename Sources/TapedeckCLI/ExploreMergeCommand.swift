@@ -62,8 +62,9 @@ struct ExploreMergeCommand: ParsableCommand {
                 printError("tapedeck: merge: " + problems.joined(separator: "; ") + "; give every shard's file")
                 throw ExitStatus.badInput
             }
-        } else if let low = records.first?.seed, let high = records.last?.seed, high - low + 1 > UInt64(records.count) {
-            printError("tapedeck: warning: merge: \(high - low + 1 - UInt64(records.count)) seeds between \(low) and \(high) are in no input "
+        } else if let low = records.first?.seed, let high = records.last?.seed, high - low >= UInt64(records.count) {
+            // high − low + 1 overflows for seeds 0 and 2⁶⁴ − 1: counted without the + 1.
+            printError("tapedeck: warning: merge: \(high - low - UInt64(records.count - 1)) seeds between \(low) and \(high) are in no input "
                        + "(a shard left out? --seeds \(low)..\(high) makes this an error)")
         }
         if let out {

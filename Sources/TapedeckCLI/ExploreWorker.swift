@@ -18,6 +18,9 @@ struct ExploreWorkerCommand: ParsableCommand {
         // A parent that went away (Ctrl-C, a crash) closes the pipe: the write below then fails
         // with EPIPE and the worker ends quietly, instead of dying of SIGPIPE or a trap.
         signal(SIGPIPE, SIG_IGN)
+        // Ctrl-C is the parent's to handle (it lets the seed under way finish, then closes this
+        // worker's input); a worker sharing the terminal's process group must not die of it.
+        signal(SIGINT, SIG_IGN)
         let scenario = try loadScenario(file)
         let worker = InProcessSeedWorker(scenario: scenario)
         while let line = readLine() {

@@ -89,14 +89,22 @@ extension ServerFlags {
 extension ServerFlags {
     /// Raises the soft limit on open descriptors to the hard one; returns the soft limit after.
     static func raiseDescriptorLimit() -> Int {
+        #if canImport(Glibc)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        let ceiling = rlim_t(1 << 30)
+        #else
+        let resource = RLIMIT_NOFILE
+        let ceiling = rlim_t(OPEN_MAX)   // Darwin refuses a soft limit above it (its hard one is RLIM_INFINITY)
+        #endif
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
-        if limit.rlim_cur < limit.rlim_max {
+        guard getrlimit(resource, &limit) == 0 else { return 1_024 }
+        let wanted = min(limit.rlim_max, ceiling)
+        if limit.rlim_cur < wanted {
             var raised = limit
-            raised.rlim_cur = limit.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            raised.rlim_cur = wanted
+            if setrlimit(resource, &raised) == 0 { limit = raised }
         }
-        return Int(clamping: min(limit.rlim_cur, 1 << 30))   // RLIM_INFINITY is the largest value
+        return Int(clamping: min(limit.rlim_cur, ceiling))
     }
 }
 

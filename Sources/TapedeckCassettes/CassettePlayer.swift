@@ -81,17 +81,17 @@ public final class CassettePlayer: Responder {
 
     /// The next unused recorded answer matching `request` (by ``rules``), or a "no match" reply
     /// naming the closest entries and why they differ.
-    /// A `HEAD` with no recorded `HEAD` gets the head of the `GET` it would have matched, without
-    /// its body and without using it up: what a server answers to a `HEAD` (RFC 9110 §9.3.2).
+    /// A `HEAD` of a URL no `HEAD` was recorded for gets the head of the `GET` it would have
+    /// matched, without its body and without using it up: what a server answers to a `HEAD`
+    /// (RFC 9110 §9.3.2).
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let live = redactor.redact(RecordedRequest(request))
         if let chosen = choose(live, consuming: true)?.position { return Self.reply(for: cassette.interactions[chosen]) }
-        if let get = asGet(live), let position = choose(get, consuming: false)?.position,
+        if let get = asGet(live), !index.hasBucket(for: RecordedRequest(method: "HEAD", url: live.url)),
+           let position = choose(get, consuming: false)?.position,
            case var .response(plan) = Self.reply(for: cassette.interactions[position]) {
-            // The length the GET would have had, when the recording did not state it (chunked).
-            if plan.head.headerFields[.contentLength] == nil, plan.bodyForm == .wire {
-                plan.head.headerFields[.contentLength] = String(plan.body.count)
-            }
+            // The length the GET's answer has as it is sent (a decoded body goes out decoded).
+            plan.head.headerFields[.contentLength] = String(plan.body.count)
             plan.body = Data()
             plan.chunkSizes = nil
             return .response(plan)
@@ -116,6 +116,7 @@ public final class CassettePlayer: Responder {
            let match = choose(redactor.redact(RecordedRequest(request)), consuming: false) { return match }
         // A HEAD answered by the head of a GET (see reply(to:context:)), which it never uses up.
         guard request.method == .head, index.hasBucket(for: RecordedRequest(method: "GET", url: request.url)),
+              !index.hasBucket(for: RecordedRequest(method: "HEAD", url: request.url)),
               let get = asGet(redactor.redact(RecordedRequest(request))) else { return nil }
         return choose(get, consuming: false).map { ($0.position, false) }
     }

@@ -57,11 +57,10 @@ struct JSONCursor {
         guard depth <= Self.maximumDepth else { return false }
         if take(UInt8(ascii: "}")) { return true }
         // JSONDecoder keeps the first of repeated keys; rather than copy that rule, decline them.
-        var seen: [String] = []
+        var seen: Set<String> = []
         while true {
             guard peek() == UInt8(ascii: "\""), let key = readString(), take(UInt8(ascii: ":")) else { return false }
-            guard !seen.contains(key) else { return false }
-            seen.append(key)
+            guard seen.insert(key).inserted else { return false }
             guard body(&self, key) else { return false }
             if take(UInt8(ascii: ",")) { continue }
             return take(UInt8(ascii: "}"))

@@ -196,7 +196,8 @@ public struct MatchRules: Sendable {
     /// The parts of a multipart body (each part's headers and content, the framing left out), in
     /// order; a body that is not multipart (or has no boundary) is one part.
     private func multipartParts(_ body: Data, contentType: String?) -> [Data] {
-        guard let parts = Redactor.multipartParts(body, contentType: contentType) else { return [body] }
+        // Unreadable as parts (or not multipart): compared whole, so two such bodies match only when equal.
+        guard let parts = Redactor.multipartParts(body, contentType: contentType), !parts.isEmpty else { return [body] }
         return parts.map { Data(body[$0.whole]) }
     }
 }

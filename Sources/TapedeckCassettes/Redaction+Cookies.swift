@@ -14,11 +14,24 @@ extension Redactor {
             }.joined(separator: ";")
         }
         return setCookieFields(value).map { cookie in
-            // The first pair is the cookie; the rest are attributes (Path, Expires, HttpOnly…).
-            guard let semicolon = cookie.firstIndex(of: ";") else { return redactedPair(cookie) }
-            return redactedPair(cookie[..<semicolon]) + cookie[semicolon...]
+            // The first pair is the cookie; then its attributes. Only the attributes a browser
+            // knows are kept as they are (Path, Expires, HttpOnly…): anything else — `; sid=…`,
+            // a cookie the folding hid — could be a secret, and loses its value.
+            var pairs = cookie.split(separator: ";", omittingEmptySubsequences: false)
+            guard !pairs.isEmpty else { return String(cookie) }
+            pairs[0] = Substring(redactedPair(pairs[0]))
+            for index in pairs.indices.dropFirst() {
+                let name = pairs[index].prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).lowercased()
+                if !cookieAttributes.contains(name) { pairs[index] = Substring(redactedPair(pairs[index])) }
+            }
+            return pairs.joined(separator: ";")
         }.joined(separator: ",")
     }
+
+    /// `Set-Cookie` attributes (RFC 6265 and the ones browsers added), kept with their values.
+    private static let cookieAttributes: Set<String> = [
+        "path", "domain", "expires", "max-age", "secure", "httponly", "samesite", "partitioned", "priority", "version",
+    ]
 
     /// `name=value` with the value replaced, the spacing around it kept; a pair with no `=`
     /// is all value.
@@ -32,8 +45,8 @@ extension Redactor {
     }
 
     /// The cookies of a `Set-Cookie` value, split where fields were folded with `,`: at a comma
-    /// followed by `name=` (an `Expires` date's comma, `Wed, 21 Oct…`, is followed by no `=`
-    /// before a space or `;`).
+    /// followed by `name=` (spaces allowed around the name, the name possibly empty); an `Expires`
+    /// date's comma (`Wed, 21 Oct…`) is followed by words, not by `=`.
     private static func setCookieFields(_ value: String) -> [Substring] {
         var fields: [Substring] = []
         var start = value.startIndex
@@ -41,7 +54,7 @@ extension Redactor {
         while let comma = value[index...].firstIndex(of: ",") {
             let rest = value[value.index(after: comma)...].drop { $0 == " " }
             let name = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
-            if !name.isEmpty, rest.dropFirst(name.count).first == "=" {
+            if rest.dropFirst(name.count).drop(while: { $0 == " " }).first == "=" {
                 fields.append(value[start..<comma])
                 start = value.index(after: comma)
             }

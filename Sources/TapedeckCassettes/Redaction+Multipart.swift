@@ -62,7 +62,7 @@ extension Redactor {
             if line == nil { line = nextDelimiterLine(bytes, from: 0, delimiter) }
             while let current = line, !current.closes {
                 let next = nextDelimiterLine(bytes, from: current.end, delimiter)
-                let partEnd = next.map { $0.start - 2 } ?? bytes.count
+                let partEnd = next.map { $0.start - $0.lineBreakBefore } ?? bytes.count
                 if current.end <= partEnd, let headerEnd = headerEnd(bytes, current.end..<partEnd) {
                     found.append((current.end..<partEnd, headerEnd))
                 }
@@ -83,16 +83,23 @@ extension Redactor {
         var start: Int
         var end: Int
         var closes: Bool
+        /// The bytes of the line break before it (CRLF 2, a bare LF 1; 0 at the body's start),
+        /// which belong to the delimiter, not to the part before.
+        var lineBreakBefore = 0
     }
 
     /// The next delimiter line after a line break from `position`: `--boundary` followed by `--`,
     /// or by optional spaces and a line break. The same bytes followed by anything else are content
-    /// (RFC 2046), as a server's parser reads them.
+    /// (RFC 2046), as a server's parser reads them. Line breaks are CRLF, or a bare LF (Go's
+    /// parser takes those too; a body written so would otherwise have no parts to redact).
     private static func nextDelimiterLine(_ bytes: UnsafeRawBufferPointer, from position: Int, _ delimiter: [UInt8]) -> DelimiterLine? {
-        let needle = [0x0D, 0x0A] + delimiter
+        let needle = [0x0A] + delimiter
         var from = position
         while let found = find(needle, in: bytes, from: from, to: bytes.count) {
-            if let line = delimiterLine(bytes, at: found + 2, delimiter) { return line }
+            if var line = delimiterLine(bytes, at: found + 1, delimiter) {
+                line.lineBreakBefore = found > position && bytes[found - 1] == 0x0D ? 2 : 1   // a CR of the part itself, never of the line before it
+                return line
+            }
             from = found + 1
         }
         return nil
@@ -105,16 +112,20 @@ extension Redactor {
             return DelimiterLine(start: start, end: index + 2, closes: true)
         }
         while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index += 1 }
-        guard index + 1 < bytes.count, bytes[index] == 0x0D, bytes[index + 1] == 0x0A else { return nil }
-        return DelimiterLine(start: start, end: index + 2, closes: false)
+        if index + 1 < bytes.count, bytes[index] == 0x0D, bytes[index + 1] == 0x0A { return DelimiterLine(start: start, end: index + 2, closes: false) }
+        if index < bytes.count, bytes[index] == 0x0A { return DelimiterLine(start: start, end: index + 1, closes: false) }
+        return nil
     }
 
-    /// Where a part's header block ends (its blank line), nil without one.
+    /// Where a part's header block ends (its blank line, CRLF or LF), nil without one.
     private static func headerEnd(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Range<Int>? {
         if range.count >= 2, bytes[range.lowerBound] == 0x0D, bytes[range.lowerBound + 1] == 0x0A {
             return range.lowerBound..<range.lowerBound + 2   // no headers at all
         }
-        return find([0x0D, 0x0A, 0x0D, 0x0A], in: bytes, from: range.lowerBound, to: range.upperBound).map { $0..<$0 + 4 }
+        if range.count >= 1, bytes[range.lowerBound] == 0x0A { return range.lowerBound..<range.lowerBound + 1 }
+        let crlf = find([0x0D, 0x0A, 0x0D, 0x0A], in: bytes, from: range.lowerBound, to: range.upperBound).map { $0..<$0 + 4 }
+        let lf = find([0x0A, 0x0A], in: bytes, from: range.lowerBound, to: crlf?.lowerBound ?? range.upperBound).map { $0..<$0 + 2 }
+        return lf ?? crlf
     }
 
     /// The first offset in `from..<to` where `needle` starts.
@@ -136,7 +147,7 @@ extension Redactor {
         var part = MultipartPart(whole: range, content: headerEnd.upperBound..<range.upperBound, name: nil, isFile: false, contentType: nil)
         // Header lines are ASCII by the standard; Latin-1 reads any byte without failing.
         let text = String(body[range.lowerBound..<headerEnd.lowerBound].map { Character(Unicode.Scalar($0)) })
-        for line in text.split(separator: "\r\n") {
+        for line in text.split(whereSeparator: \.isNewline) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -167,7 +178,7 @@ extension Redactor {
             if rest.first == "\"" {
                 rest = rest.dropFirst()
                 while let character = rest.first, character != "\"" {
-                    if character == "\\", rest.count > 1 {
+                    if character == "\\", rest.dropFirst().first != nil {
                         rest = rest.dropFirst()
                     }
                     parameterValue.append(rest.first!)

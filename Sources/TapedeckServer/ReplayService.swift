@@ -303,19 +303,25 @@ public final class ReplayService: ExchangeService {
     }
 
     /// A `403` for an admin request a web page could have made: one addressed to a domain name
-    /// (`Host`), which DNS rebinding can point at this machine, or sent by a page of one
-    /// (`Origin`), which a form may POST to `reset` without asking. An IP address or `localhost`
-    /// passes (curl, a test suite, another machine by address with `--allow-non-loopback`).
+    /// (`Host`), which DNS rebinding can point at this machine, or sent by a page at all
+    /// (`Origin`, `null` included: a sandboxed or `data:` page), which a form may POST to `reset`
+    /// without asking — unless the page is this machine's own (a loopback origin). A `Host` that is
+    /// an IP address or `localhost` passes (curl, a test suite, another machine by address with
+    /// `--allow-non-loopback`); one that does not parse does not.
     static func foreignAdminRequest(_ request: IncomingRequest) -> ServerAnswer? {
-        for (field, value) in [("Host", request.headers.value(for: "Host")), ("Origin", request.headers.value(for: "Origin"))] {
-            guard let value, value != "null" else { continue }
-            let host = (field == "Origin" ? URL(string: value)?.host : URL(string: "http://" + value)?.host) ?? value
-            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            let isAddress = ServerOptions.isLoopback(bare) || bare.contains(":")
-                || (bare.split(separator: ".").count == 4 && bare.split(separator: ".").allSatisfy { UInt8($0) != nil })
-            if !isAddress {
-                return .text(403, "tapedeck: admin endpoints answer only requests addressed to an IP address or localhost (\(field): \(value))\n")
-            }
+        func refused(_ field: String, _ value: String) -> ServerAnswer {
+            .text(403, "tapedeck: admin endpoints answer only requests addressed to an IP address or localhost, from no page but this machine's (\(field): \(value))\n")
+        }
+        if let host = request.headers.value(for: "Host") {
+            guard let name = URL(string: "http://" + host)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return refused("Host", host) }
+            let isAddress = ServerOptions.isLoopback(name) || name.contains(":")
+                || (name.split(separator: ".", omittingEmptySubsequences: false).count == 4
+                    && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { UInt8($0) != nil })
+            if !isAddress { return refused("Host", host) }
+        }
+        if let origin = request.headers.value(for: "Origin") {
+            let name = URL(string: origin)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            guard let name, ServerOptions.isLoopback(name) else { return refused("Origin", origin) }
         }
         return nil
     }

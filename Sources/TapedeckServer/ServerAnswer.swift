@@ -35,7 +35,7 @@ public struct IncomingRequest: Sendable {
 }
 
 /// An answer written to the connection as it arrives, for a service passing on an upstream's
-/// response (`tapedeck record`): ``head(_:)`` once, ``body(_:)`` for each piece, then ``end()`` —
+/// response (`tapedeck record`): ``head(_:)`` once, ``body(_:taken:)`` for each piece, then ``end()`` —
 /// or ``abort()`` when the upstream failed after its head. A service that streams calls none of
 /// the `answer` closure. Calls may come from any thread; they are written in the order made.
 ///

@@ -94,7 +94,7 @@ public final class UpstreamClient: LiveTransport {
 
     private func forward(_ request: RequestSnapshot, reporting progress: DeferredReply.Progress?,
                          completion: @escaping @Sendable (LiveForwarder.Result) -> Void) -> @Sendable () -> Void {
-        let collector = ExchangeCollector(request: RecordedRequest(request), progress: progress, completion: completion)
+        let collector = ExchangeCollector(request: RecordedRequest(request), progress: progress, readTimeout: options.timeout, completion: completion)
         guard let (client, loop) = client() else {
             collector.fail(HTTPClientError.cancelled)
             return {}
@@ -109,7 +109,9 @@ public final class UpstreamClient: LiveTransport {
             collector.fail(error)
             return {}
         }
-        let deadline = NIODeadline.now() + .nanoseconds(options.resourceTimeout.wholeNanoseconds)
+        // A streamed exchange goes at the client's pace (backpressure): a slow reader of a large
+        // body must not make a healthy upstream look timed out, so only the read timeout bounds it.
+        let deadline = progress == nil ? NIODeadline.now() + .nanoseconds(options.resourceTimeout.wholeNanoseconds) : nil
         // The client's group is this one loop, so its connections are on it already. Requiring it
         // (`.delegateAndChannel`) would make every connection an "overflow" one, closed after use.
         let task = client.execute(request: outgoing, delegate: collector, eventLoop: loop.map { .delegate(on: $0) } ?? .indifferent,
@@ -157,6 +159,10 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
 
     private let request: RecordedRequest
     private let progress: DeferredReply.Progress?
+    /// The upstream client's read timeout (see ``didReceiveBodyPart(task:_:)``).
+    private let readTimeout: Duration
+    /// The longest a piece waits for the client to take the one before it.
+    static let patience = Duration.milliseconds(50)
     private let completion: @Sendable (LiveForwarder.Result) -> Void
     // The live path: what is recorded is when the real exchange started and how long it took.
     private let started = ContinuousClock.now
@@ -167,9 +173,11 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     private var body = Data()
     private let reported = Atomic<Bool>(false)
 
-    init(request: RecordedRequest, progress: DeferredReply.Progress?, completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
+    init(request: RecordedRequest, progress: DeferredReply.Progress?, readTimeout: Duration,
+         completion: @escaping @Sendable (LiveForwarder.Result) -> Void) {
         self.request = request
         self.progress = progress
+        self.readTimeout = readTimeout
         self.completion = completion
     }
 
@@ -186,15 +194,26 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
 
     /// Each piece is passed on, and the next one read only once the client's connection has taken
     /// this one (``ReplyProgress/body(_:taken:)``): a slow reader holds the upstream back instead of
-    /// having the whole body queued for it beside the copy kept for the journal.
+    /// having the whole body queued for it beside the copy kept for the journal. A piece waits at
+    /// most ``patience`` for that, though: async-http-client's read timer runs while it waits (it
+    /// restarts only when bytes are read from the socket, not when pieces it already holds are
+    /// handed over), so a client that stops reading slows the upstream to a piece per
+    /// ``patience`` rather than turning its pause into an upstream timeout.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let piece = Data(buffer.readableBytesView)
         body.append(piece)
         guard let progress else { return task.eventLoop.makeSucceededVoidFuture() }
         let promise = task.eventLoop.makePromise(of: Void.self)
         let once = OnceFlag()
-        progress(.body(piece, taken: {
+        let wait = min(Self.patience, readTimeout / 8)
+        let patience = task.eventLoop.scheduleTask(in: .nanoseconds(wait.wholeNanoseconds)) {
             if once.claim() { promise.succeed(()) }
+        }
+        progress(.body(piece, taken: {
+            if once.claim() {
+                patience.cancel()
+                promise.succeed(())
+            }
         }))
         return promise.futureResult
     }

@@ -84,6 +84,20 @@ struct ConditionalReplayTests {
             Issue.record("no answer to HEAD"); return
         }
         #expect(chunkedPlan.head.headerFields.map { "\($0.name.rawName): \($0.value)" } == ["Content-Length: 5"])
+        // A URL with a HEAD of its own recorded: that one answers, and once it is used up nothing
+        // does (the GET is not borrowed).
+        let withHead = CassettePlayer(cassette: Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url), outcome: .response(RecordedResponse(status: 200, body: Data("run()".utf8)))),
+            Interaction(index: 1, request: RecordedRequest(method: "HEAD", url: url), outcome: .response(RecordedResponse(status: 204))),
+        ]), afterLast: .noMatch)
+        let context = ResponderContext(exchange: 1, transaction: 0, time: .zero)
+        guard case let .response(own) = withHead.reply(to: RequestSnapshot(method: .head, url: url), context: context) else {
+            Issue.record("the recorded HEAD did not answer"); return
+        }
+        #expect(own.head.status == 204)
+        guard case .noMatch = withHead.reply(to: RequestSnapshot(method: .head, url: url), context: context) else {
+            Issue.record("a used-up HEAD borrowed the GET"); return
+        }
     }
 }
 

@@ -87,6 +87,10 @@ struct MultipartRedactionTests {
         #expect(!String(decoding: redacted, as: UTF8.self).contains("hunter2"))
         let noParts = Data("no delimiter here, password=hunter2".utf8)
         #expect(Redactor().redact(Self.request(noParts)).body == noParts)
+        // Bare LF line breaks (Go's parser takes them): the parts are still found and redacted.
+        let lf = Data("--\(Self.boundary)\nContent-Disposition: form-data; name=\"password\"\n\nhunter2\n--\(Self.boundary)--\n".utf8)
+        let redactedLF = try #require(Redactor().redact(Self.request(lf)).body)
+        #expect(String(decoding: redactedLF, as: UTF8.self) == "--\(Self.boundary)\nContent-Disposition: form-data; name=\"password\"\n\nREDACTED\n--\(Self.boundary)--\n")
     }
 
     @Test("a body of 50,000 small parts is read part by part, in one pass (searching Data by range copied the rest of the body at every part)")

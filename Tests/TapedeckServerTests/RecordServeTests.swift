@@ -97,6 +97,8 @@ struct RecordServeTests {
         let reset = server.base + "/__tapedeck/reset"
         #expect(try curl(["-X", "POST", "-H", "Host: rebound.example:\(server.port)", reset]).code == 403)
         #expect(try curl(["-X", "POST", "-H", "Origin: https://evil.example", reset]).code == 403)
+        #expect(try curl(["-X", "POST", "-H", "Origin: null", reset]).code == 403, "a sandboxed or data: page")
+        #expect(try curl(["-X", "POST", "-H", "Origin: http://203.0.113.5", reset]).code == 403, "a page served by address")
         #expect(try curl(["-H", "Host: rebound.example", server.base + "/__tapedeck/misses"]).code == 403)
         #expect(try curl(["-X", "POST", reset]).code == 200)
         #expect(try curl(["-X", "POST", "-H", "Host: localhost:\(server.port)", "-H", "Origin: http://127.0.0.1:3000", reset]).code == 200)

@@ -128,7 +128,8 @@ struct UpstreamRecordingTests {
         #expect(try CassetteFile.read(cassette).interactions.first?.response?.body == expected)
     }
 
-    @Test("a client that reads nothing holds the upstream back: the proxy does not queue a 32 MB body for it (only what arrived is held, once); read, it all arrives and is recorded")
+    @Test("a client that reads nothing holds the upstream back: the proxy does not queue a 32 MB body for it (only what arrived is held, once); read, it all arrives and is recorded",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads the proxy's memory from /proc"))
     func slowReaderBackpressure() async throws {
         let upstream = try await LoopbackServer.start()
         try await blocking { try slowReaderBackpressure(upstream) }
@@ -150,6 +151,7 @@ struct UpstreamRecordingTests {
         let pid = proxy.process.processIdentifier
         #expect(try curl([proxy.base + "/bytes/10"]).code == 200)   // the upstream client and its pool exist
         let baseline = residentBytes(pid)
+        try #require(baseline > 0, "the proxy's resident memory could not be read")
         let client = try RawClient(port: proxy.port)
         try client.send("GET /large/32 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         // Without backpressure the upstream sends all 32 MB at loopback speed (well within this
@@ -165,6 +167,27 @@ struct UpstreamRecordingTests {
         #expect(body.count >= 32 * 1_048_576 && body.suffix(1) == Data("\n".utf8))
         #expect(proxy.stop() == 0, "\(proxy.errors)")
         #expect(try CassetteFile.read(cassette).interactions.last?.response?.body == body)
+    }
+
+    @Test("a client that stops reading for longer than --upstream-timeout still gets the whole answer: the pause is the client's, not the upstream's")
+    func pausedReaderIsNoUpstreamTimeout() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("paused.har.gz")
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path,
+                                           "--upstream-timeout", "1"])
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET /large/8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(try client.readBody(atLeast: 1) > 0)
+            Thread.sleep(forTimeInterval: 2.5)   // the client, not the upstream, is slow
+            let body = try client.readToEnd()
+            #expect(body.count >= 8 * 1_048_576 && body.suffix(1) == Data("\n".utf8), "\(body.count) bytes")
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            let recorded = try #require(CassetteFile.read(cassette).interactions.last)
+            #expect(recorded.response?.body == body, "recorded whole, not as a timeout")
+        }
     }
 
     @Test("a client that goes away mid-stream stops the upstream exchange: nothing is left under way, nothing half-recorded")
