@@ -199,29 +199,54 @@ public final class CassettePlayer: Responder {
         }
     }
 
+    /// How far apart two paths are: 0 when equal, else 1,000 plus the characters neither their
+    /// common start nor their common end covers (`/api/slowx` is closer to `/api/slow` than
+    /// `/` is) — linear, as a miss explanation reads every entry.
+    static func pathDistance(_ a: String, _ b: String) -> Int {
+        guard a != b else { return 0 }
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var prefix = 0
+        while prefix < min(x.count, y.count), x[prefix] == y[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < min(x.count, y.count) - prefix, x[x.count - 1 - suffix] == y[y.count - 1 - suffix] { suffix += 1 }
+        return 1_000 + min(999, max(x.count, y.count) - prefix - suffix)
+    }
+
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
         let scored = matchable.enumerated().map { position, recorded in
             (position, rules.mismatches(live, recorded) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 })
         }
-        // Closest first: another path weighs most, then another method, then the query, the body
-        // and header fields (a DELETE of a recorded GET's path is closer than a POST elsewhere).
-        func distance(_ reasons: [String]) -> Int {
-            reasons.reduce(0) { total, reason in
-                total + (reason.hasPrefix("path ") || reason.hasPrefix("URL ") ? 1_000 : reason.hasPrefix("method ") ? 100
-                         : reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1)
+        // Closest first: another path weighs most (a path more like the request's less), then
+        // another scheme, host or port, then another method, the query, the body and header fields
+        // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
+        // another host closer than another path).
+        let liveURL = URLComponents(url: live.url, resolvingAgainstBaseURL: false)
+        func distance(_ position: Int, _ reasons: [String]) -> Int {
+            let other = URLComponents(url: matchable[position].url, resolvingAgainstBaseURL: false)
+            var total = Self.pathDistance(liveURL?.percentEncodedPath ?? "", other?.percentEncodedPath ?? "")
+            if liveURL?.scheme?.lowercased() != other?.scheme?.lowercased() { total += 300 }
+            if liveURL?.host?.lowercased() != other?.host?.lowercased() { total += 300 }
+            if liveURL?.port != other?.port { total += 200 }
+            for reason in reasons {
+                if ["path ", "URL ", "scheme ", "host ", "port "].contains(where: reason.hasPrefix) { continue }   // counted above
+                total += reason.hasPrefix("method ") ? 100 : reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1
             }
+            return total
         }
-        let closest = scored.map { ($0.0, $0.1, distance($0.1)) }.sorted { ($0.2, $0.0) < ($1.2, $1.0) }.prefix(3).map { ($0.0, $0.1) }
+        let closest = scored.map { ($0.0, $0.1, distance($0.0, $0.1)) }.sorted { ($0.2, $0.0) < ($1.2, $1.0) }.prefix(3).map { ($0.0, $0.1) }
         var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
-        if cassette.interactions.isEmpty {
-            lines.append("  the cassette is empty — record it first (TAPEDECK_RECORD=once)")
+        if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
+            lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
+        } else if cassette.interactions.isEmpty {
+            lines.append("  the cassette is empty — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
         }
         for (position, reasons) in closest {
             let recorded = cassette.interactions[position].request
             let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches") : reasons.joined(separator: "; ")
-            lines.append("  entry \(position) \(recorded.method) \(recorded.url.absoluteString): \(why)")
+            // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
+            lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(recorded.url.absoluteString): \(why)")
         }
         return lines.joined(separator: "\n")
     }

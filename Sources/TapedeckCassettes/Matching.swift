@@ -64,7 +64,9 @@ public struct MatchRules: Sendable {
         for name in headers {
             let liveValue = live.headers.value(for: name)
             let recordedValue = recorded.headers.value(for: name)
-            if recordedValue == Redactor.placeholder || liveValue == Redactor.placeholder { continue }
+            // A redacted value matches any value — but not no value: a request without
+            // `Authorization` is not the recorded one that had it.
+            if liveValue != nil, recordedValue != nil, recordedValue == Redactor.placeholder || liveValue == Redactor.placeholder { continue }
             if liveValue != recordedValue {
                 reasons.append("header \(name): \(liveValue.map { "'\($0)'" } ?? "absent") ≠ \(recordedValue.map { "'\($0)'" } ?? "absent")")
             }
@@ -82,7 +84,7 @@ public struct MatchRules: Sendable {
             let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
             let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
             if Self.resource(a) != Self.resource(b) {
-                return "path \(Self.display(a)) ≠ \(Self.display(b))"
+                return Self.resourceMismatch(a, b)
             }
             guard url == .ignoringQueryOrder else { return nil }
             let liveItems = Self.queryItems(a).map(QueryItem.init).sorted()
@@ -120,6 +122,21 @@ public struct MatchRules: Sendable {
         if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") { port = "" }
         let path = components?.percentEncodedPath ?? ""
         return "\(scheme)://\(components?.host?.lowercased() ?? ""):\(port)\(path.isEmpty ? "/" : upperCasingEscapes(path))"
+    }
+
+    /// Which part of two resources differs, the first that does: `scheme https ≠ http`,
+    /// `host localhost ≠ 127.0.0.1`, `port 8081 ≠ 8080`, else `path /a ≠ /b`.
+    private static func resourceMismatch(_ a: URLComponents?, _ b: URLComponents?) -> String {
+        let schemes = (a?.scheme?.lowercased() ?? "", b?.scheme?.lowercased() ?? "")
+        if schemes.0 != schemes.1 { return "scheme \(schemes.0) ≠ \(schemes.1) (URL \(display(a)) ≠ \(display(b)))" }
+        let hosts = (a?.host?.lowercased() ?? "", b?.host?.lowercased() ?? "")
+        if hosts.0 != hosts.1 { return "host \(hosts.0) ≠ \(hosts.1) (URL \(display(a)) ≠ \(display(b)))" }
+        func port(_ components: URLComponents?) -> Int? {
+            let scheme = components?.scheme?.lowercased()
+            return components?.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+        }
+        if port(a) != port(b) { return "port \(port(a).map(String.init) ?? "none") ≠ \(port(b).map(String.init) ?? "none") (URL \(display(a)) ≠ \(display(b)))" }
+        return "path \(display(a)) ≠ \(display(b))"
     }
 
     /// What a "no match" reason shows of a URL's resource: scheme, host, port when it is not the

@@ -111,4 +111,37 @@ struct ScenarioCommandTests {
         #expect(bad.output.contains("  run 0:") && bad.output.contains("  run 1:"), "both sides of the divergent step")
         #expect(bad.output.contains("reproduce: tapedeck check-determinism"))
     }
+
+    @Test("run warns of the cassette's entries skipped at load (a miss then has its reason on screen), and a request named 'token' is a request, not a refresh lane")
+    func skippedEntriesAndTokenName() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let har = #"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":["#
+            + #"{"request":{"method":"GET","url":"http://api.test/oauth/token"},"response":{"status":200,"content":{"text":"{}"}}},"#
+            + #"{"request":{"method":"GET","url":"http://api.test/broken"},"response":{"status":"n/a","content":{}}}]}}"#
+        try Data(har.utf8).write(to: directory.file("api.har"))
+        let scenario = directory.file("s.yaml")
+        try Data("""
+        traffic: {cassette: api.har}
+        script:
+          - request: GET http://api.test/oauth/token
+          - request: GET http://api.test/broken
+        """.utf8).write(to: scenario)
+        let run = try runTapedeck(["run", scenario.path])
+        #expect(run.status == 0 || run.status == 1, "\(run.errors)")
+        #expect(run.errors.contains("warning: \(directory.file("api.har").path): skipped entry 1"), "\(run.errors)")
+        #expect(run.output.contains("token") && !run.output.contains("token refresh"), "\(run.output)")
+        // With client.auth, 'token' names the refreshes: a request named so is refused.
+        try Data("""
+        traffic:
+          cassette: api.har
+          auth: {token: POST http://api.test/login, protect: [http://api.test/me]}
+        client: {auth: true}
+        script:
+          - request: GET http://api.test/oauth/token
+        """.utf8).write(to: scenario)
+        let refused = try runTapedeck(["run", scenario.path])
+        #expect(refused.status == 2 && refused.errors.contains("'token' names the client's token refreshes"), "\(refused.errors)")
+    }
 }
+

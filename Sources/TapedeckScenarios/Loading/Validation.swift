@@ -6,16 +6,23 @@ struct Validation {
 
     func check() throws(ScenarioError) {
         let requests = scenario.requests
-        let stepNames = scenario.script.compactMap { step -> String? in
-            if case let .request(request) = step { return request.name }
+        // Each request step's name with its place in the script (cancels have places too).
+        let namedSteps = scenario.script.enumerated().compactMap { index, step -> (index: Int, name: String)? in
+            if case let .request(request) = step { return (index, request.name) }
             return nil
         }
+        let stepNames = namedSteps.map(\.name)
         var seen = Set<String>()
-        for (index, name) in stepNames.enumerated() where !seen.insert(name).inserted {
-            throw field("script", index).error("two requests are named '\(name)'", hint: "give each request step its own 'name'")
+        for step in namedSteps where !seen.insert(step.name).inserted {
+            throw field("script", step.index).error("two requests are named '\(step.name)'", hint: "give each request step its own 'name'")
         }
         guard !requests.isEmpty else {
             throw (top["script"] ?? top.owner).error("the script sends no request", hint: "add '- request: GET http://api.test/items'")
+        }
+        // With client.auth, `token` names the client's refreshes in outcomes, timelines and schedules.
+        if scenario.client.authenticates, let step = namedSteps.first(where: { $0.name == "token" }) {
+            throw field("script", step.index).error("'token' names the client's token refreshes when client.auth is set (this request is named so by its URL)",
+                                               hint: "give the request another 'name'")
         }
         func known(_ name: String) -> Bool { requests.contains { $0.isNamed(name) } }
         func suggestion(_ name: String) -> String {

@@ -23,7 +23,9 @@ struct TimelineBuilder {
             lane(request, records: recordsByTag[request.name] ?? [], faults: faultsByRequest[request.name] ?? [],
                  cancelled: cancelByName[request.name] ?? nil, passed: !failed.contains(request.name))
         }
-        let refreshes = records.filter { $0.tag == "token" }
+        // Tagged `token` by the client's authenticator — unless a script request is named so (no
+        // client.auth: loading refuses the name with one).
+        let refreshes = requests.contains { $0.name == "token" } ? [] : records.filter { $0.tag == "token" }
         if !refreshes.isEmpty {
             lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true, isRequest: false,
                                        spans: spans(of: refreshes), marks: []))

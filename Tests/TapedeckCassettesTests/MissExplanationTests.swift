@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+
+/// What a miss says: the entries nearest the request first, the part of the URL that differs
+/// named, and entries numbered as `tapedeck cassette inspect` numbers them.
+@Suite("Cassettes: miss explanations and header rules")
+struct MissExplanationTests {
+    private func entry(_ index: Int, _ url: String, headers: [HeaderField] = []) -> Interaction {
+        Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: url)!, headers: headers),
+                    outcome: .response(RecordedResponse(status: 200)))
+    }
+
+    @Test("the nearest paths come first (not the first entries of the file), and another scheme or host is named as such")
+    func nearestFirst() {
+        let paths = ["/", "/api/items", "/api/items/1", "/api/me", "/api/orders", "/api/report", "/api/slow"]
+        let player = CassettePlayer(cassette: Cassette(interactions: paths.enumerated().map { entry($0.offset, "http://127.0.0.1:8080" + $0.element) }))
+        let slowx = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://127.0.0.1:8080/api/slowx")!))
+        let lines = slowx.split(separator: "\n")
+        #expect(lines.count == 4 && lines[1].contains("entry 6 GET http://127.0.0.1:8080/api/slow:"), "\(slowx)")
+        let host = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://localhost:8080/api/slow")!))
+        #expect(host.split(separator: "\n")[1].contains("entry 6") && host.contains("host localhost ≠ 127.0.0.1"), "\(host)")
+        let scheme = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "https://127.0.0.1:8080/api/me")!))
+        #expect(scheme.split(separator: "\n")[1].contains("entry 3") && scheme.contains("scheme https ≠ http"), "\(scheme)")
+    }
+
+    @Test("entries are numbered by their place in the file (entries skipped at load still count), as inspect lists them")
+    func numberedAsInspected() {
+        let player = CassettePlayer(cassette: Cassette(interactions: [entry(4, "http://a.test/me"), entry(6, "http://a.test/me/2")]))
+        let text = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://a.test/you")!))
+        #expect(text.contains("entry 4 GET http://a.test/me:") && text.contains("entry 6 GET http://a.test/me/2:"), "\(text)")
+    }
+
+    @Test("a redacted header matches any value but not its absence: an anonymous request is not the authenticated one")
+    func redactedIsNotAbsent() {
+        let rules = MatchRules(headers: ["Authorization"])
+        let recorded = RecordedRequest(method: "GET", url: URL(string: "http://a.test/me")!, headers: [HeaderField("Authorization", "REDACTED")])
+        let anonymous = RecordedRequest(method: "GET", url: URL(string: "http://a.test/me")!)
+        let signedIn = RecordedRequest(method: "GET", url: URL(string: "http://a.test/me")!, headers: [HeaderField("Authorization", "Bearer t")])
+        #expect(rules.mismatches(anonymous, recorded) == ["header Authorization: absent ≠ 'REDACTED'"])
+        #expect(rules.mismatches(recorded, anonymous) == ["header Authorization: 'REDACTED' ≠ absent"])
+        #expect(rules.mismatches(signedIn, recorded).isEmpty)
+        #expect(rules.mismatches(anonymous, anonymous).isEmpty)
+    }
+}
