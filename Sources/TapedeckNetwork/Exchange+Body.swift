@@ -71,6 +71,9 @@ struct BodyFaults: Sendable {
     var corruptGzip = false
     /// Bytes per virtual second, instead of the route's.
     var bandwidth: Int?
+
+    /// Whether the body cannot arrive whole and intact (a slower one still can).
+    var breaksBody: Bool { cut != nil || truncateAfter != nil || corruptGzip }
 }
 
 extension Exchange {

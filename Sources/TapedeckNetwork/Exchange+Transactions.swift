@@ -164,7 +164,9 @@ extension Exchange {
         current.status = head.status
         lastStatus = head.status
         resetIdleTimer()
-        if head.isRedirect {
+        // A redirect is followed once its body has been read, as libcurl reads it: a fault that
+        // breaks that body (a reset, a truncation, corrupt gzip) fails the transfer there instead.
+        if head.isRedirect, !faults.breaksBody {
             guard transactionIndex < Self.maximumRedirects else {
                 handle(.fail(.urlError(.httpTooManyRedirects)))
                 return

@@ -28,6 +28,23 @@ struct FaultResponseTests {
         #expect(outcome.passed, "\(outcome.failures)")
     }
 
+    @Test("a body fault on a redirect fails the transfer there, as libcurl reads a redirect's body before following it; latency on it only delays the hop")
+    func faultOnRedirect() throws {
+        let yaml = """
+            traffic:
+              stubs:
+                - {url: http://api.test/old, status: 302, headers: {Location: http://api.test/new}, body: \(textBody(200))}
+                - {url: http://api.test/new, json: {moved: true}}
+            script: [{request: GET http://api.test/old, name: hop}]
+            faults: [{kind: reset, name: drop, afterBytes: 4, route: GET http://api.test/old}]
+            """
+        let broken = try run(yaml).request("hop")
+        #expect(broken.error == .connectionLost && broken.status == 302, "\(broken.result)")
+        let slowed = try run(yaml.replacingOccurrences(of: "{kind: reset, name: drop, afterBytes: 4,", with: "{kind: latency, name: drop, delay: 1s,"))
+            .request("hop")
+        #expect(slowed.error == .none && slowed.status == 200, "\(slowed.result)")
+    }
+
     @Test("truncate: fewer bytes than Content-Length, then the error corelibs' libcurl reports")
     func truncate() throws {
         let outcome = try run("""
