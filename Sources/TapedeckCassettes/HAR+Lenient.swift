@@ -41,6 +41,36 @@ struct LenientEntry: Decodable {
         var request: Request?
     }
 
+    /// What Foundation's JSON parser objected to, in words (its errors print as Swift values:
+    /// `unescapedControlCharacterInString(ascii: 1, location: …)`).
+    static func jsonSyntax(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.hasPrefix("unescapedControlCharacterInString"),
+           let ascii = text.split(separator: "ascii: ").dropFirst().first?.prefix(while: \.isNumber), let value = Int(ascii) {
+            let hex = String(value, radix: 16, uppercase: true)
+            let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            return "a string holds a raw control character (0x\(code)); JSON allows one only escaped (\\u\(code))"
+        }
+        return "not valid JSON: " + (text.split(separator: "(").first.map(String.init) ?? text)
+    }
+
+    /// A type mismatch in JSON's words: `expected a list, found an object`.
+    static func typeMismatch(_ type: Any.Type, _ context: DecodingError.Context) -> String {
+        let name = "\(type)"
+        let expected = name.hasPrefix("Array") ? "a list" : name.hasPrefix("Dictionary") ? "an object" : name == "String" ? "text"
+            : ["Int", "Double", "Int64", "UInt64", "Float"].contains(name) ? "a number" : name == "Bool" ? "true or false" : name
+        let detail = context.debugDescription
+        if let found = detail.range(of: "but found ")?.upperBound {
+            var rest = detail[found...]
+            for article in ["a ", "an "] where rest.hasPrefix(article) { rest = rest.dropFirst(article.count) }
+            let word = rest.prefix { $0 != " " && $0 != "." }
+            let actual = ["dictionary": "an object", "array": "a list", "string": "text", "number": "a number", "bool": "true or false",
+                          "null": "null"][String(word).lowercased(), default: String(word)]
+            return "expected \(expected), found \(actual)"
+        }
+        return "expected \(expected): \(detail)"
+    }
+
     /// The field and the reason, from a DecodingError's path. `depth` keys of the error's path
     /// lead to the entry itself and are left out.
     static func describe(_ error: any Error, below depth: Int) -> HARUnreadable {
@@ -50,7 +80,7 @@ struct LenientEntry: Decodable {
                 return HARUnreadable(field: "", reason: "the entry holds text that is not UTF-8 (HAR files are UTF-8; HttpWatch and some "
                     + "older tools write Latin-1): convert the file, e.g. iconv -f latin1 -t utf-8")
             }
-            return HARUnreadable(field: "", reason: "\(error)")
+            return HARUnreadable(field: "", reason: jsonSyntax(error))
         }
         func path(_ keys: [any CodingKey]) -> String {
             var text = ""
@@ -71,7 +101,7 @@ struct LenientEntry: Decodable {
             }
             return HARUnreadable(field: path(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing")
         case let .typeMismatch(type, context):
-            return HARUnreadable(field: path(context.codingPath), reason: "expected \(type): \(context.debugDescription)")
+            return HARUnreadable(field: path(context.codingPath), reason: typeMismatch(type, context))
         case let .valueNotFound(type, context):
             return HARUnreadable(field: path(context.codingPath), reason: "expected \(type), found null")
         case let .dataCorrupted(context):

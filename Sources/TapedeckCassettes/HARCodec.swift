@@ -276,7 +276,7 @@ public enum HARCodec {
             return CassetteError(.json, file: file, place: place(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing",
                                  hint: "HAR 1.2 requires it; was the file cut or edited by hand?")
         case let .typeMismatch(type, context):
-            return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(type): \(context.debugDescription)")
+            return CassetteError(.json, file: file, place: place(context.codingPath), reason: LenientEntry.typeMismatch(type, context))
         case let .valueNotFound(type, context):
             return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(type), found null")
         @unknown default:

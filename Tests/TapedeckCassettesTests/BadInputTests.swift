@@ -54,6 +54,17 @@ struct BadInputTests {
         #expect(syntax.place.hasPrefix("line 1, column "), "\(syntax)")
     }
 
+    @Test("a raw control character in a string, and entries given as an object, are told in JSON's words, not as Swift values")
+    func jsonWords() throws {
+        let control = String(decoding: har(goodEntry), as: UTF8.self).replacingOccurrences(of: #""text":"hi""#, with: "\"text\":\"h\u{1}i\"")
+        let skipped = try CassetteFile.decode(Data(control.utf8), file: "x.har")
+        #expect(skipped.skipped.first?.error.reason == "a string holds a raw control character (0x0001); JSON allows one only escaped (\\u0001)",
+                "\(skipped.skipped)")
+        let object = Data(#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":{}}}"#.utf8)
+        let failure = try #require(error(decoding: object))
+        #expect(failure.reason == "expected a list, found an object" && failure.place == "log.entries", "\(failure)")
+    }
+
     @Test("wrong HAR version and a future format version: version errors that say what is supported")
     func versions() throws {
         let har2 = try #require(error(decoding: har(goodEntry, version: "2.0")))
