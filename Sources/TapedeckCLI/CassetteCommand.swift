@@ -86,11 +86,12 @@ extension CassetteCommand {
         func run() throws {
             let cassette = try load(file, strict: strict, warn: false)
             let failures = cassette.interactions.count { $0.response == nil }
-            var summary = "\(file): \(cassette.interactions.count) entries"
+            var summary = "\(file): \(cassette.interactions.count) entr\(cassette.interactions.count == 1 ? "y" : "ies")"
             if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
             if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
-            print(summary + ", written by \(cassette.creator) \(cassette.creatorVersion)")
+            let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
+            print(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
             print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
             for interaction in cassette.interactions {
                 let status: String

@@ -60,7 +60,7 @@ struct RecordCommand: ParsableCommand {
         let http = try server.start(service)
         let existing = service.recorder.base.interactions.count
         if options.mode == .all, existing > 0 {
-            printError("tapedeck record: warning: --mode all replaces the cassette's \(existing) entries with this recording when it stops; --mode new_episodes adds to them instead")
+            printError("tapedeck record: warning: --mode all replaces the cassette's \(existing) entr\(existing == 1 ? "y" : "ies") with this recording when it stops; --mode new_episodes adds to them instead")
         }
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(urlHost(http.options.host)):\(http.port) → \(upstream), \(recording)")

@@ -87,11 +87,12 @@ public struct MatchRules: Sendable {
                 return Self.resourceMismatch(a, b)
             }
             guard url == .ignoringQueryOrder else { return nil }
-            let liveItems = Self.queryItems(a).map(QueryItem.init).sorted()
-            let recordedItems = Self.queryItems(b).map(QueryItem.init).sorted()
+            // An empty pair (`?a=1&`, `?&a=1`) is nothing a server reads.
+            let liveItems = Self.queryItems(a).filter { !$0.name.isEmpty || !$0.value.isEmpty }.map(QueryItem.init).sorted()
+            let recordedItems = Self.queryItems(b).filter { !$0.name.isEmpty || !$0.value.isEmpty }.map(QueryItem.init).sorted()
             guard liveItems.count == recordedItems.count,
                   zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($0.value == $1.value || $0.value == Redactor.placeholder || $1.value == Redactor.placeholder) }) else {
-                return "query \(a?.percentEncodedQuery ?? "") ≠ \(b?.percentEncodedQuery ?? "")"
+                return "query \(a?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)") ≠ \(b?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")"
             }
             return nil
         }

@@ -100,7 +100,7 @@ struct CommandTests {
         let jsonp = try tapedeck("cassette", "validate", interop.appendingPathComponent("harviewer.harp").path)
         #expect(jsonp.status == 2 && jsonp.errors.contains("JSONP"), "\(jsonp.errors)")
         let zhar = try tapedeck("cassette", "inspect", interop.appendingPathComponent("mitmproxy.zhar").path)
-        #expect(zhar.status == 0 && zhar.output.contains("1 entries"), "\(zhar.output) \(zhar.errors)")
+        #expect(zhar.status == 0 && zhar.output.contains("1 entry"), "\(zhar.output) \(zhar.errors)")
 
         let upload = interop.appendingPathComponent("firefox-binary-post.har").path
         let inspect = try tapedeck("cassette", "inspect", upload)

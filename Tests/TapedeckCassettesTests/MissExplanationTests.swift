@@ -42,4 +42,14 @@ struct MissExplanationTests {
         #expect(rules.mismatches(signedIn, recorded).isEmpty)
         #expect(rules.mismatches(anonymous, anonymous).isEmpty)
     }
+
+    @Test("an empty pair in a query (a trailing '&') is nothing a server reads; a missing query is shown as (none)")
+    func emptyQueryPairs() {
+        let rules = MatchRules()
+        func request(_ url: String) -> RecordedRequest { RecordedRequest(method: "GET", url: URL(string: url)!) }
+        #expect(rules.mismatches(request("http://a.test/p?a=1&"), request("http://a.test/p?a=1")).isEmpty)
+        #expect(rules.mismatches(request("http://a.test/p?&a=1"), request("http://a.test/p?a=1")).isEmpty)
+        #expect(rules.mismatches(request("http://a.test/p?x=1"), request("http://a.test/p")) == ["query x=1 ≠ (none)"])
+    }
 }
+

@@ -284,7 +284,7 @@ struct UpstreamRecordingTests {
             #expect(first.stop() == 0)
             let all = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "all"])
             #expect(all.stop() == 0)
-            #expect(all.errors.contains("--mode all replaces the cassette's 1 entries"), "\(all.errors)")
+            #expect(all.errors.contains("--mode all replaces the cassette's 1 entry"), "\(all.errors)")
             let more = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
             #expect(more.stop() == 0)
             #expect(!more.errors.contains("warning"), "\(more.errors)")
