@@ -81,6 +81,7 @@ public final class CassettePlayer: Responder {
 
     /// The next unused recorded answer matching `request` (by ``rules``), or a "no match" reply
     /// naming the closest entries and why they differ.
+    ///
     /// A `HEAD` of a URL no `HEAD` was recorded for gets the head of the `GET` it would have
     /// matched, without its body and without using it up: what a server answers to a `HEAD`
     /// (RFC 9110 §9.3.2).
