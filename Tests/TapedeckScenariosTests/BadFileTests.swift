@@ -347,6 +347,28 @@ struct BadFileTests {
         #expect(error.description == "\(url.path): no such file — check the path")
     }
 
+    @Test("problems across a file's parts (a cancel naming no request, two faults of one name, an unknown expectation) come at once, in file order")
+    func crossPartProblemsAtOnce() throws {
+        let text = """
+            traffic: {stubs: [{url: http://api.test/a}]}
+            script:
+              - request: GET http://api.test/a
+              - cancel: b
+                at: 1s
+            faults:
+              - {name: x, kind: latency, delay: 1s}
+              - {name: x, kind: latency, delay: 2s}
+            expect:
+              requests:
+                c: {status: 200}
+            """
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(text, file: "many.yaml") }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(error.description)")
+        #expect(lines[0].contains("no request is named 'b'") && lines[1].contains("two faults are named 'x'") && lines[2].contains("no request is named 'c'"),
+                "\(error.description)")
+    }
+
     @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem")
     func streamedFiles() throws {
         let error = try #require(throws: ScenarioError.self) { try Scenario.load(URL(fileURLWithPath: "/dev/null")) }

@@ -113,7 +113,7 @@ struct ScenarioReader {
                 default: source.bodyRule = .ignore
                 }
             }
-            if let headers = rules["headers"] { source.headers = try headers.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string() } }
+            if let headers = rules["headers"] { source.headers = try headers.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.text() } }
         }
         try keys.read("afterLast") { (afterLast) throws(ScenarioError) in
             switch try afterLast.choice(["repeatLast", "noMatch", "alwaysFirst"]) {

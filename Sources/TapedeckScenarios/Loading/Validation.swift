@@ -4,7 +4,10 @@ struct Validation {
     let scenario: Scenario
     let top: Fields
 
+    /// Every problem across the parts, all at once (in file order), as the reader reports a
+    /// part's own problems: a user fixing a file does not find the next one only on the next run.
     func check() throws(ScenarioError) {
+        var problems: [ScenarioError] = []
         let requests = scenario.requests
         // Each request step's name with its place in the script (cancels have places too).
         let namedSteps = scenario.script.enumerated().compactMap { index, step -> (index: Int, name: String)? in
@@ -14,15 +17,16 @@ struct Validation {
         let stepNames = namedSteps.map(\.name)
         var seen = Set<String>()
         for step in namedSteps where !seen.insert(step.name).inserted {
-            throw field("script", step.index).error("two requests are named '\(step.name)'", hint: "give each request step its own 'name'")
+            problems.append(field("script", step.index).error("two requests are named '\(step.name)'", hint: "give each request step its own 'name'"))
         }
-        guard !requests.isEmpty else {
-            throw (top["script"] ?? top.owner).error("the script sends no request", hint: "add '- request: GET http://api.test/items'")
+        if requests.isEmpty {
+            problems.append((top["script"] ?? top.owner).error("the script sends no request", hint: "add '- request: GET http://api.test/items'"))
         }
         // With client.auth, `token` names the client's refreshes in outcomes, timelines and schedules.
         if scenario.client.authenticates, let step = namedSteps.first(where: { $0.name == "token" }) {
-            throw field("script", step.index).error("'token' names the client's token refreshes when client.auth is set (this request is named so by its URL)",
-                                               hint: "give the request another 'name'")
+            problems.append(field("script", step.index).error(
+                "'token' names the client's token refreshes when client.auth is set (this request is named so by its URL)",
+                hint: "give the request another 'name'"))
         }
         func known(_ name: String) -> Bool { requests.contains { $0.isNamed(name) } }
         func suggestion(_ name: String) -> String {
@@ -31,41 +35,47 @@ struct Validation {
         }
         for (index, step) in scenario.script.enumerated() {
             if case let .cancel(cancel) = step, !known(cancel.target) {
-                throw field("script", index).error("no request is named '\(cancel.target)'", hint: suggestion(cancel.target))
+                problems.append(field("script", index).error("no request is named '\(cancel.target)'", hint: suggestion(cancel.target)))
             }
         }
         if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies", "exchanges"]) })?["requests"] {
             for expectation in scenario.expectations.requests where !known(expectation.target) {
                 let place = (try? expectations.mapping(scenario.expectations.requests.map(\.target)))?[expectation.target] ?? expectations
-                throw place.error("no request is named '\(expectation.target)'", hint: suggestion(expectation.target))
+                problems.append(place.error("no request is named '\(expectation.target)'", hint: suggestion(expectation.target)))
             }
         }
         var faultNames = Set<String>()
         for (index, site) in scenario.faults.enumerated() {
-            guard faultNames.insert(site.name).inserted else {
-                throw field("faults", index).error("two faults are named '\(site.name)'", hint: "give each fault its own 'name'")
+            if !faultNames.insert(site.name).inserted {
+                problems.append(field("faults", index).error("two faults are named '\(site.name)'", hint: "give each fault its own 'name'"))
             }
             if case .tokenExpiry = site.kind, scenario.traffic.auth == nil {
-                throw field("faults", index).error("a tokenExpiry fault needs a token server", hint: "add traffic.auth")
+                problems.append(field("faults", index).error("a tokenExpiry fault needs a token server", hint: "add traffic.auth"))
             }
         }
         if scenario.client.authenticates && scenario.traffic.auth == nil {
-            throw (top["client"] ?? top.owner).error("client.auth needs a token server", hint: "add traffic.auth (token, protect)")
+            problems.append((top["client"] ?? top.owner).error("client.auth needs a token server", hint: "add traffic.auth (token, protect)"))
         }
         if scenario.traffic.cassette == nil && scenario.traffic.stubs.isEmpty && scenario.traffic.auth == nil {
-            throw (top["traffic"] ?? top.owner).error("nothing answers the requests",
-                                                     hint: "add traffic.cassette (a .har or .har.gz) or traffic.stubs")
+            problems.append((top["traffic"] ?? top.owner).error("nothing answers the requests",
+                                                               hint: "add traffic.cassette (a .har or .har.gz) or traffic.stubs"))
         }
         for (index, decision) in (scenario.schedule?.faults ?? []).enumerated() where !faultNames.contains(decision.site) {
             let hint = Field.closest(to: decision.site, in: scenario.faults.map(\.name)).map { "did you mean '\($0)'?" }
                 ?? "faults: \(scenario.faults.map(\.name).joined(separator: ", "))"
-            throw scheduleField("faults", index, "site").error("the schedule names a fault '\(decision.site)' the scenario does not define", hint: hint)
+            problems.append(scheduleField("faults", index, "site").error("the schedule names a fault '\(decision.site)' the scenario does not define", hint: hint))
         }
-        try checkScheduleRequests()
+        do { try checkScheduleRequests() } catch { problems.append(error) }
         if scenario.client.authenticates, let auth = scenario.traffic.auth, auth.token.url.contains("*") || auth.token.url.hasPrefix("/") {
-            throw field(["traffic", "auth", "token"]).error("with client.auth the token endpoint must be a full URL (the client's refresh requests exactly it)",
-                                                            hint: "write it without '*', with its scheme and host, e.g. POST https://auth.example.com/token")
+            problems.append(field(["traffic", "auth", "token"]).error(
+                "with client.auth the token endpoint must be a full URL (the client's refresh requests exactly it)",
+                hint: "write it without '*', with its scheme and host, e.g. POST https://auth.example.com/token"))
         }
+        guard !problems.isEmpty else { return }
+        let ordered = problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+        var first = ordered[0]
+        first.more = Array(ordered.dropFirst()) + first.more
+        throw first
     }
 
     /// Every request a schedule's decisions name is one the run sends: a script request's name as
