@@ -51,10 +51,11 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let scenario = try loadScenario(file)
         let seed = seed ?? scenario.seed
-        warnAboutCassette(scenario)
         var options = ScenarioRunner.Options()
         options.recordMode = record.flatMap(CassetteRecorder.Mode.init(parsing:))
         let runner = ScenarioRunner(options: options)
+        // As `serve` does at start: a request that misses an entry dropped at load has the reason on screen.
+        for warning in runner.cassetteWarnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let outcome: Outcome
         let steps: [TraceStep]
         do {
@@ -147,14 +148,3 @@ func describeWriteError(_ error: any Error, path: String) -> String {
     if !FileManager.default.isWritableFile(atPath: directory) { return "no permission to write in \(directory)" }
     return (error as NSError).localizedFailureReason ?? error.localizedDescription
 }
-
-/// Prints, as `serve` does at start, the entries of the scenario's cassette that were skipped
-/// when it was read and what the reader had to guess: a request that misses an entry dropped at
-/// load then says why on the run's own standard error.
-func warnAboutCassette(_ scenario: Scenario) {
-    guard let url = scenario.traffic.cassette?.url, FileManager.default.fileExists(atPath: url.path),
-          let cassette = try? CassetteFile.read(url) else { return }
-    for skipped in cassette.skipped { printError("tapedeck: warning: \(url.path): \(skipped)") }
-    for note in cassette.notes { printError("tapedeck: warning: \(url.path): \(note)") }
-}
-

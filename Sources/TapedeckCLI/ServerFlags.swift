@@ -65,9 +65,7 @@ extension ServerFlags {
     /// no 503 for anyone.
     func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
         var options = options()
-        // A recording proxy holds an upstream connection for each client's.
-        let perConnection = service is RecordService ? 2 : 1
-        let usable = max(1, (Self.raiseDescriptorLimit() - 64) / perConnection)
+        let usable = max(1, (Self.raiseDescriptorLimit() - 64) / max(1, service.descriptorsPerConnection))
         if options.maxConnections > usable {
             printError("tapedeck: warning: --max-connections \(options.maxConnections) is more than this process can open "
                        + "(ulimit -n); using \(usable)")

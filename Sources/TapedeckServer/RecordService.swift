@@ -182,6 +182,9 @@ public final class RecordService: ExchangeService {
         return try recorder.finish()
     }
 
+    /// A client's connection and the upstream one it uses.
+    public var descriptorsPerConnection: Int { 2 }
+
     /// Closes the upstream connections (the server is stopping its loops).
     public func serverWillStop() {
         client.shutdown()

@@ -314,9 +314,7 @@ public final class ReplayService: ExchangeService {
         }
         if let host = request.headers.value(for: "Host") {
             guard let name = URL(string: "http://" + host)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return refused("Host", host) }
-            let isAddress = ServerOptions.isLoopback(name) || name.contains(":")
-                || (name.split(separator: ".", omittingEmptySubsequences: false).count == 4
-                    && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { UInt8($0) != nil })
+            let isAddress = ServerOptions.isLoopback(name) || ServerOptions.isIPv4Address(name) || name.contains(":")
             if !isAddress { return refused("Host", host) }
         }
         if let origin = request.headers.value(for: "Origin") {
@@ -324,6 +322,11 @@ public final class ReplayService: ExchangeService {
             guard let name, ServerOptions.isLoopback(name) else { return refused("Origin", origin) }
         }
         return nil
+    }
+
+    /// A client's connection, and with `passthrough=` the upstream one a miss may use.
+    public var descriptorsPerConnection: Int {
+        if case .passthrough = options.onMiss { 2 } else { 1 }
     }
 
     /// Closes the passthrough upstream's connections (the server is stopping its loops).

@@ -195,6 +195,9 @@ public protocol ExchangeService: Sendable {
     func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void)
     /// The server is about to stop its event loops: release what lives on them (upstream
     /// connections). Called once, by ``TapedeckHTTPServer/shutdown()``, off the loops.
+    /// Descriptors one client connection costs the process (a proxy's upstream connection makes
+    /// two): the server keeps its connection limit within what the process may open.
+    var descriptorsPerConnection: Int { get }
     func serverWillStop()
 }
 
@@ -203,4 +206,6 @@ extension ExchangeService {
     public func dropsConnection(_ connection: Int) -> Bool { false }
     /// By default nothing lives on the server's loops.
     public func serverWillStop() {}
+    /// By default a connection is one descriptor.
+    public var descriptorsPerConnection: Int { 1 }
 }

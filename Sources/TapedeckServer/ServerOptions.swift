@@ -32,11 +32,13 @@ public struct ServerOptions: Sendable {
     public static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" { return true }
         // 127.0.0.0/8 written as four decimal octets; a name such as 127.example.com is not one.
+        return isIPv4Address(host) && host.hasPrefix("127.")
+    }
+
+    /// Whether `host` is an IPv4 address written as four decimal octets (`10.0.0.2`), not a name.
+    public static func isIPv4Address(_ host: String) -> Bool {
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy({ "0123456789".contains($0) }) && UInt8($0) != nil }) else {
-            return false
-        }
-        return octets[0] == "127"
+        return octets.count == 4 && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { "0123456789".contains($0) } && UInt8($0) != nil }
     }
 
     /// Parses `HOST:PORT`, `:PORT` or `PORT` (IPv6 as `[::1]:PORT`); nil when it is not one.

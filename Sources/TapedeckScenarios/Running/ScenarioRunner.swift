@@ -61,6 +61,16 @@ public struct ScenarioRunner: Sendable {
         self.cassettes = cassettes
     }
 
+    /// What reading the scenario's cassette left out or had to guess (its skipped entries and
+    /// load notes), one line each; empty when there is no cassette or it cannot be read yet (the
+    /// run says why). Read through this runner's cache, so a run that follows does not read the
+    /// file again.
+    public func cassetteWarnings(for scenario: Scenario) -> [String] {
+        guard let url = scenario.traffic.cassette?.url, FileManager.default.fileExists(atPath: url.path),
+              let cassette = try? cassettes.cassette(at: url) else { return [] }
+        return cassette.skipped.map { "\(url.path): \($0)" } + cassette.notes.map { "\(url.path): \($0)" }
+    }
+
     /// Runs `scenario` from `seed` with the client its `client` section describes.
     public func run(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> Outcome {
         try run(scenario, seed: seed, makeSession: nil).outcome
