@@ -18,7 +18,7 @@ public struct HeaderField: Hashable, Sendable {
 extension [HeaderField] {
     /// The first value of `name` (case-insensitive).
     public func value(for name: String) -> String? {
-        first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 

@@ -44,7 +44,7 @@ extension Redactor {
         // Most names (Content-Type, Date, id, items) hold none of the words: say so before
         // splitting, which runs for every header and JSON key of every recorded exchange.
         let lowered = name.lowercased()
-        guard secretNeedles.contains(where: { lowered.contains($0) }) else { return false }
+        guard secretNeedles.contains(where: { lowered.containsBytes(of: $0) }) else { return false }
         let words = words(of: name)
         guard let last = words.last else { return false }
         let previous = words.count > 1 ? words[words.count - 2] : ""

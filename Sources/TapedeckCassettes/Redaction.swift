@@ -119,7 +119,7 @@ public struct Redactor: Hashable, Sendable {
     }
 
     private static func setContentLength(_ headers: inout [HeaderField], _ length: Int) {
-        for position in headers.indices where headers[position].name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+        for position in headers.indices where headers[position].name.equalsIgnoringASCIICase("Content-Length") {
             headers[position].value = String(length)
         }
     }

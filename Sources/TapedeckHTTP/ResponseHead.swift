@@ -41,7 +41,7 @@ public struct ResponseHead: Hashable, Sendable, CustomStringConvertible {
         var order: [String] = []
         for field in headerFields {
             let name = field.name.rawName
-            if let existing = order.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            if let existing = order.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 fields[existing] = fields[existing]! + ", " + field.value
             } else {
                 order.append(name)

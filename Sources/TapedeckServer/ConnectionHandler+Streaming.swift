@@ -54,7 +54,7 @@ extension ConnectionHandler {
     private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
         for field in answer.headers where !hopByHop.contains(field.name.lowercased()) {
-            if isBodyless(answer.status), field.name.caseInsensitiveCompare("Content-Length") == .orderedSame { continue }
+            if isBodyless(answer.status), field.name.equalsIgnoringASCIICase("Content-Length") { continue }
             headers.add(name: field.name, value: field.value)
         }
         if close { headers.add(name: "Connection", value: "close") }

@@ -253,7 +253,7 @@ public final class ReplayService: ExchangeService {
                                         bodyForm: plan.bodyForm)
         if let origin, let host {
             response.headers = response.headers.map { field in
-                guard field.name.caseInsensitiveCompare("Location") == .orderedSame, field.value.lowercased().hasPrefix(origin) else { return field }
+                guard field.name.equalsIgnoringASCIICase("Location"), field.value.lowercased().hasPrefix(origin) else { return field }
                 // The origin itself, not a longer host or another port that starts the same way.
                 let rest = field.value.dropFirst(origin.count)
                 guard rest.first.map({ "/?#".contains($0) }) ?? true else { return field }
@@ -266,7 +266,7 @@ public final class ReplayService: ExchangeService {
     static func answer(_ response: RecordedResponse, timings: ExchangeTimings?, timing: Timing) -> ServerAnswer {
         var headers = response.headers
         if response.bodyForm == .decoded {
-            headers.removeAll { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+            headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
         }
         var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
         answer.reasonPhrase = response.statusText

@@ -190,7 +190,7 @@ public final class SocketFaults: Sendable {
         case let .truncate(bytes):
             answer.delivery.cut = .truncate(afterBytes: bytes)
         case .corruptGzip:
-            answer.headers.removeAll { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+            answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
             answer.headers.append(.init("Content-Encoding", "gzip"))
             // A gzip magic number followed by bytes no inflater accepts.
             answer.body = Data([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0xff, 0xff]) + answer.body.prefix(64)
@@ -204,7 +204,7 @@ public final class SocketFaults: Sendable {
                 // The date is read against the answer's own `Date` (as a client does): both now,
                 // not the recorded Date, which would put the retry minutes or days away.
                 let now = Date()
-                answer.headers.removeAll { $0.name.caseInsensitiveCompare("Date") == .orderedSame }
+                answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Date") }
                 answer.headers.append(.init("Date", HTTPDate.string(from: now)))
                 answer.headers.append(.init("Retry-After", HTTPDate.string(from: now.addingTimeInterval(retryAfterDate.timeInterval))))
             }

@@ -43,7 +43,7 @@ extension Request {
         }
         var headers = configuration?.headers ?? HTTPHeaders()
         for header in request.headers { headers.update(header) }
-        for header in headers where header.name.caseInsensitiveCompare("Cookie") != .orderedSame {
+        for header in headers where !header.name.equalsIgnoringASCIICase("Cookie") {
             parts.append("-H \"\(header.name): \(Self.escapedForCurl(header.value))\"")
         }
         if let body = request.httpBody {

@@ -44,7 +44,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
 
     /// Replaces the field with `header`'s name (keeping its position), or appends it.
     public mutating func update(_ header: HTTPHeader) {
-        if let index = headers.firstIndex(where: { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }) {
+        if let index = headers.firstIndex(where: { $0.name.equalsIgnoringASCIICase(header.name) }) {
             headers[index] = header
         } else {
             headers.append(header)
@@ -63,12 +63,12 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByArrayLiteral, Expres
 
     /// Removes every field named `name` (case-insensitive).
     public mutating func remove(name: String) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
     /// The value of the field named `name` (case-insensitive), if any.
     public func value(for name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The value of `name`; setting nil removes the field.
