@@ -108,7 +108,7 @@ public struct MatchRules: Sendable {
 
     /// `text` as a form or query spells it, decoded: `%xx` escapes, and `+` as a space.
     static func formDecoded(_ text: String) -> String {
-        guard text.contains("+") || text.contains("%") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "+")) || text.utf8.contains(UInt8(ascii: "%")) else { return text }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }
@@ -151,7 +151,7 @@ public struct MatchRules: Sendable {
 
     /// `%xx` escapes with upper-case hex digits (RFC 3986 §6.2.2.1: the case does not matter).
     static func upperCasingEscapes(_ text: String) -> String {
-        guard text.contains("%") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
         var bytes = Array(text.utf8)
         var index = 0
         while index + 2 < bytes.count {

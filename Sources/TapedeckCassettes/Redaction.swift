@@ -147,7 +147,7 @@ public struct Redactor: Hashable, Sendable {
     /// it — with secret query item values replaced; anything else unchanged. Only the secret
     /// items change: the rest of the text keeps its spelling and escapes.
     public func redactURLText(_ text: String) -> String {
-        guard !queryItems.isEmpty || secretLookingNames, text.contains("?"), var components = URLComponents(string: text),
+        guard !queryItems.isEmpty || secretLookingNames, text.utf8.contains(UInt8(ascii: "?")), var components = URLComponents(string: text),
               let items = components.percentEncodedQueryItems,
               items.contains(where: { isSecretQueryItem($0.name) }) else { return text }
         components.percentEncodedQueryItems = items.map { item in
@@ -180,7 +180,7 @@ public struct Redactor: Hashable, Sendable {
 
     /// Whether a body of `contentType` is an HTML form (`application/x-www-form-urlencoded`).
     static func isForm(_ contentType: String?) -> Bool {
-        contentType?.lowercased().contains("application/x-www-form-urlencoded") == true
+        contentType?.lowercased().containsBytes(of: "application/x-www-form-urlencoded") == true
     }
 
     /// A form's fields as spelt (`&`-separated, empty ones kept), each with its name decoded as
@@ -215,7 +215,7 @@ public struct Redactor: Hashable, Sendable {
     /// (sorted), so it is deterministic.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
-              contentType?.lowercased().contains("json") == true || looksLikeJSON(body),
+              contentType?.lowercased().containsBytes(of: "json") == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }
@@ -256,7 +256,7 @@ public struct Redactor: Hashable, Sendable {
 
     /// A JSON string that is a link with a query: absolute http(s), or starting with `/`.
     static func looksLikeLink(_ text: String) -> Bool {
-        guard text.contains("?") else { return false }
+        guard text.utf8.contains(UInt8(ascii: "?")) else { return false }
         let lowered = text.prefix(8).lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/")
     }

@@ -81,7 +81,7 @@ public enum SecretScanner {
                        rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
                         report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
                     }
-                    if part.contentType?.lowercased().contains("json") == true {
+                    if part.contentType?.lowercased().containsBytes(of: "json") == true {
                         bodies.append(("request.body part '\(part.name ?? "")'", Data(content)))
                     }
                 }
@@ -133,7 +133,7 @@ public enum SecretScanner {
     /// The first credential query item of a link (a `Location` value, a JSON link) whose value is
     /// stored unredacted, by the default rules or `rules`.
     private static func secretQueryItem(inLink text: String, rules: Redactor) -> String? {
-        guard text.contains("?"), let items = URLComponents(string: text)?.queryItems else { return nil }
+        guard text.utf8.contains(UInt8(ascii: "?")), let items = URLComponents(string: text)?.queryItems else { return nil }
         return items.first { item in
             let name = item.name.lowercased()
             guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
