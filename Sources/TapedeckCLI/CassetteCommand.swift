@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TapedeckCassettes
+import TapedeckHTTP
 
 /// Exit statuses of every tapedeck command: 0 ok; 1 the check found something; 2 bad input file;
 /// 64 bad usage (swift-argument-parser's own); 3 anything else (I/O, network).
@@ -75,7 +76,13 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
 
 extension CassetteCommand {
     struct Inspect: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a table of a cassette's entries.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print a table of a cassette's entries.",
+            discussion: """
+            Columns: the entry's number, method, status ("fail" for a recorded transport failure), \
+            the body's size in bytes as stored (a "z" after it: the stored bytes are still \
+            compressed as the Content-Encoding says), the recorded time in milliseconds, and the URL.
+            """)
 
         @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
         var file: String
@@ -100,11 +107,12 @@ extension CassetteCommand {
                 switch interaction.outcome {
                 case let .response(response):
                     status = String(response.status)
-                    bytes = String(response.body.count) + (response.bodyForm == .wire && response.headers.value(for: "Content-Encoding") != nil ? "z" : "")
+                    let compressed = response.bodyForm == .wire && !response.body.isEmpty && response.headers.value(for: "Content-Encoding") != nil
+                    bytes = String(response.body.count) + (compressed ? "z" : "")
                 case let .failure(failure):
                     status = "fail"
                     bytes = "-"
-                    note = "  → replays as URLError \(failure.code) (\(failure.message))"
+                    note = "  → replays as URLError \(failure.code): \(failure.message)"
                 }
                 let milliseconds = interaction.timings.map { timings in
                     String(format: "%.1f", ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000)
@@ -143,14 +151,27 @@ extension CassetteCommand {
                 print("\(file): \(findings.count) possible secret(s); `tapedeck cassette redact \(file)` replaces the known kinds")
                 throw ExitStatus.found
             }
-            let skipped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped, see the warnings)"
-            print("\(file): ok, \(cassette.interactions.count) entries\(skipped), no secrets found")
+            let count = cassette.interactions.count
+            let entries = "\(count) \(count == 1 ? "entry" : "entries")"
+            if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {
+                print("\(file): ok, \(entries), no secrets found")
+            } else {
+                // Another tool's file may hold what no replay reads: said, not claimed clean.
+                let skipped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped, see the warnings)"
+                print("\(file): ok, \(entries)\(skipped), no secrets found in what replays; skipped entries and parts no replay reads "
+                      + "(cookie lists, pages, redirectURL, WebSocket messages) are not checked — `tapedeck cassette redact` leaves them out")
+            }
         }
     }
 
     struct Redact: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Replace secrets (credential headers, query items, JSON fields) with REDACTED.")
+            abstract: "Replace secrets (credential headers, query items, JSON fields) with REDACTED.",
+            discussion: """
+            The cassette is rewritten in Tapedeck's form: what replays is kept, while pages, comments, \
+            cookie lists, server addresses and other tools' own fields (which may hold secrets too) \
+            are left out.
+            """)
 
         @Argument(help: "The cassette.")
         var file: String
@@ -171,7 +192,7 @@ extension CassetteCommand {
             var cassette = try load(file)
             if output == nil && !cassette.skipped.isEmpty {
                 // Rewriting in place would drop the entries that could not be read.
-                printError("tapedeck: \(file): \(cassette.skipped.count) entries cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
+                printError("tapedeck: \(file): \(cassette.skipped.count) \(cassette.skipped.count == 1 ? "entry" : "entries") cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
                 throw ExitStatus.badInput
             }
             let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
@@ -185,14 +206,22 @@ extension CassetteCommand {
                 throw ExitStatus.report(error)
             }
             let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
-            let dropped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped entries left out)"
+            let skipped = cassette.skipped.count
+            let dropped = skipped == 0 ? "" : " (\(skipped) skipped \(skipped == 1 ? "entry" : "entries") left out)"
             print("\(destination): redacted \(changed) of \(cassette.interactions.count) entries\(dropped)")
         }
     }
 
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Convert between .har and .har.gz (the output's format follows its name unless told).")
+            abstract: "Convert between .har and .har.gz (the output's format follows its name unless told).",
+            discussion: """
+            A cassette that reads whole keeps its JSON text byte for byte; only the compression \
+            changes. It is rewritten in Tapedeck's form (what replays is kept; pages, comments, \
+            cookie lists and other tools' own fields are not) when it must be: to merge a journal \
+            left beside it, to leave out entries that cannot be read, to embed bodies attached as \
+            files (_file), or with --normalize-timings.
+            """)
 
         @Argument(help: "The cassette to read.")
         var input: String
@@ -215,15 +244,31 @@ extension CassetteCommand {
 
         func run() throws {
             let cassette = try load(input)
-            let compression: CassetteFile.Compression? = gzip ? .gzip : (plain ? CassetteFile.Compression.none : nil)
+            let compression = gzip ? .gzip : (plain ? CassetteFile.Compression.none : .forPath(output))
+            let outputURL = URL(fileURLWithPath: output)
+            let inputURL = URL(fileURLWithPath: input)
+            let hasJournal = FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: inputURL).path)
             do {
-                try CassetteFile.write(cassette, to: URL(fileURLWithPath: output), compression: compression,
+                // A file that reads whole keeps its JSON text as written (other tools' pages,
+                // comments, cookie lists and own fields included): only the compression changes.
+                // Rewriting in Tapedeck's form is for what a byte copy cannot do: merging a
+                // journal, leaving out skipped entries, embedding attached bodies, zeroing timings.
+                if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty,
+                   let json = try? CassetteFile.jsonText(of: inputURL), json.firstRange(of: Data(#""_file""#.utf8)) == nil,
+                   let data = compression == .gzip ? try? Zlib.compress(json, format: .gzip) : json {
+                    try CassetteFile.atomicWrite(data, to: outputURL)
+                    print("\(output): \(cassette.interactions.count) \(cassette.interactions.count == 1 ? "entry" : "entries"), the JSON as written")
+                    return
+                }
+                try CassetteFile.write(cassette, to: outputURL, compression: compression,
                                        options: HARCodec.WriteOptions(normalizesTimings: normalizeTimings))
             } catch {
                 throw ExitStatus.report(error)
             }
-            let dropped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped entries left out)"
-            print("\(output): \(cassette.interactions.count) entries\(dropped)")
+            let skipped = cassette.skipped.count
+            let dropped = skipped == 0 ? "" : " (\(skipped) skipped \(skipped == 1 ? "entry" : "entries") left out)"
+            print("\(output): \(cassette.interactions.count) \(cassette.interactions.count == 1 ? "entry" : "entries")\(dropped), rewritten in Tapedeck's form "
+                  + "(what replays is kept; pages, comments, cookie lists, server addresses, blocked/dns/ssl timings and other tools' own fields are not)")
         }
     }
 

@@ -36,14 +36,23 @@ public enum CassetteFile {
     /// ``CassetteJournal/recover(cassette:)`` does that. Entries that cannot be replayed are
     /// skipped and listed in ``Cassette/skipped``, unless `strict` makes them an error.
     public static func read(_ url: URL, strict: Bool = false) throws(CassetteError) -> Cassette {
-        let data: Data
+        try decode(contents(of: url), file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
+    }
+
+    /// The file's bytes, or an error that says why not: missing, a directory, not readable.
+    private static func contents(of url: URL) throws(CassetteError) -> Data {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue {
+            throw CassetteError(.unreadable, file: url.path, reason: "this is a directory, not a cassette file",
+                                hint: "give the path of a .har or .har.gz file")
+        }
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
-                                hint: FileManager.default.fileExists(atPath: url.path) ? "check the file's permissions" : "check the path")
+                                hint: exists ? "check the file's permissions" : "check the path")
         }
-        return try decode(consume data, file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
     }
 
     /// Decodes file contents: gzip (sniffed by magic bytes) or plain HAR JSON.
@@ -139,6 +148,16 @@ public enum CassetteFile {
         return size <= data.count * 64 ? size : 0
     }
 
+    /// The HAR JSON text of the file at `url`, inflated when the file is compressed (within
+    /// ``maximumJSONSize``): the bytes another tool wrote, with nothing read into a cassette.
+    ///
+    /// ```swift
+    /// let json = try CassetteFile.jsonText(of: URL(fileURLWithPath: "api.har.gz"))
+    /// ```
+    public static func jsonText(of url: URL) throws(CassetteError) -> Data {
+        try json(from: contents(of: url), file: url.path)
+    }
+
     /// Encodes `cassette` as HAR JSON, gzip-compressed when asked.
     ///
     /// With gzip, the JSON is produced in pieces that a second thread compresses while the next
@@ -167,7 +186,15 @@ public enum CassetteFile {
         // Unique per write (parallel writers in one process never share it), created exclusively.
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ioError(path, "cannot create \(temporary)") }
+        guard descriptor >= 0 else {
+            var isDirectory: ObjCBool = false
+            if errno == ENOENT || errno == ENOTDIR,
+               !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                throw CassetteError(.io, file: path, reason: "cannot write here: \(directory) is not an existing directory",
+                                    hint: "create the directory, or give a path in one that exists")
+            }
+            throw ioError(path, "cannot create \(temporary)")
+        }
         do throws(CassetteError) {
             try writeAll(descriptor, data, path: temporary)
             guard fsync(descriptor) == 0 else { throw ioError(temporary, "fsync failed") }

@@ -56,9 +56,7 @@ struct LenientEntry: Decodable {
 
     /// A type mismatch in JSON's words: `expected a list, found an object`.
     static func typeMismatch(_ type: Any.Type, _ context: DecodingError.Context) -> String {
-        let name = "\(type)"
-        let expected = name.hasPrefix("Array") ? "a list" : name.hasPrefix("Dictionary") ? "an object" : name == "String" ? "text"
-            : ["Int", "Double", "Int64", "UInt64", "Float"].contains(name) ? "a number" : name == "Bool" ? "true or false" : name
+        let expected = kind(type)
         let detail = context.debugDescription
         if let found = detail.range(of: "but found ")?.upperBound {
             var rest = detail[found...]
@@ -69,6 +67,16 @@ struct LenientEntry: Decodable {
             return "expected \(expected), found \(actual)"
         }
         return "expected \(expected): \(detail)"
+    }
+
+    /// What a Swift type is called in JSON's words: `[Any]` is a list, `String` text.
+    static func kind(_ type: Any.Type) -> String {
+        let name = "\(type)"
+        if name.hasPrefix("Array") { return "a list" }
+        if name.hasPrefix("Dictionary") || name.hasPrefix("HAR") { return "an object" }
+        if name == "String" { return "text" }
+        if ["Int", "Double", "Int64", "UInt64", "Float"].contains(name) { return "a number" }
+        return name == "Bool" ? "true or false" : name
     }
 
     /// The field and the reason, from a DecodingError's path. `depth` keys of the error's path
@@ -103,7 +111,10 @@ struct LenientEntry: Decodable {
         case let .typeMismatch(type, context):
             return HARUnreadable(field: path(context.codingPath), reason: typeMismatch(type, context))
         case let .valueNotFound(type, context):
-            return HARUnreadable(field: path(context.codingPath), reason: "expected \(type), found null")
+            if path(context.codingPath) == "response" {
+                return HARUnreadable(field: "response", reason: "the entry's response is null: a request-only entry has nothing to replay")
+            }
+            return HARUnreadable(field: path(context.codingPath), reason: "expected \(kind(type)), found null")
         case let .dataCorrupted(context):
             return HARUnreadable(field: path(context.codingPath), reason: context.debugDescription)
         @unknown default:

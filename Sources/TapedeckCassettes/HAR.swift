@@ -178,7 +178,7 @@ package struct HAREntry: Codable, Hashable, Sendable {
         timings = try container.decodeIfPresent(HARTimings.self, forKey: .timings) ?? HARTimings(send: 0, wait: 0, receive: 0)
         serverIPAddress = try container.decodeIfPresent(String.self, forKey: .serverIPAddress)
         connection = try container.decodeIfPresent(String.self, forKey: .connection)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         index = try container.decodeIfPresent(Int.self, forKey: .index)
         if let recorded = try? container.decodeIfPresent(HARTransportError.self, forKey: .error) {
             error = recorded

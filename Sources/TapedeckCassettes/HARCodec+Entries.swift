@@ -50,9 +50,10 @@ extension HARCodec {
         guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
             throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
         }
-        let requestHeaders = headerFields(entry.request.headers)
+        var requestHeaders = headerFields(entry.request.headers)
         var requestBody: Data?
         if let postData = entry.request.postData {
+            typeFromMimeType(postData.mimeType, into: &requestHeaders)
             let type = requestHeaders.value(for: "Content-Type") ?? postData.mimeType
             let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, field: "request.postData.text", bad: bad)
             requestBody = data
@@ -83,7 +84,10 @@ extension HARCodec {
                 // 100 Continue, 103 Early Hints: interim answers, which a request never ends with.
                 throw bad("response.status", "status \(response.status) is an interim answer (1xx), not one a request ends with")
             }
-            let headers = headerFields(response.headers)
+            var headers = headerFields(response.headers)
+            if response.content.text != nil || response.content.file != nil {
+                typeFromMimeType(response.content.mimeType, into: &headers)
+            }
             var data = Data()
             if let text = response.content.text {
                 let type = headers.value(for: "Content-Type") ?? response.content.mimeType
@@ -98,7 +102,9 @@ extension HARCodec {
             switch response.content.bodyForm {
             case "wire": form = .wire
             case "decoded": form = .decoded
-            case nil: form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"))
+            case nil:
+                let bytes = response.content.file != nil || response.content.encoding?.lowercased() == "base64"
+                form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes)
             case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
             }
             outcome = .response(RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form))
@@ -106,6 +112,17 @@ extension HARCodec {
         return Interaction(
             index: context.trustsIndex ? entry.index ?? position : position, startedDateTime: entry.startedDateTime, request: request,
             outcome: outcome, timings: timings(entry.timings))
+    }
+
+    /// A message whose fields name no `Content-Type` takes its HAR `mimeType` as one: a file
+    /// written by hand or by a tool that lists only some fields (a form posted with its type in
+    /// `postData.mimeType` alone) is then redacted, matched and served by its type. Browsers'
+    /// placeholders for "no type" (`x-unknown`) are not types.
+    static func typeFromMimeType(_ mimeType: String, into headers: inout [HeaderField]) {
+        let type = mimeType.trimmingCharacters(in: .whitespaces)
+        guard !type.isEmpty, type.utf8.contains(UInt8(ascii: "/")), !type.lowercased().hasSuffix("x-unknown"),
+              headers.value(for: "Content-Type") == nil else { return }
+        headers.append(HeaderField("Content-Type", type))
     }
 
     /// Header fields as a replay sends them: HTTP/2 pseudo-headers (`:authority`, which Chromium
@@ -142,13 +159,33 @@ extension HARCodec {
             }
             return HARBodyText.bytes(text, contentType: contentType, writer: writer)
         case "base64":
-            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
-                throw bad(field, "the text is marked base64 but does not decode")
+            guard let data = base64Bytes(text) else {
+                throw bad(field, "the text is marked base64 but does not decode (only the base64 and base64url alphabets, '=' padding and line breaks may appear)")
             }
             return (data, nil)
         case let other?:
             throw bad(field, "unknown body encoding '\(other)'")
         }
+    }
+
+    /// Base64 as writers produce it: line breaks and spaces allowed (MIME wraps lines), the
+    /// URL-safe alphabet (`-`, `_`) read as the standard one, padding optional. Nil for any other
+    /// character: a byte skipped silently would make a body that was never sent.
+    static func base64Bytes(_ text: String) -> Data? {
+        var cleaned: [UInt8] = []
+        cleaned.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): continue
+            case UInt8(ascii: "-"): cleaned.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): cleaned.append(UInt8(ascii: "/"))
+            default: cleaned.append(byte)
+            }
+        }
+        if cleaned.last != UInt8(ascii: "=") {
+            cleaned.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - cleaned.count % 4) % 4))
+        }
+        return Data(base64Encoded: Data(cleaned))
     }
 
     /// Polly.JS 2–5 binary bodies: the bytes as hex, in one string or a JSON list of hex chunks
@@ -212,10 +249,11 @@ extension HARCodec {
     /// Whether a body another tool stored is the wire bytes or decoded. Tools keep the
     /// `Content-Encoding` header but usually store the decoded body: a body that starts like the
     /// last coding's stream (gzip's magic number, a zlib header, zstd's frame magic) is taken to be
-    /// the wire bytes; anything else is decoded — including every coding Tapedeck cannot decode
-    /// itself (`br`, `compress`, unknown names), which no writer stores undecoded as text, so that
-    /// `serve` sends such a body without the coding's label.
-    package static func inferredForm(_ body: Data, contentEncoding: String?) -> ResponsePlan.BodyForm {
+    /// the wire bytes, as is a `br` or raw `deflate` body stored as bytes (base64, an attached
+    /// file) that decodes whole; anything else is decoded — including codings Tapedeck cannot
+    /// decode itself (`compress`, unknown names), which no writer stores undecoded as text, so
+    /// that `serve` sends such a body without the coding's label.
+    package static func inferredForm(_ body: Data, contentEncoding: String?, storedAsBytes: Bool = false) -> ResponsePlan.BodyForm {
         let codings = (contentEncoding ?? "").lowercased().split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "identity" }
         guard let last = codings.last, !body.isEmpty else { return .wire }
@@ -226,12 +264,23 @@ extension HARCodec {
         case "deflate":
             // A zlib header: compression method 8 and a check value making the first two bytes a multiple of 31.
             guard head.count >= 2 else { return .decoded }
-            return head[0] & 0x0F == 8 && (Int(head[0]) << 8 | Int(head[1])) % 31 == 0 ? .wire : .decoded
+            if head[0] & 0x0F == 8 && (Int(head[0]) << 8 | Int(head[1])) % 31 == 0 { return .wire }
+            // Raw deflate (no zlib header), as some servers send it: bytes that inflate whole.
+            return storedAsBytes && decodesWhole(body, coding: "deflate") ? .wire : .decoded
         case "zstd":
             return head == [0x28, 0xB5, 0x2F, 0xFD] ? .wire : .decoded
+        case "br":
+            // Brotli has no magic number. Bytes (base64, an attached file) that decode as a whole
+            // brotli stream are the wire form: a body stored decoded is never a valid stream.
+            return storedAsBytes && decodesWhole(body, coding: "br") ? .wire : .decoded
         default:
             return .decoded
         }
+    }
+
+    /// Whether `body` decodes under `coding` without error (within the inspection limit).
+    private static func decodesWhole(_ body: Data, coding: String) -> Bool {
+        body.count <= Redactor.inspectionLimit && (try? ContentCoding.decode(body, contentEncoding: coding, limit: Redactor.inspectionLimit)) != nil
     }
 
     /// Recorded phases; nil when the entry records none (every phase zero or not applicable).

@@ -226,6 +226,10 @@ public enum HARCodec {
 
     /// Invalid JSON: where the parser stopped (JSONDecoder does not say; JSONSerialization does).
     private static func syntaxError(_ data: Data, file: String) -> CassetteError {
+        if Zlib.looksLikeGzip(data) {
+            return CassetteError(.json, file: file, place: "byte 0", reason: "the HAR inside is gzip-compressed again (the file was compressed twice)",
+                                 hint: "decompress it once (gunzip -c FILE > cassette.har.gz), or export it again")
+        }
         var detail = "the parser rejected it"
         var place = ""
         do {
@@ -278,7 +282,7 @@ public enum HARCodec {
         case let .typeMismatch(type, context):
             return CassetteError(.json, file: file, place: place(context.codingPath), reason: LenientEntry.typeMismatch(type, context))
         case let .valueNotFound(type, context):
-            return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(type), found null")
+            return CassetteError(.json, file: file, place: place(context.codingPath), reason: "expected \(LenientEntry.kind(type)), found null")
         @unknown default:
             return CassetteError(.json, file: file, reason: "\(error)")
         }

@@ -13,6 +13,7 @@ enum HARFastReader {
         data.withUnsafeBytes { raw -> HARDocument? in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
             var cursor = JSONCursor(base: base, count: raw.count)
+            cursor.acceptsLoneSurrogates = true
             cursor.skipByteOrderMark()
             var log: HARLog?
             guard cursor.object({ cursor, key in
@@ -38,7 +39,7 @@ enum HARFastReader {
             case "version": return cursor.string(into: &version)
             case "creator": creator = readCreator(&cursor); return creator != nil
             case "browser": return cursor.nullable(into: &browser, readCreator)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             case "_tapedeck":
                 if cursor.null() { return true }
                 var format: Int?
@@ -73,7 +74,7 @@ enum HARFastReader {
             switch key {
             case "name": return cursor.string(into: &name)
             case "version": return cursor.string(into: &version)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             default: return cursor.skipValue()
             }
         }), let name, let version else { return nil }
@@ -104,7 +105,7 @@ enum HARFastReader {
             case "_error": return cursor.nullable(into: &error, readTransportError)
             case "serverIPAddress": return cursor.optionalString(into: &serverIPAddress)
             case "connection": return cursor.optionalString(into: &connection)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             case "cache":
                 // HARCache holds nothing; anything but an object or null goes to the strict reader.
                 return cursor.null() || cursor.object { cursor, _ in cursor.skipValue() }
@@ -149,7 +150,10 @@ enum HARFastReader {
             guard cursor.object({ cursor, key in
                 switch key {
                 case "name": return cursor.string(into: &name)
-                case "value": return readOneOrMany(&cursor, into: &values)
+                case "value":
+                    // A field whose value is null carries nothing to send: left out, not the entry.
+                    if cursor.null() { values = []; return true }
+                    return readOneOrMany(&cursor, into: &values)
                 default: return cursor.skipValue()
                 }
             }), let name, let values else { return false }
@@ -232,7 +236,7 @@ enum HARFastReader {
             case "postData": return cursor.nullable(into: &postData, readPostData)
             case "headersSize": return cursor.optionalLenientInt(into: &headersSize)
             case "bodySize": return cursor.optionalLenientInt(into: &bodySize)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             default: return cursor.skipValue()
             }
         }), let method, let url else { return nil }
@@ -254,7 +258,7 @@ enum HARFastReader {
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
             case "_encoding": return cursor.optionalString(into: &encoding)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             case "params": return readParams(&cursor, into: &params)
             default: return cursor.skipValue()
             }
@@ -289,7 +293,7 @@ enum HARFastReader {
             case "redirectURL": return cursor.optionalString(into: &redirectURL)
             case "headersSize": return cursor.optionalLenientInt(into: &headersSize)
             case "bodySize": return cursor.optionalLenientInt(into: &bodySize)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             case "_failureText": return stringIfAny(&cursor, into: &failureText)
             case "_error": return stringIfAny(&cursor, into: &error)
             default: return cursor.skipValue()
@@ -323,7 +327,7 @@ enum HARFastReader {
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
             case "encoding": return cursor.optionalString(into: &encoding)
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             case "_bodyForm": return cursor.optionalString(into: &bodyForm)
             case "_file": return cursor.optionalString(into: &file)
             case "_isBinary": return cursor.boolIfAny(into: &isBinary)
@@ -348,7 +352,7 @@ enum HARFastReader {
                 guard cursor.optionalLenientDouble(into: &value) else { return false }
                 values[key] = value
                 return true
-            case "comment": return cursor.optionalString(into: &comment)
+            case "comment": return stringIfAny(&cursor, into: &comment)
             default: return cursor.skipValue()
             }
         }) else { return nil }

@@ -35,7 +35,7 @@ package struct HARRequest: Codable, Hashable, Sendable {
         postData = try container.decodeIfPresent(HARPostData.self, forKey: .postData)
         headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
         bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
     }
 }
 
@@ -65,7 +65,7 @@ package struct HARPostData: Codable, Hashable, Sendable {
         text = try container.decodeIfPresent(String.self, forKey: .text)
         params = try container.decodeIfPresent([HARParam].self, forKey: .params)
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
     }
 }
 
@@ -145,7 +145,7 @@ package struct HARResponse: Codable, Hashable, Sendable {
         redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
         headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
         bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         failureText = Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .failureText))
             ?? Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .error))
     }
@@ -211,7 +211,7 @@ package struct HARContent: Codable, Hashable, Sendable {
         mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
         text = try container.decodeIfPresent(String.self, forKey: .text)
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
         file = try container.decodeIfPresent(String.self, forKey: .file)
         isBinary = (try? container.decodeIfPresent(Bool.self, forKey: .isBinary)) ?? nil
@@ -259,7 +259,7 @@ package struct HARTimings: Codable, Hashable, Sendable {
         wait = try container.decodeLenientDouble(forKey: .wait) ?? 0
         receive = try container.decodeLenientDouble(forKey: .receive) ?? 0
         ssl = try container.decodeLenientDouble(forKey: .ssl)
-        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
     }
 }
 

@@ -8,6 +8,10 @@ struct JSONCursor {
     private(set) var position = 0
     private var depth = 0
     private static let maximumDepth = 256
+    /// Whether an unpaired surrogate escape reads as U+FFFD (the HAR reader: Python writes them
+    /// for bytes that were not UTF-8) instead of failing (a scan that must agree with
+    /// `JSONSerialization`, which refuses them).
+    var acceptsLoneSurrogates = false
 
     init(base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
@@ -320,16 +324,31 @@ struct JSONCursor {
         return nil
     }
 
-    /// After `\u`: four hex digits, or a surrogate pair written as two escapes.
+    /// After `\u`: four hex digits, or a surrogate pair written as two escapes. With
+    /// ``acceptsLoneSurrogates``, a surrogate without its pair — Python's `json` writes one for
+    /// each byte of a string that was not UTF-8 (mitmproxy's `\udce9` for a raw `é`) — reads as
+    /// U+FFFD, as a browser shows it, rather than costing the entry.
     private mutating func readEscapedScalar() -> Unicode.Scalar? {
         guard let high = readHex4() else { return nil }
-        if (0xD800...0xDBFF).contains(high) {
+        guard acceptsLoneSurrogates else {
+            guard (0xD800...0xDBFF).contains(high) else { return Unicode.Scalar(high) }
             guard position + 1 < count, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u") else { return nil }
             position += 2
             guard let low = readHex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
             return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
         }
-        return Unicode.Scalar(high)
+        if (0xD800...0xDBFF).contains(high) {
+            let before = position
+            if position + 1 < count, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u") {
+                position += 2
+                if let low = readHex4(), (0xDC00...0xDFFF).contains(low) {
+                    return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                }
+            }
+            position = before   // whatever follows is read on its own
+            return "\u{FFFD}"
+        }
+        return Unicode.Scalar(high) ?? "\u{FFFD}"
     }
 
     private mutating func readHex4() -> UInt32? {

@@ -126,7 +126,7 @@ public struct MatchRules: Sendable {
     }
 
     /// Which part of two resources differs, the first that does: `scheme https ≠ http`,
-    /// `host localhost ≠ 127.0.0.1`, `port 8081 ≠ 8080`, else `path /a ≠ /b`.
+    /// `host localhost ≠ 127.0.0.1`, `port 8081 ≠ 8080`, else `path /a ≠ /b`, each with both URLs.
     private static func resourceMismatch(_ a: URLComponents?, _ b: URLComponents?) -> String {
         let schemes = (a?.scheme?.lowercased() ?? "", b?.scheme?.lowercased() ?? "")
         if schemes.0 != schemes.1 { return "scheme \(schemes.0) ≠ \(schemes.1) (URL \(display(a)) ≠ \(display(b)))" }
@@ -137,7 +137,8 @@ public struct MatchRules: Sendable {
             return components?.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
         }
         if port(a) != port(b) { return "port \(port(a).map(String.init) ?? "none") ≠ \(port(b).map(String.init) ?? "none") (URL \(display(a)) ≠ \(display(b)))" }
-        return "path \(display(a)) ≠ \(display(b))"
+        let paths = (a?.percentEncodedPath ?? "", b?.percentEncodedPath ?? "")
+        return "path \(paths.0.isEmpty ? "/" : paths.0) ≠ \(paths.1.isEmpty ? "/" : paths.1) (URL \(display(a)) ≠ \(display(b)))"
     }
 
     /// What a "no match" reason shows of a URL's resource: scheme, host, port when it is not the
@@ -149,22 +150,46 @@ public struct MatchRules: Sendable {
         return "\(scheme)://\(components?.host ?? "")\(port)\(path.isEmpty ? "/" : path)"
     }
 
-    /// `%xx` escapes with upper-case hex digits (RFC 3986 §6.2.2.1: the case does not matter).
+    /// `%xx` escapes normalised as RFC 3986 §6.2.2 says they may be: hex digits upper-cased
+    /// (`%2f` is `%2F`), and an escaped unreserved character written as itself (`%7E` is `~`,
+    /// `%41` is `A`), so that two spellings of one path are one path.
     static func upperCasingEscapes(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        func isUnreserved(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+            default: false
+            }
+        }
         var index = 0
-        while index + 2 < bytes.count {
-            if bytes[index] == UInt8(ascii: "%") {
-                for offset in 1...2 where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[index + offset]) {
-                    bytes[index + offset] -= 0x20
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                let value = high << 4 | low
+                if isUnreserved(value) {
+                    out.append(value)
+                } else {
+                    let digits = Array("0123456789ABCDEF".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "%"), digits[Int(value >> 4)], digits[Int(value & 0x0F)]])
                 }
                 index += 3
             } else {
+                out.append(bytes[index])
                 index += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: out, as: UTF8.self)
     }
 
     private struct QueryItem: Comparable {

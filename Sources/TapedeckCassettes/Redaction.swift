@@ -193,20 +193,29 @@ public struct Redactor: Hashable, Sendable {
     }
 
     /// The URL with secret query item values replaced; a query value that is itself a link
-    /// (`?next=/account?token=…`, a return address) has its own secret items replaced.
+    /// (`?next=/account?token=…`, a return address) has its own secret items replaced. A password
+    /// in the user part (`http://bob:…@host/`) is replaced whenever `Authorization` is redacted.
     public func redact(_ url: URL) -> URL {
-        guard !queryItems.isEmpty || secretLookingNames, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.queryItems else {
-            return url
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        var changed = false
+        // `http://user:password@host/`: the password is what an Authorization field would carry.
+        if let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,
+           isSecretHeader("authorization") {
+            components.percentEncodedPassword = Self.placeholder
+            changed = true
         }
-        let redacted = items.map { item in
-            if isSecretQueryName(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
-            if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
-            return item
+        if !queryItems.isEmpty || secretLookingNames, let items = components.queryItems {
+            let redacted = items.map { item in
+                if isSecretQueryName(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+                if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
+                return item
+            }
+            if redacted != items {
+                components.queryItems = redacted
+                changed = true
+            }
         }
-        guard redacted != items else { return url }
-        components.queryItems = redacted
-        return components.url ?? url
+        return changed ? components.url ?? url : url
     }
 
     /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.
@@ -234,6 +243,10 @@ public struct Redactor: Hashable, Sendable {
                 if isSecretJSONField(key, value: inner), !(inner is [String: Any]), !(inner is [Any]) {
                     result[key] = Self.placeholder
                     changed = true
+                } else if let list = inner as? [Any], isSecretJSONField(key) {
+                    // `"Set-Cookie": ["a=1", "b=2"]`, `"refresh_token": ["…"]`: the list's values
+                    // are the field's values.
+                    result[key] = redactSecretList(list, key: key, changed: &changed)
                 } else {
                     result[key] = redactValue(inner, changed: &changed)
                 }
@@ -252,6 +265,18 @@ public struct Redactor: Hashable, Sendable {
             }
         }
         return value
+    }
+
+    /// The values of a list under a secret field's name replaced as the field's own value would
+    /// be (in nested lists too); objects in it are redacted by their own fields' names.
+    private func redactSecretList(_ list: [Any], key: String, changed: inout Bool) -> [Any] {
+        list.map { element in
+            if let nested = element as? [Any] { return redactSecretList(nested, key: key, changed: &changed) }
+            if element is [String: Any] { return redactValue(element, changed: &changed) }
+            guard isSecretJSONField(key, value: element) else { return redactValue(element, changed: &changed) }
+            changed = true
+            return Self.placeholder
+        }
     }
 
     /// A JSON string that is a link with a query: absolute http(s), or starting with `/`.

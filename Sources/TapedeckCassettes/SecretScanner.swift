@@ -5,7 +5,7 @@ import TapedeckHTTP
 public enum SecretScanner {
     /// Something that looks like a secret.
     public struct Finding: Hashable, Sendable, CustomStringConvertible {
-        /// The entry's position.
+        /// The entry's number, as `tapedeck cassette inspect` lists it (``Interaction/index``).
         public var entry: Int
         /// Where in the entry (a header, a query item, a JSON path).
         public var place: String
@@ -31,9 +31,9 @@ public enum SecretScanner {
     public static func scan(_ cassette: Cassette, rules: Redactor = Redactor()) -> [Finding] {
         var findings: [Finding] = []
         let defaults = Redactor.standard
-        for (position, interaction) in cassette.interactions.enumerated() {
+        for interaction in cassette.interactions {
             func report(_ place: String, _ reason: String) {
-                findings.append(Finding(entry: position, place: place, reason: reason))
+                findings.append(Finding(entry: interaction.index, place: place, reason: reason))
             }
             func checkHeaders(_ headers: [HeaderField], _ side: String) {
                 for field in headers where field.value != Redactor.placeholder && !field.value.isEmpty {
@@ -53,6 +53,10 @@ public enum SecretScanner {
                 }
             }
             checkHeaders(interaction.request.headers, "request")
+            if let password = URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.percentEncodedPassword,
+               !password.isEmpty, password != Redactor.placeholder {
+                report("request.url", "the URL's user part holds a password stored unredacted")
+            }
             for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
                 guard let value = item.value, value != Redactor.placeholder, !value.isEmpty else { continue }
                 if rules.isSecretQueryName(item.name) || defaults.isSecretQueryName(item.name) {
@@ -121,6 +125,9 @@ public enum SecretScanner {
                 if isSecret(key), let string = inner as? String, string != Redactor.placeholder, !string.isEmpty {
                     return [key]
                 }
+                if isSecret(key), let list = inner as? [Any], holdsText(list) {
+                    return [key]   // a list of the field's values (`"Set-Cookie": ["a=1"]`)
+                }
                 return secretFields(in: inner, isSecret: isSecret)
             }
         }
@@ -128,6 +135,15 @@ public enum SecretScanner {
             return array.flatMap { secretFields(in: $0, isSecret: isSecret) }
         }
         return []
+    }
+
+    /// Whether a list (or a list in it) holds a non-empty string other than the placeholder.
+    private static func holdsText(_ list: [Any]) -> Bool {
+        list.contains { element in
+            if let nested = element as? [Any] { return holdsText(nested) }
+            if let string = element as? String { return !string.isEmpty && string != Redactor.placeholder }
+            return false
+        }
     }
 
     /// The first credential query item of a link (a `Location` value, a JSON link) whose value is

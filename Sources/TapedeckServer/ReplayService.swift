@@ -146,7 +146,9 @@ public final class ReplayService: ExchangeService {
     }
 
     static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased() else { return nil }
+        // An IPv6 literal keeps its brackets (`URL.host` drops them): `http://[::1]:8080`.
+        if host.utf8.contains(UInt8(ascii: ":")), !host.hasPrefix("[") { host = "[\(host)]" }
         return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 

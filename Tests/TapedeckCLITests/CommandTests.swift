@@ -118,6 +118,27 @@ struct CommandTests {
         #expect(try tapedeck("cassette", "convert", plain.path, directory.file("b.har.gz").path).status == 0)
         #expect(try tapedeck("cassette", "convert", directory.file("b.har.gz").path, directory.file("c.har").path).status == 0)
         #expect(try CassetteFile.read(directory.file("c.har")).interactions == (try sampleCassette()).interactions)
+
+        // Another tool's file that reads whole keeps its JSON text: pages, comments, timings the
+        // simulation does not use, a type named only by mimeType.
+        let foreign = directory.file("tool.har")
+        let text = #"""
+        {"log":{"version":"1.2","creator":{"name":"tool","version":"9"},"pages":[{"id":"p1","title":"Home","startedDateTime":"2024-01-01T00:00:00Z","pageTimings":{}}],
+        "entries":[{"pageref":"p1","comment":"kept","serverIPAddress":"10.0.0.1","startedDateTime":"2024-01-01T00:00:00.000Z","time":50,
+        "request":{"method":"GET","url":"http://a.test/x","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+        "response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[],"cookies":[],"content":{"size":2,"mimeType":"text/plain","text":"ok"},
+        "redirectURL":"","headersSize":-1,"bodySize":2},"cache":{},"timings":{"blocked":10,"dns":5,"connect":5,"ssl":3,"send":1,"wait":20,"receive":9}}]}}
+        """#
+        try Data(text.utf8).write(to: foreign)
+        let packed = try tapedeck("cassette", "convert", foreign.path, directory.file("tool.har.gz").path)
+        #expect(packed.status == 0 && packed.output.contains("1 entry, the JSON as written"), "\(packed.output)")
+        #expect(try CassetteFile.jsonText(of: directory.file("tool.har.gz")) == Data(text.utf8))
+        let normalized = try tapedeck("cassette", "convert", foreign.path, directory.file("flat.har").path, "--normalize-timings")
+        #expect(normalized.status == 0 && normalized.output.contains("rewritten in Tapedeck's form"), "\(normalized.output)")
+
+        // validate does not call another tool's file clean beyond what it checked.
+        let checked = try tapedeck("cassette", "validate", foreign.path)
+        #expect(checked.status == 0 && checked.output.contains("no secrets found in what replays"), "\(checked.output)")
     }
 
     @Test("bad input files exit 2 naming the file and place; bad usage 64; a failed write 3")
@@ -141,5 +162,6 @@ struct CommandTests {
         try CassetteFile.write(try sampleCassette(), to: good)
         let unwritable = try tapedeck("cassette", "convert", good.path, "/nonexistent-tapedeck-dir/out.har")
         #expect(unwritable.status == 3, "\(unwritable.errors)")
+        #expect(unwritable.errors.contains("/nonexistent-tapedeck-dir is not an existing directory"), "\(unwritable.errors)")
     }
 }
