@@ -52,6 +52,9 @@ final class ExchangeLink: @unchecked Sendable {
     var startArrived = false
     var expectations: [ArrivalKind: Deque<ExternalExpectation>] = [:]
     var parked: [ArrivalKind: Deque<@Sendable () -> Void>] = [:]
+    /// The network exchanges registered for this link in the harness's `byNetworkID` (so that
+    /// finishing it removes its own keys, not every link's entry scanned).
+    var registeredNetworkIDs: [Int] = []
     /// The block corelibs enqueued right after stopping this protocol (the cancellation callback).
     var cancellationCallback: (@Sendable () -> Void)?
     /// A foreign task's completion was handed to URLSession (its client may already start the next

@@ -187,7 +187,10 @@ extension Harness {
         link.buffered = Data()
         guard handle(.startArrived(observed(task, for: link)), for: link) == .startExchange else { return }
         let id = network.nextExchangeID()
-        state.withLock { $0.byNetworkID[id] = link }
+        state.withLock { state in
+            state.byNetworkID[id] = link
+            link.registeredNetworkIDs.append(id)
+        }
         handle(.exchangeStarted(networkID: id), for: link)
         let configuration = link.session.configuration
         let snapshot = Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration)
@@ -269,7 +272,9 @@ extension Harness {
             link.urlProtocol = nil      // breaks protocol ↔ link, so neither outlives the task
             link.parked.removeAll()
             state.active[link.number] = nil
-            state.byNetworkID = state.byNetworkID.filter { $0.value !== link }
+            // Its own keys only: scanning every link's entry made a run of n concurrent requests O(n²).
+            for id in link.registeredNetworkIDs where state.byNetworkID[id] === link { state.byNetworkID[id] = nil }
+            link.registeredNetworkIDs.removeAll()
         }
     }
 

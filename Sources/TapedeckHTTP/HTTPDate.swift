@@ -13,9 +13,17 @@ public enum HTTPDate {
         formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'").string(from: date)
     }
 
-    /// The instant an IMF-fixdate names (nil when `text` is not one).
+    /// The instant an HTTP date names, in any of the three forms RFC 9110 §5.6.7 says a
+    /// recipient must accept: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850
+    /// form (`Sunday, 06-Nov-94 08:49:37 GMT`) and C's asctime (`Sun Nov  6 08:49:37 1994`); nil
+    /// for anything else.
     public static func date(from text: String) -> Date? {
-        formatter("EEE, dd MMM yyyy HH:mm:ss zzz").date(from: text)
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if let date = formatter("EEE, dd MMM yyyy HH:mm:ss zzz").date(from: text) { return date }
+        if let date = formatter("EEEE, dd-MMM-yy HH:mm:ss zzz").date(from: text) { return date }
+        // asctime pads a one-digit day with a space: one space between the fields is the same date.
+        let single = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return formatter("EEE MMM d HH:mm:ss yyyy").date(from: single)
     }
 
     private static func formatter(_ format: String) -> DateFormatter {

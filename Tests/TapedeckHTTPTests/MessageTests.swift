@@ -56,6 +56,16 @@ struct MessageTests {
         #expect(TransportFailure.urlError(.badURL) == .urlError(.badURL))
     }
 
+    @Test("HTTPDate reads the three forms of RFC 9110 (IMF-fixdate, RFC 850, asctime) as one instant, and nothing else")
+    func httpDateForms() {
+        let instant = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(HTTPDate.date(from: "Sun, 06 Nov 1994 08:49:37 GMT") == instant)
+        #expect(HTTPDate.date(from: "Sunday, 06-Nov-94 08:49:37 GMT") == instant)
+        #expect(HTTPDate.date(from: "Sun Nov  6 08:49:37 1994") == instant)
+        #expect(HTTPDate.date(from: "06/11/1994") == nil)
+        #expect(HTTPDate.date(from: HTTPDate.string(from: instant)) == instant)
+    }
+
     @Test("HTTPDate.iso8601 writes what ISO8601DateFormatter writes, over leap days, century years and random instants")
     func iso8601() {
         let formatter = ISO8601DateFormatter()

@@ -91,7 +91,7 @@ struct BadFileTests {
             faults:
               - kind: reset
                 afterBytes: lots
-            """, line: 5, column: 17, path: "faults[0].afterBytes", message: "'lots' is not a byte count — write e.g. 1500, 16KB or 2MiB"),
+            """, line: 5, column: 17, path: "faults[0].afterBytes", message: "'lots' is not a byte count — write a whole number of bytes, e.g. 1500, 1.5KB or 2MiB"),
         BadFile(what: "a retry limit out of range", yaml: """
             \(stub)
             client:
@@ -108,7 +108,7 @@ struct BadFileTests {
         BadFile(what: "a status that is no HTTP status", yaml: """
             traffic: {stubs: [{url: http://api.test/a, status: 42}]}
             script: [{request: GET http://api.test/a}]
-            """, line: 1, column: 52, path: "traffic.stubs[0].status", message: "42 is out of range — use 100...999"),
+            """, line: 1, column: 52, path: "traffic.stubs[0].status", message: "42 is out of range — use 200...999"),
         BadFile(what: "a backwards range", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a, name: a}]
@@ -367,6 +367,70 @@ struct BadFileTests {
         #expect(lines.count == 3, "\(error.description)")
         #expect(lines[0].contains("no request is named 'b'") && lines[1].contains("two faults are named 'x'") && lines[2].contains("no request is named 'c'"),
                 "\(error.description)")
+    }
+
+    @Test("every wrong value of one item, one section and the top comes at once, not only the first of each")
+    func everyWrongValueAtOnce() throws {
+        let text = """
+            seed: 1.5
+            name: 7
+            traffic:
+              stubs:
+                - match: GET http://api.test/a
+                  gzip: yes
+                  bandwidth: 0
+                - match: GET http://api.test/b
+                  latency: -1s
+            client: {timeouts: {request: 0s, resource: 2e10s}}
+            script:
+              - request: GET http://api.test/a
+            """
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(text, file: "values.yaml") }
+        let places = ([error] + error.more).map { "\($0.line):\($0.column) \($0.path)" }
+        #expect(places == ["1:7 seed", "2:7 name", "6:13 traffic.stubs[0].gzip", "7:18 traffic.stubs[0].bandwidth",
+                           "9:16 traffic.stubs[1].latency", "10:30 client.timeouts.request", "10:44 client.timeouts.resource"],
+                "\(error.description)")
+    }
+
+    @Test("a step named like another step's repeat is refused: two requests would share the name")
+    func repeatNamesAreTaken() throws {
+        let text = """
+            traffic: {stubs: [{match: "*", body: ok}]}
+            script:
+              - request: GET http://api.test/x
+                repeat: 2
+              - request: GET http://api.test/y
+                name: "x#1"
+            """
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(text, file: "names.yaml") }
+        #expect(error.line == 5 && error.description.contains("two requests would be named 'x#1'"), "\(error.description)")
+    }
+
+    @Test("aliases that expand past a million values are refused before anything reads them (a billion-laughs file)")
+    func aliasBomb() throws {
+        var lines = ["traffic:", "  stubs:", "    - match: GET http://api.test/a", "      json:", "        a: &a [x, x, x, x, x, x, x, x, x, x]"]
+        for (index, name) in ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated() {
+            let previous = String(UnicodeScalar(UInt8(97 + index)))
+            lines.append("        \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 10).joined(separator: ", ") + "]")
+        }
+        lines.append("script: [{request: GET http://api.test/a}]")
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(lines.joined(separator: "\n"), file: "bomb.yaml") }
+        #expect(error.description.contains("more than 1000000 values once its aliases are expanded"), "\(error.description)")
+    }
+
+    @Test("a stub status of 1xx and a fraction of a byte are refused")
+    func interimStatusAndFractionalBytes() throws {
+        let interim = try #require(throws: ScenarioError.self) {
+            try Scenario.parse("traffic: {stubs: [{match: \"*\", status: 100}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
+        }
+        #expect(interim.description.contains("100 is an interim status (1xx)"), "\(interim.description)")
+        let half = try #require(throws: ScenarioError.self) {
+            try Scenario.parse("traffic: {stubs: [{match: \"*\", bandwidth: 0.5B}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
+        }
+        #expect(half.description.contains("'0.5B' is not a byte count"), "\(half.description)")
+        // A fraction of a larger unit that makes whole bytes is fine.
+        let scenario = try Scenario.parse("traffic: {stubs: [{match: \"*\", bandwidth: 1.5KB}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
+        #expect(scenario.traffic.stubs.first?.bandwidth == 1_500)
     }
 
     @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem")

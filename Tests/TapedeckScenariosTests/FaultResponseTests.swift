@@ -110,6 +110,11 @@ struct FaultResponseTests {
         #expect(honoured.lane("a")?.spans.map(\.label) == ["\(status)", "", "200"])
         #expect(honoured.timelineShowsFault("busy", on: "a"))
 
+        // The field carries whole seconds: a fraction rounds up, never down to an early retry.
+        let fraction = try retryAfter(status: status, header: "retryAfter: 1500ms", honour: true)
+        #expect(fraction.faults.first?.what == "responseHead: status \(status) [Retry-After: 2]")
+        #expect(fraction.request("a").endNanoseconds == 2_000_000_000)
+
         let ignored = try retryAfter(status: status, header: "retryAfter: 3s", honour: false)
         #expect(ignored.passed, "\(ignored.failures)")
         #expect(ignored.request("a").endNanoseconds == 500_000_000)

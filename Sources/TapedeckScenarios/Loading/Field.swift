@@ -217,7 +217,7 @@ struct Field {
     func bytes() throws(ScenarioError) -> Int {
         let text = try string().trimmingCharacters(in: .whitespaces)
         guard let value = Self.parseBytes(text) else {
-            throw error("'\(text)' is not a byte count", hint: "write e.g. 1500, 16KB or 2MiB")
+            throw error("'\(text)' is not a byte count", hint: "write a whole number of bytes, e.g. 1500, 1.5KB or 2MiB")
         }
         return value
     }
@@ -278,19 +278,26 @@ struct Field {
         let units: [(String, Double)] = [("KiB", 1_024), ("MiB", 1_048_576), ("KB", 1_000), ("MB", 1_000_000), ("B", 1)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let value = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value >= 0, value < 1e12 else { return nil }
-            return Int((value * scale).rounded())
+            // `1.5KB` is 1,500 bytes; `0.5B` is no number of bytes.
+            let bytes = value * scale
+            guard bytes == bytes.rounded() else { return nil }
+            return Int(bytes)
         }
         guard let value = Int(text), value >= 0 else { return nil }
         return value
     }
 
-    /// The allowed word closest to `word` (case-insensitive edit distance at most 2, or one
-    /// contains the other), if any.
+    /// The allowed word closest to `word` (case-insensitive edit distance at most 2, or one of
+    /// three letters or more contains the other), if any.
     static func closest(to word: String, in choices: [String]) -> String? {
         let lowered = word.lowercased()
         let scored = choices.map { ($0, editDistance(lowered, $0.lowercased())) }.sorted { $0.1 < $1.1 }
         if let best = scored.first, best.1 <= max(2, word.count / 4) { return best.0 }
-        return choices.first { $0.lowercased().contains(lowered) || lowered.contains($0.lowercased()) }
+        // One holding the other counts only for three letters or more: `a` is in most keys.
+        return choices.first { choice in
+            let choice = choice.lowercased()
+            return (lowered.count >= 3 && choice.contains(lowered)) || (choice.count >= 3 && lowered.contains(choice))
+        }
     }
 
     private static func editDistance(_ a: String, _ b: String) -> Int {
@@ -321,11 +328,13 @@ struct Fields {
     subscript(key: String) -> Field? { values[key] }
 
     /// Reads `key` when present; with a problem collector, an error is noted and reading goes on
-    /// with the next key (so that several wrong keys of one mapping are reported at once).
+    /// with the next key (so that several wrong keys of one mapping are reported at once). The
+    /// body may run more than once (again without each wrong value found), so it only assigns.
     func read(_ key: String, _ body: (Field) throws(ScenarioError) -> Void) throws(ScenarioError) {
         guard let value = values[key] else { return }
         guard let problems = owner.problems else { return try body(value) }
-        problems.recovering { () throws(ScenarioError) in try body(value) }
+        // Every wrong value under the key, not only the first (see ``Problems/recovering(item:_:)``).
+        problems.recovering(item: value) { (value) throws(ScenarioError) in try body(value) }
     }
 
     /// The value of a key that must be there.

@@ -1,3 +1,5 @@
+import Yams
+
 /// A place in a scenario file (1-based line and column; 0 when unknown).
 struct SourceMark: Hashable, Sendable {
     var line: Int
@@ -26,6 +28,31 @@ final class Problems {
         }
     }
 
+    /// Reads `item` with `read`; when that fails, the problem is noted and the item read again
+    /// without the value it named, and again, so that every wrong value of one item (a stub, a
+    /// step, a fault, a section) is reported, not only its first. The item's value is nil once
+    /// anything was wrong. A later problem at the item itself (a required key now missing) is an
+    /// effect of the removal and is not reported.
+    func recovering<T>(item: Field, _ read: (Field) throws(ScenarioError) -> T) -> T? {
+        var current = item
+        // The mappings and lists a value was taken out of: a problem reported at one of them
+        // (`'url' is required here`) is the removal's doing.
+        var emptied: Set<SourceMark> = []
+        for attempt in 0..<64 {
+            do {
+                let value = try read(current)
+                return attempt == 0 ? value : nil
+            } catch {
+                if emptied.contains(SourceMark(line: error.line, column: error.column)) { return nil }
+                add(error)
+                guard error.line > 0, let (reduced, parents) = current.node.removing(line: error.line, column: error.column) else { return nil }
+                emptied.formUnion(parents)
+                current = Field(node: reduced, path: current.path, file: current.file, problems: current.problems)
+            }
+        }
+        return nil
+    }
+
     /// Every problem as one error, the first in the file first (nil when there were none).
     var combined: ScenarioError? {
         let sorted = errors.enumerated().sorted { lhs, rhs in
@@ -38,5 +65,45 @@ final class Problems {
         guard var first = sorted.first else { return nil }
         first.more = Array(sorted.dropFirst())
         return first
+    }
+}
+
+extension Node {
+    /// This node without the mapping entry or list item found at `line`:`column` (its key or its
+    /// value starts there), at any depth, and the marks of the mappings and lists it was taken
+    /// from; nil when nothing starts there.
+    func removing(line: Int, column: Int) -> (Node, parents: [SourceMark])? {
+        func at(_ node: Node) -> Bool { node.mark?.line == line && node.mark?.column == column }
+        let here = SourceMark(line: mark?.line ?? 0, column: mark?.column ?? 0)
+        switch self {
+        case let .mapping(mapping):
+            var pairs = mapping.map { ($0.key, $0.value) }
+            var parents = [here]
+            if let index = pairs.firstIndex(where: { at($0.0) || at($0.1) }) {
+                pairs.remove(at: index)
+            } else if let (index, (inner, below)) = pairs.indices.lazy
+                .compactMap({ index in pairs[index].1.removing(line: line, column: column).map { (index, $0) } }).first {
+                pairs[index].1 = inner
+                parents += below
+            } else {
+                return nil
+            }
+            return (.mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark, mapping.anchor)), parents)
+        case let .sequence(sequence):
+            var nodes = Array(sequence)
+            var parents = [here]
+            if let index = nodes.firstIndex(where: at) {
+                nodes.remove(at: index)
+            } else if let (index, (inner, below)) = nodes.indices.lazy
+                .compactMap({ index in nodes[index].removing(line: line, column: column).map { (index, $0) } }).first {
+                nodes[index] = inner
+                parents += below
+            } else {
+                return nil
+            }
+            return (.sequence(Node.Sequence(nodes, sequence.tag, sequence.style, sequence.mark, sequence.anchor)), parents)
+        default:
+            return nil
+        }
     }
 }

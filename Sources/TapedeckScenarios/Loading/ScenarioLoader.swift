@@ -56,7 +56,32 @@ extension Scenario {
             throw ScenarioError(file: file, reason: "not YAML or JSON: \(error)")
         }
         guard let composed else { throw ScenarioError(file: file, reason: "the file is empty", hint: empty) }
+        try checkExpansion(composed, file: file)
         return composed
+    }
+
+    /// The most values a document may hold once its aliases are expanded.
+    static let maximumValues = 1_000_000
+
+    /// Refuses a document whose aliases expand past ``maximumValues`` values (a "billion laughs"
+    /// file: nine levels of ten aliases each hold 10⁹ strings in a few hundred bytes) before
+    /// anything walks it. Yams shares an alias's node, so composing was cheap; reading it was not.
+    private static func checkExpansion(_ root: Node, file: String) throws(ScenarioError) {
+        var count = 0
+        var stack = [root]
+        while let node = stack.popLast() {
+            count += 1
+            if count > maximumValues {
+                throw ScenarioError(file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0,
+                                    reason: "the file holds more than \(maximumValues) values once its aliases are expanded",
+                                    hint: "an alias repeats all it names; put a large body in a file (bodyFile) instead of nesting aliases")
+            }
+            switch node {
+            case let .mapping(mapping): stack.append(contentsOf: mapping.values)
+            case let .sequence(sequence): stack.append(contentsOf: sequence)
+            default: break
+            }
+        }
     }
 
     /// A `.json` file must be JSON, not merely YAML: a trailing comma or a comment is an error.

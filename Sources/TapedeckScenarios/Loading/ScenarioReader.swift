@@ -30,33 +30,34 @@ struct ScenarioReader {
         var reader = self
         reader.requestPatterns = Self.requestPatterns(in: top["script"])
         var scenario = Scenario(name: defaultName, source: source)
-        problems.recovering { () throws(ScenarioError) in
-            if let schema = top["$schema"] { _ = try schema.string() }
-            scenario.name = try top["name"]?.text() ?? defaultName
-            scenario.description = try top["description"]?.text() ?? ""
-            if let seed = top["seed"] { scenario.seed = try seed.seed() }
-        }
-        if let traffic = top["traffic"] { problems.recovering { () throws(ScenarioError) in scenario.traffic = try reader.traffic(traffic) } }
+        // Each top-level value, section and item is read on its own: a problem in one hides none in another.
+        problems.recovering { () throws(ScenarioError) in if let schema = top["$schema"] { _ = try schema.string() } }
+        problems.recovering { () throws(ScenarioError) in scenario.name = try top["name"]?.text() ?? defaultName }
+        problems.recovering { () throws(ScenarioError) in scenario.description = try top["description"]?.text() ?? "" }
+        problems.recovering { () throws(ScenarioError) in if let seed = top["seed"] { scenario.seed = try seed.seed() } }
+        if let traffic = top["traffic"], let read = problems.recovering(item: traffic, reader.traffic) { scenario.traffic = read }
         if let test = top["_test"] {
             problems.recovering { () throws(ScenarioError) in
                 let hooks = try test.mapping(["nondeterministicStub"])
                 scenario.traffic.testHooks.nondeterministicStub = try hooks["nondeterministicStub"]?.bool() ?? false
             }
         }
-        if let client = top["client"] { problems.recovering { () throws(ScenarioError) in scenario.client = try reader.client(client) } }
+        if let client = top["client"], let read = problems.recovering(item: client, reader.client) { scenario.client = read }
         if let script = problems.recovering({ () throws(ScenarioError) in
             try top.required("script", hint: "list the requests to send, e.g. - request: GET http://api.test/items").list()
         }) {
             let provider = scenario.client.provider
-            scenario.script = script.compactMap { item in problems.recovering { () throws(ScenarioError) in try reader.step(item, provider: provider) } }
+            scenario.script = script.compactMap { item in
+                problems.recovering(item: item) { (item) throws(ScenarioError) in try reader.step(item, provider: provider) }
+            }
         }
         if let faults = top["faults"], let items = problems.recovering({ () throws(ScenarioError) in try faults.list() }) {
             scenario.faults = items.enumerated().compactMap { index, item in
-                problems.recovering { () throws(ScenarioError) in try reader.fault(item, index: index) }
+                problems.recovering(item: item) { (item) throws(ScenarioError) in try reader.fault(item, index: index) }
             }
         }
-        if let expect = top["expect"] { problems.recovering { () throws(ScenarioError) in scenario.expectations = try reader.expectations(expect) } }
-        if let schedule = top["schedule"] { problems.recovering { () throws(ScenarioError) in scenario.schedule = try reader.schedule(schedule) } }
+        if let expect = top["expect"], let read = problems.recovering(item: expect, reader.expectations) { scenario.expectations = read }
+        if let schedule = top["schedule"], let read = problems.recovering(item: schedule, reader.schedule) { scenario.schedule = read }
         // What the whole file must satisfy is checked only once every part could be read.
         if let error = problems.combined { throw error }
         try Validation(scenario: scenario, top: top).check()
@@ -187,7 +188,13 @@ struct ScenarioReader {
             response.failure = try failureCode(fail)
             return response
         }
-        try keys.read("status") { (status) throws(ScenarioError) in response.status = try status.int(in: 100...999) }
+        try keys.read("status") { (status) throws(ScenarioError) in
+            // A 1xx is an interim answer: no request ends with one (a client waits on for the final status).
+            if let text = try? status.string(), let interim = Int(text), (100...199).contains(interim) {
+                throw status.error("\(interim) is an interim status (1xx), which no request ends with", hint: "use a final status, 200-999")
+            }
+            response.status = try status.int(in: 200...999)
+        }
         try keys.read("headers") { (headers) throws(ScenarioError) in response.headers = try self.headers(headers) }
         let bodies = ["body", "json", "bodyFile"].filter { keys[$0] != nil }
         if bodies.count > 1 { throw keys[bodies[1]]!.error("give only one of body, json and bodyFile") }

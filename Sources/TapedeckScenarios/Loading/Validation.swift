@@ -19,6 +19,20 @@ struct Validation {
         for step in namedSteps where !seen.insert(step.name).inserted {
             problems.append(field("script", step.index).error("two requests are named '\(step.name)'", hint: "give each request step its own 'name'"))
         }
+        // A repeat's requests are `name#1`, `name#2`…: a step named so as well would share a name
+        // with one of them, and cancels, expectations and schedules could not tell them apart.
+        var sent: [String: String] = [:]   // each request's name → the step's name
+        for (index, step) in scenario.script.enumerated() {
+            guard case let .request(request) = step else { continue }
+            for name in request.expanded().map(\.name) {
+                if let other = sent[name], other != request.name {
+                    problems.append(field("script", index).error(
+                        "two requests would be named '\(name)' (steps '\(other)' and '\(request.name)'; a repeated step's requests are named name#1, name#2…)",
+                        hint: "give the request step another 'name'"))
+                }
+                sent[name] = sent[name] ?? request.name
+            }
+        }
         if requests.isEmpty {
             problems.append((top["script"] ?? top.owner).error("the script sends no request", hint: "add '- request: GET http://api.test/items'"))
         }

@@ -150,8 +150,9 @@ final class FaultSites: FaultHook {
         }
     }
 
+    /// `Retry-After` in whole seconds, as RFC 9110 writes it (`delay-seconds` is digits only): a
+    /// fraction rounds up, so a client never retries before the file said it may (as `serve` does).
     private static func seconds(_ duration: Duration) -> String {
-        let value = duration.timeInterval
-        return value == value.rounded() ? String(Int(value)) : String(value)
+        String(Int(duration.timeInterval.rounded(.up)))
     }
 }
