@@ -58,7 +58,20 @@ struct BadFileTests {
             seed: 1
             seed: 2
             script: [{request: GET http://api.test/a}]
-            """, line: 2, column: 1, path: "", message: "'seed' appears more than once in one mapping — keep one of them"),
+            """, line: 3, column: 1, path: "", message: "'seed' appears more than once in one mapping — keep one of them"),
+        BadFile(what: "a key given twice, apart", yaml: """
+            script: [{request: GET http://api.test/a}]
+            \(stub)
+            script: [{request: GET http://api.test/b}]
+            """, line: 3, column: 1, path: "", message: "'script' appears more than once in one mapping — keep one of them"),
+        BadFile(what: "a quote left open is pointed at where it opens, not where the file ends", yaml: """
+            traffic:
+              stubs:
+                - match: "GET http://api.test/a
+                  body: ok
+            script: [{request: GET http://api.test/a}]
+            """, line: 3, column: 14, path: "",
+            message: "not valid YAML: while scanning a quoted scalar: found unexpected end of stream — what opens here is not closed"),
         BadFile(what: "a word where a number belongs", yaml: """
             seed: many
             \(stub)
@@ -313,7 +326,7 @@ struct BadFileTests {
         BadFile(what: "not YAML at all", yaml: """
             script: [{request: GET http://api.test/a}
             traffic: {
-            """, line: 2, column: 1, path: "", message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']'"),
+            """, line: 1, column: 9, path: "", message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']' — what opens here is not closed"),
         BadFile(what: "an empty file", yaml: "", line: 0, column: 0, path: "",
                 message: "the file is empty — start from a file in docs/examples/scenarios"),
     ]

@@ -96,16 +96,45 @@ extension Scenario {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+            // A quote or bracket left open is found only at the end of the file: point at where it opened.
+            if let context, context.mark.line > 0, context.mark.line < mark.line,
+               context.text.contains("quoted scalar") || context.text.contains("flow") {
+                return ScenarioError(file: file, line: context.mark.line, column: context.mark.column, reason: "not valid \(language): \(what)",
+                                     hint: "what opens here is not closed (the file ends, or goes on, at line \(mark.line) without it): close the quote or bracket")
+            }
             return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
                                  hint: syntaxHint(problem: what, line: mark.line, text: text))
         case let .duplicatedKeysInMapping(duplicates, context):
-            // Yams finds a repeated key before the reader does; it marks the first repeated key.
+            // Yams marks the mapping; the repeat is the key's second line in the mapping's column.
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return ScenarioError(file: file, line: context.mark.line, column: context.mark.column,
+            let repeated = duplicates.first.flatMap { repeatedKey($0, mapping: context.mark, text: text) }
+            return ScenarioError(file: file, line: repeated?.line ?? context.mark.line, column: repeated?.column ?? context.mark.column,
                                  reason: "\(keys) appear\(duplicates.count == 1 ? "s" : "") more than once in one mapping", hint: "keep one of them")
         default:
             return ScenarioError(file: file, reason: "not valid \(language): \(error)")
         }
+    }
+
+    /// Where `key` appears the second time in the block mapping that starts at `mapping`: the
+    /// lines from there on whose text starts in the mapping's column with `key:` (quoted or not);
+    /// nil when it is not found so (a flow mapping, say).
+    private static func repeatedKey(_ key: String, mapping: Mark, text: String) -> (line: Int, column: Int)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard mapping.line >= 1, mapping.column >= 1 else { return nil }
+        let indent = mapping.column - 1
+        var seen = 0
+        for index in (mapping.line - 1)..<lines.count {
+            let line = lines[index]
+            let leading = line.prefix { $0 == " " }.count
+            let rest = line.dropFirst(leading)
+            if index > mapping.line - 1, leading < indent, !rest.isEmpty, !rest.hasPrefix("#") { break }   // the mapping ended
+            guard leading == indent else { continue }
+            if [key + ":", "\"\(key)\":", "'\(key)':"].contains(where: { rest.hasPrefix($0) }) {
+                seen += 1
+                if seen == 2 { return (index + 1, indent + 1) }
+            }
+        }
+        return nil
     }
 
     /// What usually causes a syntax error like this one: a tab, or a line indented differently
