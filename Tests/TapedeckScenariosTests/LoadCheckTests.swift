@@ -185,5 +185,7 @@ struct LoadCheckTests {
         #expect(json.reason.hasPrefix("not valid JSON: "), "\(json)")
         #expect(json.reason == "not valid JSON: a trailing comma before ']'" && (json.line, json.column) == (1, 48), "\(json)")
         #expect(json.hint.hasPrefix("a .json scenario must be strict JSON"))
+        let yaml = try #require(parseError("name: x\nscript:\n  - request: GET http://a.test/x\n", file: "yaml.json"))
+        #expect(yaml.reason == "not valid JSON: the file reads as YAML (key: value lines)" && yaml.hint.hasPrefix("name it .yaml"), "\(yaml)")
     }
 }

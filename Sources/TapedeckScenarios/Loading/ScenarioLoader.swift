@@ -87,6 +87,13 @@ extension Scenario {
     /// A `.json` file must be JSON, not merely YAML: a trailing comma or a comment is an error.
     private static func checkJSON(_ text: String, file: String) throws(ScenarioError) {
         guard let problem = StrictJSON.problem(in: text) else { return }
+        // `key: value` lines in a .json file are YAML, not broken JSON.
+        let start = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        if let first = start.first, first != "{", first != "[", start.prefix { $0 != "\n" }.contains(":") {
+            let line = text[..<start.startIndex].count { $0 == "\n" } + 1
+            throw ScenarioError(file: file, line: line, column: 1, reason: "not valid JSON: the file reads as YAML (key: value lines)",
+                                hint: "name it .yaml, or write JSON: {\"script\": [...]}")
+        }
         throw ScenarioError(file: file, line: problem.line, column: problem.column, reason: "not valid JSON: \(problem.message)",
                             hint: "a .json scenario must be strict JSON (no trailing commas, no comments); or name it .yaml")
     }
