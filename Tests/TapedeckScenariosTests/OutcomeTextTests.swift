@@ -114,4 +114,24 @@ struct OutcomeTextTests {
         // As the provider's query encoding sends it: everything but unreserved characters escaped.
         #expect(outcome.request("repos").url == "http://api.test/repos?dir=a%2Fb%3Ac&per_page=50&sort=updated")
     }
+
+    @Test("attempts shorter than a column each keep a column of their own, the waits between them drawn as waits")
+    func shortAttemptsStayApart() {
+        // Three 10 ms attempts with 100 ms and 300 ms waits, on a 4 s axis: a column is ~60 ms.
+        func attempt(_ start: Int64, failed: Bool) -> Timeline.Span {
+            Timeline.Span(kind: .attempt, startNanoseconds: start, endNanoseconds: start + 10_000_000, label: failed ? "500" : "200", failed: failed)
+        }
+        func wait(_ start: Int64, _ end: Int64) -> Timeline.Span {
+            Timeline.Span(kind: .backoff, startNanoseconds: start, endNanoseconds: end, label: "", failed: false)
+        }
+        let lane = Timeline.Lane(name: "lost", result: "200", passed: true, spans: [
+            attempt(0, failed: true), wait(10_000_000, 110_000_000), attempt(110_000_000, failed: true),
+            wait(120_000_000, 420_000_000), attempt(420_000_000, failed: false),
+        ])
+        let text = TextTimeline(Timeline(durationNanoseconds: 4_000_000_000, lanes: [lane]), width: 80).render()
+        let cells = text.split(separator: "\n")[0].split(separator: "▕")[1].prefix { $0 != "▏" }
+        let groups = cells.split(whereSeparator: { $0 == "·" || $0 == " " }).map(String.init)
+        #expect(groups.prefix(3) == ["▓", "▓", "█"], "\(cells)")
+        #expect(cells.hasPrefix("▓·▓"), "\(cells)")
+    }
 }

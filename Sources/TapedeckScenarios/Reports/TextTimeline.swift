@@ -31,10 +31,25 @@ public struct TextTimeline: Sendable {
         var lines: [String] = []
         for lane in timeline.lanes {
             var cells = Array(repeating: Character(" "), count: columns)
-            for span in lane.spans {
-                let from = column(span.startNanoseconds), to = max(from, column(span.endNanoseconds))
-                let fill: Character = span.kind == .backoff ? "·" : (span.failed ? "▓" : "█")
-                for index in from...to where span.kind == .attempt || cells[index] == " " { cells[index] = fill }
+            // Attempts first, each from the column after the last one's end and one more (so that
+            // attempts shorter than a column stay apart and every one is seen), then the waits
+            // fill the empty columns between the attempts around them.
+            var placed: [(start: Int64, from: Int, to: Int)] = []
+            var nextFree = 0
+            for span in lane.spans.filter({ $0.kind == .attempt }).sorted(by: { $0.startNanoseconds < $1.startNanoseconds }) {
+                let from = min(columns - 1, max(column(span.startNanoseconds), nextFree))
+                let to = max(from, column(span.endNanoseconds))
+                for index in from...to { cells[index] = span.failed ? "▓" : "█" }
+                placed.append((span.startNanoseconds, from, to))
+                nextFree = to + 2
+            }
+            for span in lane.spans where span.kind == .backoff {
+                let before = placed.last { $0.start <= span.startNanoseconds }
+                let after = placed.first { $0.start >= span.endNanoseconds }
+                let from = before.map { $0.to + 1 } ?? column(span.startNanoseconds)
+                let to = after.map { $0.from - 1 } ?? column(span.endNanoseconds)
+                guard from <= to, from < columns else { continue }
+                for index in from...min(to, columns - 1) where cells[index] == " " { cells[index] = "·" }
             }
             for mark in lane.marks {
                 let index = column(mark.timeNanoseconds)
