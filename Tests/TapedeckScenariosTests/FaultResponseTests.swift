@@ -231,6 +231,17 @@ struct FaultResponseTests {
             script: [{request: GET http://api.test/private/me, name: after, at: 2s}]
             """)
         #expect(calm.request("after").attempts == 1 && calm.lane("token refresh") == nil)
+
+        // Refreshes are separate exchanges, not attempts of one request: no wait between them.
+        let polling = try run("""
+            traffic:
+              stubs: [{url: http://api.test/me, latency: 100ms, json: {id: 7}}]
+              auth: {token: POST http://api.test/token, protect: http://api.test/me, lifetime: 2500ms}
+            client: {auth: true, validate: true}
+            script: [{request: GET http://api.test/me, name: poll, repeat: 8, every: 1s}]
+            """)
+        let refreshes = try #require(polling.lane("token refresh"))
+        #expect(refreshes.spans.count >= 2 && refreshes.spans.allSatisfy { $0.kind == .attempt }, "\(refreshes.spans)")
     }
 
     @Test("a token refresh that fails after a 401 ends the request with kind retry (the retrier failed), not the token endpoint's error")

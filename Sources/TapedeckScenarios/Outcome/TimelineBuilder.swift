@@ -24,11 +24,12 @@ struct TimelineBuilder {
                  cancelled: cancelByName[request.name] ?? nil, passed: !failed.contains(request.name))
         }
         // Tagged `token` by the client's authenticator — unless a script request is named so (no
-        // client.auth: loading refuses the name with one).
+        // client.auth: loading refuses the name with one). Refreshes are separate exchanges, not
+        // attempts of one request: no wait is drawn between them.
         let refreshes = requests.contains { $0.name == "token" } ? [] : records.filter { $0.tag == "token" }
         if !refreshes.isEmpty {
             lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true, isRequest: false,
-                                       spans: spans(of: refreshes), marks: []))
+                                       spans: spans(of: refreshes).filter { $0.kind == .attempt }, marks: []))
         }
         let expiries = faults.filter { $0.request == nil && $0.exchange == 0 }
         if !expiries.isEmpty {
