@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "TapedeckTestingTests",
             dependencies: [
-                "TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckScenarios", "TapedeckBridge",
+                "TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckProvider", "TapedeckScenarios", "TapedeckBridge",
                 "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
             ],
             // Cassettes and scenarios the traits find beside the test files (by path, not as resources).

@@ -98,6 +98,8 @@ extension Harness {
         markCompletionHanded(link)
         if let failure {
             urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: failure.urlError(for: urlProtocol.request.url))
+        } else if let refusal = Self.downloadRefusal(task, url: urlProtocol.request.url) {
+            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: refusal)
         } else {
             if link.bodyInOnePiece && !link.buffered.isEmpty {
                 urlProtocol.client?.urlProtocol(urlProtocol, didLoad: link.buffered)
@@ -113,6 +115,23 @@ extension Harness {
         }
         handle(.finished, for: link)
         finish(link)
+    }
+
+    /// The error a download task gets instead of its completion on swift-corelibs-foundation:
+    /// there a download finishing through a custom URLProtocol traps, as corelibs looks for a
+    /// temporary file only its own HTTP loader writes. Nil for any other task, and on Apple
+    /// platforms, where download tasks finish normally.
+    static func downloadRefusal(_ task: URLSessionTask, url: URL?) -> URLError? {
+        #if canImport(FoundationNetworking)
+        guard task is URLSessionDownloadTask else { return nil }
+        return URLError(.unsupportedURL, userInfo: [
+            NSLocalizedDescriptionKey: "tapedeck: a download task cannot finish through a URLProtocol on Linux's Foundation "
+                + "(it would crash the process); use a data task (data(for:), dataTask) and write the data to a file",
+            NSURLErrorFailingURLErrorKey: url as Any,
+        ])
+        #else
+        return nil
+        #endif
     }
 
     /// A fault: the client's delegate hears of the completion a second time (corelibs never does

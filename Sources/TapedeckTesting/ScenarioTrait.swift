@@ -127,22 +127,28 @@ public final class ScenarioTrial: Sendable {
     /// own interceptors, retriers, monitors, on the world's provider and scheduler).
     @discardableResult
     public func run(makeSession: @escaping (ScenarioWorld) -> Session) throws -> Outcome {
-        record(try ScenarioRunner().run(scenario, seed: seed, makeSession: makeSession))
+        record(try ScenarioRunner().run(scenario, seed: seed, makeSession: makeSession), ownClient: true)
     }
 
-    private func record(_ outcome: Outcome) -> Outcome {
+    private func record(_ outcome: Outcome, ownClient: Bool = false) -> Outcome {
         outcomes.withLock { $0.append(outcome) }
         if !outcome.passed, let sourceLocation {
-            Issue.record(Comment(rawValue: Self.summary(of: outcome)), sourceLocation: sourceLocation)
+            Issue.record(Comment(rawValue: Self.summary(of: outcome, ownClient: ownClient)), sourceLocation: sourceLocation)
         }
         return outcome
     }
 
-    /// A failed run in a few lines: the seed, each failed check, the reproduction command.
-    package static func summary(of outcome: Outcome) -> String {
+    /// A failed run in a few lines: the seed, each failed check, the reproduction command — which
+    /// runs the file's own client, so for a run with the test's own client (`ownClient`) the line
+    /// says to rerun the test with that seed instead.
+    package static func summary(of outcome: Outcome, ownClient: Bool = false) -> String {
         var lines = ["scenario \(outcome.scenario), seed \(outcome.seed): \(outcome.failures.count) failed check(s)"]
         lines += outcome.failures.map { "  \($0)" }
-        lines.append("reproduce: \(outcome.reproduction)")
+        if ownClient {
+            lines.append("reproduce: run this test with seed \(outcome.seed) (your own client; `\(outcome.reproduction)` runs the file's client instead)")
+        } else {
+            lines.append("reproduce: \(outcome.reproduction)")
+        }
         return lines.joined(separator: "\n")
     }
 }

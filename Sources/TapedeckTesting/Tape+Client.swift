@@ -4,10 +4,10 @@ extension Tape {
     /// A `DefaultTransport` over this tape: Alamofire-style `Session()`, `Session.default` and `AF`
     /// made while it is `DefaultTransport.current` use the tape's harness and scheduler, and
     /// awaiting their `DataTask`s runs the tape (`run()`). The `.cassette` trait installs one for
-    /// the test body; in XCTest, install it yourself:
+    /// the test body, and XCTest's `useCassette` one for the test's duration; elsewhere, install
+    /// it yourself:
     ///
     /// ```swift
-    /// let tape = try useCassette("login")
     /// try await DefaultTransport.$current.withValue(tape.makeClientTransport()) {
     ///     let profile = try await AF.request("https://api.example/me").serializingDecodable(Profile.self).value
     /// }

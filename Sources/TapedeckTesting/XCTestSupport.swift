@@ -8,7 +8,8 @@ extension XCTestCase {
     /// A ``Tape`` bound to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
     /// `TAPEDECK_CASSETTES`), finished when the test ends: recordings merged into the cassette, and
     /// each request the cassette could not answer reported as a failure naming the closest entries.
-    /// A test that failed does not replace its cassette when re-recording (`all`).
+    /// A test that failed does not replace its cassette when re-recording (`all`). For the test's
+    /// duration, `Session()`, `AF` and `MoyaProvider<API>()` use the tape (`DefaultTransport.installForProcess(_:)`).
     ///
     /// ```swift
     /// func testLogin() throws {
@@ -25,7 +26,12 @@ extension XCTestCase {
         let tape = try Tape(
             cassette: RecordSettings.cassetteURL(named: name, filePath: "\(file)"), mode: mode, playback: playback,
             matching: rules, redactor: redactor, timing: timing, seed: seed)
+        // `Session()`, `AF` and `MoyaProvider<API>()` made during the test use the tape, as under
+        // the trait, instead of the live network (XCTest gives the body no task-local scope).
+        let transport = tape.makeClientTransport()
+        DefaultTransport.installForProcess(transport)
         addTeardownBlock { [weak self] in
+            DefaultTransport.uninstallForProcess(transport)
             do {
                 try tape.finish(succeeded: self?.testRun?.hasSucceeded ?? true)
             } catch let TapeError.unansweredRequests(misses) {
@@ -60,7 +66,7 @@ extension XCTestCase {
         for seed in seeds.isEmpty ? [scenario.seed] : seeds.map(UInt64.init) {
             let trial = ScenarioTrial(scenario: scenario, seed: seed)
             let outcome = try makeSession.map { try trial.run(makeSession: $0) } ?? trial.run()
-            if !outcome.passed { XCTFail(ScenarioTrial.summary(of: outcome), file: file, line: line) }
+            if !outcome.passed { XCTFail(ScenarioTrial.summary(of: outcome, ownClient: makeSession != nil), file: file, line: line) }
             outcomes.append(outcome)
         }
         return outcomes

@@ -119,6 +119,25 @@ struct QueueTests {
         try scheduler.runUntilIdle()
         #expect(result.value?.isSessionDeinitializedError == true)
     }
+
+    @Test("a request of a session nothing holds (lazy setup) finishes with sessionDeinitialized instead of never")
+    func requestOfAReleasedSession() throws {
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let network = SimulatedNetwork(scheduler: scheduler)
+        network.stub(host: "api.test", path: "/get", .json(200, "{}"))
+        let harness = Harness(network: network)
+        defer { harness.endSimulation() }
+        let result = Box<ClientError?>(nil)
+        let finished = Box(false)
+        // The session is released as soon as the request is made; the handler resumes it later.
+        Session(provider: harness, scheduler: scheduler).request("http://api.test/get").response {
+            result.value = $0.error
+            finished.value = true
+        }
+        try scheduler.runUntilIdle()
+        #expect(finished.value)
+        #expect(result.value?.isSessionDeinitializedError == true)
+    }
 }
 
 @Suite("Ending a simulation frees its sessions")

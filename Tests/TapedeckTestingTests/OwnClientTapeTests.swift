@@ -58,6 +58,28 @@ struct OwnClientTapeTests {
         try tape.finish()
     }
 
+    #if canImport(FoundationNetworking)
+    @Test("a download task fails with a URLError that says to use a data task, instead of crashing the process (corelibs)")
+    func downloadTaskIsRefused() async throws {
+        let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"), mode: .replayOnly)
+        let session = URLSession(configuration: tape.configuration())
+        let error = try await tape.serving { () async -> URLError? in
+            do {
+                _ = try await session.download(for: loginRequest())
+                return nil
+            } catch {
+                return error as? URLError
+            }
+        }
+        #expect(error?.code == .unsupportedURL)
+        #expect(error?.localizedDescription.contains("use a data task") == true, "\(String(describing: error))")
+        // The same session still answers a data task.
+        let (_, response) = try await tape.serving { try await session.data(for: loginRequest()) }
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        try tape.finish()
+    }
+    #endif
+
     @Test("after finish(), a request from the client fails at once, naming it")
     func requestAfterFinish() async throws {
         let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"), mode: .replayOnly)

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TapedeckClient
 import TapedeckScenarios
 import TapedeckTesting
 import XCTest
@@ -15,6 +17,18 @@ final class CassetteXCTests: XCTestCase {
         let login = try tape.perform(loginRequest())
         XCTAssertTrue(String(decoding: login.data, as: UTF8.self).contains("\"user\":\"ada\""))
         XCTAssertEqual(tape.recorder.misses, [])
+    }
+
+    func testUseCassetteBindsTheDefaultSessionToTheTape() throws {
+        // An app's own `Session()` made inside the test talks to the tape, not the live network
+        // (api.example.test does not resolve: a live request would fail).
+        let tape = try useCassette("login", mode: .replayOnly)
+        let session = Session()
+        let status = Mutex<Int?>(nil)
+        session.request(api + "/get?user=ada").responseData { response in status.withLock { $0 = response.response?.statusCode } }
+        try tape.run()
+        XCTAssertEqual(status.withLock { $0 }, 200)
+        XCTAssertTrue(DefaultTransport.resolved !== DefaultTransport.live)
     }
 }
 

@@ -1,6 +1,7 @@
 public import TapedeckHTTP
 public import TapedeckScheduling
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,8 +32,28 @@ public final class DefaultTransport: Sendable {
     /// Real URLSessions (`LiveURLSessionProvider`) on one shared `LiveScheduler`.
     public static let live = DefaultTransport(provider: LiveURLSessionProvider(), scheduler: LiveScheduler())
 
-    /// ``current``, else ``live``: what a Session made without a provider uses.
-    public static var resolved: DefaultTransport { current ?? live }
+    /// ``current``, else the one installed for the process (``installForProcess(_:)``), else
+    /// ``live``: what a Session made without a provider uses.
+    public static var resolved: DefaultTransport { current ?? processWide.withLock { $0 } ?? live }
+
+    private static let processWide = Mutex<DefaultTransport?>(nil)
+
+    /// Installs `transport` for code that runs outside any ``current`` scope, until
+    /// ``uninstallForProcess(_:)``: XCTest's `useCassette` does this for the test's duration, as
+    /// XCTest runs a process's tests one at a time and gives a test body no task-local scope. A
+    /// task-local ``current`` still wins (a Swift Testing test's own tape).
+    ///
+    /// ```swift
+    /// DefaultTransport.installForProcess(tape.makeClientTransport())
+    /// ```
+    public static func installForProcess(_ transport: DefaultTransport) {
+        processWide.withLock { $0 = transport }
+    }
+
+    /// Removes `transport` if it is the one installed for the process (a later one stays).
+    public static func uninstallForProcess(_ transport: DefaultTransport) {
+        processWide.withLock { if $0 === transport { $0 = nil } }
+    }
 
     /// The scheduler the sessions' queues belong to.
     public let scheduler: any Scheduler

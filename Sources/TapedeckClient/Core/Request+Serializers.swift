@@ -18,7 +18,13 @@ extension Request {
         }
         if mayResume {
             underlyingQueue.async(named: "autoResume") {
-                if self.shouldAutomaticallyResume { self.resume() }
+                if self.delegate == nil, self.mutableState.read({ $0.tasks.isEmpty }) {
+                    // No session to set it up (nothing held the Session): it can never start, so
+                    // it ends now as the session's release ends requests, not never.
+                    self.finish(error: .sessionDeinitialized)
+                } else if self.shouldAutomaticallyResume {
+                    self.resume()
+                }
             }
         }
     }

@@ -134,7 +134,13 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
             underlyingQueue.async(named: "didResume") { self.didResume() }
             switch step {
             case .setUp:
-                delegate?.readyToPerform(self)
+                if let delegate {
+                    delegate.readyToPerform(self)
+                } else {
+                    // Its session is gone (`Session().request(…)` with nothing holding the session):
+                    // the request ends as one the session's release finished, not never.
+                    underlyingQueue.async(named: "sessionDeinitialized") { self.finish(error: .sessionDeinitialized) }
+                }
             case .resume:
                 let task = state.tasks.last!
                 task.resume()

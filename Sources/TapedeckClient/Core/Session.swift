@@ -254,5 +254,5 @@ open class Session: @unchecked Sendable {
 
     /// Runs the simulation of the transport this session came from (set when it was made without a
     /// provider, by a transport that can drive; a ``DataTask`` calls it when awaited).
-    var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
+    package var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
 }

@@ -91,6 +91,11 @@ public struct UnansweredRequestError: Error, Sendable, CustomStringConvertible {
     /// The request, as `Request.description` spells it.
     public let request: String
 
+    /// The error for `request` (its method and URL).
+    package init(request: String) {
+        self.request = request
+    }
+
     /// What happened, and what to check.
     public var description: String {
         "tapedeck: the simulation went idle before \(request) answered — resume the request, or drive its scheduler"

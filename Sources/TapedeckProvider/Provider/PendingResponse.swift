@@ -73,6 +73,14 @@ public final class PendingResponse: Cancellable {
         if isCancelled { made.cancel() }
     }
 
+    /// The result when the completion already ran, else nil.
+    var finished: Result<Response, ProviderError>? {
+        stage.withLock { stage in
+            if case let .done(result) = stage { return result }
+            return nil
+        }
+    }
+
     func complete(with result: Result<Response, ProviderError>) {
         let waiting = stage.withLock { stage -> [CheckedContinuation<Result<Response, ProviderError>, Never>] in
             guard case let .waiting(continuations) = stage else { return [] }

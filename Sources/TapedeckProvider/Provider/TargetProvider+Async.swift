@@ -1,4 +1,5 @@
 public import TapedeckScheduling
+import TapedeckClient
 
 extension TargetProvider {
     /// Sends `target` and returns at once with a handle whose result can be awaited later (see
@@ -29,6 +30,21 @@ extension TargetProvider {
     /// apps write) takes precedence where it is visible: it has no defaulted parameter.
     public func request(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) async throws(ProviderError) -> Response {
         let pending = start(target, callbackQueue: callbackQueue)
+        if let drive = session.drive {
+            // A session that can run its own simulation (a tape's, in a `.cassette` test): run it
+            // until idle, as an awaited DataTask does; then the answer is there, or never comes.
+            do {
+                try await drive()
+            } catch {
+                guard let result = pending.finished else { throw .underlying(error, nil) }
+                return try result.get()
+            }
+            guard let result = pending.finished else {
+                pending.cancel()
+                throw .underlying(UnansweredRequestError(request: "\(target.method.rawValue) \(target.baseURL.appendingPathComponent(target.path))"), nil)
+            }
+            return try result.get()
+        }
         let result = await withTaskCancellationHandler {
             await pending.result
         } onCancel: {
