@@ -104,12 +104,17 @@ struct QueueTests {
         #expect(fixture.scheduler.now == seconds(1))
     }
 
-    @Test("releasing a session finishes its pending requests with sessionDeinitialized")
-    func sessionDeinit() throws {
+    /// A simulated network answering `GET http://api.test/get`, and its harness.
+    private func getWorld() -> (SimulatedScheduler, Harness) {
         let scheduler = SimulatedScheduler(violationPolicy: .record)
         let network = SimulatedNetwork(scheduler: scheduler)
         network.stub(host: "api.test", path: "/get", .json(200, "{}"))
-        let harness = Harness(network: network)
+        return (scheduler, Harness(network: network))
+    }
+
+    @Test("releasing a session finishes its pending requests with sessionDeinitialized")
+    func sessionDeinit() throws {
+        let (scheduler, harness) = getWorld()
         defer { harness.endSimulation() }
         let result = Box<ClientError?>(nil)
         var session: Session? = Session(provider: harness, scheduler: scheduler, startRequestsImmediately: false, requestSetup: .eager)
@@ -122,10 +127,7 @@ struct QueueTests {
 
     @Test("a request of a session nothing holds (lazy setup) finishes with sessionDeinitialized instead of never")
     func requestOfAReleasedSession() throws {
-        let scheduler = SimulatedScheduler(violationPolicy: .record)
-        let network = SimulatedNetwork(scheduler: scheduler)
-        network.stub(host: "api.test", path: "/get", .json(200, "{}"))
-        let harness = Harness(network: network)
+        let (scheduler, harness) = getWorld()
         defer { harness.endSimulation() }
         let result = Box<ClientError?>(nil)
         let finished = Box(false)
