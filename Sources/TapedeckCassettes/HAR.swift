@@ -89,7 +89,9 @@ struct HARNameValueItem: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let name = try container.decode(String.self, forKey: .name)
-        if let values = try? container.decode([String].self, forKey: .value) {
+        if try container.decodeNil(forKey: .value) {
+            pairs = []   // a field whose value is null is left out, as the fast reader leaves it
+        } else if let values = try? container.decode([String].self, forKey: .value) {
             pairs = values.map { HARNameValue(name: name, value: $0) }
         } else {
             pairs = [HARNameValue(name: name, value: try container.decode(String.self, forKey: .value))]

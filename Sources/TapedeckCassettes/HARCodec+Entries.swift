@@ -280,7 +280,10 @@ extension HARCodec {
 
     /// Whether `body` decodes under `coding` without error (within the inspection limit).
     private static func decodesWhole(_ body: Data, coding: String) -> Bool {
-        body.count <= Redactor.inspectionLimit && (try? ContentCoding.decode(body, contentEncoding: coding, limit: Redactor.inspectionLimit)) != nil
+        guard body.count <= Redactor.inspectionLimit else { return false }
+        // zlib stops at a stream's end: bytes after a short valid prefix must not pass as wire.
+        if coding == "deflate" { return Zlib.inflatesWhole(body, format: .raw, limit: Redactor.inspectionLimit) }
+        return (try? ContentCoding.decode(body, contentEncoding: coding, limit: Redactor.inspectionLimit)) != nil
     }
 
     /// Recorded phases; nil when the entry records none (every phase zero or not applicable).

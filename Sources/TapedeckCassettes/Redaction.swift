@@ -196,7 +196,10 @@ public struct Redactor: Hashable, Sendable {
     /// (`?next=/account?token=…`, a return address) has its own secret items replaced. A password
     /// in the user part (`http://bob:…@host/`) is replaced whenever `Authorization` is redacted.
     public func redact(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        // No query and no user part: nothing to look at (most URLs; this runs for every exchange).
+        let text = url.absoluteString.utf8
+        guard text.contains(UInt8(ascii: "?")) || text.contains(UInt8(ascii: "@")),
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         var changed = false
         // `http://user:password@host/`: the password is what an Authorization field would carry.
         if let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,

@@ -50,6 +50,18 @@ public enum Zlib {
         return members.count == 1 ? members[0] : members.reduce(into: Data()) { $0.append($1) }
     }
 
+    /// Whether `data` is one `format` stream with nothing after it, decoding within `limit` bytes
+    /// (a stream that ends early, with bytes left over, is not).
+    ///
+    /// ```swift
+    /// Zlib.inflatesWhole(try Zlib.compress(Data("x".utf8), format: .raw), format: .raw)   // true
+    /// ```
+    public static func inflatesWhole(_ data: Data, format: Format, limit: Int = .max) -> Bool {
+        guard !data.isEmpty else { return false }
+        let (_, validBytes, failure) = inflateMembers(data, format: format, sizeHint: 0, limit: limit)
+        return failure == nil && validBytes == data.count
+    }
+
     /// Decodes concatenated gzip members one by one (an append-only journal), stopping at the first
     /// damaged or cut-off member. Returns every complete member, how many input bytes they span,
     /// and the error that stopped decoding (nil when the input ended cleanly).

@@ -8,6 +8,7 @@ extension Tape {
     /// it yourself:
     ///
     /// ```swift
+    /// let tape = try Tape(cassette: URL(fileURLWithPath: "Cassettes/profile.har.gz"), mode: .replayOnly)
     /// try await DefaultTransport.$current.withValue(tape.makeClientTransport()) {
     ///     let profile = try await AF.request("https://api.example/me").serializingDecodable(Profile.self).value
     /// }

@@ -95,6 +95,11 @@ struct ToolFileQuirkTests {
         let deflated = try load(har(response: ["headers": [["name": "Content-Encoding", "value": "deflate"]], "content": content(raw.base64EncodedString(), base64: true)]))
         #expect(deflated.interactions.first?.response?.bodyForm == .wire)
 
+        // Bytes that only start with a short deflate stream are not one: zlib would stop early.
+        let prefixed = try Zlib.compress(Data("ab".utf8), format: .raw) + Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])
+        #expect(HARCodec.inferredForm(prefixed, contentEncoding: "deflate", storedAsBytes: true) == .decoded)
+        #expect(HARCodec.inferredForm(raw, contentEncoding: "deflate", storedAsBytes: true) == .wire)
+
         // Decoded text, even as base64, is not a stream: it stays decoded.
         let decoded = try load(har(response: ["headers": [["name": "Content-Encoding", "value": "br"]], "content": content(plain.base64EncodedString(), base64: true)]))
         #expect(decoded.interactions.first?.response?.bodyForm == .decoded)

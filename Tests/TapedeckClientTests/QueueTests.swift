@@ -139,6 +139,15 @@ struct QueueTests {
         try scheduler.runUntilIdle()
         #expect(finished.value)
         #expect(result.value?.isSessionDeinitializedError == true)
+
+        // Resumed by hand after its session went: the same.
+        let manual = Box<ClientError?>(nil)
+        let request = Session(provider: harness, scheduler: scheduler, startRequestsImmediately: false).request("http://api.test/get")
+        request.response { manual.value = $0.error }
+        try scheduler.runUntilIdle()
+        request.resume()
+        try scheduler.runUntilIdle()
+        #expect(manual.value?.isSessionDeinitializedError == true)
     }
 }
 

@@ -71,7 +71,14 @@ struct BadFileTests {
                   body: ok
             script: [{request: GET http://api.test/a}]
             """, line: 3, column: 14, path: "",
-            message: "not valid YAML: while scanning a quoted scalar: found unexpected end of stream — what opens here is not closed"),
+            message: "not valid YAML: while scanning a quoted scalar: found unexpected end of stream — the quote that opens here is not closed"),
+        BadFile(what: "a key given twice in a list item's mapping is pointed at its repeat", yaml: """
+            \(stub)
+            script:
+              - request: GET http://api.test/a
+                name: a
+                name: b
+            """, line: 5, column: 5, path: "", message: "'name' appears more than once in one mapping — keep one of them"),
         BadFile(what: "a word where a number belongs", yaml: """
             seed: many
             \(stub)
@@ -326,7 +333,8 @@ struct BadFileTests {
         BadFile(what: "not YAML at all", yaml: """
             script: [{request: GET http://api.test/a}
             traffic: {
-            """, line: 1, column: 9, path: "", message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']' — what opens here is not closed"),
+            """, line: 2, column: 1, path: "",
+            message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']' — in the [ or { opened at line 1, column 9"),
         BadFile(what: "an empty file", yaml: "", line: 0, column: 0, path: "",
                 message: "the file is empty — start from a file in docs/examples/scenarios"),
     ]
@@ -405,6 +413,20 @@ struct BadFileTests {
                 "\(error.description)")
     }
 
+    @Test("a problem with a whole item (two kinds of step in one) is one problem, not followed by what re-reading it without a key would say")
+    func wholeItemProblemIsOne() throws {
+        let text = """
+            traffic: {stubs: [{match: "*", body: ok}]}
+            script:
+              - request: GET http://api.test/a
+                headers: {X: y}
+                cancel: a
+                at: 1s
+            """
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(text, file: "both.yaml") }
+        #expect(error.more.isEmpty, "\(error.description)")
+    }
+
     @Test("a step named like another step's repeat is refused: two requests would share the name")
     func repeatNamesAreTaken() throws {
         let text = """
@@ -441,9 +463,11 @@ struct BadFileTests {
             try Scenario.parse("traffic: {stubs: [{match: \"*\", bandwidth: 0.5B}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
         }
         #expect(half.description.contains("'0.5B' is not a byte count"), "\(half.description)")
-        // A fraction of a larger unit that makes whole bytes is fine.
-        let scenario = try Scenario.parse("traffic: {stubs: [{match: \"*\", bandwidth: 1.5KB}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
-        #expect(scenario.traffic.stubs.first?.bandwidth == 1_500)
+        // A fraction of a larger unit that makes whole bytes is fine, exactly (16.1 × 1000 is not, in floating point).
+        for (text, bytes) in [("1.5KB", 1_500), ("16.1KB", 16_100), ("4.1MB", 4_100_000), ("0.5KiB", 512), (".25MiB", 262_144), ("2048", 2_048)] {
+            let scenario = try Scenario.parse("traffic: {stubs: [{match: \"*\", bandwidth: \(text)}]}\nscript: [{request: GET http://api.test/a}]", file: "s.yaml")
+            #expect(scenario.traffic.stubs.first?.bandwidth == bytes, "\(text)")
+        }
     }
 
     @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem")

@@ -18,8 +18,11 @@ extension TargetProvider {
     }
 
     /// Sends `target` and waits for its response. Cancelling the Swift task cancels the request (as
-    /// its token would). Deterministic under simulation when results are awaited one at a time;
-    /// tasks racing each other are ordered by the Swift runtime, not the simulator (to drive a
+    /// its token would). On a session that runs its own simulation (a tape's: `MoyaProvider<API>()`
+    /// inside a `.cassette` test) with no callback queue given, the simulation is run until idle
+    /// first, as an awaited TapedeckClient request runs it, and a target nothing answered by then
+    /// fails with `UnansweredRequestError` instead of waiting forever. Otherwise it waits; tasks
+    /// racing each other are then ordered by the Swift runtime, not the simulator (to drive a
     /// simulation from the same task, use ``start(_:callbackQueue:)``, run the scheduler, then await).
     ///
     /// ```swift
@@ -30,9 +33,9 @@ extension TargetProvider {
     /// apps write) takes precedence where it is visible: it has no defaulted parameter.
     public func request(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) async throws(ProviderError) -> Response {
         let pending = start(target, callbackQueue: callbackQueue)
-        if let drive = session.drive {
-            // A session that can run its own simulation (a tape's, in a `.cassette` test): run it
-            // until idle, as an awaited DataTask does; then the answer is there, or never comes.
+        // Only where every completion stays on the session's simulation: a callback queue of
+        // another scheduler would answer after the run went idle.
+        if callbackQueue == nil, self.callbackQueue == nil, let drive = session.drive {
             do {
                 try await drive()
             } catch {
@@ -40,7 +43,6 @@ extension TargetProvider {
                 return try result.get()
             }
             guard let result = pending.finished else {
-                pending.cancel()
                 throw .underlying(UnansweredRequestError(request: "\(target.method.rawValue) \(target.baseURL.appendingPathComponent(target.path))"), nil)
             }
             return try result.get()

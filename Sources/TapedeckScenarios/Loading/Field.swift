@@ -275,13 +275,20 @@ struct Field {
     }
 
     static func parseBytes(_ text: String) -> Int? {
-        let units: [(String, Double)] = [("KiB", 1_024), ("MiB", 1_048_576), ("KB", 1_000), ("MB", 1_000_000), ("B", 1)]
+        let units: [(String, Int)] = [("KiB", 1_024), ("MiB", 1_048_576), ("KB", 1_000), ("MB", 1_000_000), ("B", 1)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let value = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value >= 0, value < 1e12 else { return nil }
-            // `1.5KB` is 1,500 bytes; `0.5B` is no number of bytes.
-            let bytes = value * scale
-            guard bytes == bytes.rounded() else { return nil }
-            return Int(bytes)
+            // Digits, not a Double: `16.1KB` is exactly 16,100 bytes; `0.5B` is no number of bytes.
+            let number = text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)
+            let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            guard !number.isEmpty, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                  parts.contains(where: { !$0.isEmpty }), parts[0].count <= 12, (parts.count < 2 || parts[1].count <= 9) else { return nil }
+            let whole = Int(parts[0]) ?? 0
+            let fractionDigits = parts.count == 2 ? String(parts[1]) : ""
+            var denominator = 1
+            for _ in fractionDigits { denominator *= 10 }
+            let fraction = Int(fractionDigits) ?? 0
+            guard (fraction * scale) % denominator == 0 else { return nil }
+            return whole * scale + fraction * scale / denominator
         }
         guard let value = Int(text), value >= 0 else { return nil }
         return value
@@ -329,7 +336,8 @@ struct Fields {
 
     /// Reads `key` when present; with a problem collector, an error is noted and reading goes on
     /// with the next key (so that several wrong keys of one mapping are reported at once). The
-    /// body may run more than once (again without each wrong value found), so it only assigns.
+    /// body may run more than once (again without each wrong value found); what those runs build
+    /// is never used, as a file with a problem does not load.
     func read(_ key: String, _ body: (Field) throws(ScenarioError) -> Void) throws(ScenarioError) {
         guard let value = values[key] else { return }
         guard let problems = owner.problems else { return try body(value) }

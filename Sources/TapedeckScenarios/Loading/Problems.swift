@@ -69,41 +69,47 @@ final class Problems {
 }
 
 extension Node {
-    /// This node without the mapping entry or list item found at `line`:`column` (its key or its
-    /// value starts there), at any depth, and the marks of the mappings and lists it was taken
-    /// from; nil when nothing starts there.
+    /// This node without the mapping entry found at `line`:`column` (its key or its value starts
+    /// there), at any depth, and the marks of the mappings and lists it was taken from; nil when
+    /// nothing removable starts there. Never the node itself (a block mapping starts where its
+    /// first key does: an error about the whole item is not one about that key), and never a list
+    /// item (the items after it would be reported under the wrong index).
     func removing(line: Int, column: Int) -> (Node, parents: [SourceMark])? {
         func at(_ node: Node) -> Bool { node.mark?.line == line && node.mark?.column == column }
+        guard !at(self) else { return nil }
         let here = SourceMark(line: mark?.line ?? 0, column: mark?.column ?? 0)
         switch self {
         case let .mapping(mapping):
             var pairs = mapping.map { ($0.key, $0.value) }
             var parents = [here]
-            if let index = pairs.firstIndex(where: { at($0.0) || at($0.1) }) {
+            if let index = pairs.firstIndex(where: { at($0.0) || (at($0.1) && !$0.1.isCollection) }) {
                 pairs.remove(at: index)
             } else if let (index, (inner, below)) = pairs.indices.lazy
                 .compactMap({ index in pairs[index].1.removing(line: line, column: column).map { (index, $0) } }).first {
                 pairs[index].1 = inner
                 parents += below
+            } else if let index = pairs.firstIndex(where: { at($0.1) }) {
+                pairs.remove(at: index)   // a collection value that is wrong as a whole
             } else {
                 return nil
             }
             return (.mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark, mapping.anchor)), parents)
         case let .sequence(sequence):
             var nodes = Array(sequence)
-            var parents = [here]
-            if let index = nodes.firstIndex(where: at) {
-                nodes.remove(at: index)
-            } else if let (index, (inner, below)) = nodes.indices.lazy
-                .compactMap({ index in nodes[index].removing(line: line, column: column).map { (index, $0) } }).first {
-                nodes[index] = inner
-                parents += below
-            } else {
-                return nil
-            }
-            return (.sequence(Node.Sequence(nodes, sequence.tag, sequence.style, sequence.mark, sequence.anchor)), parents)
+            guard let (index, (inner, below)) = nodes.indices.lazy
+                .compactMap({ index in nodes[index].removing(line: line, column: column).map { (index, $0) } }).first else { return nil }
+            nodes[index] = inner
+            return (.sequence(Node.Sequence(nodes, sequence.tag, sequence.style, sequence.mark, sequence.anchor)), [here] + below)
         default:
             return nil
+        }
+    }
+
+    /// A mapping or a list.
+    private var isCollection: Bool {
+        switch self {
+        case .mapping, .sequence: true
+        default: false
         }
     }
 }

@@ -56,7 +56,8 @@ extension Scenario {
             throw ScenarioError(file: file, reason: "not YAML or JSON: \(error)")
         }
         guard let composed else { throw ScenarioError(file: file, reason: "the file is empty", hint: empty) }
-        try checkExpansion(composed, file: file)
+        // Only aliases can make a short file hold more than it shows.
+        if text.utf8.contains(UInt8(ascii: "*")) { try checkExpansion(composed, file: file) }
         return composed
     }
 
@@ -103,11 +104,18 @@ extension Scenario {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            // A quote or bracket left open is found only at the end of the file: point at where it opened.
-            if let context, context.mark.line > 0, context.mark.line < mark.line,
-               context.text.contains("quoted scalar") || context.text.contains("flow") {
-                return ScenarioError(file: file, line: context.mark.line, column: context.mark.column, reason: "not valid \(language): \(what)",
-                                     hint: "what opens here is not closed (the file ends, or goes on, at line \(mark.line) without it): close the quote or bracket")
+            // A quote left open is found only where the file ends: point at where it opened. A flow
+            // collection's trouble may be a missing comma as well as a missing bracket: keep the
+            // place, and say where the collection opened.
+            if let context, context.mark.line > 0, context.mark.line < mark.line {
+                if context.text.contains("quoted scalar") {
+                    return ScenarioError(file: file, line: context.mark.line, column: context.mark.column, reason: "not valid \(language): \(what)",
+                                         hint: "the quote that opens here is not closed (the file ends at line \(mark.line) without it): close it")
+                }
+                if context.text.contains("flow") {
+                    return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
+                                         hint: "in the [ or { opened at line \(context.mark.line), column \(context.mark.column): separate its items with commas, and close it")
+                }
             }
             return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
                                  hint: syntaxHint(problem: what, line: mark.line, text: text))
@@ -132,7 +140,8 @@ extension Scenario {
         var seen = 0
         for index in (mapping.line - 1)..<lines.count {
             let line = lines[index]
-            let leading = line.prefix { $0 == " " }.count
+            // The mapping's own line may start with a list's `- `: its first key is at the column.
+            let leading = index == mapping.line - 1 ? indent : line.prefix { $0 == " " }.count
             let rest = line.dropFirst(leading)
             if index > mapping.line - 1, leading < indent, !rest.isEmpty, !rest.hasPrefix("#") { break }   // the mapping ended
             guard leading == indent else { continue }

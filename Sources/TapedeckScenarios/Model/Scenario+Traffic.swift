@@ -88,7 +88,7 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         if url.hasSuffix("*") { return candidate.hasPrefix(String(url.dropLast())) }
         if candidate == url { return true }
         // Without a query in the pattern, any query matches.
-        return !url.contains("?") && Self.withoutQuery(candidate) == url
+        return !url.utf8.contains(UInt8(ascii: "?")) && Self.withoutQuery(candidate) == url
     }
 
     private static func pathAndQuery(_ url: URL) -> String {
