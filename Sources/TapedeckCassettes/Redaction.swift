@@ -147,13 +147,23 @@ public struct Redactor: Hashable, Sendable {
     /// it — with secret query item values replaced; anything else unchanged. Only the secret
     /// items change: the rest of the text keeps its spelling and escapes.
     public func redactURLText(_ text: String) -> String {
-        guard !queryItems.isEmpty || secretLookingNames, text.utf8.contains(UInt8(ascii: "?")), var components = URLComponents(string: text),
-              let items = components.percentEncodedQueryItems,
-              items.contains(where: { isSecretQueryItem($0.name) }) else { return text }
-        components.percentEncodedQueryItems = items.map { item in
-            isSecretQueryItem(item.name) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+        let hasQuery = text.utf8.contains(UInt8(ascii: "?")), hasUser = text.utf8.contains(UInt8(ascii: "@"))
+        guard hasQuery || hasUser, var components = URLComponents(string: text) else { return text }
+        var changed = false
+        // `https://bob:…@host/`: the password is what an Authorization field would carry.
+        if hasUser, let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,
+           isSecretHeader("authorization") {
+            components.percentEncodedPassword = Self.placeholder
+            changed = true
         }
-        return components.string ?? text
+        if hasQuery, !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems,
+           items.contains(where: { isSecretQueryItem($0.name) }) {
+            components.percentEncodedQueryItems = items.map { item in
+                isSecretQueryItem(item.name) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
+            }
+            changed = true
+        }
+        return changed ? components.string ?? text : text
     }
 
     private func isSecretQueryItem(_ encodedName: String) -> Bool {

@@ -43,6 +43,8 @@ public enum SecretScanner {
                        Redactor.redactCookies(field.value, setCookie: name == "set-cookie") == field.value { continue }
                     if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
+                    } else if Redactor.urlHeaders.contains(name), Self.holdsPassword(field.value) {
+                        report("\(side).headers.\(field.name)", "the URL's user part holds a password stored unredacted")
                     } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
                     } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name) {
@@ -53,8 +55,7 @@ public enum SecretScanner {
                 }
             }
             checkHeaders(interaction.request.headers, "request")
-            if let password = URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.percentEncodedPassword,
-               !password.isEmpty, password != Redactor.placeholder {
+            if holdsPassword(interaction.request.url.absoluteString) {
                 report("request.url", "the URL's user part holds a password stored unredacted")
             }
             for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
@@ -135,6 +136,12 @@ public enum SecretScanner {
             return array.flatMap { secretFields(in: $0, isSecret: isSecret) }
         }
         return []
+    }
+
+    /// Whether a URL's user part holds a password other than the placeholder (`http://bob:…@host/`).
+    static func holdsPassword(_ url: String) -> Bool {
+        guard url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: url)?.percentEncodedPassword else { return false }
+        return !password.isEmpty && password != Redactor.placeholder
     }
 
     /// Whether a list (or a list in it) holds a non-empty string other than the placeholder.

@@ -135,6 +135,13 @@ struct ToolFileQuirkTests {
         #expect(object["access_token"] as? [[String]] == [["REDACTED"]])
         #expect(object["ids"] as? [Int] == [1, 2])
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+        // In a URL-valued field too: a redirect to a URL with a password.
+        let location = [HeaderField("Location", "https://bob:hunter2@u.test/next?x=1")]
+        #expect(Redactor().redact(location).first?.value == "https://bob:REDACTED@u.test/next?x=1")
+        var withLocation = try #require(cassette.interactions.first)
+        withLocation.request.url = URL(string: "http://u.test/auth")!
+        withLocation.outcome = .response(RecordedResponse(status: 302, headers: location))
+        #expect(SecretScanner.scan(Cassette(interactions: [withLocation])).map(\.place) == ["response.headers.Location"])
         // Rules that keep every byte keep the password too.
         #expect(Redactor.none.redact(URL(string: "http://bob:hunter2@u.test/")!).absoluteString == "http://bob:hunter2@u.test/")
     }
