@@ -38,6 +38,16 @@ struct CassetteCommand: ParsableCommand {
     )
 }
 
+/// `1 entry`, `3 entries`.
+private func entries(_ count: Int) -> String {
+    "\(count) \(count == 1 ? "entry" : "entries")"
+}
+
+/// ` (2 skipped entries left out)` when the cassette skipped any, else nothing.
+private func leftOut(_ cassette: Cassette) -> String {
+    cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped \(cassette.skipped.count == 1 ? "entry" : "entries") left out)"
+}
+
 /// Reads a cassette for a command, turning errors into exit statuses. An interrupted recording's
 /// journal is shown merged into what the command sees, but not merged on disk (these commands
 /// never change their input): a first recording killed before it finished has only its journal,
@@ -93,7 +103,7 @@ extension CassetteCommand {
         func run() throws {
             let cassette = try load(file, strict: strict, warn: false)
             let failures = cassette.interactions.count { $0.response == nil }
-            var summary = "\(file): \(cassette.interactions.count) entr\(cassette.interactions.count == 1 ? "y" : "ies")"
+            var summary = "\(file): \(entries(cassette.interactions.count))"
             if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
             if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
@@ -151,14 +161,12 @@ extension CassetteCommand {
                 print("\(file): \(findings.count) possible secret(s); `tapedeck cassette redact \(file)` replaces the known kinds")
                 throw ExitStatus.found
             }
-            let count = cassette.interactions.count
-            let entries = "\(count) \(count == 1 ? "entry" : "entries")"
             if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {
-                print("\(file): ok, \(entries), no secrets found")
+                print("\(file): ok, \(entries(cassette.interactions.count)), no secrets found")
             } else {
                 // Another tool's file may hold what no replay reads: said, not claimed clean.
                 let skipped = cassette.skipped.isEmpty ? "" : " (\(cassette.skipped.count) skipped, see the warnings)"
-                print("\(file): ok, \(entries)\(skipped), no secrets found in what replays; skipped entries and parts no replay reads "
+                print("\(file): ok, \(entries(cassette.interactions.count))\(skipped), no secrets found in what replays; skipped entries and parts no replay reads "
                       + "(cookie lists, pages, redirectURL, WebSocket messages) are not checked — `tapedeck cassette redact` leaves them out")
             }
         }
@@ -192,7 +200,7 @@ extension CassetteCommand {
             var cassette = try load(file)
             if output == nil && !cassette.skipped.isEmpty {
                 // Rewriting in place would drop the entries that could not be read.
-                printError("tapedeck: \(file): \(cassette.skipped.count) \(cassette.skipped.count == 1 ? "entry" : "entries") cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
+                printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
                 throw ExitStatus.badInput
             }
             let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
@@ -206,9 +214,7 @@ extension CassetteCommand {
                 throw ExitStatus.report(error)
             }
             let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
-            let skipped = cassette.skipped.count
-            let dropped = skipped == 0 ? "" : " (\(skipped) skipped \(skipped == 1 ? "entry" : "entries") left out)"
-            print("\(destination): redacted \(changed) of \(cassette.interactions.count) entries\(dropped)")
+            print("\(destination): redacted \(changed) of \(entries(cassette.interactions.count))\(leftOut(cassette))")
         }
     }
 
@@ -257,7 +263,7 @@ extension CassetteCommand {
                    let json = try? CassetteFile.jsonText(of: inputURL), json.firstRange(of: Data(#""_file""#.utf8)) == nil,
                    let data = compression == .gzip ? try? Zlib.compress(json, format: .gzip) : json {
                     try CassetteFile.atomicWrite(data, to: outputURL)
-                    print("\(output): \(cassette.interactions.count) \(cassette.interactions.count == 1 ? "entry" : "entries"), the JSON as written")
+                    print("\(output): \(entries(cassette.interactions.count)), the JSON as written")
                     return
                 }
                 try CassetteFile.write(cassette, to: outputURL, compression: compression,
@@ -265,9 +271,7 @@ extension CassetteCommand {
             } catch {
                 throw ExitStatus.report(error)
             }
-            let skipped = cassette.skipped.count
-            let dropped = skipped == 0 ? "" : " (\(skipped) skipped \(skipped == 1 ? "entry" : "entries") left out)"
-            print("\(output): \(cassette.interactions.count) \(cassette.interactions.count == 1 ? "entry" : "entries")\(dropped), rewritten in Tapedeck's form "
+            print("\(output): \(entries(cassette.interactions.count))\(leftOut(cassette)), rewritten in Tapedeck's form "
                   + "(what replays is kept; pages, comments, cookie lists, server addresses, blocked/dns/ssl timings and other tools' own fields are not)")
         }
     }

@@ -33,16 +33,7 @@ extension StringProtocol {
     /// "x-api-key".containsBytes(of: "key")   // true
     /// ```
     public func containsBytes(of needle: some StringProtocol) -> Bool {
-        let pattern = Array(needle.utf8)
-        guard let first = pattern.first else { return true }
-        let text = Array(utf8)
-        guard text.count >= pattern.count else { return false }
-        var start = 0
-        while start <= text.count - pattern.count {
-            if text[start] == first, text[start..<start + pattern.count].elementsEqual(pattern) { return true }
-            start += 1
-        }
-        return false
+        utf8.contains(needle.utf8)   // the stdlib's collection search, with no copy of either side
     }
 }
 
