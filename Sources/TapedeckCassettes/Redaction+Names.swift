@@ -43,8 +43,7 @@ extension Redactor {
     static func readsLikeSecret(_ name: String) -> Bool {
         // Most names (Content-Type, Date, id, items) hold none of the words: say so before
         // splitting, which runs for every header and JSON key of every recorded exchange.
-        let lowered = name.lowercased()
-        guard secretNeedles.contains(where: { lowered.containsBytes(of: $0) }) else { return false }
+        guard secretNeedles.contains(where: { name.containsBytes(of: $0, foldingCase: true) }) else { return false }
         let words = words(of: name)
         guard let last = words.last else { return false }
         let previous = words.count > 1 ? words[words.count - 2] : ""

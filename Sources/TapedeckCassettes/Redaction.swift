@@ -190,7 +190,7 @@ public struct Redactor: Hashable, Sendable {
 
     /// Whether a body of `contentType` is an HTML form (`application/x-www-form-urlencoded`).
     static func isForm(_ contentType: String?) -> Bool {
-        contentType?.lowercased().containsBytes(of: "application/x-www-form-urlencoded") == true
+        contentType?.containsBytes(of: "application/x-www-form-urlencoded", foldingCase: true) == true
     }
 
     /// A form's fields as spelt (`&`-separated, empty ones kept), each with its name decoded as
@@ -237,7 +237,7 @@ public struct Redactor: Hashable, Sendable {
     /// (sorted), so it is deterministic.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
-              contentType?.lowercased().containsBytes(of: "json") == true || looksLikeJSON(body),
+              contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }

@@ -86,7 +86,7 @@ public enum SecretScanner {
                        rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
                         report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
                     }
-                    if part.contentType?.lowercased().containsBytes(of: "json") == true {
+                    if part.contentType?.containsBytes(of: "json", foldingCase: true) == true {
                         bodies.append(("request.body part '\(part.name ?? "")'", Data(content)))
                     }
                 }

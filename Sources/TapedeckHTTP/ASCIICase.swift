@@ -26,15 +26,47 @@ extension StringProtocol {
         }
     }
 
-    /// Whether `needle`'s bytes occur in this text as they are (no case folding, no Unicode
-    /// equivalence): the cheap test for ASCII words in a name already lowercased.
+    /// Whether `needle`'s bytes occur in this text as they are (no Unicode equivalence); with
+    /// `foldingCase`, ASCII capitals of this text count as their small letters (give a needle in
+    /// small letters). The cheap test for ASCII words in a header or field name: a plain byte loop
+    /// over contiguous UTF-8, not the standard library's generic collection search, which cost a
+    /// fifth of the recording proxy's time in its redactor's name tests.
     ///
     /// ```swift
-    /// "x-api-key".containsBytes(of: "key")   // true
+    /// "x-api-key".containsBytes(of: "key")                      // true
+    /// "X-Api-Key".containsBytes(of: "key", foldingCase: true)   // true
     /// ```
-    public func containsBytes(of needle: some StringProtocol) -> Bool {
-        utf8.contains(needle.utf8)   // the stdlib's collection search, with no copy of either side
+    public func containsBytes(of needle: some StringProtocol, foldingCase: Bool = false) -> Bool {
+        func search(_ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+            if let found = utf8.withContiguousStorageIfAvailable({ asciiSearch($0, needle, foldingCase: foldingCase) }) {
+                return found
+            }
+            return Array(utf8).withUnsafeBufferPointer { asciiSearch($0, needle, foldingCase: foldingCase) }
+        }
+        if let found = needle.utf8.withContiguousStorageIfAvailable(search) { return found }
+        return Array(needle.utf8).withUnsafeBufferPointer(search)
     }
+}
+
+/// Whether `needle` occurs in `haystack`, byte for byte, or with `haystack`'s ASCII capitals
+/// folded when `foldingCase` is set.
+private func asciiSearch(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>, foldingCase: Bool) -> Bool {
+    guard let first = needle.first else { return true }
+    guard needle.count <= haystack.count else { return false }
+    let lastStart = haystack.count - needle.count
+    var start = 0
+    while start <= lastStart {
+        if (foldingCase ? asciiFolded(haystack[start]) : haystack[start]) == first {
+            var matched = 1
+            while matched < needle.count,
+                  (foldingCase ? asciiFolded(haystack[start + matched]) : haystack[start + matched]) == needle[matched] {
+                matched += 1
+            }
+            if matched == needle.count { return true }
+        }
+        start += 1
+    }
+    return false
 }
 
 /// An ASCII capital letter as its small letter; any other byte as it is.

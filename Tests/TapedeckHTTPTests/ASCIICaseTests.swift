@@ -29,5 +29,16 @@ struct ASCIICaseTests {
         #expect(!"x-api-key".containsBytes(of: "KEY"))
         #expect("aaab".containsBytes(of: "aab"))
         #expect("é-token".containsBytes(of: "token"))
+        #expect("x-api-key"[...].containsBytes(of: "api"[...]))
+    }
+
+    @Test("folding the case finds a small-letter needle in capitals, and folds nothing else")
+    func containsBytesFoldingCase() {
+        #expect("X-API-Key".containsBytes(of: "api-key", foldingCase: true))
+        #expect("Application/JSON; charset=utf-8".containsBytes(of: "json", foldingCase: true))
+        #expect(!"Application/JSON".containsBytes(of: "json"))
+        #expect(!"X-Toke".containsBytes(of: "token", foldingCase: true))
+        #expect(!"ÉTOKEN".containsBytes(of: "étoken", foldingCase: true))
+        #expect("aAaB".containsBytes(of: "aab", foldingCase: true))
     }
 }

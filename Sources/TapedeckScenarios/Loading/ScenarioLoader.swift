@@ -90,7 +90,7 @@ extension Scenario {
         guard let problem = StrictJSON.problem(in: text) else { return }
         // `key: value` lines in a .json file are YAML, not broken JSON.
         let start = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        if let first = start.first, first != "{", first != "[", start.prefix { $0 != "\n" }.contains(":") {
+        if let first = start.first, first != "{", first != "[", start.prefix(while: { $0 != "\n" }).contains(":") {
             let line = text[..<start.startIndex].count { $0 == "\n" } + 1
             throw ScenarioError(file: file, line: line, column: 1, reason: "not valid JSON: the file reads as YAML (key: value lines)",
                                 hint: "name it .yaml, or write JSON: {\"script\": [...]}")
