@@ -1,3 +1,5 @@
+package import Foundation
+
 // Reading other tools' HAR files without refusing them for one odd entry or one oddly typed
 // number (see HAR.swift).
 
@@ -199,5 +201,46 @@ extension KeyedDecodingContainer {
             return value
         }
         return try decode(Double.self, forKey: key)
+    }
+}
+
+/// Repairs of JSON text other tools write and Foundation's parser refuses.
+package enum HARText {
+    /// `data` with every lone surrogate escape in its strings (`\udce9` without its pair, as
+    /// Python's `json` writes a byte that was not UTF-8) replaced by `\ufffd`; nil when it holds
+    /// none. Pairs, other escapes and the text outside strings are kept byte for byte.
+    package static func mendingLoneSurrogates(_ data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        let backslash = UInt8(ascii: "\\"), quote = UInt8(ascii: "\""), letterU = UInt8(ascii: "u")
+        func escape(at index: Int) -> Int? {   // the code unit of `\uXXXX` at `index`
+            guard index + 6 <= bytes.count, bytes[index] == backslash, bytes[index + 1] == letterU else { return nil }
+            return Int(String(decoding: bytes[index + 2..<index + 6], as: UTF8.self), radix: 16)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var changed = false, inString = false, index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote { inString.toggle() }
+            guard inString, byte == backslash, index + 1 < bytes.count else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            guard let unit = escape(at: index), (0xD800...0xDFFF).contains(unit) else {
+                output.append(contentsOf: bytes[index..<index + 2])   // any other escape, whole
+                index += 2
+                continue
+            }
+            if unit <= 0xDBFF, let low = escape(at: index + 6), (0xDC00...0xDFFF).contains(low) {
+                output.append(contentsOf: bytes[index..<index + 12])   // a pair
+                index += 12
+            } else {
+                output.append(contentsOf: Array("\\ufffd".utf8))
+                changed = true
+                index += 6
+            }
+        }
+        return changed ? Data(output) : nil
     }
 }

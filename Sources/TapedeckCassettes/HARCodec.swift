@@ -152,6 +152,9 @@ public enum HARCodec {
     /// The document through Foundation's JSONDecoder: what the fast reader falls back to (for the
     /// exact error, or a lenient oddity it declines), and the baseline of the benchmark.
     package static func decodeWithFoundation(_ data: Data, file: String) throws(CassetteError) -> HARDocument {
+        // Python's `json` (mitmproxy) escapes a byte that was not UTF-8 as a lone surrogate, which
+        // Foundation refuses (costing the entry): read it as U+FFFD, as the fast reader does.
+        let data = HARText.mendingLoneSurrogates(data) ?? data
         do {
             return try JSONDecoder().decode(HARDocument.self, from: data)
         } catch let error as DecodingError {

@@ -292,11 +292,14 @@ public struct Redactor: Hashable, Sendable {
         }
     }
 
-    /// A JSON string that is a link with a query: absolute http(s), or starting with `/`.
+    /// A JSON string that is a link with something to redact: absolute http(s) or starting with
+    /// `/`, with a query; or absolute http(s) with a user part (`https://bob:…@host/`).
     static func looksLikeLink(_ text: String) -> Bool {
-        guard text.utf8.contains(UInt8(ascii: "?")) else { return false }
+        let hasQuery = text.utf8.contains(UInt8(ascii: "?"))
+        guard hasQuery || text.utf8.contains(UInt8(ascii: "@")) else { return false }
         let lowered = text.prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/")
+        let absolute = lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        return absolute || (hasQuery && text.hasPrefix("/"))
     }
 
     private func looksLikeJSON(_ body: Data) -> Bool {

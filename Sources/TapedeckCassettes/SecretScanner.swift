@@ -108,7 +108,7 @@ public enum SecretScanner {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")
                     }
                     for item in secretLinkItems(in: object, rules: rules) {
-                        report("\(place) link", "a link's query item '\(item)' is a credential stored unredacted")
+                        report("\(place) link", "a link's \(item) is a credential stored unredacted")
                     }
                 }
                 if let kind = secretShape(text) {
@@ -171,10 +171,10 @@ public enum SecretScanner {
         if let array = value as? [Any] {
             return array.flatMap { secretLinkItems(in: $0, rules: rules) }
         }
-        if let text = value as? String, Redactor.looksLikeLink(text), let item = secretQueryItem(inLink: text, rules: rules) {
-            return [item]
-        }
-        return []
+        guard let text = value as? String, Redactor.looksLikeLink(text) else { return [] }
+        // A password in a link's user part is what an Authorization field would carry.
+        let password = holdsPassword(text) && rules.isSecretHeader("authorization") ? ["user part's password"] : []
+        return password + (secretQueryItem(inLink: text, rules: rules).map { ["query item '\($0)'"] } ?? [])
     }
 
     /// Recognisable secret formats inside a value.

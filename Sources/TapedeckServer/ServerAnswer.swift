@@ -193,11 +193,11 @@ public protocol ExchangeService: Sendable {
     func dropsConnection(_ connection: Int) -> Bool
     /// Answers `request` by calling `answer` once, from any thread.
     func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void)
-    /// The server is about to stop its event loops: release what lives on them (upstream
-    /// connections). Called once, by ``TapedeckHTTPServer/shutdown()``, off the loops.
     /// Descriptors one client connection costs the process (a proxy's upstream connection makes
     /// two): the server keeps its connection limit within what the process may open.
     var descriptorsPerConnection: Int { get }
+    /// The server is about to stop its event loops: release what lives on them (upstream
+    /// connections). Called once, by ``TapedeckHTTPServer/shutdown()``, off the loops.
     func serverWillStop()
 }
 

@@ -111,6 +111,12 @@ struct ToolFileQuirkTests {
         let lone = try load(Data(text.replacingOccurrences(of: "LONE", with: #"\udce9"#).utf8))
         #expect(lone.interactions.first?.request.headers.value(for: "X-Name") == "caf\u{FFFD}")
         #expect(lone.skipped.isEmpty)
+        // Foundation's reader (the fast reader's fallback) reads it the same way; a pair, an
+        // escaped quote and a surrogate-looking text outside an escape stay as they were.
+        let mixed = text.replacingOccurrences(of: "cafLONE", with: #"\"caf\udce9 \ud83d\ude00 \\udce9"#)
+        let viaFoundation = try HARCodec.decodeWithFoundation(Data(mixed.replacingOccurrences(of: "LONE", with: #"\udc80"#).utf8), file: "x.har")
+        #expect(viaFoundation.log.entries.first?.request.headers.first { $0.name == "X-Name" }?.value == "\"caf\u{FFFD} 😀 \\udce9")
+        #expect(HARText.mendingLoneSurrogates(Data(#"{"a":"\ud83d\ude00 \\udce9"}"#.utf8)) == nil)
         let comment = try load(har(entry: ["comment": ["by": "me"]]))
         #expect(comment.interactions.count == 1)
         let nullValue = try load(har(response: ["headers": [["name": "X-Gone", "value": NSNull()], ["name": "X-Kept", "value": "1"]]]))
@@ -142,6 +148,15 @@ struct ToolFileQuirkTests {
         withLocation.request.url = URL(string: "http://u.test/auth")!
         withLocation.outcome = .response(RecordedResponse(status: 302, headers: location))
         #expect(SecretScanner.scan(Cassette(interactions: [withLocation])).map(\.place) == ["response.headers.Location"])
+        // In a JSON link without a query too; an e-mail address is no link.
+        let links = Data(#"{"next":"https://bob:hunter2@u.test/page/2","contact":"bob@u.test"}"#.utf8)
+        let redactedLinks = Redactor().redactJSON(links, contentType: "application/json")
+        let linkObject = try #require(try JSONSerialization.jsonObject(with: redactedLinks) as? [String: String])
+        #expect(linkObject == ["next": "https://bob:REDACTED@u.test/page/2", "contact": "bob@u.test"])
+        var withLink = try #require(cassette.interactions.first)
+        withLink.request.url = URL(string: "http://u.test/auth")!
+        withLink.outcome = .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: links))
+        #expect(SecretScanner.scan(Cassette(interactions: [withLink])).map(\.reason) == ["a link's user part's password is a credential stored unredacted"])
         // Rules that keep every byte keep the password too.
         #expect(Redactor.none.redact(URL(string: "http://bob:hunter2@u.test/")!).absoluteString == "http://bob:hunter2@u.test/")
     }
