@@ -214,4 +214,19 @@ struct ProviderScenarioTests {
         #expect(error != nil)
         #expect(error?.description.contains(message) == true, "\(String(describing: error))")
     }
+
+    @Test("a step naming a target that is in the file but unreadable gets no false 'no target' error; a misspelt one still does")
+    func unreadableTargetIsNotMissing() throws {
+        for targets in ["{items: {path: /items}}", "{items: [1], other: {path: /o}}", "{items: {path: [1]}}"] {
+            let base = targets.contains("other") || targets.contains("[1]}") ? "baseURL: http://api.test, " : ""
+            let error = try #require(parseError("""
+                traffic: {stubs: [{url: http://api.test/a}]}
+                client: {provider: {\(base)targets: \(targets)}}
+                script: [{target: items}, {target: itmes}]
+                """))
+            #expect(!error.description.contains("no target named 'items'"), "\(error)")
+            #expect(!error.description.contains("needs a provider"), "\(error)")
+            #expect(error.description.contains("no target named 'itmes'") || error.description.contains("'itmes'"), "\(error)")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Yams
 
 // The `client.provider` section (a Moya-style provider as the client) and the script's
 // `target:` steps that send its targets.
@@ -97,6 +98,19 @@ extension ScenarioReader {
         }
     }
 
+    /// The names under `client.provider.targets` as the file spells them, readable or not (a
+    /// step naming one that could not be read is not told the target does not exist); nil when
+    /// the file has no provider.
+    static func declaredTargets(in client: Field?) -> Set<String>? {
+        func value(_ node: Node?, _ key: String) -> Node? {
+            guard case let .mapping(pairs)? = node else { return nil }
+            return pairs.first { $0.key.string == key }?.value
+        }
+        guard let provider = value(client?.node, "provider") else { return nil }
+        guard case let .mapping(targets)? = value(provider, "targets") else { return [] }
+        return Set(targets.compactMap { $0.key.string })
+    }
+
     /// `never`, `immediate`, or `{delayed: 2s}`.
     private func stubMode(_ field: Field) throws(ScenarioError) -> StubMode {
         if field.isScalar {
@@ -129,15 +143,19 @@ extension ScenarioReader {
     func targetStep(_ keys: Fields, provider: ProviderSetup?) throws(ScenarioError) -> RequestStep {
         let field = try keys.required("target")
         let name = try field.string()
-        guard let provider else {
-            throw field.error("a 'target:' step needs a provider", hint: "describe the targets in client.provider.targets")
-        }
-        guard let target = provider.target(named: name) else {
-            let names = provider.targets.map(\.name)
+        var step: RequestStep
+        if let provider, let target = provider.target(named: name) {
+            step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: provider.url(of: target))
+        } else if declaredTargets?.contains(name) == true {
+            // The target is in the file but could not be read: its own error says why, and the
+            // file is refused for it; the step's other values are still checked.
+            step = RequestStep(name: try keys["name"]?.string() ?? name, method: "GET", url: URL(string: "http://unreadable.target")!)
+        } else if let names = provider.map({ $0.targets.map(\.name) }) ?? declaredTargets.map({ $0.sorted() }) {
             let close = Field.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
             throw field.error("no target named '\(name)'", hint: close + "targets: \(names.joined(separator: ", "))")
+        } else {
+            throw field.error("a 'target:' step needs a provider", hint: "describe the targets in client.provider.targets")
         }
-        var step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: provider.url(of: target))
         step.target = name
         try readTiming(keys, into: &step)
         return step

@@ -10,6 +10,8 @@ struct ScenarioReader {
     /// The script's requests as names and the patterns that match them, read ahead of the script
     /// so that a pattern that is really a request's name can be corrected ("did you mean ...").
     var requestPatterns: [(name: String, pattern: String)] = []
+    /// The provider's target names as the file spells them (see ``declaredTargets(in:)``).
+    var declaredTargets: Set<String>?
 
     /// The keys a scenario file may have at its top (a fault plan file reads the same ones).
     static let topKeys = ["$schema", "name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"]
@@ -29,6 +31,7 @@ struct ScenarioReader {
         }
         var reader = self
         reader.requestPatterns = Self.requestPatterns(in: top["script"])
+        reader.declaredTargets = Self.declaredTargets(in: top["client"])
         var scenario = Scenario(name: defaultName, source: source)
         // Each top-level value, section and item is read on its own: a problem in one hides none in another.
         problems.recovering { () throws(ScenarioError) in if let schema = top["$schema"] { _ = try schema.string() } }
