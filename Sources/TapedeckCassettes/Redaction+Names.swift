@@ -35,9 +35,13 @@ extension Redactor {
     private static let notSecretTokens: Set<String> = ["page", "next", "prev", "previous", "continuation", "cursor", "sync", "resume", "max"]
     /// Words before `key` that make it a credential.
     private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription"]
-    private static let secretLastWords: Set<String> = ["secret", "password", "passwd", "passphrase", "signature", "credential", "apikey"]
+    private static let secretLastWords: Set<String> = [
+        "secret", "password", "passwd", "pass", "pwd", "passphrase", "signature", "credential", "apikey", "jwt",
+        // Frameworks' own spellings: Django's `X-CSRFToken`, Java's and PHP's session cookies' names.
+        "csrftoken", "xsrftoken", "sessionid", "jsessionid", "phpsessid",
+    ]
     /// What a secret-looking name contains somewhere (a cheap first test).
-    private static let secretNeedles = ["secret", "passw", "passphrase", "signature", "credential", "key", "token"]
+    private static let secretNeedles = ["secret", "pass", "pwd", "signature", "credential", "key", "token", "jwt", "sessid", "session"]
 
     /// Whether a name's words say it holds a secret (see ``secretLookingNames``).
     static func readsLikeSecret(_ name: String) -> Bool {
@@ -50,11 +54,12 @@ extension Redactor {
         if secretLastWords.contains(last) { return true }
         if last == "token" { return !notSecretTokens.contains(previous) }
         if last == "key" { return secretKeys.contains(previous) }
+        if last == "id" { return previous == "session" }   // `session_id`, `X-Session-Id`
         return false
     }
 
-    /// A name's words, lowercased: split at `-`, `_`, `.`, spaces and camelCase humps
-    /// (`nextPageToken` → next, page, token; `APIKey` → api, key).
+    /// A name's words, lowercased: split at `-`, `_`, `.`, spaces, brackets and camelCase humps
+    /// (`nextPageToken` → next, page, token; `APIKey` → api, key; `user[password]` → user, password).
     static func words(of name: String) -> [String] {
         var words: [String] = []
         var current: [UInt8] = []
@@ -66,7 +71,8 @@ extension Redactor {
             current.removeAll(keepingCapacity: true)
         }
         for (position, byte) in bytes.enumerated() {
-            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ") {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") {
                 flush()
                 continue
             }

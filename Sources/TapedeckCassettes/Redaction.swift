@@ -166,6 +166,10 @@ public struct Redactor: Hashable, Sendable {
         return changed ? components.string ?? text : text
     }
 
+    /// What a query value may hold unescaped: the unreserved characters and `/`, `:`, `@`, `?`
+    /// (RFC 3986 §3.4), not `&`, `=`, `+` or `%`.
+    static let queryValueCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:@?")
+
     private func isSecretQueryItem(_ encodedName: String) -> Bool {
         isSecretQueryName(MatchRules.formDecoded(encodedName))
     }
@@ -217,14 +221,19 @@ public struct Redactor: Hashable, Sendable {
             components.percentEncodedPassword = Self.placeholder
             changed = true
         }
-        if !queryItems.isEmpty || secretLookingNames, let items = components.queryItems {
+        // Items as spelt (`%2B` stays `%2B`: decoded and encoded again it became `+`, a space to
+        // a server); only a redacted value is written anew.
+        if !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems {
             let redacted = items.map { item in
-                if isSecretQueryName(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
-                if let value = item.value, Self.looksLikeLink(value) { return URLQueryItem(name: item.name, value: redactURLText(value)) }
+                if isSecretQueryItem(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+                if let spelt = item.value, let value = spelt.removingPercentEncoding, Self.looksLikeLink(value) {
+                    let link = redactURLText(value)
+                    if link != value { return URLQueryItem(name: item.name, value: link.addingPercentEncoding(withAllowedCharacters: Self.queryValueCharacters)) }
+                }
                 return item
             }
             if redacted != items {
-                components.queryItems = redacted
+                components.percentEncodedQueryItems = redacted
                 changed = true
             }
         }

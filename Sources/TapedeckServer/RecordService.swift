@@ -79,7 +79,7 @@ public final class RecordService: ExchangeService {
             log?("refused \(request.method) \(target): \(refusal.reason)")
             return answer(refusal.answer)
         }
-        let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
+        let target = Self.originForm(request.target)
         guard let url = URL(string: upstreamOrigin + target) else {
             return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
         }
@@ -150,6 +150,24 @@ public final class RecordService: ExchangeService {
         } else {
             deliver(final, host: host, answer: answer)
         }
+    }
+
+    /// The path and query of a request target: an absolute-form target (`GET http://host/x?y`,
+    /// as a client sends it to a proxy set in `HTTP_PROXY`) loses its scheme and authority — the
+    /// request goes to the fixed upstream whatever host it names — and an empty path is `/`.
+    ///
+    /// ```swift
+    /// RecordService.originForm("http://api.test:8080/items?id=1")   // "/items?id=1"
+    /// RecordService.originForm("https://api.test?q=1")               // "/?q=1"
+    /// ```
+    static func originForm(_ target: String) -> String {
+        var rest = Substring(target)
+        if let scheme = rest.range(of: "://"), rest[..<scheme.lowerBound].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }),
+           !rest[..<scheme.lowerBound].isEmpty {
+            rest = rest[scheme.upperBound...]
+            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
+        }
+        return rest.hasPrefix("/") ? String(rest) : "/" + rest
     }
 
     /// A `501` for a request that asks for a tunnel rather than an exchange — a protocol upgrade

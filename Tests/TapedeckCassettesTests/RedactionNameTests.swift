@@ -91,5 +91,38 @@ struct RedactionNameTests {
         let redacted = try #require(Redactor().redact(within).response)
         #expect(try Zlib.decompress(redacted.body, format: .gzip) == Data(#"{"password":"REDACTED"}"#.utf8))
     }
+
+    @Test("frameworks' spellings of secrets are caught: Django's X-CSRFToken, a Rails form's user[password], pwd, pass, jwt, session ids")
+    func frameworkSpellings() throws {
+        let redactor = Redactor()
+        for header in ["X-CSRFToken", "x-csrftoken", "X-XSRF-TOKEN", "X-Session-Id"] {
+            #expect(redactor.isSecretHeader(header), "\(header)")
+        }
+        for item in ["jwt", "sessionid", "session_id", "JSESSIONID", "PHPSESSID", "pwd", "pass", "user[password]"] {
+            #expect(redactor.isSecretQueryName(item), "\(item)")
+        }
+        for field in ["pwd", "pass", "passwd", "jwt", "sessionId"] {
+            #expect(redactor.isSecretJSONField(field, value: "x"), "\(field)")
+        }
+        // Not secrets: names that only hold the letters, and a boolean under a secret-looking name.
+        for name in ["passenger_count", "bypass", "session", "sessions", "compass_heading", "id"] {
+            #expect(!redactor.isSecretQueryName(name) && !redactor.isSecretJSONField(name, value: "x"), "\(name)")
+        }
+        #expect(!redactor.isSecretJSONField("pass", value: true))
+        let form = redactor.redactBody(Data("user[email]=a%40b.test&user[password]=hunter2".utf8), contentType: "application/x-www-form-urlencoded")
+        #expect(String(decoding: form, as: UTF8.self) == "user[email]=a%40b.test&user[password]=REDACTED")
+    }
+
+    @Test("a redacted URL keeps every other item as spelt: %2B stays %2B (decoded and encoded again it became +, a space)")
+    func redactionKeepsSpelling() {
+        let redactor = Redactor()
+        #expect(redactor.redact(URL(string: "http://u.test/s?q=c%2B%2B&token=t")!).absoluteString == "http://u.test/s?q=c%2B%2B&token=REDACTED")
+        #expect(redactor.redact(URL(string: "http://u.test/s?q=c%20%20&token=t")!).absoluteString == "http://u.test/s?q=c%20%20&token=REDACTED")
+        // A link in a value is redacted inside and written back escaped.
+        let link = redactor.redact(URL(string: "http://u.test/login?next=%2Faccount%3Ftoken%3Dabc&q=a%2Bb")!)
+        #expect(link.absoluteString == "http://u.test/login?next=/account?token%3DREDACTED&q=a%2Bb")
+        let next = URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems?.first?.value
+        #expect(next == "/account?token=REDACTED")
+    }
 }
 

@@ -4,6 +4,7 @@ import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckLoopback
 import TapedeckTestSupport
+@testable import TapedeckServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -19,6 +20,27 @@ struct UpstreamRecordingTests {
     private func names(_ head: String) -> [String] {
         let block = head.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.last ?? ""
         return block.split(separator: "\r\n").dropFirst().compactMap { line in line.split(separator: ":").first.map(String.init) }
+    }
+
+    @Test("a client using record as its HTTP proxy (curl -x, an absolute-form target) is forwarded and recorded at the path it asked for")
+    func absoluteFormTarget() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("proxy.har.gz")
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let viaProxy = try curl(["-x", proxy.base, upstream.baseURL.absoluteString + "/bytes/10?id=1"])
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(viaProxy.code == 200 && viaProxy.body == Data(LoopbackServer.bytes(10)))
+            let recorded = try CassetteFile.read(cassette).interactions
+            #expect(recorded.map { $0.request.url.absoluteString } == [upstream.baseURL.absoluteString + "/bytes/10?id=1"])
+        }
+        #expect(RecordService.originForm("http://api.test:8080/items?id=1") == "/items?id=1")
+        #expect(RecordService.originForm("HTTPS://api.test?q=1") == "/?q=1")
+        #expect(RecordService.originForm("http://api.test") == "/")
+        #expect(RecordService.originForm("/a/http://b") == "/a/http://b")
+        #expect(RecordService.originForm("items") == "/items")
     }
 
     @Test("a gzip body reaches the client and the cassette as the upstream sent it; header order and case are kept; 24 MB pass whole")
