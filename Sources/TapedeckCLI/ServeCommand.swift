@@ -82,6 +82,8 @@ struct ServeCommand: ParsableCommand {
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
         }
         let http = try server.start(service)
+        // A fault window counts from when requests can arrive, not from before the cassette loaded.
+        service.options.faults?.startClock()
         announce("tapedeck serve: listening on http://\(urlHost(http.options.host)):\(http.port) (\(service.cassette.interactions.count) interactions)")
         let signal = signals.wait { service.reset() }
         try? http.shutdown()

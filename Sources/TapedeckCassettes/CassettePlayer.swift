@@ -200,9 +200,10 @@ public final class CassettePlayer: Responder {
         }
     }
 
-    /// How far apart two paths are: 0 when equal, else 1,000 plus the characters neither their
-    /// common start nor their common end covers (`/api/slowx` is closer to `/api/slow` than
-    /// `/` is) — linear, as a miss explanation reads every entry.
+    /// How far apart two paths are: 0 when equal, else 1,000 plus a rank that puts paths sharing
+    /// more of their start and end with the other first (`/api/slowx` is closer to `/api/slow`
+    /// than `/` is, `/nope` closer to `/nothing-here` than to `/json`), then paths of a closer
+    /// length — linear, as a miss explanation reads every entry.
     static func pathDistance(_ a: String, _ b: String) -> Int {
         guard a != b else { return 0 }
         let x = Array(a.utf8), y = Array(b.utf8)
@@ -210,29 +211,46 @@ public final class CassettePlayer: Responder {
         while prefix < min(x.count, y.count), x[prefix] == y[prefix] { prefix += 1 }
         var suffix = 0
         while suffix < min(x.count, y.count) - prefix, x[x.count - 1 - suffix] == y[y.count - 1 - suffix] { suffix += 1 }
-        return 1_000 + min(999, max(x.count, y.count) - prefix - suffix)
+        return 1_000 + 10 * max(0, 60 - prefix - suffix) + min(9, abs(x.count - y.count))
+    }
+
+    /// How far a recorded request is from the live one by what is cheap to compare — path,
+    /// scheme, host, port, method — in the weights ``explainMiss(_:)`` gives them.
+    private static func roughDistance(_ live: (scheme: String?, host: String?, port: Int?, path: String, method: String), _ recorded: RecordedRequest) -> Int {
+        let url = recorded.url
+        var total = pathDistance(live.path, url.path(percentEncoded: true))
+        if live.scheme != url.scheme?.lowercased() { total += 300 }
+        if live.host != url.host?.lowercased() { total += 300 }
+        if live.port != url.port { total += 200 }
+        if live.method != recorded.method.uppercased() { total += 100 }
+        return total
     }
 
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
+    /// Every entry is ranked by path, scheme, host, port and method; only the nearest few are
+    /// compared in full (query, body, fields), so a miss on a cassette of 50,000 entries costs a
+    /// pass over their URLs, not 50,000 full comparisons.
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
-        let scored = matchable.enumerated().map { position, recorded in
-            (position, rules.mismatches(live, recorded) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 })
+        let liveKey = (scheme: live.url.scheme?.lowercased(), host: live.url.host?.lowercased(), port: live.url.port,
+                       path: live.url.path(percentEncoded: true), method: live.method.uppercased())
+        let rough = matchable.map { Self.roughDistance(liveKey, $0) }
+        // The nearest dozen and everything tied with the last of them (at most 256).
+        let order = rough.indices.sorted { (rough[$0], $0) < (rough[$1], $1) }
+        let bound = order.count > 12 ? rough[order[11]] : Int.max
+        let candidates = order.prefix { rough[$0] <= bound }.prefix(256)
+        let scored = candidates.map { position in
+            (position, rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 })
         }
         // Closest first: another path weighs most (a path more like the request's less), then
         // another scheme, host or port, then another method, the query, the body and header fields
         // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
         // another host closer than another path).
-        let liveURL = URLComponents(url: live.url, resolvingAgainstBaseURL: false)
         func distance(_ position: Int, _ reasons: [String]) -> Int {
-            let other = URLComponents(url: matchable[position].url, resolvingAgainstBaseURL: false)
-            var total = Self.pathDistance(liveURL?.percentEncodedPath ?? "", other?.percentEncodedPath ?? "")
-            if liveURL?.scheme?.lowercased() != other?.scheme?.lowercased() { total += 300 }
-            if liveURL?.host?.lowercased() != other?.host?.lowercased() { total += 300 }
-            if liveURL?.port != other?.port { total += 200 }
+            var total = rough[position]
             for reason in reasons {
-                if ["path ", "URL ", "scheme ", "host ", "port "].contains(where: reason.hasPrefix) { continue }   // counted above
-                total += reason.hasPrefix("method ") ? 100 : reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1
+                if ["path ", "URL ", "scheme ", "host ", "port ", "method "].contains(where: reason.hasPrefix) { continue }   // counted above
+                total += reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1
             }
             return total
         }

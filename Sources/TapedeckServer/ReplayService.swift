@@ -197,9 +197,11 @@ public final class ReplayService: ExchangeService {
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: served)
-        case let .failure(failure, _):
+        case let .failure(failure, after):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
                            headers: [HeaderField("X-Tapedeck-Failure", "recorded")])
+            // As late as the failure came when recorded (a timeout after its wait), scaled.
+            if options.timing.factor > 0 { result.delivery.headDelay = .seconds(rounding: after.timeInterval * options.timing.factor) }
         case let .noMatch(reason):
             missLog.withLock { $0.append(reason) }
             options.log?("miss: " + reason)

@@ -56,6 +56,12 @@ public final class SocketFaults: Sendable {
         var lastConnection = 0, connectionBase = 0
     }
 
+    /// Starts the time windows now, counts kept: call it when the server starts accepting, so
+    /// that loading a large cassette does not eat into a `window: {until: 2s}`.
+    public func startClock() {
+        state.withLock { $0.started = .now }
+    }
+
     /// Starts the plan over, as a fresh server with the same seed would: occurrence counts,
     /// exchange and connection numbers and the time windows from zero, the firing log emptied
     /// (`POST /__tapedeck/reset`, SIGHUP). `exchange` and `connection` are the numbers the

@@ -24,6 +24,25 @@ struct MissExplanationTests {
         #expect(scheme.split(separator: "\n")[1].contains("entry 3") && scheme.contains("scheme https ≠ http"), "\(scheme)")
     }
 
+    @Test("a path sharing more of its start and end comes first, and in a large cassette the nearest entries are still found")
+    func sharedStartAndEnd() {
+        let player = CassettePlayer(cassette: Cassette(interactions: [entry(0, "http://a.test/json"), entry(1, "http://a.test/nothing-here")]))
+        let nope = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://a.test/nope")!))
+        #expect(nope.split(separator: "\n")[1].contains("entry 1 GET http://a.test/nothing-here"), "\(nope)")
+
+        // 5,000 entries: the one differing only by its query, and the one by its method, are the
+        // nearest, wherever they are in the file.
+        var interactions = (0..<5_000).map { entry($0, "http://a.test/items/\($0)/detail") }
+        interactions.append(entry(5_000, "http://a.test/orders/7?page=2"))
+        interactions.append(Interaction(index: 5_001, request: RecordedRequest(method: "DELETE", url: URL(string: "http://a.test/orders/7?page=1")!),
+                                        outcome: .response(RecordedResponse(status: 204))))
+        let large = CassettePlayer(cassette: Cassette(interactions: interactions))
+        let lines = large.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://a.test/orders/7?page=1")!)).split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[1].contains("entry 5000 GET http://a.test/orders/7?page=2"), "\(lines)")
+        #expect(lines[2].contains("entry 5001 DELETE http://a.test/orders/7?page=1: method"), "\(lines)")
+    }
+
     @Test("entries are numbered by their place in the file (entries skipped at load still count), as inspect lists them")
     func numberedAsInspected() {
         let player = CassettePlayer(cassette: Cassette(interactions: [entry(4, "http://a.test/me"), entry(6, "http://a.test/me/2")]))
