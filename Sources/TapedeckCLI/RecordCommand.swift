@@ -34,8 +34,9 @@ struct RecordCommand: ParsableCommand {
     var upstreamTimeout: Double = 60
 
     func validate() throws {
-        guard let url = URL(string: upstream), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ValidationError("--upstream takes an http(s) URL such as http://127.0.0.1:8080 (got '\(upstream)')")
+        guard let url = URL(string: upstream), ReplayService.isOrigin(url) else {
+            throw ValidationError("--upstream takes an http(s) origin such as http://127.0.0.1:8080, without a path or query: "
+                + "each request goes to its own path there (got '\(upstream)')")
         }
         guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {
             throw ValidationError("--mode takes once, new_episodes or all (got '\(mode)'); to replay, use tapedeck serve")

@@ -47,7 +47,7 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         if ReplayService.Timing(parsing: timing) == nil { throw ValidationError("--timing takes recorded, instant or scale=X (got '\(timing)')") }
-        if ReplayService.OnMiss(parsing: onMiss) == nil { throw ValidationError("--on-miss takes 404, 502 or passthrough=URL (got '\(onMiss)')") }
+        if ReplayService.OnMiss(parsing: onMiss) == nil { throw ValidationError("--on-miss takes 404, 502 or passthrough=ORIGIN, an http(s) origin without a path such as passthrough=http://127.0.0.1:8080 (got '\(onMiss)')") }
         if let scheme, !["http", "https"].contains(scheme.lowercased()) { throw ValidationError("--scheme takes http or https (got '\(scheme)')") }
     }
 

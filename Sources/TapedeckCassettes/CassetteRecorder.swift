@@ -155,6 +155,9 @@ public final class CassetteRecorder: Responder {
         self.options = options
         let files = FileManager.default
         let journalLeft = files.fileExists(atPath: CassetteJournal.journalURL(for: cassette).path)
+        // A first recording that crashed left only its journal: `once` resumes it (replays what
+        // it recovers, records the rest) rather than taking it for a finished cassette.
+        let resumesFirst = options.mode == .once && journalLeft && !files.fileExists(atPath: cassette.path)
         // Whether this recorder may write decides the hold, before recovery (which writes) runs.
         let mayRecord = switch options.mode {
         case .replayOnly: false
@@ -183,16 +186,15 @@ public final class CassetteRecorder: Responder {
             CassetteHolds.shared.release(key, exclusive: mayRecord)
             throw error
         }
-        // After recovery: a crashed first recording brought back counts as an existing cassette.
         let exists = files.fileExists(atPath: cassette.path)
         isRecording = switch options.mode {
         case .replayOnly: false
-        case .once: !exists
+        case .once: !exists || resumesFirst
         case .newEpisodes, .all: true
         }
         let replays = options.mode == .replayOnly || options.mode == .newEpisodes || (options.mode == .once && exists)
         // When misses are recorded, a consumed entry must not answer again: the new request is a new episode.
-        let afterLast = options.mode == .newEpisodes ? .noMatch : options.afterLast
+        let afterLast = options.mode == .newEpisodes || resumesFirst ? .noMatch : options.afterLast
         player = replays
             ? CassettePlayer(cassette: base, rules: options.rules, afterLast: afterLast, redactor: options.redactor, source: cassette.path)
             : nil

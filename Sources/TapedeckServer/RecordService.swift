@@ -179,7 +179,8 @@ public final class RecordService: ExchangeService {
         if request.method.uppercased() == "CONNECT" {
             reason = "a CONNECT asks for a tunnel, which is neither forwarded nor recorded"
         } else if let protocols = request.headers.value(for: "Upgrade") {
-            reason = "an upgrade to '\(protocols)' (a WebSocket) is neither forwarded nor recorded: only HTTP exchanges are"
+            let kind = protocols.lowercased().contains("websocket") ? " (a WebSocket)" : ""
+            reason = "an upgrade to '\(protocols)'\(kind) is neither forwarded nor recorded: only HTTP/1.1 exchanges are"
         } else {
             return nil
         }

@@ -72,11 +72,28 @@ public final class ReplayService: ExchangeService {
             case "404": self = .notFound
             case "502": self = .badGateway
             default:
-                guard text.hasPrefix("passthrough="), let url = URL(string: String(text.dropFirst(12))),
-                      ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { return nil }
+                guard text.hasPrefix("passthrough="), let url = URL(string: String(text.dropFirst(12))), ReplayService.isOrigin(url) else { return nil }
                 self = .passthrough(url)
             }
         }
+    }
+
+    /// Whether the request is a `CONNECT` (asking for a tunnel).
+    static func isConnect(_ request: IncomingRequest) -> Bool { request.method.uppercased() == "CONNECT" }
+
+    /// Whether `url` is an http(s) origin: a scheme and host, maybe a port, nothing after but a
+    /// `/` — what `--upstream` and `passthrough=` take. A path would not be put before the
+    /// request's (the request goes to the same path on the upstream), so one is refused rather
+    /// than silently dropped.
+    ///
+    /// ```swift
+    /// ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080")!)          // true
+    /// ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080/api/v2")!)   // false
+    /// ```
+    public static func isOrigin(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else { return false }
+        let path = url.path(percentEncoded: true)
+        return (path.isEmpty || path == "/") && url.query == nil && url.fragment == nil && url.user == nil
     }
 
     /// How the service behaves.
@@ -207,9 +224,11 @@ public final class ReplayService: ExchangeService {
             options.log?("miss: " + reason)
             switch options.onMiss {
             case .notFound:
-                result = .text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
+                // An answer to CONNECT has no body (the client would take it for the tunnel's
+                // first bytes): the connection closes after the head instead.
+                result = .text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")], close: Self.isConnect(request))
             case .badGateway:
-                result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")])
+                result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")], close: Self.isConnect(request))
             case .passthrough:
                 if let refusal = RecordService.refusesTunnel(request) { return answer(refusal.answer) }
                 var forwarded = HTTPFieldsBuilder()
@@ -317,12 +336,12 @@ public final class ReplayService: ExchangeService {
             .text(403, "tapedeck: admin endpoints answer only requests addressed to an IP address or localhost, from no page but this machine's (\(field): \(value))\n")
         }
         if let host = request.headers.value(for: "Host") {
-            guard let name = URL(string: "http://" + host)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return refused("Host", host) }
+            guard let name = URL(string: "http://" + host)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased() else { return refused("Host", host) }
             let isAddress = ServerOptions.isLoopback(name) || ServerOptions.isIPv4Address(name) || name.contains(":")
             if !isAddress { return refused("Host", host) }
         }
         if let origin = request.headers.value(for: "Origin") {
-            let name = URL(string: origin)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            let name = URL(string: origin)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
             guard let name, ServerOptions.isLoopback(name) else { return refused("Origin", origin) }
         }
         return nil

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckHTTP
 
 /// Where a server listens and what it refuses: the limits that keep a slow or hostile client from
 /// holding it.
@@ -30,7 +31,7 @@ public struct ServerOptions: Sendable {
 
     /// Whether `host` is a loopback address (anything else needs an explicit flag).
     public static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "::1" { return true }
+        if host.equalsIgnoringASCIICase("localhost") || host == "::1" { return true }
         // 127.0.0.0/8 written as four decimal octets; a name such as 127.example.com is not one.
         return isIPv4Address(host) && host.hasPrefix("127.")
     }

@@ -203,6 +203,11 @@ public final class SocketFaults: Sendable {
         case let .status(status, headers, retryAfter, retryAfterDate):
             answer.status = status
             answer.reasonPhrase = ""   // the new status's own phrase, not the recorded one
+            // The fault's fields replace the recorded ones of the same names (as in a scenario),
+            // so a client never reads two Content-Types or two Retry-Afters.
+            var replaced = Set(headers.map { $0.name.lowercased() })
+            if retryAfter != nil || retryAfterDate != nil { replaced.insert("retry-after") }
+            answer.headers.removeAll { replaced.contains($0.name.lowercased()) }
             for header in headers { answer.headers.append(.init(header.name, header.value)) }
             if let retryAfter {
                 answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))

@@ -122,8 +122,9 @@ struct RecordModeTests {
         #expect(try CassetteFile.read(afterCrash).interactions.map { $0.request.url.query ?? "" } == ["x=9", "x=10", "x=11"])
     }
 
-    @Test("once after a first recording crashed: the journal is recovered and replayed, not recorded again")
+    @Test("once after a first recording crashed: the journal is recovered and replayed, and the recording resumes for the rest")
     func onceAfterCrash() async throws {
+        let server = try await LoopbackServer.start()
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let cassette = directory.file("first.har.gz")
@@ -133,9 +134,14 @@ struct RecordModeTests {
             outcome: .response(RecordedResponse(status: 200, body: Data("pong".utf8)))))
         #expect(!FileManager.default.fileExists(atPath: cassette.path))
         let tape = try Tape(cassette: cassette, mode: .once)
-        #expect(!tape.recorder.isRecording)
+        #expect(tape.recorder.isRecording, "the first recording was cut short: it goes on")
         #expect(try await tape.perform(URL(string: "http://api.test/ping")!).data == Data("pong".utf8))
-        #expect(try tape.finish().replayed == 1)
+        _ = try await tape.perform(server.url("/get?x=after-crash"))
+        let summary = try tape.finish()
+        #expect(summary.replayed == 1 && summary.recorded == 1)
+        #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/ping", "/get"])
+        // Now the cassette exists: once replays it and records nothing.
+        #expect(try !Tape(cassette: cassette, mode: .once).recorder.isRecording)
     }
 
     @Test("while a recorder records, opening the cassette elsewhere never takes its live journal")

@@ -46,6 +46,11 @@ struct LimitsTests {
         let stuck = rawExchange(port: server.port, send: Data("POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc".utf8),
                                 shutdownWrite: false)
         #expect(stuck.statusLine.hasPrefix("HTTP/1.1 408") && !stuck.timedOut, "\(stuck.statusLine)")
+        // A CONNECT the cassette does not answer: the head, then the connection closes (an
+        // answer to CONNECT carries no body), though the client did not half-close.
+        let connect = rawExchange(port: server.port, send: Data("CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n".utf8),
+                                  shutdownWrite: false, timeout: 5)
+        #expect(connect.statusLine.hasPrefix("HTTP/1.1 404") && !connect.timedOut, "\(connect.statusLine)")
         let fine = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
         #expect(fine.statusLine == "HTTP/1.1 200 OK" && String(decoding: fine.received, as: UTF8.self).hasSuffix("fine"))
     }
@@ -136,6 +141,12 @@ struct LimitsTests {
         #expect(named.status == 64 && named.errors.contains("--allow-non-loopback"), "a name that starts like 127.x is not loopback")
         let nan = try runTapedeck(["serve", "/nonexistent.har", "--header-timeout", "nan"])
         #expect(nan.status == 64 && nan.errors.contains("--header-timeout"), "\(nan.errors)")
+        // An upstream with a path would have it silently dropped: refused, saying so.
+        let path = try runTapedeck(["record", "--upstream", "http://127.0.0.1:9/api/v2", "--cassette", "/tmp/never-written.har.gz"])
+        #expect(path.status == 64 && path.errors.contains("without a path"), "\(path.errors)")
+        let passthrough = try runTapedeck(["serve", "/nonexistent.har", "--on-miss", "passthrough=http://127.0.0.1:9/api"])
+        #expect(passthrough.status == 64 && passthrough.errors.contains("without a path"), "\(passthrough.errors)")
+        #expect(ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080/")!) && !ReplayService.isOrigin(URL(string: "http://h.test?x=1")!))
     }
 
     @Test("a 204 answer carries no body bytes, even when its recording has some: the next answer on the connection stays framed")
@@ -194,6 +205,11 @@ struct LimitsTests {
             if exchange.timedOut { break }
         }
         #expect(answered > 1_000, "most mutated requests get an HTTP answer (\(answered) answered, \(closed) closed)")
+        // A CONNECT the cassette does not answer: the head, then the connection closes (an
+        // answer to CONNECT carries no body), though the client did not half-close.
+        let connect = rawExchange(port: server.port, send: Data("CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n".utf8),
+                                  shutdownWrite: false, timeout: 5)
+        #expect(connect.statusLine.hasPrefix("HTTP/1.1 404") && !connect.timedOut, "\(connect.statusLine)")
         let fine = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
         #expect(fine.statusLine == "HTTP/1.1 200 OK")
     }

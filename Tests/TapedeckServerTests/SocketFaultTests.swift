@@ -35,7 +35,7 @@ struct SocketFaultTests {
           - { kind: truncate, afterBytes: 1000, route: "GET /truncate" }
           - { kind: connectionLost, route: "GET /lost" }
           - { kind: stall, route: "GET /stall" }
-          - { kind: status, status: 503, retryAfter: 2s, route: "GET /status" }
+          - { kind: status, status: 503, retryAfter: 2s, headers: {content-type: text/html}, route: "GET /status" }
           - { kind: bandwidth, bytesPerSecond: 40000, route: "GET /slow" }
           - { kind: slowFirstByte, delay: 50ms, route: "GET /slow" }
           - { kind: corruptGzip, route: "GET /gzip" }
@@ -63,6 +63,8 @@ struct SocketFaultTests {
         #expect(stalled.status == 28, "only the client's timeout ends a stall: \(stalled.errors)")
         let busy = try curl([server.base + "/status"])
         #expect(busy.code == 503 && busy.head.contains("Retry-After: 2"), "\(busy.head)")
+        // The fault's field replaces the recorded one of its name, whatever its case.
+        #expect(busy.head.lowercased().components(separatedBy: "content-type:").count == 2 && busy.head.contains("content-type: text/html"), "\(busy.head)")
         let slow = try curl([server.base + "/slow"])
         #expect(slow.status == 0 && slow.body == body, "bandwidth and a slow first byte only slow it down")
         let gzip = try curl(["--compressed", server.base + "/gzip"])
