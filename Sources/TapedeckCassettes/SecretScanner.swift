@@ -16,13 +16,17 @@ public enum SecretScanner {
         public var description: String { "entry \(entry) (\(place)): \(reason)" }
     }
 
-    /// Header names that carry credentials whatever they are called.
     /// Words that make a header's name suggest a credential, beside those that make it read like
     /// a secret (``Redactor/secretLookingNames``): `X-Auth`, `X-Authorization`, `X-Cookie`.
-    private static let suspiciousWords: Set<String> = ["auth", "authorization", "cookie", "session"]
+    /// (`session` is not one: session ids and tokens read like secrets, and are redacted, while
+    /// `Arr-Disable-Session-Affinity: True` is no credential.)
+    private static let suspiciousWords: Set<String> = ["auth", "authorization", "cookie"]
 
-    private static func nameSuggestsSecret(_ name: String) -> Bool {
-        Redactor.readsLikeSecret(name) || Redactor.words(of: name).contains { suspiciousWords.contains($0) }
+    /// Whether a header is worth a warning for its name alone: the name suggests a credential
+    /// and the value could be one (not a short word or number such as `True`, `1`, `none`).
+    private static func nameSuggestsSecret(_ name: String, value: String) -> Bool {
+        guard value.utf8.count >= 8 else { return false }
+        return Redactor.readsLikeSecret(name) || Redactor.words(of: name).contains { suspiciousWords.contains($0) }
     }
 
     /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,
@@ -47,7 +51,7 @@ public enum SecretScanner {
                         report("\(side).headers.\(field.name)", "the URL's user part holds a password stored unredacted")
                     } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
-                    } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name) {
+                    } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name, value: field.value) {
                         report("\(side).headers.\(field.name)", "the header's name suggests a secret")
                     } else if let kind = secretShape(field.value) {
                         report("\(side).headers.\(field.name)", "the value looks like \(kind)")

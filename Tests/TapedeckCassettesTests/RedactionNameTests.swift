@@ -124,5 +124,17 @@ struct RedactionNameTests {
         let next = URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems?.first?.value
         #expect(next == "/account?token=REDACTED")
     }
+
+    @Test("a header is flagged for its name only when its value could be a credential; a session-affinity switch is not one")
+    func suggestiveNames() {
+        func findings(_ headers: [HeaderField]) -> [String] {
+            let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://a.test/")!, headers: headers),
+                                          outcome: .response(RecordedResponse(status: 200)))
+            return SecretScanner.scan(Cassette(interactions: [interaction])).map(\.place)
+        }
+        #expect(findings([HeaderField("X-Auth", "d7f1a9c0e4b2")]) == ["request.headers.X-Auth"])
+        #expect(findings([HeaderField("X-Auth", "1"), HeaderField("X-Cookie", "none")]).isEmpty)
+        #expect(findings([HeaderField("Arr-Disable-Session-Affinity", "True"), HeaderField("X-Session", "blue-green-42")]).isEmpty)
+    }
 }
 
