@@ -54,6 +54,12 @@ private func leftOut(_ cassette: Cassette) -> String {
 /// and that is what there is to inspect or check for secrets. Skipped entries are printed as
 /// warnings to standard error (`strict`: the first is an error, exit 2).
 private func load(_ path: String, strict: Bool = false, warn: Bool = true) throws -> Cassette {
+    try loadWithBase(path, strict: strict, warn: warn).merged
+}
+
+/// ``load(_:strict:warn:)``, also returning what the file alone holds (`base`: empty when only a
+/// journal exists), whose interactions come first in `merged`.
+private func loadWithBase(_ path: String, strict: Bool = false, warn: Bool = true) throws -> (base: Cassette, merged: Cassette) {
     let url = URL(fileURLWithPath: path)
     let journal = CassetteJournal.journalURL(for: url)
     let hasJournal = FileManager.default.fileExists(atPath: journal.path)
@@ -63,14 +69,14 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
             for skipped in base.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
             for note in base.notes { printError("tapedeck: warning: \(path): \(note)") }
         }
-        guard hasJournal else { return base }
+        guard hasJournal else { return (base, base) }
         let preview: (merged: Cassette, added: Int, droppedBytes: Int)
         do {
             preview = try CassetteJournal.preview(cassette: url, base: base)
         } catch {
             // A journal that cannot be read does not hide the cassette beside it.
             printError("tapedeck: warning: \(journal.path) cannot be read (\(error)); showing the cassette without it")
-            return base
+            return (base, base)
         }
         let (merged, added, dropped) = preview
         if warn {
@@ -78,7 +84,7 @@ private func load(_ path: String, strict: Bool = false, warn: Bool = true) throw
         }
         let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
         printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(added) interaction\(added == 1 ? "" : "s") not in the cassette\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
-        return merged
+        return (base, merged)
     } catch {
         throw ExitStatus.report(error)
     }
@@ -91,7 +97,9 @@ extension CassetteCommand {
             discussion: """
             Columns: the entry's number, method, status ("fail" for a recorded transport failure), \
             the body's size in bytes as stored (a "z" after it: the stored bytes are still \
-            compressed as the Content-Encoding says), the recorded time in milliseconds, and the URL.
+            compressed as the Content-Encoding says), the entry's total time in milliseconds as the \
+            file records it (HAR "time": blocked, dns, connect, send, wait and receive together; \
+            without it, the sum of those timings; "-" when there is neither), and the URL.
             """)
 
         @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
@@ -101,7 +109,10 @@ extension CassetteCommand {
         var strict = false
 
         func run() throws {
-            let cassette = try load(file, strict: strict, warn: false)
+            let (base, cassette) = try loadWithBase(file, strict: strict, warn: false)
+            // The entries' own totals: an interaction keeps only the phases a replay re-enacts.
+            let json = base.interactions.isEmpty ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
+            let recorded = json.map { HARCodec.recordedTimes(of: base, json: $0) } ?? []
             let failures = cassette.interactions.count { $0.response == nil }
             var summary = "\(file): \(entries(cassette.interactions.count))"
             if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
@@ -110,7 +121,7 @@ extension CassetteCommand {
             let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
             print(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
             print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
-            for interaction in cassette.interactions {
+            for (position, interaction) in cassette.interactions.enumerated() {
                 let status: String
                 let bytes: String
                 var note = ""
@@ -124,9 +135,11 @@ extension CassetteCommand {
                     bytes = "-"
                     note = "  → replays as URLError \(failure.code): \(failure.message)"
                 }
-                let milliseconds = interaction.timings.map { timings in
-                    String(format: "%.1f", ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000)
-                } ?? "-"
+                // A journal's interactions (after the file's) are Tapedeck's, whose time is the phases' sum.
+                let total = (position < recorded.count ? recorded[position] : nil) ?? interaction.timings.map { timings in
+                    ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000
+                }
+                let milliseconds = total.map { String(format: "%.1f", $0) } ?? "-"
                 print(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
                       + pad(milliseconds, 10) + interaction.request.url.absoluteString + note)
             }

@@ -81,7 +81,7 @@ package struct LookupIndex: Sendable {
     private static func queryKey(_ url: URL, rules: MatchRules) -> String? {
         switch rules.url {
         case .exact:
-            return url.absoluteString
+            return String(MatchRules.sentForm(url))
         case .ignoringQuery:
             return ""
         case .ignoringQueryOrder:

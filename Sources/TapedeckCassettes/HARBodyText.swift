@@ -35,9 +35,17 @@ struct HARWriter: Hashable, Sendable {
 /// 1. A `charset=` in the message's `Content-Type` (else the HAR `mimeType`) is used: UTF-8, the
 ///    Latin-1 family (with windows-1252's characters for 0x80–0x9F, as browsers decode
 ///    `iso-8859-1`), UTF-16/32, ISO-8859-2, windows-1250/1251/1253/1254, Shift_JIS, EUC-JP and
-///    ISO-2022-JP. Another charset, or text that charset cannot hold, is encoded as UTF-8 with a note.
-/// 2. Without a charset, text that is ASCII, or holds a character above U+00FF, is UTF-8.
-/// 3. Otherwise (characters U+0080–U+00FF only) the text is ambiguous: UTF-8 and Latin-1 give
+///    ISO-2022-JP. Another charset, or text that charset cannot hold, is encoded as UTF-8 with a
+///    note (after rule 2).
+/// 2. Without a charset that settles it (none, or one this list lacks), in a file not written by
+///    mitmproxy, the sizes the file records for the body decide when they can: text whose UTF-8
+///    is not as long as any of them, but whose Latin-1 bytes (one per character, windows-1252's
+///    characters included) are exactly as long as one, is those Latin-1 bytes, with a note. The
+///    writer decoded the body one byte per character: Firefox stores an unlabelled page that way,
+///    and Firebug stored UTF-8 scripts as mojibake (`C2 A0` as `Â` and a no-break space).
+///    Sizes that agree with UTF-8, or no sizes (absent, -1), change nothing.
+/// 3. Without a charset, text that is ASCII, or holds a character above U+00FF, is UTF-8.
+/// 4. Otherwise (characters U+0080–U+00FF only) the text is ambiguous: UTF-8 and Latin-1 give
 ///    different bytes.
 ///    - mitmproxy's files follow mitmproxy's own rule (`infer_content_encoding`): UTF-8 for JSON
 ///      (and, from 12.2.1 on, for HTML, XML, JavaScript and CSS), a `<meta charset>` or
@@ -49,15 +57,31 @@ struct HARWriter: Hashable, Sendable {
 ///      that was UTF-8 read as Latin-1), with a note; else UTF-8.
 ///    - A text type (browsers decode those by charset, UTF-8 by default) is UTF-8.
 enum HARBodyText {
+    /// A size the file records for a body, in bytes, and the field that says so.
+    struct RecordedSize: Hashable, Sendable {
+        /// The size in bytes.
+        var bytes: Int
+        /// Where the file gives it (`content.size`, `the Content-Length header`).
+        var source: String
+    }
+
     /// The bytes of `text`, for a message whose `Content-Type` (or HAR `mimeType`) is `contentType`,
-    /// and a note when they rest on a guess.
-    static func bytes(_ text: String, contentType: String, writer: HARWriter) -> (data: Data, note: String?) {
+    /// and a note when they rest on a guess. `sizes` are the body's sizes the file records (rule 2).
+    static func bytes(_ text: String, contentType: String, writer: HARWriter, sizes: [RecordedSize] = []) -> (data: Data, note: String?) {
         if writer.isTapedeck { return (Data(text.utf8), nil) }
         let scan = Scan(text)
-        if let label = charset(in: contentType) {
+        let label = charset(in: contentType)
+        if let label, isKnown(label) {
             return encode(text, label: label, scan: scan)
         }
-        guard scan.hasNonASCII, !scan.hasAboveLatin1 else { return (Data(text.utf8), nil) }
+        guard scan.hasNonASCII else { return (Data(text.utf8), nil) }
+        if !writer.isMitmproxy, let read = latin1BySize(text, sizes: sizes, label: label) {
+            return read
+        }
+        if let label {
+            return encode(text, label: label, scan: scan)
+        }
+        guard !scan.hasAboveLatin1 else { return (Data(text.utf8), nil) }
         let type = essence(contentType)
         if writer.isMitmproxy {
             let label = mitmproxyCharset(type: type, text: text, writer: writer)
@@ -73,6 +97,20 @@ enum HARBodyText {
                         + "used; if that is wrong, add a Content-Type with a charset")
         }
         return (Data(text.utf8), nil)
+    }
+
+    /// The text's Latin-1 bytes when the recorded sizes say the writer decoded the body one byte
+    /// per character: no size is the UTF-8 length, and one is the Latin-1 length. Nil otherwise.
+    static func latin1BySize(_ text: String, sizes: [RecordedSize], label: String?) -> (data: Data, note: String)? {
+        let sizes = sizes.filter { $0.bytes > 0 }
+        let utf8Count = text.utf8.count
+        guard !sizes.isEmpty, !sizes.contains(where: { $0.bytes == utf8Count }) else { return nil }
+        let characters = text.unicodeScalars.count
+        guard let size = sizes.first(where: { $0.bytes == characters }), let bytes = latin1(text) else { return nil }
+        let charset = label.map { "a charset Tapedeck does not know (\($0))" } ?? "no charset"
+        return (bytes, "read as Latin-1: the text has \(charset) and is \(utf8Count) bytes as UTF-8, but \(size.source) records "
+                    + "\(size.bytes) bytes, the length of its Latin-1 bytes (one per character), so the writer decoded the body as "
+                    + "Latin-1 and those bytes are used; if that is wrong, add a charset to the Content-Type")
     }
 
     /// What one pass over the text's UTF-8 found.
@@ -135,6 +173,11 @@ enum HARBodyText {
         "shift_jis": .shiftJIS, "shift-jis": .shiftJIS, "sjis": .shiftJIS, "windows-31j": .shiftJIS, "ms_kanji": .shiftJIS,
         "euc-jp": .japaneseEUC, "iso-2022-jp": .iso2022JP,
     ]
+
+    /// Whether `label` is a charset ``encode(_:label:scan:)`` encodes (else the text is UTF-8 with a note).
+    private static func isKnown(_ label: String) -> Bool {
+        utf8Labels.contains(label) || latin1Labels.contains(label) || foundationLabels[label] != nil
+    }
 
     private static func encode(_ text: String, label: String, scan: Scan) -> (data: Data, note: String?) {
         if utf8Labels.contains(label) { return (Data(text.utf8), nil) }

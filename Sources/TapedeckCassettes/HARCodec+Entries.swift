@@ -38,7 +38,10 @@ extension HARCodec {
         if let unreadable = entry.unreadable {
             throw bad(unreadable.field, unreadable.reason)
         }
-        guard let url = LenientURL.parse(entry.request.url), url.host != nil,
+        // No client sends a fragment, so one another tool recorded (Firebug: `all.js#xfbml=1`) would
+        // keep the entry from ever matching exactly. Tapedeck's own files keep the URL the client gave.
+        let address = context.writer.isTapedeck ? entry.request.url : LenientURL.droppingFragment(entry.request.url)
+        guard let url = LenientURL.parse(address), url.host != nil,
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             let reason = URL(string: entry.request.url)?.scheme.map { scheme in
                 ["ws", "wss"].contains(scheme.lowercased())
@@ -55,7 +58,9 @@ extension HARCodec {
         if let postData = entry.request.postData {
             typeFromMimeType(postData.mimeType, into: &requestHeaders)
             let type = requestHeaders.value(for: "Content-Type") ?? postData.mimeType
-            let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, field: "request.postData.text", bad: bad)
+            let sizes = recordedSizes(bodySize: entry.request.bodySize, sizeField: "request.bodySize", headers: requestHeaders)
+            let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, sizes: sizes,
+                                                    field: "request.postData.text", bad: bad)
             requestBody = data
             note("request.postData", text)
         }
@@ -91,8 +96,9 @@ extension HARCodec {
             var data = Data()
             if let text = response.content.text {
                 let type = headers.value(for: "Content-Type") ?? response.content.mimeType
+                let sizes = recordedSizes(bodySize: response.content.size, sizeField: "content.size", headers: headers)
                 let read = try bodyBytes(text, encoding: response.content.encoding, isBinary: response.content.isBinary, contentType: type,
-                                         writer: context.writer, field: "response.content.text", bad: bad)
+                                         writer: context.writer, sizes: sizes, field: "response.content.text", bad: bad)
                 data = read.data
                 note("response.content.text", read.note)
             } else if let name = response.content.file {
@@ -143,11 +149,28 @@ extension HARCodec {
         return fields
     }
 
+    /// The sizes a message's body had as the file records them: `bodySize` (`content.size`, a
+    /// request's `bodySize`) when positive, and a `Content-Length` when no `Content-Encoding`
+    /// makes it the size of other bytes than the text's. They can tell how a text body's
+    /// characters were decoded (``HARBodyText``, rule 2).
+    static func recordedSizes(bodySize: Int, sizeField: String, headers: [HeaderField]) -> [HARBodyText.RecordedSize] {
+        var sizes: [HARBodyText.RecordedSize] = []
+        if bodySize > 0 { sizes.append(.init(bytes: bodySize, source: sizeField)) }
+        let codings = (headers.value(for: "Content-Encoding") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        if codings.isEmpty, let field = headers.value(for: "Content-Length"),
+           let length = Int(field.trimmingCharacters(in: .whitespaces)), length > 0 {
+            sizes.append(.init(bytes: length, source: "the Content-Length header"))
+        }
+        return sizes
+    }
+
     /// A body's bytes from its HAR text: base64, Polly.JS hex (`isBinary`), or characters encoded
-    /// with the message's charset (``HARBodyText``); a note when the charset was a guess.
+    /// with the message's charset (``HARBodyText``, which `sizes` can settle); a note when the
+    /// charset was a guess.
     static func bodyBytes(
         _ text: String, encoding: String?, isBinary: Bool?, contentType: String, writer: HARWriter,
-        field: String, bad: (String, String) -> CassetteError
+        sizes: [HARBodyText.RecordedSize] = [], field: String, bad: (String, String) -> CassetteError
     ) throws(CassetteError) -> (data: Data, note: String?) {
         switch encoding?.lowercased() {
         case nil, "", "utf-8", "utf8":
@@ -157,7 +180,7 @@ extension HARCodec {
                 }
                 return (data, nil)
             }
-            return HARBodyText.bytes(text, contentType: contentType, writer: writer)
+            return HARBodyText.bytes(text, contentType: contentType, writer: writer, sizes: sizes)
         case "base64":
             guard let data = base64Bytes(text) else {
                 throw bad(field, "the text is marked base64 but does not decode (only the base64 and base64url alphabets, '=' padding and line breaks may appear)")

@@ -209,6 +209,93 @@ public enum HARCodec {
         return cassette
     }
 
+    /// The total time, in milliseconds, that the HAR text `json` records for each interaction of
+    /// `cassette`, which was read from it (in the cassette's order; nil where the entry gives
+    /// none). It is the entry's `time` — blocked, dns, connect, send, wait and receive together —
+    /// or, without one, the sum of those phases. An interaction's ``Interaction/timings`` keep only
+    /// the phases a replay re-enacts (connect to receive), so for another tool's file they can add
+    /// up to less (Charles: `time` 1047 with 562 ms of DNS). Empty when the text cannot be scanned
+    /// or is not the cassette's.
+    ///
+    /// ```swift
+    /// let json = try CassetteFile.jsonText(of: url)
+    /// let times = HARCodec.recordedTimes(of: try CassetteFile.read(url), json: json)
+    /// ```
+    package static func recordedTimes(of cassette: Cassette, json: Data) -> [Double?] {
+        guard let times = entryTimes(in: json) else { return [] }
+        let skipped = Set(cassette.skipped.map(\.position))
+        let positions = times.indices.filter { !skipped.contains($0) }
+        guard positions.count == cassette.interactions.count else { return [] }
+        return positions.map { times[$0] }
+    }
+
+    /// Each entry's total time in milliseconds, in file order (see ``recordedTimes(of:json:)``),
+    /// by one scan over the text that builds nothing else; nil when the scanner declines the text.
+    static func entryTimes(in json: Data) -> [Double?]? {
+        json.withUnsafeBytes { raw -> [Double?]? in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return nil }
+            var cursor = JSONCursor(base: base, count: raw.count)
+            cursor.acceptsLoneSurrogates = true
+            cursor.skipByteOrderMark()
+            var times: [Double?]?
+            let scanned = cursor.object { cursor, key in
+                guard key == "log" else { return cursor.skipQuickly() }
+                return cursor.object { cursor, key in
+                    guard key == "entries" else { return cursor.skipQuickly() }
+                    var list: [Double?] = []
+                    guard cursor.array({ cursor in
+                        var time: Double?
+                        guard entryTime(&cursor, into: &time) else { return false }
+                        list.append(time)
+                        return true
+                    }) else { return false }
+                    times = list
+                    return true
+                }
+            }
+            cursor.skipWhitespace()
+            return scanned && cursor.atEnd ? times : nil
+        }
+    }
+
+    /// One entry's `time`, else the sum of its timings' phases that apply (nil: neither).
+    private static func entryTime(_ cursor: inout JSONCursor, into time: inout Double?) -> Bool {
+        guard cursor.peek() == UInt8(ascii: "{") else { return cursor.skipQuickly() }
+        var total: Double?
+        var phases: Double?
+        let phaseNames: Set<String> = ["blocked", "dns", "connect", "send", "wait", "receive"]   // ssl is inside connect
+        guard cursor.object({ cursor, key in
+            switch key {
+            case "time":
+                return number(&cursor, into: &total)
+            case "timings":
+                guard cursor.peek() == UInt8(ascii: "{") else { return cursor.skipQuickly() }
+                return cursor.object { cursor, key in
+                    guard phaseNames.contains(key) else { return cursor.skipQuickly() }
+                    var value: Double?
+                    guard number(&cursor, into: &value) else { return false }
+                    if let value, value.isFinite, value >= 0 { phases = (phases ?? 0) + value }
+                    return true
+                }
+            default:
+                return cursor.skipQuickly()
+            }
+        }) else { return false }
+        if let total, total.isFinite, total >= 0 { time = total } else { time = phases }
+        return true
+    }
+
+    /// A number, or a string holding one; any other value is stepped over and leaves `value` nil.
+    private static func number(_ cursor: inout JSONCursor, into value: inout Double?) -> Bool {
+        var attempt = cursor
+        if attempt.optionalLenientDouble(into: &value) {
+            cursor = attempt
+            return true
+        }
+        value = nil
+        return cursor.skipQuickly()
+    }
+
     /// Whether every readable entry has an `_index` and no two share one. Other tools write
     /// `_index` with their own meaning (WebPageTest numbers requests per page and run, so numbers
     /// repeat): it is the replay order only in Tapedeck's files (`log._tapedeck`) or when it

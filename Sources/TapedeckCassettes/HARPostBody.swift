@@ -16,13 +16,14 @@ import Foundation
 /// - A param whose value is not a string (chrome-har parses JSON bodies into params with objects as
 ///   values) means no body can be rebuilt: the request has none, with a note.
 enum HARPostBody {
-    /// The body, and a note when it is a guess or was left out.
-    static func body(_ postData: HARPostData, contentType: String, writer: HARWriter,
+    /// The body, and a note when it is a guess or was left out. `sizes` are the body's sizes the
+    /// file records (``HARCodec/recordedSizes(bodySize:sizeField:headers:)``), read with `text`.
+    static func body(_ postData: HARPostData, contentType: String, writer: HARWriter, sizes: [HARBodyText.RecordedSize] = [],
                      field: String, bad: (String, String) -> CassetteError) throws(CassetteError) -> (data: Data?, note: String?) {
         let params = postData.params ?? []
         if let text = postData.text, !(text.isEmpty && !params.isEmpty) {
             return try HARCodec.bodyBytes(text, encoding: postData.encoding, isBinary: nil, contentType: contentType, writer: writer,
-                                          field: field, bad: bad)
+                                          sizes: sizes, field: field, bad: bad)
         }
         guard !params.isEmpty else { return (nil, nil) }
         if let odd = params.firstIndex(where: \.hasNonStringValue) {

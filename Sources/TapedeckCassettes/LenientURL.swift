@@ -17,6 +17,19 @@ package enum LenientURL {
         URL(string: escapingInvalidCharacters(text))
     }
 
+    /// `text` without its fragment (the first `#` and what follows it; no other part of a URL
+    /// holds a raw `#`). Clients never send a fragment, so a request URL recorded with one
+    /// (Firebug writes `http://connect.facebook.net/en_US/all.js#xfbml=1`) would never equal a
+    /// live one.
+    ///
+    /// ```swift
+    /// LenientURL.droppingFragment("http://a.example/all.js#xfbml=1")   // "http://a.example/all.js"
+    /// ```
+    package static func droppingFragment(_ text: String) -> String {
+        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
+        return String(text[..<hash])
+    }
+
     /// `text` with each character a URL cannot hold, in its path, query and fragment, percent-encoded
     /// (as UTF-8), and each `%` that does not start a `%XX` escape written `%25`. The scheme and
     /// authority are left as they are (brackets belong to an IPv6 host there).

@@ -76,10 +76,17 @@ public struct MatchRules: Sendable {
         return reasons
     }
 
+    /// A URL as a client sends it: its text without a fragment (no client sends one, so a
+    /// `#section` on either side never decides a match).
+    static func sentForm(_ url: URL) -> Substring {
+        let text = url.absoluteString
+        return text[..<(text.firstIndex(of: "#") ?? text.endIndex)]
+    }
+
     private func urlMismatch(_ live: URL, _ recorded: URL) -> String? {
         switch url {
         case .exact:
-            return live.absoluteString == recorded.absoluteString ? nil : "URL \(live.absoluteString) ≠ \(recorded.absoluteString)"
+            return Self.sentForm(live) == Self.sentForm(recorded) ? nil : "URL \(live.absoluteString) ≠ \(recorded.absoluteString)"
         case .ignoringQuery, .ignoringQueryOrder:
             let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
             let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)

@@ -43,7 +43,7 @@ struct EventOrderTests {
         let requestMonitor = ClosureEventMonitor { event in shared.mutate { $0.append("request " + event.name) } }
         let sessionMonitor = ClosureEventMonitor { event in shared.mutate { $0.append("session " + event.name) } }
         let session = Session(provider: fixture.harness, scheduler: fixture.scheduler, eventMonitors: [sessionMonitor])
-        session.request("http://api.test/get").eventMonitor(requestMonitor).responseDecodable(of: JSON.self) { _ in }
+        session.request("http://api.test/get").eventMonitor(requestMonitor).responseDecodable(of: ClientJSON.self) { _ in }
         try fixture.run()
         let sessionSide = shared.value.filter { $0.hasPrefix("session ") }.map { String($0.dropFirst(8)) }
         let requestSide = shared.value.filter { $0.hasPrefix("request ") }.map { String($0.dropFirst(8)) }

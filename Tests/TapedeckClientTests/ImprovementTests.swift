@@ -98,9 +98,9 @@ struct ImprovementTests {
             n == 1 ? ResponsePlan(status: 500, headers: [("Content-Type", "text/plain")], body: Data("internal error".utf8))
                    : .json(200, #"{"ok":true}"#)
         }
-        let result = Box<ClientDataResponse<JSON>?>(nil)
+        let result = Box<ClientDataResponse<ClientJSON>?>(nil)
         let request = fixture.session.request("http://api.test/flaky").validate()
-        request.responseDecodable(of: JSON.self) { result.value = $0 }
+        request.responseDecodable(of: ClientJSON.self) { result.value = $0 }
         try fixture.run()
         #expect(result.value?.value?["ok"] == .bool(true))
         #expect(request.retryCount == 1)

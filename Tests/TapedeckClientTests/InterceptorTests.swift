@@ -44,8 +44,8 @@ struct InterceptorTests {
         }
         let fixture = ClientFixture(interceptor: interceptor)
         fixture.serveTestAPI()
-        let result = Box<ClientDataResponse<JSON>?>(nil)
-        fixture.session.request("http://api.test/basic-auth").validate().responseDecodable(of: JSON.self) { result.value = $0 }
+        let result = Box<ClientDataResponse<ClientJSON>?>(nil)
+        fixture.session.request("http://api.test/basic-auth").validate().responseDecodable(of: ClientJSON.self) { result.value = $0 }
         try fixture.run()
         #expect(interceptor.adaptations.value == 2)
         #expect(interceptor.retries.value == ["requestAdaptationFailed"])
@@ -109,7 +109,7 @@ struct InterceptorTests {
             fixture.serveTestAPI()
             let result = Box<ClientError?>(nil)
             let request = fixture.session.request("http://api.test/basic-auth").validate()
-            request.responseDecodable(of: JSON.self) { result.value = $0.error }
+            request.responseDecodable(of: ClientJSON.self) { result.value = $0.error }
             try fixture.run()
             // attempt 1: 401 → retrier; attempt 2: adaptation fails → retrier; serializer-stage → retrier
             #expect(interceptor.adaptations.value == 2)

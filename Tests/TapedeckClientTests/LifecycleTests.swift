@@ -131,9 +131,9 @@ struct LifecycleTests {
         fixture.network.stub(host: "api.test", path: "/slow", options: RouteOptions(latency: .fixed(.seconds(5))), .json(200, "{}"))
         let errors = Box<[Bool]>([])
         let request = fixture.session.request("http://api.test/slow")
-        request.responseDecodable(of: JSON.self) { first in
+        request.responseDecodable(of: ClientJSON.self) { first in
             errors.mutate { $0.append(first.error?.isExplicitlyCancelledError == true) }
-            request.responseDecodable(of: JSON.self) { second in
+            request.responseDecodable(of: ClientJSON.self) { second in
                 errors.mutate { $0.append(second.error?.isExplicitlyCancelledError == true) }
             }
         }
@@ -148,14 +148,14 @@ struct LifecycleTests {
         fixture.serveTestAPI()
         let values = Box<[Bool]>([])
         let request = fixture.session.request("http://api.test/get")
-        request.responseDecodable(of: JSON.self) { first in
+        request.responseDecodable(of: ClientJSON.self) { first in
             values.mutate { $0.append(first.value != nil) }
-            request.responseDecodable(of: JSON.self) { second in
+            request.responseDecodable(of: ClientJSON.self) { second in
                 values.mutate { $0.append(second.value != nil) }
             }
         }
         try fixture.run()
-        request.responseDecodable(of: JSON.self) { third in values.mutate { $0.append(third.value != nil) } }
+        request.responseDecodable(of: ClientJSON.self) { third in values.mutate { $0.append(third.value != nil) } }
         try fixture.run()
         #expect(values.value == [true, true, true])
         #expect(request.state == .finished)
@@ -211,7 +211,7 @@ struct LifecycleTests {
         fixture.serveTestAPI()
         let calls = Box(0)
         let request = fixture.session.request("http://api.test/get")
-        request.responseDecodable(of: JSON.self) { _ in
+        request.responseDecodable(of: ClientJSON.self) { _ in
             calls.mutate { $0 += 1 }
             request.cancel()
         }

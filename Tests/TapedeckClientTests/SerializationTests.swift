@@ -19,7 +19,7 @@ struct SerializationTests {
     func serializers() throws {
         let fixture = ClientFixture()
         fixture.network.stub(host: "api.test", path: "/item", .json(200, #"{"id":7,"name":"tape"}"#))
-        let data = Box<Data?>(nil), string = Box<String?>(nil), json = Box<JSON?>(nil), item = Box<Item?>(nil)
+        let data = Box<Data?>(nil), string = Box<String?>(nil), json = Box<ClientJSON?>(nil), item = Box<Item?>(nil)
         let foundation = Box<String?>(nil)
         fixture.session.request("http://api.test/item")
             .responseData { data.value = $0.value }
@@ -29,7 +29,7 @@ struct SerializationTests {
                 let object = response.value as? [String: Any]
                 foundation.value = (object?["id"] as? Int).map { "\($0) \(object?["name"] as? String ?? "-")" }
             }
-            .responseDecodable(of: JSON.self) { json.value = $0.value }
+            .responseDecodable(of: ClientJSON.self) { json.value = $0.value }
             .responseDecodable(of: Item.self) { item.value = $0.value }
         try fixture.run()
         #expect(data.value == Data(#"{"id":7,"name":"tape"}"#.utf8))

@@ -63,7 +63,7 @@ struct ProviderDocSnippetTests {
         try scheduler.runUntilIdle()
         #expect(versions.withLock { $0 } == ["1.2"])
         // And "new values win": a value the target already had is replaced
-        let replaced = TargetProvider<GitHub>.defaultEndpointMapping(for: .zen).adding(newHTTPHeaderFields: ["Accept": "text/plain"])
+        let replaced = MoyaProvider<GitHub>.defaultEndpointMapping(for: .zen).adding(newHTTPHeaderFields: ["Accept": "text/plain"])
         #expect(replaced.httpHeaderFields?["Accept"] == "text/plain")
     }
 

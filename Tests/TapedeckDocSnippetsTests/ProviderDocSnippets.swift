@@ -38,9 +38,9 @@ func provider_example(answers: Box<[(Result<Int, ProviderError>, at: VirtualInst
     let scheduler = SimulatedScheduler(seed: 7)
     let network = SimulatedNetwork(scheduler: scheduler)
     let session = Session(provider: Harness(network: network), scheduler: scheduler)
-    let provider = TargetProvider<GitHub>(
+    let provider = MoyaProvider<GitHub>(
         session: session,
-        stubClosure: TargetProvider.delayedStub(5),
+        stubClosure: MoyaProvider.delayedStub(5),
         plugins: [AccessTokenPlugin(token: "t0"), NetworkLoggerPlugin(logger: Logger(label: "github"))],
         trackInflights: true)
 
@@ -53,9 +53,9 @@ func provider_example(answers: Box<[(Result<Int, ProviderError>, at: VirtualInst
 }
 
 /// docs/provider.md, "Endpoints".
-func provider_endpoints(session: Session) -> TargetProvider<GitHub> {
-    let provider = TargetProvider<GitHub>(session: session, endpointClosure: { target in
-        TargetProvider.defaultEndpointMapping(for: target)
+func provider_endpoints(session: Session) -> MoyaProvider<GitHub> {
+    let provider = MoyaProvider<GitHub>(session: session, endpointClosure: { target in
+        MoyaProvider.defaultEndpointMapping(for: target)
             .adding(newHTTPHeaderFields: ["X-App-Version": "1.2"])     // new values win
     })
     return provider

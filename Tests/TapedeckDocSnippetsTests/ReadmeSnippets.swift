@@ -75,7 +75,7 @@ func readme_alamofireShapedClient(
 
 /// README.md › "A Moya-shaped provider on the client".
 func readme_moyaShapedProvider(scheduler: SimulatedScheduler, api: Session, answers: Box<[(status: Int?, at: VirtualInstant)]>) throws {
-    let provider = TargetProvider<GitHub>(session: api, stubClosure: TargetProvider.delayedStub(5),
+    let provider = MoyaProvider<GitHub>(session: api, stubClosure: MoyaProvider.delayedStub(5),
                                           plugins: [AccessTokenPlugin(token: "t0")], trackInflights: true)
     provider.request(.zen) { result in print(result.map(\.statusCode)) }   // exactly 5 s of virtual time later
     provider.request(.zen) { result in answers.withLock { $0.append((try? result.get().statusCode, scheduler.now)) } }   // (test: joins the first)

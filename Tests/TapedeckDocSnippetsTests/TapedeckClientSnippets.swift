@@ -150,7 +150,7 @@ private func httpHeaders() -> HTTPHeaders {
 
 /// `JSON.foundationValue`.
 private func foundationValue() -> Int? {
-    let object = JSON.object(["id": .number(7)]).foundationValue as? [String: Any]
+    let object = ClientJSON.object(["id": .number(7)]).foundationValue as? [String: Any]
     let id = object?["id"] as? Int   // 7
     return id
 }

@@ -21,7 +21,7 @@ import TapedeckScheduling
 private func providerArticle_overview() async throws -> (String, VirtualInstant) {
     let scheduler = SimulatedScheduler(seed: 7)
     let session = Session(provider: Harness(network: SimulatedNetwork(scheduler: scheduler)), scheduler: scheduler)
-    let provider = TargetProvider<GitHub>(session: session, stubClosure: TargetProvider.delayedStub(5),
+    let provider = MoyaProvider<GitHub>(session: session, stubClosure: MoyaProvider.delayedStub(5),
                                           plugins: [AccessTokenPlugin(token: "t0")], trackInflights: true)
     let pending = provider.start(.zen)
     try scheduler.runUntilIdle()                     // scheduler.now == 5 s
@@ -41,9 +41,9 @@ private enum MoyaSpelled: TargetType {
 }
 
 /// `Endpoint`.
-private func endpoint(session: Session) -> TargetProvider<GitHub> {
-    let provider = TargetProvider<GitHub>(session: session, endpointClosure: { target in
-        TargetProvider.defaultEndpointMapping(for: target)
+private func endpoint(session: Session) -> MoyaProvider<GitHub> {
+    let provider = MoyaProvider<GitHub>(session: session, endpointClosure: { target in
+        MoyaProvider.defaultEndpointMapping(for: target)
             .adding(newHTTPHeaderFields: ["X-App-Version": "1.2"])
     })
     return provider
@@ -97,32 +97,32 @@ private final class RequestCounter: PluginType {
 }
 
 /// `PendingResponse`.
-private func pendingResponse(provider: TargetProvider<GitHub>, scheduler: SimulatedScheduler) async throws -> String {
+private func pendingResponse(provider: MoyaProvider<GitHub>, scheduler: SimulatedScheduler) async throws -> String {
     let pending = provider.start(.zen)
     try scheduler.runUntilIdle()
     let text = try await pending.response.mapString()
     return text
 }
 
-/// `TargetProvider.request(_:callbackQueue:) async`.
-private func asyncRequest(provider: TargetProvider<GitHub>) async throws -> User {
+/// `MoyaProvider.request(_:callbackQueue:) async`.
+private func asyncRequest(provider: MoyaProvider<GitHub>) async throws -> User {
     let user = try await provider.request(.user("octocat")).map(User.self)
     return user
 }
 
-/// `TargetProvider.defaultAlamofireSession()`.
+/// `MoyaProvider.defaultAlamofireSession()`.
 private func defaultAlamofireSession(plugins: [any PluginType]) -> MoyaProvider<GitHub> {
     let provider = MoyaProvider<GitHub>(session: MoyaProvider<GitHub>.defaultAlamofireSession(), plugins: plugins)
     return provider
 }
 
-/// `TargetProvider` (the class).
+/// `MoyaProvider` (the class).
 private func targetProvider(texts: Box<[String?]>) throws -> (MoyaProvider<GitHub>, SimulatedScheduler) {
     let provider = MoyaProvider<GitHub>(plugins: [NetworkLoggerPlugin(configuration: .init(logOptions: .verbose))])
 
     let scheduler = SimulatedScheduler(seed: 7)
     let session = Session(provider: Harness(network: SimulatedNetwork(scheduler: scheduler)), scheduler: scheduler)
-    let stubbed = TargetProvider<GitHub>(stubClosure: TargetProvider.delayedStub(5), session: session)
+    let stubbed = MoyaProvider<GitHub>(stubClosure: MoyaProvider.delayedStub(5), session: session)
     stubbed.request(.zen) { result in
         print((try? result.get().mapString()) ?? "")   // at t = 5 s, in microseconds of wall time
         texts.withLock { $0.append(try? result.get().mapString()) }   // (test)
@@ -131,7 +131,7 @@ private func targetProvider(texts: Box<[String?]>) throws -> (MoyaProvider<GitHu
     return (provider, scheduler)
 }
 
-/// `TargetProvider.init(endpointClosure:requestClosure:stubClosure:callbackQueue:session:plugins:trackInflights:)`.
+/// `MoyaProvider.init(endpointClosure:requestClosure:stubClosure:callbackQueue:session:plugins:trackInflights:)`.
 private func targetProviderInit() -> (MoyaProvider<GitHub>, MoyaProvider<GitHub>) {
     let provider = MoyaProvider<GitHub>()
     let tests = MoyaProvider<GitHub>(stubClosure: MoyaProvider.immediatelyStub, callbackQueue: .main)
@@ -139,7 +139,7 @@ private func targetProviderInit() -> (MoyaProvider<GitHub>, MoyaProvider<GitHub>
 }
 
 /// `ProviderError` (`caught` is the test's).
-private func providerError(provider: TargetProvider<GitHub>, caught: Box<[Int?]>) async {
+private func providerError(provider: MoyaProvider<GitHub>, caught: Box<[Int?]>) async {
     do {
         let user = try await provider.request(.user("octocat")).map(User.self)
         _ = user   // (test)
@@ -158,7 +158,7 @@ private func mapJSON(response: Response) throws -> String? {
 
 /// `MultiTarget`.
 private func multiTarget(session: Session, results: Box<[Int?]>) {
-    let provider = TargetProvider<MultiTarget>(session: session)
+    let provider = MoyaProvider<MultiTarget>(session: session)
     provider.request(MultiTarget(GitHub.zen)) { result in print(result) }
     provider.request(MultiTarget(GitHub.zen)) { result in results.withLock { $0.append(try? result.get().statusCode) } }   // (test)
 }
@@ -243,11 +243,11 @@ struct TapedeckProviderSnippetTests {
 
         // When PendingResponse's example starts, drives and awaits an unstubbed target, Then the network's answer is there
         let (scheduler, _, session) = world()
-        let text = try await pendingResponse(provider: TargetProvider<GitHub>(session: session), scheduler: scheduler)
+        let text = try await pendingResponse(provider: MoyaProvider<GitHub>(session: session), scheduler: scheduler)
         #expect(text == "Keep it logically awesome.")
     }
 
-    @Test("TargetProvider's example: the stub's text at t = 5 s")
+    @Test("MoyaProvider's example: the stub's text at t = 5 s")
     func targetProviderExample() throws {
         // When the class's example runs, Then the stub's text came once, at t = 5 s
         let texts = Box<[String?]>([])
@@ -279,8 +279,8 @@ struct TapedeckProviderSnippetTests {
         let plugins: [any PluginType] = [counter, fromStore, fixed, credentialsPlugin(), networkActivityPlugin(),
                                          NetworkLoggerPlugin(configuration: networkLoggerConfiguration())]
         _ = networkLoggerPlugin()
-        TargetProvider<MoyaSpelled>(session: session, plugins: plugins).request(.ping) { _ in }
-        TargetProvider<GitHub>(session: session, plugins: plugins).request(.user("ada")) { _ in }
+        MoyaProvider<MoyaSpelled>(session: session, plugins: plugins).request(.ping) { _ in }
+        MoyaProvider<GitHub>(session: session, plugins: plugins).request(.user("ada")) { _ in }
         endpoint(session: session).request(.zen) { _ in }
         try scheduler.runUntilIdle()
 
@@ -301,11 +301,11 @@ struct TapedeckProviderSnippetTests {
     @Test("async request maps the user; ProviderError carries the status of a failed validation; mapJSON reads the login")
     func asyncAndErrors() async throws {
         // Given providers whose stubs answer at once on a live scheduler (nothing to drive, nothing sent)
-        func stubbing(_ status: Int, _ body: String) -> TargetProvider<GitHub> {
-            TargetProvider<GitHub>(session: Session(provider: LiveURLSessionProvider(), scheduler: LiveScheduler()), endpointClosure: { target in
+        func stubbing(_ status: Int, _ body: String) -> MoyaProvider<GitHub> {
+            MoyaProvider<GitHub>(session: Session(provider: LiveURLSessionProvider(), scheduler: LiveScheduler()), endpointClosure: { target in
                 Endpoint(url: URL(target: target).absoluteString, sampleResponseClosure: { .networkResponse(status, Data(body.utf8)) },
                          method: target.method, task: target.task, httpHeaderFields: target.headers)
-            }, stubClosure: TargetProvider.immediatelyStub)
+            }, stubClosure: MoyaProvider.immediatelyStub)
         }
         let user = #"{"id":1,"name":"Ada","login":"octocat"}"#
 
@@ -331,7 +331,7 @@ struct TapedeckProviderSnippetTests {
         // When StubbedTarget's two targets go through a provider that honours their stubBehavior,
         // Then zen succeeds 5 s later and down fails at once
         let (zen, down) = stubbedTarget()
-        let stubs = TargetProvider<StubbedTarget>(session: session)
+        let stubs = MoyaProvider<StubbedTarget>(session: session)
         let answers = Box<[String: (ok: Bool, at: VirtualInstant)]>([:])
         let start = scheduler.now
         stubs.request(zen) { result in answers.withLock { $0["zen"] = ((try? result.get()) != nil, scheduler.now) } }

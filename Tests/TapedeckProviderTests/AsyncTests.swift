@@ -12,7 +12,7 @@ struct AsyncTests {
     @Test("start, run, await: each result as the completion saw it; failures thrown as ProviderError with their cause")
     func startRunAwait() async throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session)
+        let provider = MoyaProvider<API>(session: world.session)
         let zen = provider.start(.zen)
         let missing = provider.start(.status(404))
         try world.run()
@@ -30,9 +30,9 @@ struct AsyncTests {
     @Test("a delayed stub awaited after the run: the value is there at exactly t = 5 s; a waiter registered before the run gets the same object")
     func delayedStub() async throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session, stubClosure: TargetProvider.delayedStub(5))
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: MoyaProvider.delayedStub(5))
         let pending = provider.start(.user("ada"))
-        let early = Task { try await pending.response }   // may register before or after the completion: same result
+        let early = _Concurrency.Task { try await pending.response }   // may register before or after the completion: same result
         try world.run()
         #expect(world.scheduler.now == seconds(5))
         let response = try await pending.response
@@ -43,7 +43,7 @@ struct AsyncTests {
     @Test("PendingResponse.cancel before the scheduler runs: a cancellation, nothing reaches the network; cancelling twice is harmless")
     func cancelPending() async throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session)
+        let provider = MoyaProvider<API>(session: world.session)
         let pending = provider.start(.zen)
         pending.cancel()
         pending.cancel()
@@ -62,7 +62,7 @@ struct AsyncTests {
                 guard case .beforeConnect = point, context.request.url.path == "/search" else { return .proceed }
                 return random.chance(1, in: 2) ? .fail(.networkConnectionLost) : .proceed
             }
-            let provider = TargetProvider<API>(session: world.session, trackInflights: true)
+            let provider = MoyaProvider<API>(session: world.session, trackInflights: true)
             let pendings = [provider.start(.zen), provider.start(.search("a", page: 1)), provider.start(.zen), provider.start(.user("b"))]
             try world.run()
             var outcome: [String] = []

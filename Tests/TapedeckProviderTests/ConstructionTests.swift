@@ -11,10 +11,10 @@ import FoundationNetworking
 /// order), its default session, `DispatchQueue` callback queues, progress blocks, and subclasses.
 @Suite("Provider: made as Moya makes it")
 struct ConstructionTests {
-    @Test("TargetProvider<API>() sends through defaultAlamofireSession(): the bound transport's simulated network inside, a live session outside")
+    @Test("MoyaProvider<API>() sends through defaultAlamofireSession(): the bound transport's simulated network inside, a live session outside")
     func defaultSession() throws {
         let world = World()
-        let provider = world.withTransport { TargetProvider<API>() }
+        let provider = world.withTransport { MoyaProvider<API>() }
         #expect(provider.session.scheduler as? SimulatedScheduler === world.scheduler)
         #expect(provider.session.startRequestsImmediately == false, "as Moya makes it: the provider resumes its requests")
         #expect(provider.session.session.configuration.httpAdditionalHeaders?["Accept-Encoding"] != nil, "Alamofire's default header fields")
@@ -24,7 +24,7 @@ struct ConstructionTests {
         #expect(text.value == "Keep it logically awesome.")
         #expect(world.network.records.count == 1)
 
-        let live = TargetProvider<API>()
+        let live = MoyaProvider<API>()
         #expect(live.session.scheduler is LiveScheduler)
         #expect(live.callbackQueue == nil)
     }
@@ -35,9 +35,9 @@ struct ConstructionTests {
         let callbacks = DispatchQueue(label: "app.callbacks")
         let other = DispatchQueue(label: "app.other")
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(
-            endpointClosure: { TargetProvider.defaultEndpointMapping(for: $0).adding(newHTTPHeaderFields: ["X-App": "1"]) },
-            requestClosure: { endpoint, done in TargetProvider<API>.defaultRequestMapping(for: endpoint, closure: done) },
+        let provider = MoyaProvider<API>(
+            endpointClosure: { MoyaProvider.defaultEndpointMapping(for: $0).adding(newHTTPHeaderFields: ["X-App": "1"]) },
+            requestClosure: { endpoint, done in MoyaProvider<API>.defaultRequestMapping(for: endpoint, closure: done) },
             stubClosure: { $0 == .zen ? .immediate : .never },
             callbackQueue: callbacks,
             session: world.session,
@@ -62,8 +62,8 @@ struct ConstructionTests {
     func schedulerQueues() throws {
         let world = World()
         let queue = world.scheduler.makeQueue(label: "callbacks", target: nil)
-        let moyaOrder = TargetProvider<API>(callbackQueue: queue, session: world.session)
-        let sessionFirst = TargetProvider<API>(session: world.session, callbackQueue: queue)
+        let moyaOrder = MoyaProvider<API>(callbackQueue: queue, session: world.session)
+        let sessionFirst = MoyaProvider<API>(session: world.session, callbackQueue: queue)
         #expect(moyaOrder.callbackQueue === queue && sessionFirst.callbackQueue === queue)
         let onQueue = Box<[Bool]>([])
         moyaOrder.request(.zen) { _ in onQueue.mutate { $0.append(queue.isCurrent) } }
@@ -77,7 +77,7 @@ struct ConstructionTests {
     func progress() throws {
         let world = World()
         let events = Box<[String]>([])
-        let provider = TargetProvider<API>(stubClosure: { $0 == .zen ? .immediate : .never }, session: world.session)
+        let provider = MoyaProvider<API>(stubClosure: { $0 == .zen ? .immediate : .never }, session: world.session)
         provider.request(.user("ada"), progress: { progress in
             events.mutate { $0.append("progress \(progress.progress) \(progress.completed) \(progress.response?.statusCode ?? 0)") }
         }, completion: { result in
@@ -89,7 +89,7 @@ struct ConstructionTests {
     }
 
     /// A test double as Moya apps write one: a subclass answering every request itself.
-    final class CannedProvider: TargetProvider<API>, @unchecked Sendable {
+    final class CannedProvider: MoyaProvider<API>, @unchecked Sendable {
         let calls = Box(0)
 
         @discardableResult
@@ -123,7 +123,7 @@ struct ConstructionTests {
     @Test("StubbedTarget providers still take each target's own stub behaviour (their initialiser wins over Moya's)")
     func stubbedTargets() throws {
         let world = World()
-        let provider = TargetProvider<StubbedTarget>(session: world.session, plugins: [], trackInflights: false)
+        let provider = MoyaProvider<StubbedTarget>(session: world.session, plugins: [], trackInflights: false)
         let target = StubbedTarget(.get, "http://api.test/zen", sample: .networkResponse(203, Data()), stubBehavior: .immediate)
         let status = Box<Int?>(nil)
         provider.request(target) { status.value = try? $0.get().statusCode }

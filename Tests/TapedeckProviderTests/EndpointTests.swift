@@ -20,7 +20,7 @@ struct EndpointTests {
 
     @Test("the default mapping: URL from base URL and path (an empty path keeps the base URL), method, task, header fields, sample response")
     func defaultMapping() throws {
-        let endpoint = TargetProvider<API>.defaultEndpointMapping(for: .user("ada"))
+        let endpoint = MoyaProvider<API>.defaultEndpointMapping(for: .user("ada"))
         #expect(endpoint.url == "http://api.test/users/ada")
         #expect(endpoint.method == .get && endpoint.httpHeaderFields == ["Accept": "application/json"])
         guard case let .networkResponse(200, data) = endpoint.sampleResponseClosure() else {
@@ -139,7 +139,7 @@ struct EndpointTests {
         let multi = MultiTarget(API.create(Item(id: 1, name: "a")))
         #expect(multi.path == "/items" && multi.method == .post && multi.headers == ["Accept": "application/json"])
         #expect(MultiTarget(API.secure).authorizationType == .bearer && MultiTarget(API.zen).authorizationType == nil)
-        #expect(TargetProvider<MultiTarget>.defaultEndpointMapping(for: multi) == TargetProvider<API>.defaultEndpointMapping(for: .create(Item(id: 1, name: "a"))))
+        #expect(MoyaProvider<MultiTarget>.defaultEndpointMapping(for: multi) == MoyaProvider<API>.defaultEndpointMapping(for: .create(Item(id: 1, name: "a"))))
     }
 }
 

@@ -39,11 +39,11 @@ struct InflightPropertyTests {
         }
         let slowMapping = plan.chance(1, in: 3)
         let mappingQueue = world.scheduler.makeQueue(label: "app.mapping", target: nil)
-        let provider = TargetProvider<API>(
+        let provider = MoyaProvider<API>(
             session: world.session,
             requestClosure: { endpoint, done in
-                guard slowMapping else { return TargetProvider<API>.defaultRequestMapping(for: endpoint, closure: done) }
-                mappingQueue.asyncAfter(delay: .milliseconds(25)) { TargetProvider<API>.defaultRequestMapping(for: endpoint, closure: done) }
+                guard slowMapping else { return MoyaProvider<API>.defaultRequestMapping(for: endpoint, closure: done) }
+                mappingQueue.asyncAfter(delay: .milliseconds(25)) { MoyaProvider<API>.defaultRequestMapping(for: endpoint, closure: done) }
             },
             trackInflights: true)
         let targets: [API] = [.zen, .user("a"), .search("q", page: 1)]

@@ -13,7 +13,7 @@ struct InflightTests {
     func sharing() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)], trackInflights: true)
+        let provider = MoyaProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)], trackInflights: true)
         let order = Box<[(Int, Response?)]>([])
         provider.request(.zen) { result in order.mutate { $0.append((1, try? result.get())) } }
         provider.request(.zen) { result in order.mutate { $0.append((2, try? result.get())) } }
@@ -36,14 +36,14 @@ struct InflightTests {
     @Test("equal endpoints share even from different call sites; different parameters do not; without trackInflights nothing is shared")
     func matching() throws {
         let world = World()
-        let tracking = TargetProvider<API>(session: world.session, trackInflights: true)
+        let tracking = MoyaProvider<API>(session: world.session, trackInflights: true)
         for target in [API.search("a", page: 1), .search("a", page: 1), .search("a", page: 2)] { tracking.request(target) { _ in } }
         try world.run()
         #expect(world.network.records.count == 2)
         #expect(tracking.endpoint(.search("a", page: 1)) == tracking.endpoint(.search("a", page: 1)))
         #expect(tracking.endpoint(.search("a", page: 1)) != tracking.endpoint(.search("a", page: 2)))
 
-        let plain = TargetProvider<API>(session: world.session)
+        let plain = MoyaProvider<API>(session: world.session)
         plain.request(.zen) { _ in }
         plain.request(.zen) { _ in }
         try world.run()
@@ -53,7 +53,7 @@ struct InflightTests {
     @Test("a completion that asks for the same endpoint again starts a new request (an ended flight is not shared)")
     func reRequestFromCompletion() throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session, trackInflights: true)
+        let provider = MoyaProvider<API>(session: world.session, trackInflights: true)
         let again = Box<String?>(nil)
         provider.request(.zen) { _ in provider.request(.zen) { again.value = describe($0) } }
         try world.run()
@@ -64,7 +64,7 @@ struct InflightTests {
     @Test("cancelling one caller's token does not cancel the others': it is told at once, the request goes on for the rest")
     func cancelOneOfThree() throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session, trackInflights: true)
+        let provider = MoyaProvider<API>(session: world.session, trackInflights: true)
         let told = Box<[(caller: Int, time: VirtualInstant, result: String)]>([])
         let tokens = (1...3).map { caller in
             provider.request(.zen) { result in told.mutate { $0.append((caller, world.scheduler.now, describe(result))) } }
@@ -81,7 +81,7 @@ struct InflightTests {
     func cancelAll() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)], trackInflights: true)
+        let provider = MoyaProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)], trackInflights: true)
         let told = Box<[String]>([])
         let tokens = (1...2).map { _ in provider.request(.zen) { result in told.mutate { $0.append(describe(result)) } } }
         let app = world.scheduler.makeQueue(label: "app", target: nil)

@@ -18,7 +18,7 @@ struct ProviderLiveTests {
     /// One server for the suite, started without blocking a thread: a `startBlocking()` here would
     /// hold a cooperative thread while the server's own task needs one, and with another suite doing
     /// the same on a two-core machine both would wait forever.
-    static let server = Task { try await LoopbackServer.start() }
+    static let server = _Concurrency.Task { try await LoopbackServer.start() }
 
     /// The server's base URL.
     static func base() async throws -> URL {
@@ -88,7 +88,7 @@ struct ProviderLiveTests {
 
     /// Waits for one completion (a real wait: this is the live transport).
     static func result(
-        _ start: (@escaping TargetProvider<Loopback>.Completion) -> Void
+        _ start: (@escaping MoyaProvider<Loopback>.Completion) -> Void
     ) async -> Result<Response, ProviderError> {
         await withCheckedContinuation { continuation in
             start { continuation.resume(returning: $0) }
@@ -101,7 +101,7 @@ struct ProviderLiveTests {
         let (session, scheduler) = Self.session()
         let log = Box<[String]>([])
         let activity = Box<[String]>([])
-        let provider = TargetProvider<Loopback>(session: session, plugins: [
+        let provider = MoyaProvider<Loopback>(session: session, plugins: [
             RecordingPlugin(name: "a", log: log),
             AccessTokenPlugin(token: "live-token"),
             RecordingPlugin(name: "b", log: log),
@@ -134,7 +134,7 @@ struct ProviderLiveTests {
     func validationFailureLive() async throws {
         let base = try await Self.base()
         let (session, _) = Self.session()
-        let provider = TargetProvider<Loopback>(session: session)
+        let provider = MoyaProvider<Loopback>(session: session)
         do throws(ProviderError) {
             _ = try await provider.request(Loopback(base, .status(404)))
             Issue.record("a 404 passes .successCodes validation")
@@ -158,7 +158,7 @@ struct ProviderLiveTests {
         let cancelAtWillSend = NetworkActivityPlugin { change, _ in
             if change == .began { latch.fire() }
         }
-        let provider = TargetProvider<Loopback>(session: session, plugins: [cancelAtWillSend])
+        let provider = MoyaProvider<Loopback>(session: session, plugins: [cancelAtWillSend])
         let target = Loopback(base, .delay(milliseconds: 3_000))
         let result = await Self.result { done in
             let token = provider.request(target) { result in
@@ -171,10 +171,10 @@ struct ProviderLiveTests {
         #expect(calls.value == 1)
 
         let taskLatch = Latch()
-        let taskProvider = TargetProvider<Loopback>(session: session, plugins: [
+        let taskProvider = MoyaProvider<Loopback>(session: session, plugins: [
             NetworkActivityPlugin { change, _ in if change == .began { taskLatch.fire() } },
         ])
-        let task = Task { try await taskProvider.request(target) }
+        let task = _Concurrency.Task { try await taskProvider.request(target) }
         taskLatch.arm { task.cancel() }
         let outcome = await task.result
         guard case let .failure(error as ProviderError) = outcome else {
@@ -192,9 +192,9 @@ struct ProviderLiveTests {
         // all eight join the flight whatever the threads do (no reliance on the server being slow).
         let release = Latch()
         let mappings = Box(0)
-        let provider = TargetProvider<Loopback>(session: session, requestClosure: { endpoint, done in
+        let provider = MoyaProvider<Loopback>(session: session, requestClosure: { endpoint, done in
             mappings.mutate { $0 += 1 }
-            release.arm { TargetProvider<Loopback>.defaultRequestMapping(for: endpoint, closure: done) }
+            release.arm { MoyaProvider<Loopback>.defaultRequestMapping(for: endpoint, closure: done) }
         }, trackInflights: true)
         let target = Loopback(base, .get(["shared": "1"]))
         let responses = Box<[Int: Response]>([:])
@@ -228,7 +228,7 @@ struct ProviderLiveTests {
         let base = try await Self.base()
         let (session, scheduler) = Self.session(requestSetup: .eager)
         let sent = Box<[String]>([])
-        let provider = TargetProvider<Loopback>(session: session, plugins: [
+        let provider = MoyaProvider<Loopback>(session: session, plugins: [
             NetworkActivityPlugin { change, target in if change == .began { sent.mutate { $0.append("\(target)") } } },
         ])
         let count = 32

@@ -202,4 +202,31 @@ struct MoyaAppCodeTests {
         #expect(try await service.bookNow(id: 8) == Book(id: 8, title: "Stub", author: "Sample"))
         #expect(try await service.status() == "", ".status has no sample data")
     }
+
+    @Test("Moya's everyday spellings: a bare Task, MoyaProvider.RequestResultClosure, MoyaError's errorCode and errorUserInfo")
+    func moyaSpellings() throws {
+        let world = World()
+        let received = Box<[RequestSnapshot]>([])
+        world.network.route(host: "status.example.com", path: "/status") { [received] request, _ in
+            received.mutate { $0.append(request) }
+            return .response(ResponsePlan(status: 503, body: Data("down".utf8)))
+        }
+        let provider = world.withTransport { MoyaProvider<StatusAPI>(requestClosure: stampRequest) }
+        let result = Box<Result<Response, MoyaError>?>(nil)
+        provider.request(.status(verbose: true)) { result.value = $0 }
+        try world.run()
+        let request = try #require(received.value.first)
+        #expect(request.url.query == "verbose=1")
+        #expect(request.headerFields.first { $0.name.rawName == "X-Client" }?.value == "status-app")
+        #expect(try result.value?.get().statusCode == 503, "no validation: the 503 is a response")
+
+        let statusError: MoyaError = .statusCode(Response(statusCode: 503, data: Data("down".utf8)))
+        #expect(failureSummary(statusError).hasPrefix("\(statusError.errorCode): "))
+        let bridged = statusError as NSError
+        #expect(bridged.code == statusError.errorCode && bridged.localizedDescription == statusError.errorDescription)
+        #expect(statusError.errorUserInfo[NSLocalizedDescriptionKey] as? String == statusError.errorDescription)
+        let timedOut = MoyaError.underlying(URLError(.timedOut), nil)
+        #expect((timedOut.errorUserInfo[NSUnderlyingErrorKey] as? URLError)?.code == .timedOut)
+        #expect(failureSummary(timedOut).contains("timed out") || failureSummary(timedOut).contains("-1001"), "\(failureSummary(timedOut))")
+    }
 }

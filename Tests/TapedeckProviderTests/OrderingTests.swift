@@ -24,7 +24,7 @@ struct OrderingTests {
     static func run(seed: UInt64, setup: Session.RequestSetup, guarded: Bool) throws -> Run {
         let world = World(seed: seed, requestSetup: setup)
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
+        let provider = MoyaProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
         if !guarded {
             // The caller's thread, descheduled between creating the request and installing willSend:
             // a hop through a root of its own, so the seed picks which side runs first.
@@ -84,7 +84,7 @@ struct OrderingTests {
     func fromTheRootQueue() throws {
         let world = World(requestSetup: .eager)
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
+        let provider = MoyaProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
         let second = Box<String?>(nil)
         provider.request(.zen) { _ in
             provider.request(.user("chained")) { result in second.value = describe(result) }

@@ -19,7 +19,7 @@ struct PluginTests {
         let minusOne: @Sendable (Result<Response, ProviderError>) -> Result<Response, ProviderError> = { result in
             result.map { Response(statusCode: -1, data: $0.data, request: $0.request, response: $0.response) }
         }
-        let provider = TargetProvider<API>(session: world.session, plugins: [
+        let provider = MoyaProvider<API>(session: world.session, plugins: [
             RecordingPlugin(name: "a", log: log, rewrite: minusOne), RecordingPlugin(name: "b", log: log),
         ])
         let result = Box<Result<Response, ProviderError>?>(nil)
@@ -49,7 +49,7 @@ struct PluginTests {
         let callback = world.scheduler.makeQueue(label: "app.callbacks", target: nil)
         let plugin = QueuePlugin(session: world.session, callback: callback, seen: queues)
         for behavior in [StubBehavior.never, .immediate] {
-            let provider = TargetProvider<API>(session: world.session, stubClosure: { _ in behavior }, callbackQueue: callback,
+            let provider = MoyaProvider<API>(session: world.session, stubClosure: { _ in behavior }, callbackQueue: callback,
                                                plugins: [plugin])
             let onCallback = Box(false)
             provider.request(.zen) { _ in onCallback.value = callback.isCurrent }
@@ -64,7 +64,7 @@ struct PluginTests {
     func perAttempt() throws {
         let world = World(interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.5))
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
+        let provider = MoyaProvider<API>(session: world.session, plugins: [RecordingPlugin(name: "p", log: log)])
         let result = Box<Result<Response, ProviderError>?>(nil)
         provider.request(.status(503)) { result.value = $0 }
         try world.run()
@@ -78,10 +78,10 @@ struct PluginTests {
     func mappingFailure() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(
+        let provider = MoyaProvider<API>(
             session: world.session,
             endpointClosure: { target in
-                let endpoint = TargetProvider.defaultEndpointMapping(for: target)
+                let endpoint = MoyaProvider.defaultEndpointMapping(for: target)
                 return Endpoint(url: "http://bad host/zen", sampleResponseClosure: endpoint.sampleResponseClosure, method: endpoint.method,
                                 task: endpoint.task, httpHeaderFields: endpoint.httpHeaderFields)
             },
@@ -106,7 +106,7 @@ struct PluginTests {
             seen.mutate { $0.append("\(target)") }
             return "t0"
         }
-        let provider = TargetProvider<MultiTarget>(session: world.session, plugins: [plugin])
+        let provider = MoyaProvider<MultiTarget>(session: world.session, plugins: [plugin])
         let results = Box<[String: String]>([:])
         let custom = StubbedTarget(.get, "http://api.test/secure", headers: ["Authorization": "stale"], authorizationType: .custom("Token"))
         for (name, target) in [("bearer", MultiTarget(API.secure)), ("basic", MultiTarget(API.basic)), ("plain", MultiTarget(API.zen)),
@@ -127,7 +127,7 @@ struct PluginTests {
     func activity() throws {
         let world = World()
         let changes = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, plugins: [
+        let provider = MoyaProvider<API>(session: world.session, plugins: [
             NetworkActivityPlugin { change, target in changes.mutate { $0.append("\(change) \(target)") } },
         ])
         provider.request(.zen) { _ in }
@@ -143,7 +143,7 @@ struct PluginTests {
         let world = World()
         let lines = Box<[String]>([])
         let logger = Logger(label: "api") { _ in MemoryLogHandler(messages: lines) }
-        let provider = TargetProvider<API>(session: world.session, plugins: [NetworkLoggerPlugin(logger: logger, options: .verbose)])
+        let provider = MoyaProvider<API>(session: world.session, plugins: [NetworkLoggerPlugin(logger: logger, options: .verbose)])
         provider.request(.create(Item(id: 1, name: "a"))) { _ in }
         try world.run()
         #expect(lines.value == [
@@ -155,7 +155,7 @@ struct PluginTests {
             #"info Response Body: {"id":1,"name":"a"}"#,
         ])
         lines.value = []
-        let curl = TargetProvider<API>(session: world.session, plugins: [
+        let curl = MoyaProvider<API>(session: world.session, plugins: [
             NetworkLoggerPlugin(logger: logger, level: .debug, options: [.formatRequestAscURL]),
         ])
         curl.request(.status(500)) { _ in }
@@ -176,7 +176,7 @@ struct PluginTests {
                              requestData: { "\($0.count) bytes out" }, responseData: { "\($0.count) bytes in" }),
             output: { target, items in calls.mutate { $0.append("\(target): " + items.joined(separator: " | ")) } },
             logOptions: [.requestMethod, .requestBody, .successResponseBody])
-        let provider = TargetProvider<API>(session: world.session, plugins: [NetworkLoggerPlugin(configuration: configuration)])
+        let provider = MoyaProvider<API>(session: world.session, plugins: [NetworkLoggerPlugin(configuration: configuration)])
         provider.request(.create(Item(id: 1, name: "a"))) { _ in }
         try world.run()
         #expect(calls.value == [
@@ -197,11 +197,11 @@ struct PluginTests {
             guard case API.secure = target else { return nil }
             return URLCredential(user: "ada", password: "s3cret", persistence: .none)
         }
-        let provider = TargetProvider<MultiTarget>(session: world.session, plugins: [plugin])
+        let provider = MoyaProvider<MultiTarget>(session: world.session, plugins: [plugin])
         let kept = StubbedTarget(.get, "http://api.test/secure", headers: ["Authorization": "Bearer t0"])
         let answers = Box<[String: String]>([:])
         for (name, target) in [("secure", API.secure), ("zen", API.zen)] as [(String, API)] {
-            TargetProvider<API>(session: world.session, plugins: [plugin]).request(target) { result in
+            MoyaProvider<API>(session: world.session, plugins: [plugin]).request(target) { result in
                 answers.mutate { $0[name] = (try? result.get())?.request?.value(forHTTPHeaderField: "Authorization") ?? "none" }
             }
         }

@@ -28,7 +28,7 @@ struct ResponseTests {
         #expect(throws: ProviderError.self) { try redirect.filter(statusCodes: 400..<500) }
     }
 
-    @Test("mapJSON gives Foundation objects as Moya's does (NSNull for an allowed empty body); map(JSON.self) the typed value")
+    @Test("mapJSON gives Foundation objects as Moya's does (NSNull for an allowed empty body); map(ClientJSON.self) the typed value")
     func mapJSON() throws {
         let object = try #require(try json.mapJSON() as? [String: Any], "a JSON object maps to [String: Any]")
         #expect(object["name"] as? String == "x")
@@ -37,7 +37,7 @@ struct ResponseTests {
         #expect(try Response(statusCode: 200, data: Data("7".utf8)).mapJSON() as? Int == 7, "fragments are allowed")
         #expect(try Response(statusCode: 204, data: Data()).mapJSON(failsOnEmptyData: false) is NSNull)
         #expect(Self.failure { try Response(statusCode: 204, data: Data()).mapJSON() } == "jsonMapping")
-        #expect(try json.map(JSON.self)["name"] == .string("x"))
+        #expect(try json.map(ClientJSON.self)["name"] == .string("x"))
     }
 
     @Test("mapString (whole body or a key path) and map(_:atKeyPath:) for Decodable types")
@@ -81,7 +81,7 @@ struct ResponseTests {
     func errorsKeepTheirCause() throws {
         let world = World()
         world.network.faults = FaultRules([.init(.beforeConnect, .fail(.cannotConnectToHost), matching: RouteMatcher(path: "/zen"))])
-        let provider = TargetProvider<API>(session: world.session)
+        let provider = MoyaProvider<API>(session: world.session)
         let results = Box<[String: Result<Response, ProviderError>]>([:])
         provider.request(.zen) { result in results.mutate { $0["zen"] = result } }
         provider.request(.status(404)) { result in results.mutate { $0["404"] = result } }

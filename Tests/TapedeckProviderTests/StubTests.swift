@@ -16,7 +16,7 @@ struct StubTests {
         let entries = Box<[(time: VirtualInstant, result: String)]>([])
         let results = Box<[Result<Response, ProviderError>]>([])
 
-        func record(_ scheduler: SimulatedScheduler) -> TargetProvider<API>.Completion {
+        func record(_ scheduler: SimulatedScheduler) -> MoyaProvider<API>.Completion {
             { [self] result in
                 entries.mutate { $0.append((scheduler.now, describe(result))) }
                 results.mutate { $0.append(result) }
@@ -27,7 +27,7 @@ struct StubTests {
     @Test("an immediate stub answers with the sample data at t = 0 on the session's rootQueue, without touching the network")
     func immediate() throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session, stubClosure: { TargetProvider.immediatelyStub($0) })
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: { MoyaProvider.immediatelyStub($0) })
         let onRoot = Box(false)
         let text = Box<String?>(nil)
         provider.request(.zen) { result in
@@ -46,7 +46,7 @@ struct StubTests {
     func delayed() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, stubClosure: TargetProvider.delayedStub(5),
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: MoyaProvider.delayedStub(5),
                                            plugins: [RecordingPlugin(name: "p", log: log)])
         let completions = Completions()
         provider.request(.user("ada"), completion: completions.record(world.scheduler))
@@ -65,7 +65,7 @@ struct StubTests {
     @Test("delays count from each request's own instant: requests at t = 1 s and t = 2 s with 3 s stubs end at 4 s and 5 s")
     func delaysFromRequestInstant() throws {
         let world = World()
-        let provider = TargetProvider<API>(session: world.session, stubClosure: TargetProvider.delayedStub(3))
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: MoyaProvider.delayedStub(3))
         let completions = Completions()
         let caller = world.scheduler.makeQueue(label: "app", target: nil)
         caller.asyncAfter(deadline: seconds(1)) { provider.request(.zen, completion: completions.record(world.scheduler)) }
@@ -84,15 +84,15 @@ struct StubTests {
             .user("a"): .networkResponse(418, Data("teapot".utf8)),
             .user("b"): .response(http, Data("accepted".utf8)),
         ]
-        let provider = TargetProvider<API>(
+        let provider = MoyaProvider<API>(
             session: world.session,
             endpointClosure: { target in
-                let endpoint = TargetProvider.defaultEndpointMapping(for: target)
+                let endpoint = MoyaProvider.defaultEndpointMapping(for: target)
                 let sample = samples[target]!
                 return Endpoint(url: endpoint.url, sampleResponseClosure: { sample }, method: endpoint.method, task: endpoint.task,
                                 httpHeaderFields: endpoint.httpHeaderFields)
             },
-            stubClosure: { TargetProvider.immediatelyStub($0) })
+            stubClosure: { MoyaProvider.immediatelyStub($0) })
         let results = Box<[API: Result<Response, ProviderError>]>([:])
         for target in [API.zen, .user("a"), .user("b")] {
             provider.request(target) { result in results.mutate { $0[target] = result } }
@@ -113,7 +113,7 @@ struct StubTests {
     @Test("a stub that fails the target's validation fails as the network would: .underlying(ClientError unacceptableStatusCode, response)")
     func stubValidation() throws {
         let world = World()
-        let failing = TargetProvider<StubbedTarget>(session: world.session)
+        let failing = MoyaProvider<StubbedTarget>(session: world.session)
         let target = StubbedTarget(.get, "http://api.test/status/404", sample: .networkResponse(404, Data()),
                                    validationType: .successCodes, stubBehavior: .immediate)
         let network = StubbedTarget(.get, "http://api.test/status/404", validationType: .successCodes)
@@ -136,7 +136,7 @@ struct StubTests {
     func cancelDelayed() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, stubClosure: TargetProvider.delayedStub(5),
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: MoyaProvider.delayedStub(5),
                                            plugins: [RecordingPlugin(name: "p", log: log)])
         let completions = Completions()
         let token = provider.request(.zen, completion: completions.record(world.scheduler))
@@ -153,7 +153,7 @@ struct StubTests {
     func cancelBeforeRunning() throws {
         let world = World()
         let log = Box<[String]>([])
-        let provider = TargetProvider<API>(session: world.session, stubClosure: { TargetProvider.immediatelyStub($0) },
+        let provider = MoyaProvider<API>(session: world.session, stubClosure: { MoyaProvider.immediatelyStub($0) },
                                            plugins: [RecordingPlugin(name: "p", log: log)])
         let completions = Completions()
         provider.request(.zen, completion: completions.record(world.scheduler)).cancel()

@@ -37,6 +37,12 @@ open class Session: @unchecked Sendable {
     public let scheduler: any Scheduler
     /// The URLSession (its delegate is ``delegate``, its delegate queue the ``rootQueue``).
     public let session: URLSession
+    /// The URLSession's configuration (a copy: changing it changes nothing, as in Alamofire).
+    ///
+    /// ```swift
+    /// let timeout = AF.sessionConfiguration.timeoutIntervalForRequest
+    /// ```
+    public var sessionConfiguration: URLSessionConfiguration { session.configuration }
     /// The URLSession's delegate, which turns its callbacks into request events.
     public let delegate: SessionDelegate
     /// Where the session's own work and every URLSession callback run.

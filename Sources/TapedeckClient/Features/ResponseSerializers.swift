@@ -75,7 +75,7 @@ public struct StringResponseSerializer: ResponseSerializer {
     }
 }
 
-/// The body as a ``JSON`` value; an allowed empty body is `.null`.
+/// The body as a ``ClientJSON`` value; an allowed empty body is `.null`.
 public struct JSONResponseSerializer: ResponseSerializer {
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
@@ -84,7 +84,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
     /// Methods for which an empty body is fine.
     public let emptyRequestMethods: Set<HTTPMethod>
 
-    /// A serializer producing ``JSON``.
+    /// A serializer producing ``ClientJSON``.
     public init(
         dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
@@ -95,12 +95,12 @@ public struct JSONResponseSerializer: ResponseSerializer {
         self.emptyRequestMethods = emptyRequestMethods
     }
 
-    /// The body as ``JSON``; an allowed empty body is ``JSON/null``.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> JSON {
+    /// The body as ``ClientJSON``; an allowed empty body is ``ClientJSON/null``.
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> ClientJSON {
         guard let raw = try nonEmptyData(request: request, response: response, data: data, error: error) else { return .null }
         let data = try dataPreprocessor.preprocess(raw)
         do {
-            return try JSONDecoder().decode(JSON.self, from: data)
+            return try JSONDecoder().decode(ClientJSON.self, from: data)
         } catch {
             throw ClientError.responseSerializationFailed(reason: .jsonSerializationFailed(error: error))
         }

@@ -4,8 +4,18 @@ public import TapedeckClient
 // Moya's names for what this module calls otherwise, so that Moya code compiles with its import
 // line changed (`import Moya` → `import TapedeckProvider`). docs/provider.md lists them.
 
-/// Moya's name for ``TargetProvider``: `MoyaProvider<GitHub>()`, `class AppProvider<T: TargetType>: MoyaProvider<T>`.
-public typealias MoyaProvider<Target: TargetType> = TargetProvider<Target>
+/// An earlier name of ``MoyaProvider``, kept so that code written with it still compiles.
+public typealias TargetProvider<Target: TargetType> = MoyaProvider<Target>
+
+/// Moya's `Task`: what a target's request carries (``TargetTask``), so that `var task: Task {
+/// .requestPlain }` compiles unchanged. As with Moya, it hides Swift's concurrency `Task` in a file
+/// that imports this module; such a file spells that one `_Concurrency.Task`.
+///
+/// ```swift
+/// var task: Task { .requestParameters(parameters: ["q": "swift"], encoding: URLEncoding.default) }
+/// _Concurrency.Task { await refresh() }
+/// ```
+public typealias Task = TargetTask
 
 /// Moya's name for ``ProviderError``.
 public typealias MoyaError = ProviderError
@@ -35,10 +45,6 @@ public typealias RequestInterceptor = TapedeckClient.RequestInterceptor
 /// var method: Moya.Method { .get }
 /// var task: Moya.Task { .requestPlain }
 /// ```
-///
-/// `Task` exists only here: a top-level `Task` would hide Swift's `Task` in every file that imports
-/// this module (as Moya's does). A target written with a bare `task: Task` says `Moya.Task` or
-/// ``TargetTask`` instead.
 public enum Moya {
     /// ``TargetTask``.
     public typealias Task = TargetTask
@@ -48,8 +54,8 @@ public enum Moya {
     public typealias Response = TapedeckProvider.Response
     /// ``TapedeckProvider/TargetType``.
     public typealias TargetType = TapedeckProvider.TargetType
-    /// ``TargetProvider``.
-    public typealias MoyaProvider<Target: TapedeckProvider.TargetType> = TargetProvider<Target>
+    /// ``MoyaProvider``.
+    public typealias MoyaProvider<Target: TapedeckProvider.TargetType> = TapedeckProvider.MoyaProvider<Target>
     /// ``ProviderError``.
     public typealias MoyaError = ProviderError
     /// ``TapedeckProvider/Endpoint``.
@@ -80,7 +86,7 @@ public protocol TargetProviderType: AnyObject {
     /// The provider's target type.
     associatedtype Target: TapedeckProvider.TargetType
 
-    /// Sends `target`; see ``TargetProvider``'s `request(_:callbackQueue:progress:completion:)`.
+    /// Sends `target`; see ``MoyaProvider``'s `request(_:callbackQueue:progress:completion:)`.
     func request(_ target: Target, callbackQueue: DispatchQueue?, progress: ProgressBlock?, completion: @escaping Completion)
         -> any Cancellable
 }
@@ -88,4 +94,4 @@ public protocol TargetProviderType: AnyObject {
 /// Moya's name for ``TargetProviderType``.
 public typealias MoyaProviderType = TargetProviderType
 
-extension TargetProvider: TargetProviderType {}
+extension MoyaProvider: TargetProviderType {}

@@ -19,14 +19,14 @@ public enum EndpointSampleResponse: @unchecked Sendable {
 
 /// A target made concrete: a URL string, a method, a task, header fields and a sample response.
 ///
-/// The provider's endpoint closure makes one from each target (``TargetProvider/defaultEndpointMapping(for:)``);
+/// The provider's endpoint closure makes one from each target (``MoyaProvider/defaultEndpointMapping(for:)``);
 /// yours can change it before it becomes a URLRequest. Two endpoints are equal when the URLRequests
 /// they build are (URL with query, method, header fields, body) — that is how in-flight requests
 /// are matched — or, when neither builds, when their URL, method and header fields are.
 ///
 /// ```swift
-/// let provider = TargetProvider<GitHub>(session: session, endpointClosure: { target in
-///     TargetProvider.defaultEndpointMapping(for: target)
+/// let provider = MoyaProvider<GitHub>(session: session, endpointClosure: { target in
+///     MoyaProvider.defaultEndpointMapping(for: target)
 ///         .adding(newHTTPHeaderFields: ["X-App-Version": "1.2"])
 /// })
 /// ```

@@ -17,7 +17,7 @@ public protocol Cancellable: Sendable {
 /// Cancelling it ends *this caller's* wait: its completion runs with a cancellation error
 /// (`ProviderError.underlying(ClientError.explicitlyCancelled, nil)`) unless it already ran. The
 /// request itself (network request or stub) is cancelled only when no other caller shares it
-/// (see ``TargetProvider/trackInflights``).
+/// (see ``MoyaProvider/trackInflights``).
 public final class CancellableToken: Cancellable, CustomDebugStringConvertible {
     private let state: Mutex<(cancelled: Bool, action: (@Sendable () -> Void)?)>
     private let label: String

@@ -3,7 +3,7 @@ public import Foundation
 /// What a request's caller receives: the result, after every plugin's `process` (Moya's `Completion`).
 public typealias Completion = @Sendable (_ result: Result<Response, ProviderError>) -> Void
 
-/// Told how a request is getting on (Moya's `ProgressBlock`); see ``TargetProvider``'s
+/// Told how a request is getting on (Moya's `ProgressBlock`); see ``MoyaProvider``'s
 /// `request(_:callbackQueue:progress:completion:)` for when it is called here.
 public typealias ProgressBlock = @Sendable (_ progress: ProgressResponse) -> Void
 

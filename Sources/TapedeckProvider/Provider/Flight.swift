@@ -1,5 +1,5 @@
 /// One request shared by the callers that asked for it: the first caller starts it, later callers
-/// with an equal endpoint join it while it is in flight (``TargetProvider/trackInflights``).
+/// with an equal endpoint join it while it is in flight (``MoyaProvider/trackInflights``).
 ///
 /// A value state machine: each event returns what the provider must do, and nothing here performs
 /// I/O, so every transition is tested on its own (FlightTests). Stages:

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A request already sent, whose result can be awaited: what ``TargetProvider/start(_:callbackQueue:)``
+/// A request already sent, whose result can be awaited: what ``MoyaProvider/start(_:callbackQueue:)``
 /// returns.
 ///
 /// Starting is synchronous, so under simulation a test can start, drive the scheduler, then await —

@@ -92,3 +92,17 @@ extension ProviderError: LocalizedError, CustomStringConvertible {
         }
     }
 }
+
+extension ProviderError: CustomNSError {
+    /// The description and the underlying error, under Foundation's keys (as Moya gives them);
+    /// `errorCode` is Swift's default for an enum, the case's position.
+    ///
+    /// ```swift
+    /// let nsError = error as NSError   // nsError.localizedDescription, nsError.userInfo[NSUnderlyingErrorKey]
+    /// ```
+    public var errorUserInfo: [String: Any] {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let underlyingError { userInfo[NSUnderlyingErrorKey] = underlyingError }
+        return userInfo
+    }
+}

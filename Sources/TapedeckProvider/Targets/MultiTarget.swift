@@ -1,11 +1,11 @@
 public import Foundation
 public import TapedeckClient
 
-/// Any target, so that targets of several types can go through one `TargetProvider<MultiTarget>`.
+/// Any target, so that targets of several types can go through one `MoyaProvider<MultiTarget>`.
 /// Every property comes from the wrapped target (``AccessTokenAuthorizable`` too).
 ///
 /// ```swift
-/// let provider = TargetProvider<MultiTarget>(session: session)
+/// let provider = MoyaProvider<MultiTarget>(session: session)
 /// provider.request(MultiTarget(GitHub.zen)) { result in print(result) }
 /// ```
 public enum MultiTarget: TargetType, AccessTokenAuthorizable {

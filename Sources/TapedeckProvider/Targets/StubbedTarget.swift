@@ -4,8 +4,8 @@ public import TapedeckClient
 /// A target made from plain values rather than an enum — what a scenario file (or a quick test)
 /// describes: method, URL, task, header fields, what its stub answers and how it is stubbed.
 ///
-/// With `TargetProvider<StubbedTarget>(session:plugins:...)` each target's own ``stubBehavior``
-/// decides whether it is stubbed (see ``TargetProvider/init(session:callbackQueue:plugins:trackInflights:)``).
+/// With `MoyaProvider<StubbedTarget>(session:plugins:...)` each target's own ``stubBehavior``
+/// decides whether it is stubbed (see ``MoyaProvider/init(session:callbackQueue:plugins:trackInflights:)``).
 ///
 /// ```swift
 /// let zen = StubbedTarget(.get, "http://api.test/zen", sample: .networkResponse(200, Data("ok".utf8)),

@@ -3,10 +3,10 @@ public import TapedeckClient
 
 /// One endpoint of an API, described as a value: where it is, how to call it, and what a stub answers.
 ///
-/// A Moya `TargetType` moves over with its import line changed, when its data tasks are written
-/// `Moya.Task` (or ``TargetTask``) and its method `Moya.Method` (TapedeckClient's `HTTPMethod`): a
-/// bare `Task` is Swift's here, since a top-level `Task` would hide Swift's in every file that
-/// imports this module. Targets are `Sendable`, as what crosses queues must be; the protocol is
+/// A Moya `TargetType` moves over with its import line changed: its `task` is a `Task` (or
+/// `Moya.Task`, ``TargetTask``) and its method a `Method` (TapedeckClient's `HTTPMethod`). As in
+/// Moya, `Task` here is the target's, so a file importing this module spells Swift's concurrency
+/// task `_Concurrency.Task`. Targets are `Sendable`, as what crosses queues must be; the protocol is
 /// `@preconcurrency`, so a target that is not (an enum case holding a `[String: Any]`, as Moya code
 /// has) compiles silently in the Swift 5 language mode and with a warning in Swift 6's. Upload,
 /// download and multipart tasks do not exist (docs/provider.md).

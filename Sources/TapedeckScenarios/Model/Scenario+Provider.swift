@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A Moya-style provider as the scenario's client (the file's `client.provider`): the script's
-/// `target:` steps go through a TapedeckProvider `TargetProvider` over the session the rest of the
+/// `target:` steps go through a TapedeckProvider `MoyaProvider` over the session the rest of the
 /// `client` section describes (its retry, validation, timeouts and queues stay in force).
 ///
 /// ```yaml

@@ -9,12 +9,12 @@ import TapedeckScheduling
 import FoundationNetworking
 #endif
 
-/// The scenario's provider (the file's `client.provider`): a `TargetProvider<StubbedTarget>` over
+/// The scenario's provider (the file's `client.provider`): a `MoyaProvider<StubbedTarget>` over
 /// the run's session, built as a Moya user builds one by hand — the file's plugins in order, then
 /// the runner's own (it tags each attempt with its request's name, as `request:` steps are tagged,
 /// and cancels at an attempt when the script says so).
 final class ScenarioProvider: Sendable {
-    let provider: TargetProvider<StubbedTarget>
+    let provider: MoyaProvider<StubbedTarget>
     let setup: ProviderSetup
     private let clientHeaders: [Header]
     private let attempts: AttemptWatcher
@@ -34,7 +34,7 @@ final class ScenarioProvider: Sendable {
             }
         }
         plugins.append(RunnerPlugin(attempts: attempts))
-        provider = TargetProvider<StubbedTarget>(session: session, plugins: plugins, trackInflights: setup.trackInflights)
+        provider = MoyaProvider<StubbedTarget>(session: session, plugins: plugins, trackInflights: setup.trackInflights)
     }
 
     /// The target a scripted request sends: its step's target, named after the request.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A JSON document as a Sendable value: what ``JSONResponseSerializer`` produces and
-/// `responseDecodable(of: JSON.self)` hands over (`responseJSON` hands its ``foundationValue``).
-public indirect enum JSON: Hashable, Sendable {
+/// `responseDecodable(of: ClientJSON.self)` hands over (`responseJSON` hands its ``foundationValue``).
+public indirect enum ClientJSON: Hashable, Sendable {
     /// JSON `null`.
     case null
     /// A boolean.
@@ -12,24 +12,24 @@ public indirect enum JSON: Hashable, Sendable {
     /// A string.
     case string(String)
     /// An array.
-    case array([JSON])
+    case array([ClientJSON])
     /// An object.
-    case object([String: JSON])
+    case object([String: ClientJSON])
 
     /// The member named `key` of an object (nil otherwise).
-    public subscript(key: String) -> JSON? {
+    public subscript(key: String) -> ClientJSON? {
         if case let .object(object) = self { return object[key] }
         return nil
     }
 
     /// The element at `index` of an array (nil when out of range or not an array).
-    public subscript(index: Int) -> JSON? {
+    public subscript(index: Int) -> ClientJSON? {
         if case let .array(array) = self, array.indices.contains(index) { return array[index] }
         return nil
     }
 }
 
-extension JSON: Decodable {
+extension ClientJSON: Decodable {
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -41,20 +41,20 @@ extension JSON: Decodable {
             self = .number(number)
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
-        } else if let array = try? container.decode([JSON].self) {
+        } else if let array = try? container.decode([ClientJSON].self) {
             self = .array(array)
         } else {
-            self = .object(try container.decode([String: JSON].self))
+            self = .object(try container.decode([String: ClientJSON].self))
         }
     }
 }
 
-extension JSON {
+extension ClientJSON {
     /// The document as `JSONSerialization` gives it (what Alamofire's `responseJSON` hands over):
     /// `[String: Any]`, `[Any]`, `String`, `NSNumber` (so `as? Int` and `as? Bool` work), `NSNull`.
     ///
     /// ```swift
-    /// let object = JSON.object(["id": .number(7)]).foundationValue as? [String: Any]
+    /// let object = ClientJSON.object(["id": .number(7)]).foundationValue as? [String: Any]
     /// let id = object?["id"] as? Int   // 7
     /// ```
     public var foundationValue: Any {

@@ -25,7 +25,7 @@ public import Foundation
 ///
 /// let scheduler = SimulatedScheduler(seed: 7)
 /// let session = Session(provider: Harness(network: SimulatedNetwork(scheduler: scheduler)), scheduler: scheduler)
-/// let stubbed = TargetProvider<GitHub>(stubClosure: TargetProvider.delayedStub(5), session: session)
+/// let stubbed = MoyaProvider<GitHub>(stubClosure: MoyaProvider.delayedStub(5), session: session)
 /// stubbed.request(.zen) { result in
 ///     print((try? result.get().mapString()) ?? "")   // at t = 5 s, in microseconds of wall time
 /// }
@@ -43,7 +43,7 @@ public import Foundation
 /// ``start(_:callbackQueue:)`` and `try await request(_:)` go through that override too.
 /// `@unchecked Sendable`: the provider's own state is constants and a `Mutex`; a subclass must keep
 /// its own state safe to use from several queues.
-open class TargetProvider<Target: TargetType>: @unchecked Sendable {
+open class MoyaProvider<Target: TargetType>: @unchecked Sendable {
     /// Makes the endpoint of a target.
     public typealias EndpointClosure = @Sendable (Target) -> Endpoint
     /// Hands over the URLRequest made from an endpoint, or why none could be made.
@@ -95,11 +95,11 @@ open class TargetProvider<Target: TargetType>: @unchecked Sendable {
     ///   - trackInflights: share one request among callers of equal endpoints while it is in flight.
     @preconcurrency
     public init(
-        endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
-        requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
-        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        endpointClosure: @escaping EndpointClosure = { MoyaProvider.defaultEndpointMapping(for: $0) },
+        requestClosure: @escaping RequestClosure = { MoyaProvider.defaultRequestMapping(for: $0, closure: $1) },
+        stubClosure: @escaping StubClosure = MoyaProvider.neverStub,
         callbackQueue: DispatchQueue? = nil,
-        session: Session = TargetProvider<Target>.defaultAlamofireSession(),
+        session: Session = MoyaProvider<Target>.defaultAlamofireSession(),
         plugins: [any PluginType] = [],
         trackInflights: Bool = false
     ) {
@@ -117,11 +117,11 @@ open class TargetProvider<Target: TargetType>: @unchecked Sendable {
     /// otherwise as `init(endpointClosure:requestClosure:stubClosure:callbackQueue:session:plugins:trackInflights:)`.
     @preconcurrency
     public init(
-        endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
-        requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
-        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        endpointClosure: @escaping EndpointClosure = { MoyaProvider.defaultEndpointMapping(for: $0) },
+        requestClosure: @escaping RequestClosure = { MoyaProvider.defaultRequestMapping(for: $0, closure: $1) },
+        stubClosure: @escaping StubClosure = MoyaProvider.neverStub,
         callbackQueue: any SchedulerQueue,
-        session: Session = TargetProvider<Target>.defaultAlamofireSession(),
+        session: Session = MoyaProvider<Target>.defaultAlamofireSession(),
         plugins: [any PluginType] = [],
         trackInflights: Bool = false
     ) {
@@ -141,9 +141,9 @@ open class TargetProvider<Target: TargetType>: @unchecked Sendable {
     @_disfavoredOverload
     public convenience init(
         session: Session,
-        endpointClosure: @escaping EndpointClosure = { TargetProvider.defaultEndpointMapping(for: $0) },
-        requestClosure: @escaping RequestClosure = { TargetProvider.defaultRequestMapping(for: $0, closure: $1) },
-        stubClosure: @escaping StubClosure = TargetProvider.neverStub,
+        endpointClosure: @escaping EndpointClosure = { MoyaProvider.defaultEndpointMapping(for: $0) },
+        requestClosure: @escaping RequestClosure = { MoyaProvider.defaultRequestMapping(for: $0, closure: $1) },
+        stubClosure: @escaping StubClosure = MoyaProvider.neverStub,
         callbackQueue: (any SchedulerQueue)? = nil,
         plugins: [any PluginType] = [],
         trackInflights: Bool = false
@@ -256,7 +256,7 @@ open class TargetProvider<Target: TargetType>: @unchecked Sendable {
     }
 }
 
-extension TargetProvider where Target == StubbedTarget {
+extension MoyaProvider where Target == StubbedTarget {
     /// A provider for ``StubbedTarget``s — what a scenario builds from plain values: each target's
     /// own ``StubbedTarget/stubBehavior`` decides whether it is stubbed, and its
     /// ``StubbedTarget/sampleResponse`` is what the stub answers.

@@ -4,7 +4,7 @@ public import TapedeckClient
 public import FoundationNetworking
 #endif
 
-extension TargetProvider {
+extension MoyaProvider {
     /// The endpoint Moya makes by default: the target's URL (`URL(target:)`),
     /// method, task and header fields, with the target's ``TargetType/sampleResponse``.
     public static func defaultEndpointMapping(for target: Target) -> Endpoint {
@@ -41,7 +41,7 @@ extension TargetProvider {
     }
 
     /// Never stubs (the stub closure's default): `stubClosure: MoyaProvider.neverStub`, or called,
-    /// `TargetProvider.neverStub(target)`. A closure rather than Moya's class function, so that
+    /// `MoyaProvider.neverStub(target)`. A closure rather than Moya's class function, so that
     /// passing it is not a "non-Sendable function value" to the Swift 5 language mode.
     public static var neverStub: StubClosure { { _ in .never } }
 

@@ -8,7 +8,7 @@ import FoundationNetworking
 // The two ways a flight runs: through the session (with the plugins as a per-request interceptor),
 // or as a stub answered on the scheduler's clock.
 
-extension TargetProvider {
+extension MoyaProvider {
     // MARK: the network path
 
     func send(_ urlRequest: URLRequest, flight id: Int, record: FlightRecord) {

@@ -9,7 +9,7 @@ import FoundationNetworking
 // index; and the three things that happen to a flight — its URLRequest is made, a caller cancels,
 // it ends. Each takes the lock once to run the flight's state machine, then acts outside it.
 
-extension TargetProvider {
+extension MoyaProvider {
     struct Caller {
         let number: Int
         let flight: Int

@@ -1,7 +1,7 @@
 public import TapedeckScheduling
 import TapedeckClient
 
-extension TargetProvider {
+extension MoyaProvider {
     /// Sends `target` and returns at once with a handle whose result can be awaited later (see
     /// ``PendingResponse``). Without a `callbackQueue` it goes through
     /// `request(_:callbackQueue:progress:completion:)`, so a subclass's override answers it.
