@@ -44,6 +44,18 @@ public protocol EventMonitor: Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse)
     /// A data task received some body bytes.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
+    /// A task met an authentication challenge. Never sent (the transports answer no challenges);
+    /// a requirement so that a monitor forwarding it to another, as Alamofire apps do, compiles.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge)
+    /// A task sent body bytes. Never sent (data requests only); a requirement, as above.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                    totalBytesExpectedToSend: Int64)
+    /// A task needs a new body stream. Never sent; a requirement, as above.
+    func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask)
+    /// A task waits for connectivity. Never sent; a requirement, as above.
+    func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
+    /// A data task's response may be cached. Never sent (no cache); a requirement, as above.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse)
 
     // Request-level events.
 
@@ -123,6 +135,17 @@ extension EventMonitor {
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         handle(.dataTaskDidReceiveData(session, dataTask, data))
     }
+    /// Does nothing (never sent).
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {}
+    /// Does nothing (never sent).
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                           totalBytesExpectedToSend: Int64) {}
+    /// Does nothing (never sent).
+    public func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask) {}
+    /// Does nothing (never sent).
+    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}
+    /// Does nothing (never sent).
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse) {}
     /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
         handle(.requestDidCreateInitialURLRequest(request, urlRequest))

@@ -41,3 +41,15 @@ final class QualifiedClient: @unchecked Sendable {
         session.request("https://api.example.com/me", method: method).validate().responseString(completionHandler: done)
     }
 }
+
+/// Forwards what its URLSession delegate hears to an optional monitor, as openHAB's session
+/// delegate does: the calls compile because the monitor protocol requires them.
+final class MonitorForwarder: @unchecked Sendable {
+    let monitor: (any Alamofire.EventMonitor)?
+    init(monitor: (any Alamofire.EventMonitor)?) { self.monitor = monitor }
+
+    func forward(_ session: URLSession, _ task: URLSessionTask, _ challenge: URLAuthenticationChallenge) {
+        monitor?.urlSession(session, task: task, didReceive: challenge)
+        monitor?.urlSession(session, taskIsWaitingForConnectivity: task)
+    }
+}
