@@ -94,7 +94,13 @@ extension HARCodec {
                 typeFromMimeType(response.content.mimeType, into: &headers)
             }
             var data = Data()
-            if let text = response.content.text {
+            if let wire = response.content.wire {
+                // Tapedeck's own: the bytes as sent; `text` is their decoded form, for other tools.
+                guard let bytes = base64Bytes(wire) else {
+                    throw bad("response.content._wire", "the body as sent is not base64")
+                }
+                data = bytes
+            } else if let text = response.content.text {
                 let type = headers.value(for: "Content-Type") ?? response.content.mimeType
                 let sizes = recordedSizes(bodySize: response.content.size, sizeField: "content.size", headers: headers)
                 let read = try bodyBytes(text, encoding: response.content.encoding, isBinary: response.content.isBinary, contentType: type,
@@ -106,6 +112,7 @@ extension HARCodec {
             }
             let form: ResponsePlan.BodyForm
             switch response.content.bodyForm {
+            case _ where response.content.wire != nil: form = .wire
             case "wire": form = .wire
             case "decoded": form = .decoded
             case nil:

@@ -79,13 +79,10 @@ public enum HARCodec {
         var transportError: HARTransportError?
         switch interaction.outcome {
         case let .response(response):
-            let encoded = response.bodyForm == .wire && ContentCoding.isDecodable(response.headers.value(for: "Content-Encoding"))
-            let (text, encoding) = response.body.isEmpty ? (nil, nil) : bodyText(response.body, preferBase64: encoded)
             harResponse = HARResponse(
                 status: response.status, statusText: response.statusText,
                 headers: response.headers.map { HARNameValue(name: $0.name, value: $0.value) },
-                content: HARContent(size: response.body.count, mimeType: response.headers.value(for: "Content-Type") ?? "",
-                                    text: text, encoding: encoding, bodyForm: response.bodyForm.rawValue),
+                content: content(of: response),
                 redirectURL: response.headers.value(for: "Location") ?? "", bodySize: response.body.count)
         case let .failure(failure):
             harResponse = HARResponse(status: 0, statusText: "", headers: [],
@@ -105,6 +102,29 @@ public enum HARCodec {
             startedDateTime: options.normalizesTimings ? "1970-01-01T00:00:00.000Z" : interaction.startedDateTime,
             time: (total * 1_000).rounded() / 1_000, request: harRequest, response: harResponse, timings: harTimings,
             index: interaction.index, error: transportError)
+    }
+
+    /// A response body as HAR content. A body kept as sent with a content coding (`_bodyForm:
+    /// "wire"`) is written as HAR 1.2 says — `text` the decoded body, `size` its length,
+    /// `compression` the bytes the coding saved — and the bytes as sent go in `_wire`, so a replay
+    /// sends them byte for byte while other tools (Playwright, mitmproxy, DevTools) read the text.
+    /// A wire body that does not decode (cut short, corrupt) stays as it was: base64 in `text`.
+    static func content(of response: RecordedResponse) -> HARContent {
+        let type = response.headers.value(for: "Content-Type") ?? ""
+        guard !response.body.isEmpty else {
+            return HARContent(size: 0, mimeType: type, text: nil, encoding: nil, bodyForm: response.bodyForm.rawValue)
+        }
+        let coding = response.headers.value(for: "Content-Encoding")
+        let compressed = response.bodyForm == .wire && ContentCoding.isDecodable(coding)
+        if compressed, let decoded = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit) {
+            let (text, encoding) = bodyText(decoded, preferBase64: false)
+            var content = HARContent(size: decoded.count, mimeType: type, text: text, encoding: encoding, bodyForm: response.bodyForm.rawValue)
+            content.compression = decoded.count - response.body.count
+            content.wire = response.body.base64EncodedString()
+            return content
+        }
+        let (text, encoding) = bodyText(response.body, preferBase64: compressed)
+        return HARContent(size: response.body.count, mimeType: type, text: text, encoding: encoding, bodyForm: response.bodyForm.rawValue)
     }
 
     /// Milliseconds, to the microsecond (so the printed number is short and stable).

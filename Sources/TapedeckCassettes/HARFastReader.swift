@@ -257,7 +257,7 @@ enum HARFastReader {
             switch key {
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "text": return cursor.optionalString(into: &text)
-            case "_encoding": return cursor.optionalString(into: &encoding)
+            case "encoding", "_encoding": return cursor.optionalString(into: &encoding)
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "params": return readParams(&cursor, into: &params)
             default: return cursor.skipValue()
@@ -318,6 +318,7 @@ enum HARFastReader {
         var encoding: String?
         var comment: String?
         var bodyForm: String?
+        var wire: String?
         var file: String?
         var isBinary: Bool?
         guard cursor.object({ cursor, key in
@@ -329,12 +330,14 @@ enum HARFastReader {
             case "encoding": return cursor.optionalString(into: &encoding)
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "_bodyForm": return cursor.optionalString(into: &bodyForm)
+            case "_wire": return cursor.optionalString(into: &wire)
             case "_file": return cursor.optionalString(into: &file)
             case "_isBinary": return cursor.boolIfAny(into: &isBinary)
             default: return cursor.skipValue()
             }
         }) else { return nil }
         var content = HARContent(size: size ?? -1, mimeType: mimeType ?? "", text: text, encoding: encoding, bodyForm: bodyForm)
+        content.wire = wire
         content.file = file
         content.isBinary = isBinary
         content.compression = compression

@@ -118,8 +118,8 @@ enum HARFastWriter {
             if let postData = request.postData {
                 writer.key("postData") { writer in
                     writer.object { writer in
-                        if let encoding = postData.encoding { writer.key("_encoding") { $0.string(encoding) } }
                         if let comment = postData.comment { writer.key("comment") { $0.string(comment) } }
+                        if let encoding = postData.encoding { writer.key("encoding") { $0.string(encoding) } }
                         writer.key("mimeType") { $0.string(postData.mimeType) }
                         if let params = postData.params {
                             writer.key("params") { writer in
@@ -150,6 +150,7 @@ enum HARFastWriter {
                 let content = response.content
                 writer.object { writer in
                     if let form = content.bodyForm { writer.key("_bodyForm") { $0.string(form) } }
+                    if let wire = content.wire { writer.key("_wire") { $0.string(wire) } }
                     if let comment = content.comment { writer.key("comment") { $0.string(comment) } }
                     if let compression = content.compression { writer.key("compression") { $0.int(compression) } }
                     if let encoding = content.encoding { writer.key("encoding") { $0.string(encoding) } }

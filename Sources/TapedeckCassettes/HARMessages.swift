@@ -43,14 +43,15 @@ package struct HARPostData: Codable, Hashable, Sendable {
     package var mimeType: String
     package var text: String?
     package var params: [HARParam]?
-    /// Tapedeck: "base64" when `text` holds a binary body in base64 (HAR 1.2 has no such field
-    /// for requests; readers that do not know it see base64 text).
+    /// "base64" when `text` holds a binary body in base64. HAR 1.2 defines `encoding` only for a
+    /// response's content; Playwright reads it here too, so it is written as `encoding` (files of
+    /// Tapedeck before 2026-11-26 wrote `_encoding`, still read).
     package var encoding: String?
     package var comment: String?
 
     enum CodingKeys: String, CodingKey {
-        case mimeType, text, params, comment
-        case encoding = "_encoding"
+        case mimeType, text, params, comment, encoding
+        case legacyEncoding = "_encoding"
     }
 
     package init(mimeType: String, text: String, encoding: String?) {
@@ -65,7 +66,17 @@ package struct HARPostData: Codable, Hashable, Sendable {
         text = try container.decodeIfPresent(String.self, forKey: .text)
         params = try container.decodeIfPresent([HARParam].self, forKey: .params)
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+            ?? container.decodeIfPresent(String.self, forKey: .legacyEncoding)
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mimeType, forKey: .mimeType)
+        try container.encodeIfPresent(text, forKey: .text)
+        try container.encodeIfPresent(params, forKey: .params)
+        try container.encodeIfPresent(encoding, forKey: .encoding)
+        try container.encodeIfPresent(comment, forKey: .comment)
     }
 }
 
@@ -178,10 +189,15 @@ package struct HARContent: Codable, Hashable, Sendable {
     /// "base64" when `text` is base64 (binary bodies).
     package var encoding: String?
     package var comment: String?
-    /// Tapedeck: "wire" when `text` holds the bytes as sent (still compressed per
-    /// Content-Encoding), "decoded" when it holds the decoded bytes (as browsers and mitmproxy
-    /// write it). Absent: inferred from the bytes.
+    /// Tapedeck: "wire" when the body is kept as sent (still compressed per Content-Encoding),
+    /// "decoded" when `text` holds the decoded bytes (as browsers and mitmproxy write it). Absent:
+    /// inferred from the bytes. A wire body is in ``wire``, with `text` its decoded bytes as HAR 1.2
+    /// says; in files of Tapedeck before 2026-11-26 `text` held the wire bytes themselves.
     package var bodyForm: String?
+    /// Tapedeck: the body as sent, base64, when it is compressed (`_bodyForm: "wire"`): what a
+    /// replay sends, byte for byte; `text`, `size` and `compression` describe the decoded body for
+    /// every other reader.
+    package var wire: String?
     /// Playwright (`recordHar` with `content: 'attach'`, or a `.zip` HAR): the name of the file,
     /// beside the HAR, that holds the body instead of `text`. Never written.
     package var file: String?
@@ -192,6 +208,7 @@ package struct HARContent: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding, comment
         case bodyForm = "_bodyForm"
+        case wire = "_wire"
         case file = "_file"
         case isBinary = "_isBinary"
     }
@@ -213,6 +230,7 @@ package struct HARContent: Codable, Hashable, Sendable {
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         bodyForm = try container.decodeIfPresent(String.self, forKey: .bodyForm)
+        wire = try container.decodeIfPresent(String.self, forKey: .wire)
         file = try container.decodeIfPresent(String.self, forKey: .file)
         isBinary = (try? container.decodeIfPresent(Bool.self, forKey: .isBinary)) ?? nil
     }
@@ -226,6 +244,7 @@ package struct HARContent: Codable, Hashable, Sendable {
         try container.encodeIfPresent(encoding, forKey: .encoding)
         try container.encodeIfPresent(comment, forKey: .comment)
         try container.encodeIfPresent(bodyForm, forKey: .bodyForm)
+        try container.encodeIfPresent(wire, forKey: .wire)
     }
 }
 

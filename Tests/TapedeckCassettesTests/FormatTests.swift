@@ -33,7 +33,7 @@ struct FormatTests {
         #expect(try CassetteFile.read(directory.file("json-inside.har.gz")).interactions == cassette.interactions)
     }
 
-    @Test("text bodies are stored as text, binary and wire-gzip bodies as base64, each saying which form it holds")
+    @Test("text bodies are stored as text, binary as base64; a wire-gzip body as its decoded text, as HAR 1.2 says, with the bytes as sent in _wire")
     func bodyStorage() throws {
         let document = try JSONDecoder().decode(HARDocument.self, from: HARCodec.encode(try sampleCassette()))
         let entries = document.log.entries
@@ -43,8 +43,13 @@ struct FormatTests {
         #expect(entries[0].response.content.text?.contains(#""name":"Ada""#) == true)
         #expect(entries[1].response.content.encoding == "base64")
         #expect(entries[1].request.postData?.encoding == "base64")
-        #expect(entries[2].response.content.encoding == "base64")
+        let wire = try #require(try sampleCassette().interactions[2].response?.body)
         #expect(entries[2].response.content.bodyForm == "wire")
+        #expect(entries[2].response.content.wire == wire.base64EncodedString())
+        let decoded = try Zlib.decompress(wire, format: .gzip)
+        #expect(entries[2].response.content.encoding == nil && entries[2].response.content.text == String(decoding: decoded, as: UTF8.self))
+        #expect(entries[2].response.content.size == decoded.count && entries[2].response.content.compression == decoded.count - wire.count)
+        #expect(entries[2].response.bodySize == wire.count, "bodySize is what travelled")
         #expect(entries[3].response.content.bodyForm == "decoded")
         #expect(entries[3].response.content.text == "already decoded")
         #expect(entries[4].error?.code == URLError.cannotConnectToHost.rawValue)
@@ -53,6 +58,34 @@ struct FormatTests {
         #expect(entries[0].request.queryString.map(\.name) == ["b", "a"])
         #expect(entries.map(\.index) == [0, 1, 2, 3, 4, 5])
         #expect(entries[0].timings.wait == 40 && entries[0].timings.connect == 3 && entries[0].timings.send == 0.25)
+    }
+
+    @Test("files written before _wire still read: a wire body as base64 text, a request body under _encoding")
+    func earlierWireForm() throws {
+        let wire = try Zlib.compress(Data(#"{"id":1}"#.utf8), format: .gzip)
+        let file = #"""
+        {"log":{"version":"1.2","creator":{"name":"tapedeck","version":"1"},"_tapedeck":{"formatVersion":1},"entries":[
+         {"_index":0,"startedDateTime":"1970-01-01T00:00:00.000Z","time":0,
+          "request":{"method":"POST","url":"http://a.test/x","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"queryString":[],
+           "postData":{"_encoding":"base64","mimeType":"application/octet-stream","text":"AAEC"},"headersSize":-1,"bodySize":3},
+          "response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","cookies":[],
+           "headers":[{"name":"Content-Encoding","value":"gzip"}],
+           "content":{"_bodyForm":"wire","encoding":"base64","mimeType":"application/json","size":\#(wire.count),"text":"\#(wire.base64EncodedString())"},
+           "redirectURL":"","headersSize":-1,"bodySize":\#(wire.count)},
+          "cache":{},"timings":{"send":0,"wait":0,"receive":0}}]}}
+        """#
+        for read in [try HARCodec.decode(Data(file.utf8), file: "old.har"), try HARCodec.decode(HARCodec.encode(HARCodec.decode(Data(file.utf8), file: "old.har")), file: "new.har")] {
+            let interaction = try #require(read.interactions.first)
+            #expect(interaction.request.body == Data([0, 1, 2]))
+            #expect(interaction.response?.body == wire && interaction.response?.bodyForm == .wire)
+        }
+        // Written again: the request body's encoding under HAR's name, the response's text decoded.
+        let rewritten = try JSONSerialization.jsonObject(with: HARCodec.encode(try HARCodec.decode(Data(file.utf8), file: "old.har"))) as? [String: Any]
+        let entry = try #require(((rewritten?["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        let postData = try #require((entry["request"] as? [String: Any])?["postData"] as? [String: Any])
+        #expect(postData["encoding"] as? String == "base64" && postData["_encoding"] == nil)
+        let content = try #require((entry["response"] as? [String: Any])?["content"] as? [String: Any])
+        #expect(content["text"] as? String == #"{"id":1}"# && content["encoding"] == nil && content["_wire"] as? String == wire.base64EncodedString())
     }
 
     @Test("the writer is deterministic: same cassette, same bytes; normalised timings hide timing-only changes")
