@@ -238,7 +238,7 @@ let package = Package(
             name: "TapedeckTestingTests",
             dependencies: [
                 "TapedeckTesting", "TapedeckCassettes", "TapedeckClient", "TapedeckProvider", "TapedeckScenarios", "TapedeckBridge",
-                "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
+                "TapedeckNetwork", "TapedeckScheduling", "TapedeckLoopback", "TapedeckTestSupport",
             ],
             // Cassettes and scenarios the traits find beside the test files (by path, not as resources).
             exclude: ["Cassettes", "Scenarios"]
@@ -257,7 +257,7 @@ let package = Package(
             name: "TapedeckServerTests",
             dependencies: [
                 "TapedeckServer", "TapedeckCLI", "TapedeckHTTP", "TapedeckCassettes", "TapedeckScenarios", "TapedeckTesting",
-                "TapedeckBridge", "TapedeckNetwork", "TapedeckLoopback", "TapedeckTestSupport",
+                "TapedeckBridge", "TapedeckNetwork", "TapedeckScheduling", "TapedeckLoopback", "TapedeckTestSupport",
             ]
         ),
         // Every Swift snippet of README.md, docs/*.md and the DocC articles and `///` examples, compiled;

@@ -38,7 +38,7 @@ extension Harness {
             defer { link.bodyRead = true; link.startArrived = true }
             return !link.bodyRead
         }
-        let body = firstTime ? Self.readBody(request) : nil
+        let body = firstTime ? Self.readBody(request) ?? link.urlProtocol?.task.flatMap(Self.uploadBody(of:)) : nil
         arrival(.start, for: link, name: "bridge.start") { [self] in
             begin(link, body: body)
         }

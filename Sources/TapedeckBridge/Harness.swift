@@ -103,6 +103,9 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         if mode == .lockstep {
             network.scheduler.addQuiescenceHook { [weak self] in self?.noticeClientStateChanges() }
         }
+        // A client on its own threads may set virtual timers (a `SimulatedClock` sleep between
+        // retries): the serving thread must run them, not wait for the client's next request.
+        network.scheduler.addOutsideWorkHook { [weak self] in self?.servingDriver?.wake() }
     }
 
     /// A URLSession bound to the simulated network. Its delegate callbacks (and completion

@@ -259,7 +259,8 @@ public final class CassettePlayer: Responder {
         if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
             lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
         } else if cassette.interactions.isEmpty {
-            lines.append("  the cassette is empty — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
+            let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
+            lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
         }
         for (position, reasons) in closest {
             let recorded = cassette.interactions[position].request

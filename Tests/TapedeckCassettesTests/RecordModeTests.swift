@@ -57,7 +57,7 @@ struct RecordModeTests {
         await #expect(throws: URLError.self) { try await missing.perform(server.url("/get")) }
         #expect(throws: TapeError.self) { try missing.finish() }
         #expect(!FileManager.default.fileExists(atPath: directory.file("absent.har.gz").path))
-        #expect(missing.recorder.misses.first?.contains("record it first") == true)
+        #expect(missing.recorder.misses.first?.contains("the cassette does not exist — record it first") == true, "\(missing.recorder.misses)")
 
         let cassette = try await seeded(server, directory)
         let once = try Tape(cassette: cassette, mode: .once)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckBridge
 import TapedeckCassettes
+import TapedeckScheduling
 import TapedeckLoopback
 import TapedeckTestSupport
 import TapedeckTesting
@@ -56,6 +57,57 @@ struct OwnClientTapeTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self).contains("ada"))
         try tape.finish()
+    }
+
+    @Test("a client's own backoff on the tape's SimulatedClock, between its requests, fires on virtual time inside serving",
+          .timeLimit(.minutes(1)))
+    func clockSleepsBetweenRequests() async throws {
+        let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"), mode: .replayOnly)
+        let session = URLSession(configuration: tape.configuration())
+        let clock = SimulatedClock(scheduler: tape.scheduler)
+        // Each sleep is set from the client's thread after an answer, whenever the serving thread
+        // happens to be (running, ending its run, or idle): it must be woken for the timer each time.
+        let slept = try await tape.serving { () async throws -> [Duration] in
+            var slept: [Duration] = []
+            for round in 1...12 {
+                _ = try await session.data(for: loginRequest())
+                let before = clock.now
+                try await clock.sleep(for: .seconds(Double(round * 5)))
+                slept.append(before.duration(to: clock.now))
+            }
+            return slept
+        }
+        #expect(slept == (1...12).map { .seconds($0 * 5) })
+        try tape.finish()
+    }
+
+    @Test("an upload task's body (from data and from a file) reaches the live server and the cassette, and replays matched on it")
+    func uploadTaskBodies() async throws {
+        let server = try await LoopbackServer.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("uploads.har.gz")
+        let file = directory.file("report.csv")
+        try Data("id,total\n7,42\n".utf8).write(to: file)
+        var request = URLRequest(url: server.url("/echo"))
+        request.httpMethod = "POST"
+
+        let recording = try Tape(cassette: cassette, mode: .all)
+        let session = URLSession(configuration: recording.configuration())
+        let echoed = try await recording.serving {
+            [try await session.upload(for: request, from: Data("hello, upload".utf8)).0, try await session.upload(for: request, fromFile: file).0]
+        }
+        try recording.finish()
+        server.stop()
+        #expect(echoed == [Data("hello, upload".utf8), Data("id,total\n7,42\n".utf8)], "the server got the bodies")
+        #expect(try CassetteFile.read(cassette).interactions.map(\.request.body) == echoed, "the cassette has them")
+
+        // Replayed with bodies matched: each upload gets the answer recorded for its own body.
+        let replay = try Tape(cassette: cassette, mode: .replayOnly, matching: MatchRules(body: .raw))
+        let client = URLSession(configuration: replay.configuration())
+        let second = try await replay.serving { try await client.upload(for: request, fromFile: file).0 }
+        #expect(second == Data("id,total\n7,42\n".utf8))
+        try replay.finish()
     }
 
     #if canImport(FoundationNetworking)

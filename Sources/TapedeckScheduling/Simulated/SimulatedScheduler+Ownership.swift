@@ -99,6 +99,7 @@ extension SimulatedScheduler {
     /// waiting for ownership then take it themselves).
     func endDriving() {
         isDriving = false
+        var tookLeftovers = false
         while true {
             condition.lock()
             if inbox.isEmpty {
@@ -106,13 +107,41 @@ extension SimulatedScheduler {
                 ownerIsDriving = false
                 condition.broadcast()
                 condition.unlock()
+                // Work that arrived as the run ended (a timer set from another thread) waits for a
+                // run nobody has asked for yet.
+                if tookLeftovers { runOutsideWorkHooks() }
                 return
             }
             let leftovers = inbox
             inbox.removeAll()
             condition.unlock()
-            for item in leftovers { apply(item) }
+            for item in leftovers {
+                if case .async = item { tookLeftovers = true }
+                apply(item)
+            }
         }
+    }
+
+    /// Registers `hook` to be called, on the submitting thread, whenever another thread than a
+    /// driver put work into the simulation while no run was in progress (or as one ended): a
+    /// `SimulatedClock` sleep or an `async` from a client's own thread. A harness serving clients
+    /// on their own threads uses it to wake its driver, which would otherwise wait for the client's
+    /// next request and never fire the timer. The hook must not drive the scheduler itself.
+    ///
+    /// ```swift
+    /// scheduler.addOutsideWorkHook { driver.wake() }
+    /// ```
+    public func addOutsideWorkHook(_ hook: @escaping @Sendable () -> Void) {
+        condition.lock()
+        outsideWorkHooks.append(hook)
+        condition.unlock()
+    }
+
+    func runOutsideWorkHooks() {
+        condition.lock()
+        let hooks = outsideWorkHooks
+        condition.unlock()
+        for hook in hooks { hook() }
     }
 
     /// Frees the simulation after a brief (non-driving) ownership.
@@ -154,6 +183,7 @@ extension SimulatedScheduler {
             condition.unlock()
             apply(item)
             releaseOwnership()
+            if case .async = item { runOutsideWorkHooks() }
             return
         }
         untrackedSubmissions += 1

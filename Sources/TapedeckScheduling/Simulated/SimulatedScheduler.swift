@@ -88,6 +88,9 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var externalDiagnostics: [String] = []
     var recordedViolations: [QueueViolation] = []
     var untrackedSubmissions = 0
+    /// Called when work another thread submitted is in place and no run will take it in (see
+    /// ``addOutsideWorkHook(_:)``). Guarded by `condition`.
+    var outsideWorkHooks: [@Sendable () -> Void] = []
     var externalRounds = 0
 
     private var clockQueueStorage: SimulatedQueue?
