@@ -86,12 +86,16 @@ public final class Tape: Sendable {
         rootQueue = scheduler.makeSimulatedQueue(label: "tape.rootQueue", target: nil)
     }
 
-    /// A URLSession bound to the cassette; its delegate and completion handlers run on ``rootQueue``.
+    /// A URLSession bound to the cassette; its delegate and completion handlers run on ``rootQueue``,
+    /// a queue of the tape's simulation, so ``run()`` (or `perform`) answers its tasks. Its async
+    /// methods (`data(for:)`) wait for a run nobody starts: for async/await code, make the session
+    /// from ``configuration(base:)`` and await inside `serving { … }`.
     public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral, delegate: (any URLSessionDelegate)? = nil) -> URLSession {
         harness.makeSession(configuration: configuration, delegate: delegate, delegateQueue: rootQueue)
     }
 
-    /// The session the `perform` methods use.
+    /// The session the `perform` methods use (as ``makeURLSession(configuration:delegate:)``
+    /// makes them: not for async/await code, which takes a session from ``configuration(base:)``).
     public var session: URLSession {
         defaultSession.withLock { session in
             if let session { return session }
