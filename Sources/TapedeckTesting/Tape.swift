@@ -87,7 +87,7 @@ public final class Tape: Sendable {
     }
 
     /// A URLSession bound to the cassette; its delegate and completion handlers run on ``rootQueue``,
-    /// a queue of the tape's simulation, so ``run()`` (or `perform`) answers its tasks. Its async
+    /// a queue of the tape's simulation, so `run()` (or `perform`) answers its tasks. Its async
     /// methods (`data(for:)`) wait for a run nobody starts: for async/await code, make the session
     /// from ``configuration(base:)`` and await inside `serving { … }`.
     public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral, delegate: (any URLSessionDelegate)? = nil) -> URLSession {
