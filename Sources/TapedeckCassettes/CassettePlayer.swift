@@ -202,8 +202,9 @@ public final class CassettePlayer: Responder {
 
     /// How far apart two paths are: 0 when equal, else 1,000 plus a rank that puts paths sharing
     /// more of their start and end with the other first (`/api/slowx` is closer to `/api/slow`
-    /// than `/` is, `/nope` closer to `/nothing-here` than to `/json`), then paths of a closer
-    /// length — linear, as a miss explanation reads every entry.
+    /// than `/` is, `/nope` closer to `/nothing-here` than to `/json`, and a long path differing
+    /// by one character closer than one differing in its whole tail) — linear, as a miss
+    /// explanation reads every entry.
     static func pathDistance(_ a: String, _ b: String) -> Int {
         guard a != b else { return 0 }
         let x = Array(a.utf8), y = Array(b.utf8)
@@ -211,37 +212,32 @@ public final class CassettePlayer: Responder {
         while prefix < min(x.count, y.count), x[prefix] == y[prefix] { prefix += 1 }
         var suffix = 0
         while suffix < min(x.count, y.count) - prefix, x[x.count - 1 - suffix] == y[y.count - 1 - suffix] { suffix += 1 }
-        return 1_000 + 10 * max(0, 60 - prefix - suffix) + min(9, abs(x.count - y.count))
+        return 1_000 + max(0, 999 - prefix - suffix)
     }
 
     /// How far a recorded request is from the live one by what is cheap to compare — path,
-    /// scheme, host, port, method — in the weights ``explainMiss(_:)`` gives them.
-    private static func roughDistance(_ live: (scheme: String?, host: String?, port: Int?, path: String, method: String), _ recorded: RecordedRequest) -> Int {
+    /// scheme, host, port, and the method when the rules compare it — in the weights
+    /// ``explainMiss(_:)`` gives them; never more than the full distance.
+    private func roughDistance(_ live: (scheme: String?, host: String?, port: Int?, path: String, method: String), _ recorded: RecordedRequest) -> Int {
         let url = recorded.url
-        var total = pathDistance(live.path, url.path(percentEncoded: true))
+        var total = Self.pathDistance(live.path, url.path(percentEncoded: true))
         if live.scheme != url.scheme?.lowercased() { total += 300 }
         if live.host != url.host?.lowercased() { total += 300 }
         if live.port != url.port { total += 200 }
-        if live.method != recorded.method.uppercased() { total += 100 }
+        if rules.method, live.method != recorded.method.uppercased() { total += 100 }
         return total
     }
 
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
-    /// Every entry is ranked by path, scheme, host, port and method; only the nearest few are
-    /// compared in full (query, body, fields), so a miss on a cassette of 50,000 entries costs a
-    /// pass over their URLs, not 50,000 full comparisons.
+    /// Every entry is ranked by path, scheme, host, port and method; entries are then compared in
+    /// full (query, body, fields) in that order until the next one's rank alone is past the third
+    /// closest found, so a miss on a cassette of 50,000 entries costs a pass over their URLs, not
+    /// 50,000 full comparisons (at most 2,000 are compared in full).
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
         let liveKey = (scheme: live.url.scheme?.lowercased(), host: live.url.host?.lowercased(), port: live.url.port,
                        path: live.url.path(percentEncoded: true), method: live.method.uppercased())
-        let rough = matchable.map { Self.roughDistance(liveKey, $0) }
-        // The nearest dozen and everything tied with the last of them (at most 256).
-        let order = rough.indices.sorted { (rough[$0], $0) < (rough[$1], $1) }
-        let bound = order.count > 12 ? rough[order[11]] : Int.max
-        let candidates = order.prefix { rough[$0] <= bound }.prefix(256)
-        let scored = candidates.map { position in
-            (position, rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 })
-        }
+        let rough = matchable.map { roughDistance(liveKey, $0) }
         // Closest first: another path weighs most (a path more like the request's less), then
         // another scheme, host or port, then another method, the query, the body and header fields
         // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
@@ -254,7 +250,16 @@ public final class CassettePlayer: Responder {
             }
             return total
         }
-        let closest = scored.map { ($0.0, $0.1, distance($0.0, $0.1)) }.sorted { ($0.2, $0.0) < ($1.2, $1.0) }.prefix(3).map { ($0.0, $0.1) }
+        var closest: [(position: Int, reasons: [String], distance: Int)] = []
+        for (compared, position) in rough.indices.sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
+            // The rank is a lower bound of the full distance: past the third closest, none can be closer.
+            if closest.count == 3, rough[position] > closest[2].distance { break }
+            if compared == 2_000 { break }
+            let reasons = rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 }
+            closest.append((position, reasons, distance(position, reasons)))
+            closest.sort { ($0.distance, $0.position) < ($1.distance, $1.position) }
+            if closest.count > 3 { closest.removeLast() }
+        }
         var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
         if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
             lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
@@ -262,7 +267,7 @@ public final class CassettePlayer: Responder {
             let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
             lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
         }
-        for (position, reasons) in closest {
+        for (position, reasons, _) in closest {
             let recorded = cassette.interactions[position].request
             let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches") : reasons.joined(separator: "; ")
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).

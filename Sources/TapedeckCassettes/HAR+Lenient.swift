@@ -210,6 +210,18 @@ package enum HARText {
     /// Python's `json` writes a byte that was not UTF-8) replaced by `\ufffd`; nil when it holds
     /// none. Pairs, other escapes and the text outside strings are kept byte for byte.
     package static func mendingLoneSurrogates(_ data: Data) -> Data? {
+        // Most files hold no surrogate escape at all (`\uD8`…`\uDF`): say so without a copy.
+        let mayHoldOne = data.withUnsafeBytes { raw -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard bytes.count >= 6 else { return false }
+            for index in 0..<(bytes.count - 3) where bytes[index] == UInt8(ascii: "\\") && bytes[index + 1] == UInt8(ascii: "u")
+                && (bytes[index + 2] | 0x20) == UInt8(ascii: "d") {
+                let third = bytes[index + 3] | 0x20
+                if (UInt8(ascii: "8")...UInt8(ascii: "9")).contains(third) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(third) { return true }
+            }
+            return false
+        }
+        guard mayHoldOne else { return nil }
         let bytes = [UInt8](data)
         let backslash = UInt8(ascii: "\\"), quote = UInt8(ascii: "\""), letterU = UInt8(ascii: "u")
         func escape(at index: Int) -> Int? {   // the code unit of `\uXXXX` at `index`

@@ -42,10 +42,13 @@ public enum HARCodec {
     }
 
     static func document(for cassette: Cassette, options: WriteOptions) -> HARDocument {
-        HARDocument(log: HARLog(
+        let entries = cassette.interactions.map { entry(for: $0, options: options) }
+        // Version 2 only where a reader of version 1 would go wrong (see Cassette.formatVersion).
+        let needsTwo = entries.contains { $0.response.content.wire != nil || $0.request.postData?.encoding != nil }
+        return HARDocument(log: HARLog(
             creator: HARCreator(name: cassette.creator, version: cassette.creatorVersion),
-            entries: cassette.interactions.map { entry(for: $0, options: options) },
-            tapedeck: HARTapedeckInfo(formatVersion: Cassette.formatVersion)))
+            entries: entries,
+            tapedeck: HARTapedeckInfo(formatVersion: needsTwo ? 2 : 1)))
     }
 
     static func encodeJSON(_ value: some Encodable, pretty: Bool) -> Data {

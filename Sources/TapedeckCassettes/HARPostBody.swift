@@ -22,8 +22,15 @@ enum HARPostBody {
                      field: String, bad: (String, String) -> CassetteError) throws(CassetteError) -> (data: Data?, note: String?) {
         let params = postData.params ?? []
         if let text = postData.text, !(text.isEmpty && !params.isEmpty) {
-            return try HARCodec.bodyBytes(text, encoding: postData.encoding, isBinary: nil, contentType: contentType, writer: writer,
-                                          sizes: sizes, field: field, bad: bad)
+            // HAR defines no `encoding` for requests: another tool's own value (not base64) is no
+            // reason to lose the entry; the text is read as it stands, with a note.
+            let encoding = postData.encoding?.lowercased()
+            let known = encoding.map { ["", "utf-8", "utf8", "base64"].contains($0) } ?? true
+            let read = try HARCodec.bodyBytes(text, encoding: known ? postData.encoding : nil, isBinary: nil, contentType: contentType,
+                                              writer: writer, sizes: sizes, field: field, bad: bad)
+            guard !known, let encoding else { return read }
+            let note = "postData.encoding '\(encoding)' is not one Tapedeck reads (only base64 is), so the text is the body as it stands"
+            return (read.data, [read.note, note].compactMap { $0 }.joined(separator: "; "))
         }
         guard !params.isEmpty else { return (nil, nil) }
         if let odd = params.firstIndex(where: \.hasNonStringValue) {

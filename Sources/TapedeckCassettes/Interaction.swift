@@ -211,8 +211,10 @@ public struct Cassette: Hashable, Sendable {
         self.creatorVersion = creatorVersion
     }
 
-    /// The version of Tapedeck's HAR additions this build reads and writes.
-    public static let formatVersion = 1
+    /// The newest version of Tapedeck's HAR additions this build reads. It writes 2 when an entry
+    /// keeps a compressed body in `_wire` (its `text` then being the decoded body) or marks a
+    /// request body `encoding: base64`, which a build that reads only 1 would misread; else 1.
+    public static let formatVersion = 2
     /// The version this build writes as `creator.version`.
     public static let currentToolVersion = "0.1.0"
 }

@@ -34,7 +34,7 @@ extension Redactor {
     /// Words before `token` that make it a position, not a credential.
     private static let notSecretTokens: Set<String> = ["page", "next", "prev", "previous", "continuation", "cursor", "sync", "resume", "max"]
     /// Words before `key` that make it a credential.
-    private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription"]
+    private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription", "session"]
     private static let secretLastWords: Set<String> = [
         "secret", "password", "passwd", "pass", "pwd", "passphrase", "signature", "credential", "apikey", "jwt",
         // Frameworks' own spellings: Django's `X-CSRFToken`, Java's and PHP's session cookies' names.

@@ -22,11 +22,13 @@ public struct Redactor: Hashable, Sendable {
     public var jsonFields: Set<String> { didSet { normalizedJSONFields = Self.normalizedSet(jsonFields) } }
     var normalizedHeaders: Set<String>
     var normalizedJSONFields: Set<String>
-    /// Also treat as secret a name that reads like one, however it is spelt (case, `-`, `_`, `.`
-    /// and camelCase aside): one whose last word is `secret`, `password`, `passwd`,
-    /// `passphrase`, `signature`, `credential` or `apikey`, `token` (not a page, next, cursor or
-    /// continuation token, which replay needs to tell pages apart) or `key` after `api`, `auth`,
-    /// `access`, `secret`, `private` or `subscription` — `X-Session-Token`, `sessionToken`,
+    /// Also treat as secret a name that reads like one, however it is spelt (case, `-`, `_`, `.`,
+    /// brackets and camelCase aside): one whose last word is `secret`, `password`, `passwd`,
+    /// `pass`, `pwd`, `passphrase`, `signature`, `credential`, `apikey`, `jwt`, `csrftoken`,
+    /// `xsrftoken`, `sessionid`, `jsessionid` or `phpsessid`, `token` (not a page, next, cursor
+    /// or continuation token, which replay needs to tell pages apart), `key` after `api`, `auth`,
+    /// `access`, `secret`, `private`, `subscription` or `session`, or `id` after `session` —
+    /// `X-Session-Token`, `sessionToken`, `X-CSRFToken`, `user[password]`, `session_id`,
     /// `X-Amz-Signature`, `Ocp-Apim-Subscription-Key`, `SecretAccessKey`; and a JSON or form field
     /// named like a secret header (a server echoing `X-Api-Key` in a body), a header named like a
     /// secret JSON field (`access_token`). A JSON field it catches is redacted only when its value

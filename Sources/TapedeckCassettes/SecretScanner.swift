@@ -18,15 +18,18 @@ public enum SecretScanner {
 
     /// Words that make a header's name suggest a credential, beside those that make it read like
     /// a secret (``Redactor/secretLookingNames``): `X-Auth`, `X-Authorization`, `X-Cookie`.
-    /// (`session` is not one: session ids and tokens read like secrets, and are redacted, while
-    /// `Arr-Disable-Session-Affinity: True` is no credential.)
     private static let suspiciousWords: Set<String> = ["auth", "authorization", "cookie"]
 
     /// Whether a header is worth a warning for its name alone: the name suggests a credential
-    /// and the value could be one (not a short word or number such as `True`, `1`, `none`).
+    /// and the value could be one (not a short word or number such as `True`, `1`, `none`). A
+    /// name that only mentions a session (`X-Session`) needs a value as long as an id (16 bytes):
+    /// `Arr-Disable-Session-Affinity: True` is a switch.
     private static func nameSuggestsSecret(_ name: String, value: String) -> Bool {
         guard value.utf8.count >= 8 else { return false }
-        return Redactor.readsLikeSecret(name) || Redactor.words(of: name).contains { suspiciousWords.contains($0) }
+        if Redactor.readsLikeSecret(name) { return true }
+        let words = Redactor.words(of: name)
+        if words.contains(where: { suspiciousWords.contains($0) }) { return true }
+        return words.contains("session") && value.utf8.count >= 16
     }
 
     /// Everything in `cassette` that `rules` (or the defaults) would redact and is stored unredacted,

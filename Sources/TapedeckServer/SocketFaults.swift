@@ -206,9 +206,13 @@ public final class SocketFaults: Sendable {
             // The fault's fields replace the recorded ones of the same names (as in a scenario),
             // so a client never reads two Content-Types or two Retry-Afters.
             var replaced = Set(headers.map { $0.name.lowercased() })
-            if retryAfter != nil || retryAfterDate != nil { replaced.insert("retry-after") }
+            let setsRetryAfter = retryAfter != nil || retryAfterDate != nil
+            if setsRetryAfter { replaced.insert("retry-after") }
             answer.headers.removeAll { replaced.contains($0.name.lowercased()) }
-            for header in headers { answer.headers.append(.init(header.name, header.value)) }
+            // `retryAfter:` wins over a Retry-After among the fault's own fields.
+            for header in headers where !(setsRetryAfter && header.name.lowercased() == "retry-after") {
+                answer.headers.append(.init(header.name, header.value))
+            }
             if let retryAfter {
                 answer.headers.append(.init("Retry-After", String(Int((retryAfter.timeInterval).rounded(.up)))))
             } else if let retryAfterDate {

@@ -38,7 +38,10 @@ struct FormatTests {
         let document = try JSONDecoder().decode(HARDocument.self, from: HARCodec.encode(try sampleCassette()))
         let entries = document.log.entries
         #expect(document.log.version == "1.2")
-        #expect(document.log.tapedeck?.formatVersion == Cassette.formatVersion)
+        #expect(document.log.tapedeck?.formatVersion == 2, "a _wire body and a base64 request body need version 2")
+        let plain = Cassette(interactions: [try sampleCassette().interactions[0]])
+        let plainDocument = try JSONDecoder().decode(HARDocument.self, from: HARCodec.encode(plain))
+        #expect(plainDocument.log.tapedeck?.formatVersion == 1, "a file any earlier build reads stays version 1")
         #expect(entries[0].response.content.encoding == nil)
         #expect(entries[0].response.content.text?.contains(#""name":"Ada""#) == true)
         #expect(entries[1].response.content.encoding == "base64")

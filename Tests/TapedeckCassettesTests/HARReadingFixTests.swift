@@ -205,6 +205,22 @@ struct HARReadingFixTests {
         #expect(failure.code == URLError.Code.serverCertificateUntrusted.rawValue && failure.message == "net::ERR_INSECURE_RESPONSE")
     }
 
+    @Test("a request body's encoding Tapedeck does not read (another tool's own value) keeps the entry: the text as it stands, with a note")
+    func unknownRequestEncoding() throws {
+        let file = #"""
+        {"log":{"version":"1.2","creator":{"name":"SomeTool","version":"3"},"entries":[
+         {"startedDateTime":"2026-01-01T00:00:00.000Z","time":1,
+          "request":{"method":"POST","url":"http://a.test/form","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"queryString":[],
+           "postData":{"mimeType":"text/plain","text":"hello","encoding":"utf-16"},"headersSize":-1,"bodySize":5},
+          "response":{"status":204,"statusText":"","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"content":{"size":0,"mimeType":""},
+           "redirectURL":"","headersSize":-1,"bodySize":0},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}
+        """#
+        let cassette = try read(file)
+        #expect(cassette.skipped.isEmpty)
+        #expect(cassette.interactions.first?.request.body == Data("hello".utf8))
+        #expect(cassette.notes.contains { $0.description.contains("'utf-16'") }, "\(cassette.notes)")
+    }
+
     @Test("other Chrome and Firefox error names map to the URLError a URLSession client sees")
     func otherErrorNames() {
         let expected: [(String, URLError.Code)] = [

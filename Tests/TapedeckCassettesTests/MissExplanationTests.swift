@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapedeckCassettes
+import TapedeckHTTP
 
 /// What a miss says: the entries nearest the request first, the part of the URL that differs
 /// named, and entries numbered as `tapedeck cassette inspect` numbers them.
@@ -41,6 +42,31 @@ struct MissExplanationTests {
         #expect(lines.count == 4)
         #expect(lines[1].contains("entry 5000 GET http://a.test/orders/7?page=2"), "\(lines)")
         #expect(lines[2].contains("entry 5001 DELETE http://a.test/orders/7?page=1: method"), "\(lines)")
+    }
+
+    @Test("the entry that matched but was played is named first, among 300 on one path, and under rules that ignore the method")
+    func playedEntryIsFound() {
+        func ask(_ player: CassettePlayer, _ request: RequestSnapshot) -> String {
+            let reply = player.reply(to: request, context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+            guard case let .noMatch(reason) = reply else { return "answered" }
+            return reason
+        }
+        let graphql = (0..<300).map { index in
+            Interaction(index: index, request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/graphql")!, body: Data("q\(index)".utf8)),
+                        outcome: .response(RecordedResponse(status: 200)))
+        }
+        let many = CassettePlayer(cassette: Cassette(interactions: graphql), rules: MatchRules(body: .raw), afterLast: .noMatch)
+        #expect(ask(many, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q280".utf8))) == "answered")
+        let again = ask(many, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q280".utf8)))
+        #expect(again.split(separator: "\n")[1].contains("entry 280 POST http://a.test/graphql: matches, but was already played"), "\(again)")
+
+        let pages = (1...3).map { entry($0 - 1, "http://a.test/items?page=\($0)") }
+        let posted = Interaction(index: 3, request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/items")!),
+                                 outcome: .response(RecordedResponse(status: 201)))
+        let anyMethod = CassettePlayer(cassette: Cassette(interactions: pages + [posted]), rules: MatchRules(method: false), afterLast: .noMatch)
+        #expect(ask(anyMethod, RequestSnapshot(method: .put, url: URL(string: "http://a.test/items")!)) == "answered")
+        let put = ask(anyMethod, RequestSnapshot(method: .put, url: URL(string: "http://a.test/items")!))
+        #expect(put.split(separator: "\n")[1].contains("entry 3 POST http://a.test/items: matches, but was already played"), "\(put)")
     }
 
     @Test("entries are numbered by their place in the file (entries skipped at load still count), as inspect lists them")

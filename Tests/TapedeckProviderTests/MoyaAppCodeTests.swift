@@ -223,7 +223,9 @@ struct MoyaAppCodeTests {
         let statusError: MoyaError = .statusCode(Response(statusCode: 503, data: Data("down".utf8)))
         #expect(failureSummary(statusError).hasPrefix("\(statusError.errorCode): "))
         let bridged = statusError as NSError
-        #expect(bridged.code == statusError.errorCode && bridged.localizedDescription == statusError.errorDescription)
+        #expect(bridged.code == 5 && statusError.errorCode == 5, "Moya's numbering, imageMapping counted")
+        #expect(bridged.localizedDescription == statusError.errorDescription)
+        #expect(MoyaError.underlying(URLError(.timedOut), nil).errorCode == 6 && MoyaError.jsonMapping(Response(statusCode: 200, data: Data())).errorCode == 1)
         #expect(statusError.errorUserInfo[NSLocalizedDescriptionKey] as? String == statusError.errorDescription)
         let timedOut = MoyaError.underlying(URLError(.timedOut), nil)
         #expect((timedOut.errorUserInfo[NSUnderlyingErrorKey] as? URLError)?.code == .timedOut)

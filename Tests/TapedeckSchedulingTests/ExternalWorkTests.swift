@@ -179,4 +179,22 @@ struct ExternalWorkTests {
         #expect(log.values == ["untracked"])
         #expect(scheduler.untrackedSubmissionCount == 1)
     }
+
+    @Test("work another thread submits while no run is in progress calls the outside-work hooks, once per submission; the owner's own does not")
+    func outsideWorkHooks() throws {
+        let scheduler = SimulatedScheduler()
+        let root = scheduler.makeSimulatedQueue(label: "root", target: nil)
+        let calls = Log<String>()
+        scheduler.addOutsideWorkHook { calls.append("woken") }
+        // From this (non-driving) thread, with nothing running: an async and a timer.
+        root.async { calls.append("ran async") }
+        root.asyncAfter(deadline: scheduler.now.advanced(by: .seconds(60)), named: "timer") { calls.append("ran timer") }
+        #expect(calls.values == ["woken", "woken"], "each submission wakes whoever serves the simulation")
+        try scheduler.runUntilIdle()
+        #expect(calls.values == ["woken", "woken", "ran async", "ran timer"], "work the run itself submits wakes nobody")
+        // From inside a job (the owner): no hook.
+        root.async { root.async { calls.append("nested") } }
+        try scheduler.runUntilIdle()
+        #expect(calls.values.filter { $0 == "woken" }.count == 3 && calls.values.last == "nested")
+    }
 }

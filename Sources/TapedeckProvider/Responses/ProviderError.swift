@@ -94,8 +94,26 @@ extension ProviderError: LocalizedError, CustomStringConvertible {
 }
 
 extension ProviderError: CustomNSError {
-    /// The description and the underlying error, under Foundation's keys (as Moya gives them);
-    /// `errorCode` is Swift's default for an enum, the case's position.
+    /// The case's position in Moya's `MoyaError`, which Swift gives as an `NSError`'s code: Moya
+    /// counts `imageMapping` (0), which this enum lacks, so `jsonMapping` is 1 and `statusCode` 5.
+    ///
+    /// ```swift
+    /// (ProviderError.statusCode(response) as NSError).code   // 5, as with Moya
+    /// ```
+    public var errorCode: Int {
+        switch self {
+        case .jsonMapping: 1
+        case .stringMapping: 2
+        case .objectMapping: 3
+        case .encodableMapping: 4
+        case .statusCode: 5
+        case .underlying: 6
+        case .requestMapping: 7
+        case .parameterEncoding: 8
+        }
+    }
+
+    /// The description and the underlying error, under Foundation's keys (as Moya gives them).
     ///
     /// ```swift
     /// let nsError = error as NSError   // nsError.localizedDescription, nsError.userInfo[NSUnderlyingErrorKey]

@@ -122,11 +122,13 @@ extension SimulatedScheduler {
         }
     }
 
-    /// Registers `hook` to be called, on the submitting thread, whenever another thread than a
-    /// driver put work into the simulation while no run was in progress (or as one ended): a
-    /// `SimulatedClock` sleep or an `async` from a client's own thread. A harness serving clients
-    /// on their own threads uses it to wake its driver, which would otherwise wait for the client's
-    /// next request and never fire the timer. The hook must not drive the scheduler itself.
+    /// Registers `hook` to be called whenever a thread other than a driver put work (an `async`,
+    /// a timer: a `SimulatedClock` sleep from a client's own thread) into the simulation while no
+    /// run was in progress — on the submitting thread — or as a run ended — on the driving thread,
+    /// once the run is over. A harness serving clients on their own threads uses it to wake its
+    /// driver, which would otherwise wait for the client's next request and never fire the timer.
+    /// The hook must neither drive the scheduler nor submit work to it (it would be called again);
+    /// hooks stay for the scheduler's life.
     ///
     /// ```swift
     /// scheduler.addOutsideWorkHook { driver.wake() }

@@ -25,15 +25,9 @@ enum StatusAPI: TargetType {
 
 /// Stamps every request with a header before it goes, through Moya's request closure type.
 func stampRequest(_ endpoint: Endpoint, done: @escaping MoyaProvider.RequestResultClosure) {
-    do {
-        var request = try endpoint.urlRequest()
-        request.setValue("status-app", forHTTPHeaderField: "X-Client")
-        done(.success(request))
-    } catch let error as MoyaError {
-        done(.failure(error))
-    } catch {
-        done(.failure(MoyaError.underlying(error, nil)))
-    }
+    guard var request = try? endpoint.urlRequest() else { return done(.failure(.requestMapping(endpoint.url))) }
+    request.setValue("status-app", forHTTPHeaderField: "X-Client")
+    done(.success(request))
 }
 
 /// What the app shows for a failure: Moya's error as Foundation sees it.
