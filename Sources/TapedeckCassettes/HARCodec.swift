@@ -88,9 +88,12 @@ public enum HARCodec {
                 content: content(of: response),
                 redirectURL: response.headers.value(for: "Location") ?? "", bodySize: response.body.count)
         case let .failure(failure):
-            harResponse = HARResponse(status: 0, statusText: "", headers: [],
-                                      content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
-                                      redirectURL: "", bodySize: -1)
+            var failed = HARResponse(status: 0, statusText: "", headers: [],
+                                     content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),
+                                     redirectURL: "", bodySize: -1)
+            // For other tools (DevTools shows a failed request's `response._error`).
+            failed.failureText = failure.message
+            harResponse = failed
             transportError = HARTransportError(code: failure.code, domain: failure.domain, message: failure.message)
         }
 

@@ -144,6 +144,7 @@ enum HARFastWriter {
 
     private static func response(_ response: HARResponse, _ writer: inout JSONWriter) {
         writer.object { writer in
+            if let failure = response.failureText { writer.key("_error") { $0.string(failure) } }
             writer.key("bodySize") { $0.int(response.bodySize) }
             if let comment = response.comment { writer.key("comment") { $0.string(comment) } }
             writer.key("content") { writer in

@@ -124,7 +124,9 @@ package struct HARResponse: Codable, Hashable, Sendable {
     package var bodySize: Int
     package var comment: String?
     /// Why another tool recorded no response: Chromium's and Playwright's `_failureText`
-    /// (`net::ERR_ABORTED`), or the `_error` text DevTools and mitmproxy put here. Never written.
+    /// (`net::ERR_ABORTED`), or the `_error` text DevTools and mitmproxy put here. Tapedeck writes
+    /// a failure's message here as `_error` (what DevTools shows), beside the entry's own `_error`
+    /// object, which is what it reads back.
     package var failureText: String?
 
     enum CodingKeys: String, CodingKey {
@@ -178,6 +180,7 @@ package struct HARResponse: Codable, Hashable, Sendable {
         try container.encode(headersSize, forKey: .headersSize)
         try container.encode(bodySize, forKey: .bodySize)
         try container.encodeIfPresent(comment, forKey: .comment)
+        try container.encodeIfPresent(failureText, forKey: .error)
     }
 }
 

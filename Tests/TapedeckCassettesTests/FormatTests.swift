@@ -57,6 +57,7 @@ struct FormatTests {
         #expect(entries[3].response.content.text == "already decoded")
         #expect(entries[4].error?.code == URLError.cannotConnectToHost.rawValue)
         #expect(entries[4].response.status == 0)
+        #expect(entries[4].response.failureText == entries[4].error?.message && entries[4].response.failureText?.isEmpty == false, "DevTools shows response._error")
         #expect(entries[5].response.redirectURL == "/users/1")
         #expect(entries[0].request.queryString.map(\.name) == ["b", "a"])
         #expect(entries.map(\.index) == [0, 1, 2, 3, 4, 5])
