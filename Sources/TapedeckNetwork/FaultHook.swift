@@ -66,7 +66,7 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
         case let .overrideStatus(status): return "status \(status)"
         case let .resetAfter(bytes): return "reset after \(bytes) bytes"
         case .stall: return "stall"
-        case let .delay(duration): return "delay \(duration)"
+        case let .delay(duration): return "delay \(duration.compactText)"
         case let .deliverMetrics(delivery): return "metrics \(delivery)"
         case let .overrideResponse(status, headers):
             let fields = headers.keys.sorted().map { "\($0): \(headers[$0]!)" }.joined(separator: ", ")

@@ -66,4 +66,15 @@ struct ClockTests {
         }
         try #require(scheduler.scheduledTimerCount == 1)
     }
+
+    @Test("durations print as traces, timelines and reports print them, never as raw seconds")
+    func compactText() {
+        #expect(Duration.nanoseconds(79_886_010).compactText == "79.886ms")
+        #expect(Duration.milliseconds(1_250).compactText == "1.25s")
+        #expect(Duration.microseconds(12).compactText == "12µs")
+        #expect(Duration.seconds(123).compactText == "2m3s")
+        #expect(Duration.seconds(5_459.5).compactText == "1h30m59.5s")
+        #expect(Duration.zero.compactText == "0s")
+        #expect(Duration.milliseconds(-1_500).compactText == "-1.5s")
+    }
 }

@@ -1,3 +1,5 @@
+import TapedeckScheduling
+
 /// What an exploration found, computed from its seed records alone — so a single run and a merge
 /// of its shards' records give equal summaries: seeds run, failures, distinct trace hashes, how
 /// often each fault site fired, the slowest seeds in virtual time, and the failing seeds with the
@@ -95,7 +97,6 @@ public struct ExploreSummary: Hashable, Sendable {
 
     /// `4.013s`.
     static func seconds(_ nanoseconds: Int64) -> String {
-        let milliseconds = nanoseconds / 1_000_000
-        return "\(milliseconds / 1_000).\(String(repeating: "0", count: 3 - String(milliseconds % 1_000).count))\(milliseconds % 1_000)s"
+        Duration.nanoseconds(nanoseconds).compactText   // as `tapedeck run` prints times
     }
 }

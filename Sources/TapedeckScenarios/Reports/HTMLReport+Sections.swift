@@ -11,10 +11,10 @@ extension HTMLReport {
         let failedRequests = Set(outcome.failures.compactMap(\.request)).count
         let facts: [(String, String)] = [
             ("seed", "\(outcome.seed)"),
-            ("requests", "\(outcome.requests.count)" + (failedRequests > 0 ? " (\(failedRequests) failed)" : "")),
+            (outcome.requests.count == 1 ? "request" : "requests", "\(outcome.requests.count)" + (failedRequests > 0 ? " (\(failedRequests) failed)" : "")),
             ("virtual time", TextTimeline.format(outcome.virtualNanoseconds)),
-            ("faults fired", "\(outcome.faults.count)"),
-            ("checks failed", "\(outcome.failures.count)"),
+            (outcome.faults.count == 1 ? "fault fired" : "faults fired", "\(outcome.faults.count)"),
+            (outcome.failures.count == 1 ? "check failed" : "checks failed", "\(outcome.failures.count)"),
             ("jobs", "\(outcome.jobs)"),
             ("trace hash", outcome.traceHash),
         ]

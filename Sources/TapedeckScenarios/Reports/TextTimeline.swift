@@ -90,26 +90,6 @@ public struct TextTimeline: Sendable {
     /// `1.25s`, `830ms`, `2m3s`, `1h`, `1h30m59.5s` (from 2 minutes on: hours, minutes and
     /// seconds, the zero ones left out, the seconds to the millisecond).
     static func format(_ nanoseconds: Int64) -> String {
-        if nanoseconds == 0 { return "0s" }
-        let seconds = Double(nanoseconds) / 1e9
-        if seconds >= 120 {
-            let milliseconds = (nanoseconds + 500_000) / 1_000_000
-            let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60, rest = milliseconds % 60_000
-            var text = hours > 0 ? "\(hours)h" : ""
-            if minutes > 0 { text += "\(minutes)m" }
-            if rest > 0 { text += trimmed(Double(rest) / 1_000) + "s" }
-            return text
-        }
-        if seconds >= 1 { return trimmed(seconds) + "s" }
-        if seconds >= 0.001 { return trimmed(seconds * 1_000) + "ms" }
-        return trimmed(seconds * 1_000_000) + "µs"
-    }
-
-    private static func trimmed(_ value: Double) -> String {
-        let text = String(format: "%.3f", value)
-        var trimmed = text
-        while trimmed.hasSuffix("0") { trimmed.removeLast() }
-        if trimmed.hasSuffix(".") { trimmed.removeLast() }
-        return trimmed
+        Duration.nanoseconds(nanoseconds).compactText
     }
 }

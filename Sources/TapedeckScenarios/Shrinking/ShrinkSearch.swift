@@ -213,7 +213,7 @@ extension FaultKind {
     var valueText: String {
         switch self {
         case let .reset(bytes), let .truncate(bytes): return "afterBytes \(bytes)"
-        case let .latency(delay, _): return "delay \(delay)"
+        case let .latency(delay, _): return "delay \(delay.compactText)"
         case let .status(_, _, retryAfter, _): return "retryAfter \(retryAfter.map { "\($0)" } ?? "none")"
         default: return "\(self)"
         }
