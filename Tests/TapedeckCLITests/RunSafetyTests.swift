@@ -47,6 +47,23 @@ struct RunSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("api.har.gz.journal").path))
     }
 
+    @Test("--record on a file with neither an upstream nor a cassette names both missing pieces at once")
+    func recordNamesEverythingMissing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("stubs.yaml")
+        try Data("""
+            traffic:
+              stubs: [{url: http://api.test/a, json: {ok: true}}]
+            script:
+              - request: GET http://api.test/a
+            """.utf8).write(to: file)
+        let run = try runTapedeck(["run", file.path, "--record", "once"])
+        #expect(run.status == 2, "\(run.output)\(run.errors)")
+        #expect(run.errors.contains("needs traffic.upstream: the server to record from, and traffic.cassette: where to record"), "\(run.errors)")
+        #expect(run.errors.contains("add 'cassette: NAME.har.gz' under traffic"), "\(run.errors)")
+    }
+
     @Test("a failed --record all keeps the old entries first, adds the new ones after them, and says so and how to drop them")
     func failedRecordAll() throws {
         // Given a scenario whose upstream refuses connections (so the re-recording fails)

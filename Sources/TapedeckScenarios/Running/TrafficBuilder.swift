@@ -37,11 +37,20 @@ struct TrafficBuilder {
                                        chunkSize: stub.bandwidth.map { RouteOptions.chunkSize(forBandwidth: $0) } ?? RouteOptions.defaultChunkSize)
             network.add(Route(.any, responder: SequenceResponder(stub), options: options))
         }
-        if let recordMode, traffic.upstream == nil {
+        if let recordMode, traffic.upstream == nil || traffic.cassette == nil {
             // Without an upstream the recorder would send the script's own URLs to the live network.
-            throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs traffic.upstream: the server to record from",
-                                 hint: "add 'upstream: http://HOST:PORT' under traffic (requests go there, with their path and query); "
-                                     + "nothing is sent anywhere without it")
+            // Both missing pieces are named at once.
+            var missing: [String] = [], hints: [String] = []
+            if traffic.upstream == nil {
+                missing.append("traffic.upstream: the server to record from")
+                hints.append("add 'upstream: http://HOST:PORT' under traffic (requests go there, with their path and query; nothing is sent anywhere without it)")
+            }
+            if traffic.cassette == nil {
+                missing.append("traffic.cassette: where to record")
+                hints.append("add 'cassette: NAME.har.gz' under traffic")
+            }
+            throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs " + missing.joined(separator: ", and "),
+                                 hint: hints.joined(separator: "; "))
         }
         if let cassette = traffic.cassette {
             let options = RouteOptions(latency: .recorded(scale: cassette.timingScale))
@@ -63,8 +72,6 @@ struct TrafficBuilder {
                 }
                 network.add(Route(.any, responder: player, options: options))
             }
-        } else if let recordMode {
-            throw scenario.error(at: "traffic", reason: "--record \(recordMode.rawValue) needs a cassette to record into", hint: "add traffic.cassette")
         }
         return built
     }
