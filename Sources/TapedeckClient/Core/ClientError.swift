@@ -1,8 +1,8 @@
 public import Foundation
 
 /// Everything that can go wrong on a request's path, with Alamofire's case set (`AFError` in 5.12)
-/// minus the cases of features this client does not have (uploads, downloads, server trust,
-/// multipart); docs/client.md lists the differences. ``AFError`` is another name for it, so code
+/// minus the cases of features this client does not have (server trust, URL-session
+/// resume data); docs/client.md lists the differences. ``AFError`` is another name for it, so code
 /// written against Alamofire keeps its spelling.
 ///
 /// ```swift
@@ -35,6 +35,56 @@ public enum ClientError: Error, Sendable {
     case sessionDeinitialized
     /// The URLSession was invalidated.
     case sessionInvalidated(error: (any Error)?)
+    /// A multipart form could not be encoded (a part's file, a stream, the output file).
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
+    /// An upload's body could not be made (its form failed to encode, or its file could not be written).
+    case createUploadableFailed(error: any Error)
+    /// A download's file could not be moved to its destination.
+    case downloadedFileMoveFailed(error: any Error, source: URL, destination: URL)
+
+    /// Why a multipart form could not be encoded.
+    public enum MultipartEncodingFailureReason: Sendable {
+        /// A file part's URL is not a file URL.
+        case bodyPartURLInvalid(url: URL)
+        /// A file part's URL has no file name or no extension to name the part by.
+        case bodyPartFilenameInvalid(in: URL)
+        /// A file part's file does not exist.
+        case bodyPartFileNotReachable(at: URL)
+        /// Checking a file part's file failed.
+        case bodyPartFileNotReachableWithError(atURL: URL, error: any Error)
+        /// A file part's URL names a directory.
+        case bodyPartFileIsDirectory(at: URL)
+        /// A file part's size could not be read.
+        case bodyPartFileSizeNotAvailable(at: URL)
+        /// Asking a file part's size failed.
+        case bodyPartFileSizeQueryFailedWithError(forURL: URL, error: any Error)
+        /// A file part's file could not be opened for reading.
+        case bodyPartInputStreamCreationFailed(for: URL)
+        /// The output file could not be created.
+        case outputStreamCreationFailed(for: URL)
+        /// The output file already exists.
+        case outputStreamFileAlreadyExists(at: URL)
+        /// The output URL is not a file URL.
+        case outputStreamURLInvalid(url: URL)
+        /// Writing the output file failed.
+        case outputStreamWriteFailed(error: any Error)
+        /// Reading a part's stream failed, or it held fewer or more bytes than its stated length.
+        case inputStreamReadFailed(error: any Error)
+    }
+
+    /// A stream part held another number of bytes than the form was told.
+    public struct UnexpectedInputStreamLength: Error, Sendable {
+        /// The length the part was appended with.
+        public var bytesExpected: UInt64
+        /// How many bytes the stream gave.
+        public var bytesRead: UInt64
+
+        /// The two counts.
+        public init(bytesExpected: UInt64, bytesRead: UInt64) {
+            self.bytesExpected = bytesExpected
+            self.bytesRead = bytesRead
+        }
+    }
 
     /// Why a ``ParameterEncoding`` failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -94,6 +144,10 @@ public enum ClientError: Error, Sendable {
         case invalidEmptyResponse(type: String)
         /// A custom serializer threw.
         case customSerializationFailed(error: any Error)
+        /// A download finished without a file to read.
+        case inputFileNil
+        /// A download's file could not be read.
+        case inputFileReadFailed(at: URL)
     }
 }
 
@@ -140,6 +194,24 @@ extension ClientError {
         return false
     }
 
+    /// True for `.multipartEncodingFailed`.
+    public var isMultipartEncodingError: Bool {
+        if case .multipartEncodingFailed = self { return true }
+        return false
+    }
+
+    /// True for `.createUploadableFailed`.
+    public var isCreateUploadableError: Bool {
+        if case .createUploadableFailed = self { return true }
+        return false
+    }
+
+    /// True for `.downloadedFileMoveFailed`.
+    public var isDownloadedFileMoveError: Bool {
+        if case .downloadedFileMoveFailed = self { return true }
+        return false
+    }
+
     /// True for `.sessionDeinitialized`.
     public var isSessionDeinitializedError: Bool {
         if case .sessionDeinitialized = self { return true }
@@ -149,8 +221,17 @@ extension ClientError {
     /// The error this one wraps, if any.
     public var underlyingError: (any Error)? {
         switch self {
-        case let .createURLRequestFailed(error), let .requestAdaptationFailed(error), let .sessionTaskFailed(error):
+        case let .createURLRequestFailed(error), let .requestAdaptationFailed(error), let .sessionTaskFailed(error),
+             let .createUploadableFailed(error), let .downloadedFileMoveFailed(error, _, _):
             return error
+        case let .multipartEncodingFailed(reason):
+            switch reason {
+            case let .bodyPartFileNotReachableWithError(_, error), let .bodyPartFileSizeQueryFailedWithError(_, error),
+                 let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error):
+                return error
+            default:
+                return nil
+            }
         case let .requestRetryFailed(retryError, _):
             return retryError
         case let .parameterEncoderFailed(.encoderFailed(error)):
@@ -230,6 +311,10 @@ extension ClientError: CustomStringConvertible {
         case let .responseSerializationFailed(reason): return "response serialization failed: \(reason)"
         case .sessionDeinitialized: return "the Session was released while the request was running"
         case let .sessionInvalidated(error): return "the URLSession was invalidated\(error.map { ": \($0)" } ?? "")"
+        case let .multipartEncodingFailed(reason): return "multipart encoding failed: \(reason)"
+        case let .createUploadableFailed(error): return "the upload's body could not be made: \(error)"
+        case let .downloadedFileMoveFailed(error, source, destination):
+            return "moving the downloaded file from \(source.path) to \(destination.path) failed: \(error)"
         }
     }
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// A request whose response body is collected in memory.
-public final class DataRequest: Request, @unchecked Sendable {
+public class DataRequest: Request, @unchecked Sendable {
     // @unchecked Sendable: as Request; `dataState` is a lock too.
 
     private struct DataState {
@@ -31,6 +31,7 @@ public final class DataRequest: Request, @unchecked Sendable {
         dataState.write { state in
             if state.data == nil { state.data = data } else { state.data!.append(data) }
         }
+        updateDownloadProgress(bytesReceived: Int64(data.count), totalBytesExpected: response?.expectedContentLength ?? -1)
     }
 
     func appendValidator(_ validation: @escaping Validation) {

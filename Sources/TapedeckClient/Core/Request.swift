@@ -41,6 +41,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// What a cancel that ends a serializer-stage retry delivers to that serializer's handler.
         var abandonSerializerRetry: (@Sendable () -> Void)?
         var finishHandlers: [@Sendable () -> Void] = []
+        /// The response body's byte counts and progress watcher (Request+Progress.swift).
+        var download = TransferCount()
 
         /// What the current attempt's task is doing, as the lifecycle's events need it. The current
         /// attempt is number `retryCount + 1`: while a retry's attempt is set up (adapted), the last
@@ -197,10 +199,11 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     // MARK: what subclasses add to an attempt
 
-    /// Clears per-attempt state. (Unlike Alamofire on Linux, nothing here can trap: there is no
-    /// Progress whose total is set below its completed count.)
+    /// Clears per-attempt state. (Unlike Alamofire on Linux, nothing here can trap: see
+    /// `TransferCount.set` for how progress is reset.)
     func reset() {
         mutableState.write { state in
+            state.download.reset()
             state.error = nil
             state.responseSerializerCompletions = []
             state.pendingRetry = nil

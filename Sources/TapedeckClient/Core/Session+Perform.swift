@@ -27,6 +27,17 @@ extension Session {
     /// On the requestQueue: build the URLRequest, validate it, adapt it; each outcome hops to the rootQueue.
     func performSetupOperations(for request: Request) {
         requestQueue.preconditionCurrent()
+        if let upload = request as? UploadRequest {
+            do {
+                if let made = try upload.prepareUploadable() {
+                    rootQueue.async(named: "didCreateUploadable") { upload.didCreateUploadable(made) }
+                }
+            } catch {
+                let failure = error.asClientError(orFailWith: { .createUploadableFailed(error: $0) })
+                rootQueue.async(named: "didFailToCreateUploadable") { upload.didFailToCreateUploadable(with: failure) }
+                return
+            }
+        }
         let initialRequest: URLRequest
         do {
             initialRequest = try request.convertible.asURLRequest()
@@ -210,6 +221,7 @@ extension Session {
     }
 
     func cleanup(after request: Request) {
+        (request as? UploadRequest)?.removeTemporaryUpload()
         state.write { state in
             _ = state.activeRequests.removeValue(forKey: ObjectIdentifier(request))
             // Tasks of requests nobody holds any more can have no late callback attributed to

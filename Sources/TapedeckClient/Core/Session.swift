@@ -218,7 +218,7 @@ open class Session: @unchecked Sendable {
     }
 
     /// A deterministic UUID: the root queue label's digest and the request's number.
-    private func nextRequestID() -> UUID {
+    func nextRequestID() -> UUID {
         let number = state.write { state -> UInt64 in
             state.requestCount += 1
             return state.requestCount

@@ -14,7 +14,7 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     var eventMonitor: CompositeEventMonitor?
 
     /// Kept for subclasses written for Alamofire, which hands it the `FileManager` for downloads
-    /// (this client has data requests only, so nothing here moves files).
+    /// (downloads here run as data tasks whose bytes the request itself writes out).
     public let fileManager: FileManager
 
     /// A delegate; the Session that owns it connects itself. `fileManager` is Alamofire's
@@ -75,6 +75,14 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         eventMonitor?.urlSession(session, dataTask: dataTask, didReceive: data)
         (self.request(for: dataTask) as? DataRequest)?.didReceive(data: data)
+    }
+
+    /// Records the bytes an upload task sent (URLSession's own transports report them).
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                         totalBytesExpectedToSend: Int64) {
+        eventMonitor?.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                                 totalBytesExpectedToSend: totalBytesExpectedToSend)
+        (request(for: task) as? UploadRequest)?.updateUploadProgress(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     // MARK: callbacks a subclass written for Alamofire may override

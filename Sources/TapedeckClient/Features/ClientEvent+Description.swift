@@ -36,6 +36,8 @@ extension ClientEvent: CustomStringConvertible {
             ("urlSession.didReceiveResponse", nil, task, "\((response as? HTTPURLResponse)?.statusCode ?? 0)")
         case let .dataTaskDidReceiveData(_, task, data):
             ("urlSession.didReceiveData", nil, task, "\(data.count)")
+        case let .taskDidSendBodyData(_, task, _, total, _):
+            ("urlSession.didSendBodyData", nil, task, "\(total)")
         case let .requestDidCreateInitialURLRequest(request, _):
             ("didCreateInitialURLRequest", request, nil, "")
         case let .requestDidFailToCreateURLRequestWithError(request, error):
@@ -74,6 +76,10 @@ extension ClientEvent: CustomStringConvertible {
             ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
         case let .requestDidParseSerializedResponse(request, response):
             ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
+        case let .requestDidCreateUploadable(request, uploadable):
+            ("didCreateUploadable", request, nil, uploadable.kind)
+        case let .requestDidFailToCreateUploadableWithError(request, error):
+            ("didFailToCreateUploadable", request, nil, Self.describe(error))
         case let .requestDidObserveAnomaly(request, anomaly, task):
             ("ledgerAnomaly", request, task, anomaly.rawValue)
         }

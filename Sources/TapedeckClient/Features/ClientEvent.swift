@@ -33,6 +33,8 @@ public enum ClientEvent: @unchecked Sendable {
     case dataTaskDidReceiveResponse(URLSession, URLSessionDataTask, URLResponse)
     /// `urlSession(_:dataTask:didReceive:)` with body bytes
     case dataTaskDidReceiveData(URLSession, URLSessionDataTask, Data)
+    /// ``EventMonitor/urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
+    case taskDidSendBodyData(URLSession, URLSessionTask, Int64, Int64, Int64)
     /// ``EventMonitor/request(_:didCreateInitialURLRequest:)``
     case requestDidCreateInitialURLRequest(Request, URLRequest)
     /// ``EventMonitor/request(_:didFailToCreateURLRequestWithError:)``
@@ -71,6 +73,10 @@ public enum ClientEvent: @unchecked Sendable {
     case requestDidParseResponse(DataRequest, DataResponse<Data?, ClientError>)
     /// The generic `request(_:didParseResponse:)`, with a serializer's response.
     case requestDidParseSerializedResponse(DataRequest, SerializedResponse)
+    /// ``EventMonitor/request(_:didCreateUploadable:)``
+    case requestDidCreateUploadable(UploadRequest, UploadRequest.Uploadable)
+    /// ``EventMonitor/request(_:didFailToCreateUploadableWithError:)``
+    case requestDidFailToCreateUploadableWithError(UploadRequest, ClientError)
     /// ``EventMonitor/request(_:didObserve:for:)``
     case requestDidObserveAnomaly(Request, TaskLedgerAnomaly, URLSessionTask)
 
@@ -89,6 +95,8 @@ public enum ClientEvent: @unchecked Sendable {
             monitor.urlSession(session, dataTask: task, didReceive: response)
         case let .dataTaskDidReceiveData(session, task, data):
             monitor.urlSession(session, dataTask: task, didReceive: data)
+        case let .taskDidSendBodyData(session, task, sent, total, expected):
+            monitor.urlSession(session, task: task, didSendBodyData: sent, totalBytesSent: total, totalBytesExpectedToSend: expected)
         case let .requestDidCreateInitialURLRequest(request, urlRequest):
             monitor.request(request, didCreateInitialURLRequest: urlRequest)
         case let .requestDidFailToCreateURLRequestWithError(request, error):
@@ -127,6 +135,10 @@ public enum ClientEvent: @unchecked Sendable {
             monitor.request(request, didParseResponse: response)
         case let .requestDidParseSerializedResponse(request, response):
             response.deliver(to: monitor, request)
+        case let .requestDidCreateUploadable(request, uploadable):
+            monitor.request(request, didCreateUploadable: uploadable)
+        case let .requestDidFailToCreateUploadableWithError(request, error):
+            monitor.request(request, didFailToCreateUploadableWithError: error)
         case let .requestDidObserveAnomaly(request, anomaly, task):
             monitor.request(request, didObserve: anomaly, for: task)
         }

@@ -47,7 +47,8 @@ public protocol EventMonitor: Sendable {
     /// A task met an authentication challenge. Never sent (the transports answer no challenges);
     /// a requirement so that a monitor forwarding it to another, as Alamofire apps do, compiles.
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge)
-    /// A task sent body bytes. Never sent (data requests only); a requirement, as above.
+    /// An upload task sent body bytes (URLSession's own transports report it; the simulated and
+    /// recorded ones do not, and an ``UploadRequest`` then reports its body sent when the response begins).
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
                     totalBytesExpectedToSend: Int64)
     /// A task needs a new body stream. Never sent; a requirement, as above.
@@ -97,6 +98,10 @@ public protocol EventMonitor: Sendable {
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, ClientError>)
     /// A serializer produced its response.
     func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>)
+    /// An upload request made its body.
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
+    /// An upload request could not make its body.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: ClientError)
 
     /// Not in Alamofire: the task ledger saw something a transport should never do (metrics never
     /// came within the grace period, metrics twice, completion twice). Tapedeck reports instead of
@@ -137,9 +142,11 @@ extension EventMonitor {
     }
     /// Does nothing (never sent).
     public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {}
-    /// Does nothing (never sent).
+    /// Hands the event to `handle(_:)`.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
-                           totalBytesExpectedToSend: Int64) {}
+                           totalBytesExpectedToSend: Int64) {
+        handle(.taskDidSendBodyData(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend))
+    }
     /// Does nothing (never sent).
     public func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask) {}
     /// Does nothing (never sent).
@@ -205,6 +212,14 @@ extension EventMonitor {
     /// Hands the event to `handle(_:)`.
     public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, ClientError>) {
         handle(.requestDidParseSerializedResponse(request, SerializedResponse(response)))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        handle(.requestDidCreateUploadable(request, uploadable))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: ClientError) {
+        handle(.requestDidFailToCreateUploadableWithError(request, error))
     }
     /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {

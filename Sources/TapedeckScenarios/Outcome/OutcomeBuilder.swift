@@ -120,7 +120,7 @@ struct OutcomeBuilder {
         case .responseValidationFailed: return .validation
         case .responseSerializationFailed: return .serialization
         case .requestAdaptationFailed, .createURLRequestFailed, .invalidURL, .parameterEncodingFailed, .parameterEncoderFailed,
-             .urlRequestValidationFailed:
+             .urlRequestValidationFailed, .multipartEncodingFailed, .createUploadableFailed:
             return .adaptation
         case .requestRetryFailed:
             // The retrier failed (a token refresh after a 401, a custom retrier's error): the
@@ -129,6 +129,8 @@ struct OutcomeBuilder {
             return .retry
         case .sessionDeinitialized, .sessionInvalidated:
             return .session
+        case .downloadedFileMoveFailed:
+            return .transport
         case let .sessionTaskFailed(underlying):
             guard let code = (underlying as? URLError)?.code else { return .transport }
             switch code {

@@ -1,0 +1,92 @@
+public import Dispatch
+public import Foundation
+public import TapedeckScheduling
+
+// Download progress, as Alamofire's `downloadProgress`: how much of the response body arrived.
+// The `Progress` object is made the first time it is read or a handler needs it, so requests
+// nobody watches do not pay for one (corelibs' `Progress` takes a lock and looks for a parent).
+
+extension Request {
+    /// Called with a request's `Progress` each time it moves (Alamofire's `Request.ProgressHandler`).
+    public typealias ProgressHandler = @Sendable (_ progress: Progress) -> Void
+
+    /// Byte counts of one direction of an attempt, and who watches them.
+    struct TransferCount {
+        var completed: Int64 = 0
+        var total: Int64 = 0
+        var progress: Progress?
+        var handler: (handler: ProgressHandler, queue: any SchedulerQueue)?
+
+        /// The Progress object, made now with the counts so far when there was none.
+        mutating func object() -> Progress {
+            if let progress { return progress }
+            let made = Progress(totalUnitCount: total)
+            made.completedUnitCount = completed
+            progress = made
+            return made
+        }
+
+        /// Back to zero for a new attempt.
+        mutating func reset() {
+            completed = 0
+            total = 0
+            if let progress { Self.set(progress, completed: 0, total: 0) }
+        }
+
+        /// Sets a Progress's counts in a way corelibs cannot trap on: it traps when a total that
+        /// was not 0 becomes 0 (whatever the completed count; Alamofire's reset crashes there on
+        /// Linux), so a total going back to 0 is set to -1 ("unknown") instead, and a completed
+        /// count going down is lowered before the total changes.
+        static func set(_ progress: Progress, completed: Int64, total: Int64) {
+            if completed < progress.completedUnitCount { progress.completedUnitCount = completed }
+            let newTotal = total == 0 && progress.totalUnitCount != 0 ? -1 : total
+            if newTotal != progress.totalUnitCount { progress.totalUnitCount = newTotal }
+            if completed != progress.completedUnitCount { progress.completedUnitCount = completed }
+        }
+    }
+
+    /// How much of the response body arrived in the current attempt: `completedUnitCount` bytes
+    /// (decoded, as the client receives them) of `totalUnitCount` (the response's
+    /// `Content-Length`, -1 when it has none).
+    public var downloadProgress: Progress {
+        mutableState.write { $0.download.object() }
+    }
+
+    /// Calls `closure` on `queue` (the session's default response queue when nil) each time body
+    /// bytes arrive.
+    ///
+    /// ```swift
+    /// session.request(url).downloadProgress { print(Int($0.fractionCompleted * 100), "%") }.responseData { _ in }
+    /// ```
+    @preconcurrency
+    @discardableResult
+    public func downloadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        mutableState.write { $0.download.handler = (closure, queue) }
+        return self
+    }
+
+    /// `downloadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
+    /// `downloadProgress(queue: .main) { … }`).
+    @preconcurrency
+    @discardableResult
+    public func downloadProgress(queue: DispatchQueue, closure: @escaping ProgressHandler) -> Self {
+        downloadProgress(queue: self.queue(standingFor: queue), closure: closure)
+    }
+
+    /// Adds `bytesReceived` to the attempt's count, then tells the handler.
+    func updateDownloadProgress(bytesReceived: Int64, totalBytesExpected: Int64) {
+        let watched = mutableState.write { state -> (ProgressHandler, any SchedulerQueue, Progress)? in
+            state.download.total = totalBytesExpected
+            state.download.completed += bytesReceived
+            if let progress = state.download.progress {
+                TransferCount.set(progress, completed: state.download.completed, total: totalBytesExpected)
+            }
+            guard let handler = state.download.handler else { return nil }
+            return (handler.handler, handler.queue, state.download.object())
+        }
+        guard let (handler, queue, progress) = watched else { return }
+        let boxed = UncheckedSendable(progress)
+        queue.async(named: "downloadProgress") { handler(boxed.value) }
+    }
+}

@@ -1,0 +1,202 @@
+public import Foundation
+public import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Something that can make an upload's body (Alamofire's `UploadableConvertible`): data, a file,
+/// a stream, or a multipart form encoded on demand.
+public protocol UploadableConvertible: Sendable {
+    /// The body to send. Called once per request, on the session's requestQueue; a throw ends the
+    /// request with ``ClientError/createUploadableFailed(error:)`` (after asking the retrier).
+    func createUploadable() throws -> UploadRequest.Uploadable
+}
+
+/// A data request that sends a body through a URLSession upload task: made by the `upload`
+/// methods of ``Session`` (data, file, stream, multipart form). The response is read as for any
+/// ``DataRequest``; ``uploadProgress`` follows the body being sent.
+///
+/// ```swift
+/// session.upload(Data("hello".utf8), to: "https://api.example.com/notes", method: .put)
+///     .uploadProgress { print("sent", $0.fractionCompleted) }
+///     .responseData { print($0.result) }
+/// ```
+public final class UploadRequest: DataRequest, @unchecked Sendable {
+    // @unchecked Sendable: as DataRequest; `uploadState` is a lock too.
+
+    /// Where an upload's body comes from.
+    public enum Uploadable: UploadableConvertible, @unchecked Sendable {
+        // @unchecked Sendable: an InputStream is read by one task only.
+        /// Bytes in memory.
+        case data(Data)
+        /// A file; `shouldRemove` deletes it once the request finished (a form written to disk).
+        case file(URL, shouldRemove: Bool)
+        /// A stream, read once by the task (a retry cannot send it again; make a new request).
+        case stream(InputStream)
+
+        /// Itself.
+        public func createUploadable() throws -> Uploadable { self }
+
+        /// `data`, `file` or `stream` (for event descriptions).
+        var kind: String {
+            switch self {
+            case .data: "data"
+            case .file: "file"
+            case .stream: "stream"
+            }
+        }
+
+        /// The body's length when known (data, file), for upload progress.
+        var length: Int64? {
+            switch self {
+            case let .data(data): return Int64(data.count)
+            case let .file(url, _):
+                return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+            case .stream: return nil
+            }
+        }
+    }
+
+    private struct UploadState {
+        var uploadable: Uploadable?
+        var progressHandler: (handler: ProgressHandler, queue: any SchedulerQueue)?
+    }
+
+    /// What makes the body (given to the `upload` method).
+    public let upload: any UploadableConvertible
+    /// The file manager that removes a temporary form file once the request finished.
+    public let fileManager: FileManager
+    /// How much of the body was sent, for the current attempt.
+    public let uploadProgress = Progress(totalUnitCount: 0)
+
+    private let uploadState = Protected(UploadState())
+
+    init(id: UUID, convertible: any URLRequestConvertible, upload: any UploadableConvertible, fileManager: FileManager,
+         underlyingQueue: any SchedulerQueue, serializationQueue: any SchedulerQueue, eventMonitor: CompositeEventMonitor,
+         interceptor: (any RequestInterceptor)?, delegate: Session) {
+        self.upload = upload
+        self.fileManager = fileManager
+        super.init(id: id, convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate)
+    }
+
+    /// The body made for this request (nil until the request was set up).
+    public var uploadable: Uploadable? { uploadState.read { $0.uploadable } }
+
+    /// Makes the body once (a retry sends the same one): on the requestQueue, before the URLRequest.
+    /// Returns the body when it was made now, nil when an earlier attempt made it.
+    func prepareUploadable() throws -> Uploadable? {
+        guard uploadable == nil else { return nil }
+        let made: Uploadable
+        do { made = try upload.createUploadable() } catch {
+            throw error.asClientError(orFailWith: { .createUploadableFailed(error: $0) })
+        }
+        uploadState.write { $0.uploadable = made }
+        return made
+    }
+
+    func didCreateUploadable(_ uploadable: Uploadable) {
+        underlyingQueue.preconditionCurrent()
+        eventMonitor.request(self, didCreateUploadable: uploadable)
+    }
+
+    /// The body could not be made: the attempt fails with the error (the retrier is asked, as for
+    /// a URLRequest that could not be built).
+    func didFailToCreateUploadable(with error: ClientError) {
+        underlyingQueue.preconditionCurrent()
+        self.error = error
+        eventMonitor.request(self, didFailToCreateUploadableWithError: error)
+        retryOrFinish(error: error)
+    }
+
+    override func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
+        switch uploadable {
+        case let .data(data):
+            return session.uploadTask(with: request, from: data)
+        case let .file(url, _):
+            return session.uploadTask(with: request, fromFile: url)
+        case let .stream(stream):
+            var streamed = request
+            streamed.httpBodyStream = stream
+            return session.uploadTask(withStreamedRequest: streamed)
+        case nil:
+            return session.uploadTask(with: request, from: Data())
+        }
+    }
+
+    override func reset() {
+        super.reset()
+        TransferCount.set(uploadProgress, completed: 0, total: 0)
+    }
+
+    /// Calls `closure` on `queue` (the session's default response queue when nil) each time more
+    /// of the body was sent. URLSession reports sending for its own transports; a simulated or
+    /// recorded exchange reports the whole body as sent when the response begins.
+    @preconcurrency
+    @discardableResult
+    public func uploadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        uploadState.write { $0.progressHandler = (closure, queue) }
+        return self
+    }
+
+    /// `uploadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
+    /// `uploadProgress(queue: .main) { … }`).
+    @preconcurrency
+    @discardableResult
+    public func uploadProgress(queue: DispatchQueue, closure: @escaping ProgressHandler) -> Self {
+        uploadProgress(queue: self.queue(standingFor: queue), closure: closure)
+    }
+
+    /// Records bytes sent (URLSession's `didSendBodyData`), then tells the progress handler.
+    func updateUploadProgress(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        guard totalBytesSent != uploadProgress.completedUnitCount || totalBytesExpectedToSend != uploadProgress.totalUnitCount else { return }
+        TransferCount.set(uploadProgress, completed: totalBytesSent, total: totalBytesExpectedToSend)
+        guard let handler = uploadState.read({ $0.progressHandler }) else { return }
+        let progress = UncheckedSendable(uploadProgress)
+        handler.queue.async(named: "uploadProgress") { handler.handler(progress.value) }
+    }
+
+    /// The response began, so the whole body was sent: says so unless URLSession already did.
+    override func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        if let length = uploadable?.length, uploadProgress.completedUnitCount < length {
+            updateUploadProgress(totalBytesSent: length, totalBytesExpectedToSend: length)
+        }
+        super.didReceiveResponse(response, completionHandler: completionHandler)
+    }
+
+    /// Deletes a temporary form file once the request is over.
+    func removeTemporaryUpload() {
+        guard case let .file(url, shouldRemove: true) = uploadable else { return }
+        try? fileManager.removeItem(at: url)
+    }
+}
+
+/// A multipart form as an upload: the URLRequest carries the form's `Content-Type`; the body is
+/// encoded once, in memory under the threshold, else into a temporary file removed afterwards.
+struct MultipartUpload: UploadableConvertible, URLRequestConvertible {
+    let form: MultipartFormData
+    let encodingMemoryThreshold: UInt64
+    let request: any URLRequestConvertible
+    let fileManager: FileManager
+
+    func asURLRequest() throws -> URLRequest {
+        var urlRequest = try request.asURLRequest()
+        urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        return urlRequest
+    }
+
+    func createUploadable() throws -> UploadRequest.Uploadable {
+        if form.contentLength < encodingMemoryThreshold { return .data(try form.encode()) }
+        let directory = fileManager.temporaryDirectory.appendingPathComponent("tapedeck.multipart", isDirectory: true)
+        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent(UUID().uuidString)
+        do {
+            try form.writeEncodedData(to: file)
+        } catch {
+            try? fileManager.removeItem(at: file)
+            throw error
+        }
+        return .file(file, shouldRemove: true)
+    }
+}
