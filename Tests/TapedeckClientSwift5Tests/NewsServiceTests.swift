@@ -148,3 +148,30 @@ extension NewsServiceTests {
         XCTAssertEqual(delegate.challenges, 0)
     }
 }
+
+extension NewsServiceTests {
+    func testAMultipartPhotoUploadReachesTheServerAndReportsProgress() throws {
+        let backend = backend()
+        backend.serve(.post, host: "news.example.com", path: "/photos") { request in
+            .json(201, #"{"id":9,"bytes":\#(request.body?.count ?? 0)}"#)
+        }
+        let uploader = backend.withTransport { PhotoUploader() }
+        var result: Result<PhotoReceipt, AFError>?
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
+
+        uploader.upload(jpeg, caption: "sunset") { result = $0 }
+        try backend.run()
+        let body = backend.requests.last?.body ?? Data()
+        let contentType = backend.requests.last?.headerFields[.contentType]
+
+        XCTAssertEqual(try result?.get(), PhotoReceipt(id: 9, bytes: body.count))
+        XCTAssertEqual(uploader.receipts.count, 1)
+        XCTAssertEqual(uploader.fraction, 1)
+        let boundary = try XCTUnwrap(contentType?.components(separatedBy: "boundary=").last)
+        XCTAssertEqual(contentType, "multipart/form-data; boundary=\(boundary)")
+        let text = String(decoding: body, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("--\(boundary)\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nsunset\r\n"))
+        XCTAssertTrue(text.hasSuffix("\r\n--\(boundary)--\r\n"))
+        XCTAssertNotNil(body.range(of: jpeg))
+    }
+}

@@ -78,6 +78,8 @@ public enum Moya {
     public typealias PluginType = TapedeckProvider.PluginType
     /// TapedeckClient's `Session`.
     public typealias Session = TapedeckClient.Session
+    /// ``TapedeckProvider/MultipartFormData`` (one part of a multipart upload).
+    public typealias MultipartFormData = TapedeckProvider.MultipartFormData
 }
 
 /// What Moya's Rx and Combine extensions (and an app's generic code or mocks) require of a

@@ -82,12 +82,28 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
             return .unbuildable(url: url, method: method.rawValue, headers: httpHeaderFields ?? [:])
         }
         return .built(url: request.url?.absoluteString ?? url, method: request.httpMethod ?? method.rawValue,
-                      headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody)
+                      headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody, upload: UploadBody(task))
     }
 
     enum Identity: Hashable, Sendable {
-        case built(url: String, method: String, headers: [String: String], body: Data?)
+        case built(url: String, method: String, headers: [String: String], body: Data?, upload: UploadBody?)
         case unbuildable(url: String, method: String, headers: [String: String])
+    }
+
+    /// An upload's body, which its URLRequest does not carry: two uploads to one URL are equal
+    /// only with the same file or the same parts (so `trackInflights` never merges different ones).
+    enum UploadBody: Hashable, @unchecked Sendable {
+        // @unchecked Sendable: parts are only compared (a stream part by identity).
+        case file(URL)
+        case parts([MultipartFormData])
+
+        init?(_ task: TargetTask) {
+            switch task {
+            case let .uploadFile(url): self = .file(url)
+            case let .uploadMultipart(parts), let .uploadCompositeMultipart(parts, _): self = .parts(parts)
+            default: return nil
+            }
+        }
     }
 
     /// Equal when the requests they build are equal (the sample response is not compared).

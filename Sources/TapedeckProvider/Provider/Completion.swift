@@ -7,12 +7,12 @@ public typealias Completion = @Sendable (_ result: Result<Response, ProviderErro
 /// `request(_:callbackQueue:progress:completion:)` for when it is called here.
 public typealias ProgressBlock = @Sendable (_ progress: ProgressResponse) -> Void
 
-/// A request's progress, as a ``ProgressBlock`` receives it (Moya's `ProgressResponse`): here
-/// always the end of a request — ``completed`` with the ``response`` when it succeeded.
+/// A request's progress, as a ``ProgressBlock`` receives it (Moya's `ProgressResponse`): the
+/// transfer's ``progressObject`` on the way, then ``completed`` with the ``response`` when it succeeded.
 public struct ProgressResponse: Sendable {
     /// The response, once the request succeeded.
     public let response: Response?
-    /// The transfer's `Progress`, when one is known (never, here: TapedeckClient reports none).
+    /// The transfer's `Progress` (the upload's for an upload, else the download's), on the way.
     public let progressObject: Progress?
 
     /// A progress report.

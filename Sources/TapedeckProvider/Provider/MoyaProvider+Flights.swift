@@ -162,6 +162,18 @@ extension MoyaProvider {
         }
     }
 
+    /// On the flight's queue: tells each caller still waiting for the flight that has a progress
+    /// block, in call order and on its own queue, how the transfer is getting on.
+    func reportProgress(flight id: Int, _ progress: Progress) {
+        let watching = state.withLock { state in
+            state.callers.values.filter { $0.flight == id && $0.progress != nil }.sorted { $0.number < $1.number }
+        }
+        let boxed = UncheckedSendable(progress)
+        for caller in watching {
+            caller.queue.async(named: "provider.progress") { caller.progress?(ProgressResponse(progress: boxed.value)) }
+        }
+    }
+
     /// What a caller who cancelled receives: the result itself if it is a cancellation, else a cancellation.
     static func cancellation(of result: Result<Response, ProviderError>) -> Result<Response, ProviderError> {
         if case let .failure(error) = result, error.isExplicitlyCancelled { return result }

@@ -31,6 +31,15 @@ extension MoyaProvider {
         let proceed: @Sendable (DataRequest) -> Void = { [self] request in
             let codes = target.validationType.statusCodes
             if !codes.isEmpty { request.validate(statusCode: codes) }
+            if state.withLock({ state in state.callers.values.contains { $0.flight == id && $0.progress != nil } }) {
+                // As Moya: an upload reports the body sent, any other request the body received.
+                let report: Request.ProgressHandler = { [self] progress in reportProgress(flight: id, progress) }
+                if let upload = request as? UploadRequest {
+                    upload.uploadProgress(queue: record.queue, closure: report)
+                } else {
+                    request.downloadProgress(queue: record.queue, closure: report)
+                }
+            }
             request.response(queue: record.queue) { [self] response in
                 finish(flight: id, result: Self.result(of: response))
             }
@@ -44,17 +53,30 @@ extension MoyaProvider {
         switch requestCreation {
         case .requestQueueSync:
             let request = holdingRequestQueue {
-                let request = session.request(urlRequest, interceptor: interceptor)
+                let request = makeRequest(urlRequest, task: record.endpoint.task, interceptor: interceptor)
                 install(request)
                 return request
             }
             proceed(request)
         case let .unguarded(preemptionQueue):
-            let request = session.request(urlRequest, interceptor: interceptor)
+            let request = makeRequest(urlRequest, task: record.endpoint.task, interceptor: interceptor)
             preemptionQueue.async(named: "provider.callerResumes") {
                 install(request)
                 proceed(request)
             }
+        }
+    }
+
+    /// The session's request for a task: an upload request for the upload tasks (a file, or a
+    /// multipart form of the task's parts), else a data request.
+    func makeRequest(_ urlRequest: URLRequest, task: TargetTask, interceptor: PluginInterceptor) -> DataRequest {
+        switch task {
+        case let .uploadFile(file):
+            return session.upload(file, with: urlRequest, interceptor: interceptor)
+        case let .uploadMultipart(parts), let .uploadCompositeMultipart(parts, _):
+            return session.upload(multipartFormData: { $0.append(parts) }, with: urlRequest, interceptor: interceptor)
+        default:
+            return session.request(urlRequest, interceptor: interceptor)
         }
     }
 

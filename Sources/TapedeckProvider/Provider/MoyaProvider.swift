@@ -182,9 +182,10 @@ open class MoyaProvider<Target: TargetType>: @unchecked Sendable {
     ///   - target: what to send.
     ///   - callbackQueue: where `completion` runs (the session's queue standing for it); nil: the
     ///     provider's ``callbackQueue``.
-    ///   - progress: called once, on the callback queue before `completion`, when a request sent to
-    ///     the network ends: completed, with the response, when it succeeded. No fractions on the
-    ///     way (TapedeckClient reports none), and nothing for a stub — as Moya does for stubs.
+    ///   - progress: called on the callback queue as a request sent to the network goes (the body
+    ///     sent, for an upload; the body received, for any other request), then once more before
+    ///     `completion`: completed, with the response, when it succeeded. Nothing for a stub — as
+    ///     Moya does for stubs.
     ///   - completion: told the result once, after every plugin's `process`.
     @preconcurrency
     @discardableResult

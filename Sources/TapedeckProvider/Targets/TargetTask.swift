@@ -11,8 +11,8 @@ public import FoundationNetworking
 /// `URLEncoding.default`, `JSONEncoding.prettyPrinted`, one of your own, or the provider's
 /// shorthands (`.queryString`, `.json`, … see ``Encoding``); JSON bodies are any `Encodable`.
 /// Every encoding sorts keys, so the same parameters always give the same bytes (and the same
-/// trace). Uploads, downloads and multipart bodies are not supported (TapedeckClient has data
-/// requests only).
+/// trace). Upload tasks send their body through a TapedeckClient `UploadRequest` (a file, or a
+/// multipart form made of ``MultipartFormData`` parts).
 ///
 /// ```swift
 /// var task: TargetTask {
@@ -44,6 +44,12 @@ public enum TargetTask: @unchecked Sendable {
     /// `bodyParameters` in the body (an encoding that writes the body: JSON, `URLEncoding.httpBody`,
     /// or your own) and `urlParameters` in the query.
     case requestCompositeParameters(bodyParameters: [String: Any], bodyEncoding: any ParameterEncoding, urlParameters: [String: Any])
+    /// The file at the URL as the body, sent by an upload task.
+    case uploadFile(URL)
+    /// A `multipart/form-data` body made of these parts (the request's `Content-Type` is the form's).
+    case uploadMultipart([MultipartFormData])
+    /// A `multipart/form-data` body made of these parts, and `urlParameters` in the query.
+    case uploadCompositeMultipart([MultipartFormData], urlParameters: [String: Any])
 
     /// The provider's own parameter encodings, as values of one type: `.methodDependent`,
     /// `.queryString`, `.httpBody`, `.json`, `.prettyPrintedJSON`, `.url(destination:arrayEncoding:boolEncoding:)`

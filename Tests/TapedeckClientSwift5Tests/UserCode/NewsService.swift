@@ -138,3 +138,35 @@ final class PinningSessionDelegate: SessionDelegate {
         completionHandler(.performDefaultHandling, nil)
     }
 }
+
+struct PhotoReceipt: Decodable, Equatable {
+    let id: Int
+    let bytes: Int
+}
+
+/// A photo upload as apps write it for Alamofire: a multipart form, progress on the main queue
+/// written into the uploader's state, a Decodable receipt.
+final class PhotoUploader {
+    private let session: Session
+    private(set) var fraction: Double = 0
+    private(set) var receipts: [PhotoReceipt] = []
+
+    init(session: Session = AF) {
+        self.session = session
+    }
+
+    func upload(_ jpeg: Data, caption: String, completion: @escaping (Result<PhotoReceipt, AFError>) -> Void) {
+        session.upload(multipartFormData: { multipartFormData in
+            multipartFormData.append(Data(caption.utf8), withName: "caption")
+            multipartFormData.append(jpeg, withName: "photo", fileName: "photo.jpg", mimeType: "image/jpeg")
+        }, to: "https://news.example.com/photos", method: .post)
+        .uploadProgress(queue: .main) { progress in
+            self.fraction = progress.fractionCompleted
+        }
+        .validate()
+        .responseDecodable(of: PhotoReceipt.self) { response in
+            if let receipt = response.value { self.receipts.append(receipt) }
+            completion(response.result)
+        }
+    }
+}
