@@ -12,7 +12,7 @@ import FoundationNetworking
 @Suite("ClosureEventMonitor: Alamofire's per-event closures")
 struct ClosureEventMonitorTests {
     /// One event of every case, with real objects where the case needs them.
-    private func everyEvent(request: DataRequest) -> [ClientEvent] {
+    private func everyEvent(request: DataRequest, upload: UploadRequest, download: DownloadRequest) -> [ClientEvent] {
         let session = URLSession(configuration: .ephemeral)
         let task = session.dataTask(with: URL(string: "http://api.test/x")!)
         let urlRequest = URLRequest(url: URL(string: "http://api.test/x")!)
@@ -21,6 +21,7 @@ struct ClosureEventMonitorTests {
         let error = ClientError.explicitlyCancelled
         let raw = DataResponse<Data?, ClientError>(request: urlRequest, response: response, data: nil, metrics: nil,
                                                    serializationDuration: .zero, result: .success(nil))
+        let file = URL(fileURLWithPath: "/tmp/file")
         let serialized = SerializedResponse(DataResponse<Int, ClientError>(
             request: urlRequest, response: response, data: nil, metrics: nil, serializationDuration: .zero, result: .success(1)))
         return [
@@ -50,6 +51,18 @@ struct ClosureEventMonitorTests {
             .requestDidParseResponse(request, raw),
             .requestDidParseSerializedResponse(request, serialized),
             .requestDidObserveAnomaly(request, .metricsMissing, task),
+            .taskDidSendBodyData(session, task, 1, 2, 3),
+            .requestDidCreateUploadable(upload, .data(Data())),
+            .requestDidFailToCreateUploadableWithError(upload, error),
+            .requestDidFinishDownloadingUsingTaskWithResult(download, task, .success(file)),
+            .requestDidCreateDestinationURL(download, file),
+            .requestDidValidateRequestResponseFileURLWithResult(download, urlRequest, response, file, .success(())),
+            .requestDidParseDownloadResponse(download, DownloadResponse(
+                request: urlRequest, response: response, fileURL: file, resumeData: nil, metrics: nil, serializationDuration: .zero,
+                result: .success(file))),
+            .requestDidParseSerializedDownloadResponse(download, SerializedResponse(DownloadResponse<Int, ClientError>(
+                request: urlRequest, response: response, fileURL: file, resumeData: nil, metrics: nil, serializationDuration: .zero,
+                result: .success(1)))),
         ]
     }
 
@@ -83,6 +96,14 @@ struct ClosureEventMonitorTests {
         monitor.requestDidParseResponse = { _, _ in record("requestDidParseResponse") }
         monitor.requestDidParseSerializedResponse = { _, _ in record("requestDidParseSerializedResponse") }
         monitor.requestDidObserveAnomaly = { _, _, _ in record("requestDidObserveAnomaly") }
+        monitor.taskDidSendBodyData = { _, _, _, _, _ in record("taskDidSendBodyData") }
+        monitor.requestDidCreateUploadable = { _, _ in record("requestDidCreateUploadable") }
+        monitor.requestDidFailToCreateUploadableWithError = { _, _ in record("requestDidFailToCreateUploadableWithError") }
+        monitor.requestDidFinishDownloadingUsingTaskWithResult = { _, _, _ in record("requestDidFinishDownloadingUsingTaskWithResult") }
+        monitor.requestDidCreateDestinationURL = { _, _ in record("requestDidCreateDestinationURL") }
+        monitor.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, _, _ in record("requestDidValidateRequestResponseFileURLWithResult") }
+        monitor.requestDidParseDownloadResponse = { _, _ in record("requestDidParseDownloadResponse") }
+        monitor.requestDidParseSerializedDownloadResponse = { _, _ in record("requestDidParseSerializedDownloadResponse") }
         return monitor
     }
 
@@ -92,7 +113,8 @@ struct ClosureEventMonitorTests {
         let request = fixture.session.request("http://api.test/x")
         let seen = Box<[String]>([])
         let monitor = recordingMonitor(seen)
-        let events = everyEvent(request: request)
+        let events = everyEvent(request: request, upload: fixture.session.upload(Data(), to: "http://api.test/x"),
+                                download: fixture.session.download("http://api.test/x"))
 
         for event in events { monitor.handle(event) }
 

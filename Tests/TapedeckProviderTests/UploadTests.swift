@@ -9,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// Moya's upload tasks, written as Moya 15 apps write them, sent through the simulated network.
-@Suite("Provider: upload tasks (file, multipart, composite multipart) and progress")
+@Suite("Provider: upload tasks (file, multipart, composite multipart), download tasks and progress")
 struct ProviderUploadTests {
     enum Media: TargetType {
         case avatar(Data, caption: String)
@@ -102,5 +102,48 @@ struct ProviderUploadTests {
         try world.run()
         #expect(received.value.count == 2, "the two equal uploads share one flight; the different one has its own")
         #expect(provider.endpoint(.avatar(Data([1]), caption: "one")) != provider.endpoint(.avatar(Data([2]), caption: "two")))
+    }
+
+    enum Files: TargetType {
+        case report(to: URL)
+        case export(format: String, to: URL)
+
+        var baseURL: URL { URL(string: "http://api.test")! }
+        var path: String { "/files/report" }
+        var method: Moya.Method { .get }
+        var task: Task {
+            switch self {
+            case let .report(file):
+                .downloadDestination { _, _ in (file, [.removePreviousFile, .createIntermediateDirectories]) }
+            case let .export(format, file):
+                .downloadParameters(parameters: ["format": format], encoding: URLEncoding.queryString,
+                                    destination: { _, _ in (file, [.createIntermediateDirectories]) })
+            }
+        }
+        var headers: [String: String]? { nil }
+        var validationType: ValidationType { .successCodes }
+    }
+
+    @Test("download targets write the body to their destination; the Response has the status and no data, as Moya's")
+    func downloads() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-provider-download-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let world = World()
+        world.network.route(host: "api.test", path: "/files/report") { request, _ in
+            .response(ResponsePlan(status: 200, body: Data("report as \(request.url.query ?? "pdf")".utf8)))
+        }
+        let provider = MoyaProvider<Files>(session: world.session)
+        let plain = directory.appendingPathComponent("a/report.pdf"), csv = directory.appendingPathComponent("b/report.csv")
+        let results = Box<[String]>([])
+        provider.request(.report(to: plain)) { result in
+            results.mutate { $0.append((try? result.get()).map { "\($0.statusCode) \($0.data.count)" } ?? "failed") }
+        }
+        provider.request(.export(format: "csv", to: csv)) { result in
+            results.mutate { $0.append((try? result.get()).map { "\($0.statusCode) \($0.data.count)" } ?? "failed") }
+        }
+        try world.run()
+        #expect(results.value == ["200 0", "200 0"])
+        #expect(try Data(contentsOf: plain) == Data("report as pdf".utf8))
+        #expect(try Data(contentsOf: csv) == Data("report as format=csv".utf8))
     }
 }

@@ -82,42 +82,15 @@ public class DataRequest: Request, @unchecked Sendable {
         completionHandler: @escaping @Sendable (ClientDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        appendResponseSerializer {
-            let start = self.serializationQueue.now
-            let result: Result<Serializer.SerializedObject, ClientError> = Result {
-                try serializer.serialize(request: self.request, response: self.response, data: self.data, error: self.error)
-            }.mapError { $0.asClientError(orFailWith: { .responseSerializationFailed(reason: .customSerializationFailed(error: $0)) }) }
-            let duration = start.duration(to: self.serializationQueue.now)
-            self.underlyingQueue.async(named: "response") {
-                let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics,
-                                            serializationDuration: duration, result: result)
-                self.eventMonitor.request(self, didParseResponse: response)
-                guard case let .failure(serializerError) = result, !self.isCancelled, let delegate = self.delegate else {
-                    self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
-                    return
-                }
-                delegate.retryResult(for: self, dueTo: serializerError) { retryResult in
-                    switch retryResult {
-                    case .doNotRetry:
-                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
-                    case let .doNotRetryWithError(retryError):
-                        let failed = DataResponse<Serializer.SerializedObject, ClientError>(
-                            request: response.request, response: response.response, data: response.data, metrics: response.metrics,
-                            serializationDuration: response.serializationDuration,
-                            result: .failure(retryError.asClientError(orFailWith: { .requestRetryFailed(retryError: $0, originalError: serializerError) })))
-                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(failed) } }
-                    case .retry, .retryWithDelay:
-                        self.setSerializerRetryAbandonment {
-                            let cancelled = DataResponse<Serializer.SerializedObject, ClientError>(
-                                request: response.request, response: response.response, data: response.data, metrics: response.metrics,
-                                serializationDuration: response.serializationDuration, result: .failure(.explicitlyCancelled))
-                            self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(cancelled) } }
-                        }
-                        delegate.retryRequest(self, withDelay: retryResult.delay)
-                    }
-                }
-            }
-        }
+        appendSerializingStage(
+            queue: queue,
+            serialize: { try serializer.serialize(request: self.request, response: self.response, data: self.data, error: self.error) },
+            make: { result, duration in
+                DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics,
+                             serializationDuration: duration, result: result)
+            },
+            announce: { self.eventMonitor.request(self, didParseResponse: $0) },
+            completionHandler: completionHandler)
         return self
     }
 

@@ -120,6 +120,7 @@ extension Request {
     func didCompleteTask(_ task: URLSessionTask, with error: ClientError?) {
         underlyingQueue.preconditionCurrent()
         mutableState.write { $0.error = $0.error ?? error }
+        transferDidEnd(task: task)
         runValidators()
         eventMonitor.request(self, didCompleteTask: task, with: error)
         retryOrFinish(error: self.error)

@@ -60,6 +60,48 @@ extension Request {
         serializationQueue.async(named: "serialize") { serializer() }
     }
 
+    /// A serializer stage any kind of request uses: `serialize` runs on the serializationQueue;
+    /// `make` builds the handler's response from its result and duration; `announce` tells the
+    /// monitors. A failure is shown to the retrier once (a serializer-stage retry, docs/client.md)
+    /// before the handler gets it.
+    func appendSerializingStage<Value: Sendable, Response: Sendable>(
+        queue: any SchedulerQueue, serialize: @escaping @Sendable () throws -> Value,
+        make: @escaping @Sendable (Result<Value, ClientError>, Duration) -> Response,
+        announce: @escaping @Sendable (Response) -> Void, completionHandler: @escaping @Sendable (Response) -> Void
+    ) {
+        appendResponseSerializer {
+            let start = self.serializationQueue.now
+            let result: Result<Value, ClientError> = Result { try serialize() }
+                .mapError { $0.asClientError(orFailWith: { .responseSerializationFailed(reason: .customSerializationFailed(error: $0)) }) }
+            let duration = start.duration(to: self.serializationQueue.now)
+            self.underlyingQueue.async(named: "response") {
+                let response = make(result, duration)
+                announce(response)
+                guard case let .failure(serializerError) = result, !self.isCancelled, let delegate = self.delegate else {
+                    self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+                    return
+                }
+                delegate.retryResult(for: self, dueTo: serializerError) { retryResult in
+                    switch retryResult {
+                    case .doNotRetry:
+                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+                    case let .doNotRetryWithError(retryError):
+                        let failed = make(.failure(retryError.asClientError(orFailWith: {
+                            .requestRetryFailed(retryError: $0, originalError: serializerError)
+                        })), duration)
+                        self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(failed) } }
+                    case .retry, .retryWithDelay:
+                        self.setSerializerRetryAbandonment {
+                            let cancelled = make(.failure(.explicitlyCancelled), duration)
+                            self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(cancelled) } }
+                        }
+                        delegate.retryRequest(self, withDelay: retryResult.delay)
+                    }
+                }
+            }
+        }
+    }
+
     /// Records a serializer's completion (delivered with the others once all have run).
     func responseSerializerDidComplete(with completion: @escaping @Sendable () -> Void) {
         mutableState.write { $0.responseSerializerCompletions.append(completion) }

@@ -214,6 +214,10 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Overridden by requests that have validators.
     func runValidators() {}
 
+    /// The attempt's task completed (its error recorded): a download writes its file here, before
+    /// the validators run.
+    func transferDidEnd(task: URLSessionTask) {}
+
     /// Creates the attempt's task (data requests: a data task).
     func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
         fatalError("tapedeck: subclasses of Request create their own tasks")

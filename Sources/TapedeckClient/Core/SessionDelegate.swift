@@ -64,17 +64,29 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
                          completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         eventMonitor?.urlSession(session, dataTask: dataTask, didReceive: response)
         let completion = UncheckedSendable(completionHandler)
-        guard let request = self.request(for: dataTask) as? DataRequest, let http = response as? HTTPURLResponse else {
+        let request = self.request(for: dataTask)
+        guard let http = response as? HTTPURLResponse else {
             completionHandler(.allow)
             return
         }
-        request.didReceiveResponse(http) { completion.value($0) }
+        if let data = request as? DataRequest {
+            data.didReceiveResponse(http) { completion.value($0) }
+        } else if let download = request as? DownloadRequest {
+            download.didReceiveResponse(http) { completion.value($0) }
+        } else {
+            completionHandler(.allow)
+        }
     }
 
-    /// Appends the bytes to the request's data.
+    /// Appends the bytes to the request's data (a download's: to what its file will hold).
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         eventMonitor?.urlSession(session, dataTask: dataTask, didReceive: data)
-        (self.request(for: dataTask) as? DataRequest)?.didReceive(data: data)
+        let request = self.request(for: dataTask)
+        if let dataRequest = request as? DataRequest {
+            dataRequest.didReceive(data: data)
+        } else {
+            (request as? DownloadRequest)?.didReceive(data: data)
+        }
     }
 
     /// Records the bytes an upload task sent (URLSession's own transports report them).

@@ -80,6 +80,16 @@ extension ClientEvent: CustomStringConvertible {
             ("didCreateUploadable", request, nil, uploadable.kind)
         case let .requestDidFailToCreateUploadableWithError(request, error):
             ("didFailToCreateUploadable", request, nil, Self.describe(error))
+        case let .requestDidFinishDownloadingUsingTaskWithResult(request, task, result):
+            ("didFinishDownloading", request, task, Self.describe(result.map { _ in () }.mapError { $0 as any Error }))
+        case let .requestDidCreateDestinationURL(request, url):
+            ("didCreateDestinationURL", request, nil, url.lastPathComponent)
+        case let .requestDidValidateRequestResponseFileURLWithResult(request, _, _, _, result):
+            ("didValidateRequest", request, nil, Self.describe(result))
+        case let .requestDidParseDownloadResponse(request, response):
+            ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
+        case let .requestDidParseSerializedDownloadResponse(request, response):
+            ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
         case let .requestDidObserveAnomaly(request, anomaly, task):
             ("ledgerAnomaly", request, task, anomaly.rawValue)
         }

@@ -77,6 +77,16 @@ public enum ClientEvent: @unchecked Sendable {
     case requestDidCreateUploadable(UploadRequest, UploadRequest.Uploadable)
     /// ``EventMonitor/request(_:didFailToCreateUploadableWithError:)``
     case requestDidFailToCreateUploadableWithError(UploadRequest, ClientError)
+    /// ``EventMonitor/request(_:didFinishDownloadingUsing:with:)``
+    case requestDidFinishDownloadingUsingTaskWithResult(DownloadRequest, URLSessionTask, Result<URL, ClientError>)
+    /// ``EventMonitor/request(_:didCreateDestinationURL:)``
+    case requestDidCreateDestinationURL(DownloadRequest, URL)
+    /// ``EventMonitor/request(_:didValidateRequest:response:fileURL:withResult:)``
+    case requestDidValidateRequestResponseFileURLWithResult(DownloadRequest, URLRequest?, HTTPURLResponse, URL?, ValidationResult)
+    /// `request(_:didParseResponse:)` with an unserialized `DownloadResponse<URL?, ClientError>`.
+    case requestDidParseDownloadResponse(DownloadRequest, DownloadResponse<URL?, ClientError>)
+    /// The generic `request(_:didParseResponse:)` of a download, with a serializer's response.
+    case requestDidParseSerializedDownloadResponse(DownloadRequest, SerializedResponse)
     /// ``EventMonitor/request(_:didObserve:for:)``
     case requestDidObserveAnomaly(Request, TaskLedgerAnomaly, URLSessionTask)
 
@@ -139,6 +149,16 @@ public enum ClientEvent: @unchecked Sendable {
             monitor.request(request, didCreateUploadable: uploadable)
         case let .requestDidFailToCreateUploadableWithError(request, error):
             monitor.request(request, didFailToCreateUploadableWithError: error)
+        case let .requestDidFinishDownloadingUsingTaskWithResult(request, task, result):
+            monitor.request(request, didFinishDownloadingUsing: task, with: result)
+        case let .requestDidCreateDestinationURL(request, url):
+            monitor.request(request, didCreateDestinationURL: url)
+        case let .requestDidValidateRequestResponseFileURLWithResult(request, urlRequest, response, fileURL, result):
+            monitor.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result)
+        case let .requestDidParseDownloadResponse(request, response):
+            monitor.request(request, didParseResponse: response)
+        case let .requestDidParseSerializedDownloadResponse(request, response):
+            response.deliver(to: monitor, request)
         case let .requestDidObserveAnomaly(request, anomaly, task):
             monitor.request(request, didObserve: anomaly, for: task)
         }
@@ -148,19 +168,31 @@ public enum ClientEvent: @unchecked Sendable {
 /// A serializer's response with its value type erased, so that it fits in a ``ClientEvent``;
 /// delivering it calls the generic `request(_:didParseResponse:)` with the original type.
 public struct SerializedResponse: Sendable {
-    /// The response (a `DataResponse<Value, ClientError>`).
+    /// The response (a `DataResponse<Value, ClientError>` or a `DownloadResponse<Value, ClientError>`).
     public let base: any Sendable
     /// The response's error, if it failed.
     public let error: ClientError?
-    private let redeliver: @Sendable (any EventMonitor, DataRequest) -> Void
+    private let redeliver: @Sendable (any EventMonitor, Request) -> Void
 
-    init<Value>(_ response: DataResponse<Value, ClientError>) {
+    /// A data request's serialized response.
+    public init<Value>(_ response: DataResponse<Value, ClientError>) {
         base = response
         error = response.error
-        redeliver = { monitor, request in monitor.request(request, didParseResponse: response) }
+        redeliver = { monitor, request in
+            if let request = request as? DataRequest { monitor.request(request, didParseResponse: response) }
+        }
     }
 
-    func deliver(to monitor: any EventMonitor, _ request: DataRequest) {
+    /// A download's serialized response.
+    public init<Value>(_ response: DownloadResponse<Value, ClientError>) {
+        base = response
+        error = response.error
+        redeliver = { monitor, request in
+            if let request = request as? DownloadRequest { monitor.request(request, didParseResponse: response) }
+        }
+    }
+
+    func deliver(to monitor: any EventMonitor, _ request: Request) {
         redeliver(monitor, request)
     }
 }

@@ -61,4 +61,20 @@ extension ClosureEventMonitor {
     public var requestDidParseSerializedResponse: (@Sendable (DataRequest, SerializedResponse) -> Void)? { get { closure() } set { setClosure(newValue) } }
     /// ``ClientEvent/requestDidObserveAnomaly(_:_:_:)`` (not in Alamofire)
     public var requestDidObserveAnomaly: (@Sendable (Request, TaskLedgerAnomaly, URLSessionTask) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/taskDidSendBodyData(_:_:_:_:_:)``
+    public var taskDidSendBodyData: (@Sendable (URLSession, URLSessionTask, Int64, Int64, Int64) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidCreateUploadable(_:_:)``
+    public var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidFailToCreateUploadableWithError(_:_:)``
+    public var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, ClientError) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidFinishDownloadingUsingTaskWithResult(_:_:_:)``
+    public var requestDidFinishDownloadingUsingTaskWithResult: (@Sendable (DownloadRequest, URLSessionTask, Result<URL, ClientError>) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidCreateDestinationURL(_:_:)``
+    public var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidValidateRequestResponseFileURLWithResult(_:_:_:_:_:)``
+    public var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, ValidationResult) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidParseDownloadResponse(_:_:)``
+    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, ClientError>) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidParseSerializedDownloadResponse(_:_:)`` (not in Alamofire)
+    public var requestDidParseSerializedDownloadResponse: (@Sendable (DownloadRequest, SerializedResponse) -> Void)? { get { closure() } set { setClosure(newValue) } }
 }

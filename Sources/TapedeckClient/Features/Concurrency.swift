@@ -15,19 +15,56 @@ public import Foundation
 /// the answer is there; on other simulated sessions, drive the scheduler yourself
 /// (`runUntilIdle()`) before awaiting. Deterministic while a test awaits one result at a time.
 public struct DataTask<Value: Sendable>: Sendable {
-    private let request: DataRequest
-    private let box: ResponseBox<DataResponse<Value, ClientError>>
-    private let shouldAutomaticallyCancel: Bool
+    private let awaited: AwaitedResponse<DataResponse<Value, ClientError>>
 
     init(request: DataRequest, box: ResponseBox<DataResponse<Value, ClientError>>, shouldAutomaticallyCancel: Bool) {
-        self.request = request
-        self.box = box
-        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
+        awaited = AwaitedResponse(request: request, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { error in
+            DataResponse(request: request.request, response: request.response, data: request.data, metrics: request.metrics,
+                         serializationDuration: .zero, result: .failure(error))
+        }
     }
 
-    /// The whole response. With `automaticallyCancelling` (the default), cancelling the awaiting
-    /// Swift task cancels the request.
+    /// The response, once the request finished (cancelling the awaiting Swift task cancels the
+    /// request, unless the task was made with `automaticallyCancelling: false`).
     public var response: DataResponse<Value, ClientError> {
+        get async { await awaited.response }
+    }
+
+    /// The response's result.
+    public var result: Result<Value, ClientError> {
+        get async { await response.result }
+    }
+
+    /// The response's value; throws its error.
+    public var value: Value {
+        get async throws { try await result.get() }
+    }
+
+    /// Cancels the request.
+    public func cancel() {
+        awaited.request.cancel()
+    }
+
+    /// Resumes the request.
+    public func resume() {
+        awaited.request.resume()
+    }
+
+    /// Suspends the request.
+    public func suspend() {
+        awaited.request.suspend()
+    }
+}
+
+/// What a ``DataTask`` or a ``DownloadTask`` waits on: its request's response, filled by a handler.
+struct AwaitedResponse<Response: Sendable>: Sendable {
+    let request: Request
+    let box: ResponseBox<Response>
+    let shouldAutomaticallyCancel: Bool
+    /// The response to give when the request never answers (or driving its simulation failed).
+    let failure: @Sendable (ClientError) -> Response
+
+    var response: Response {
         get async {
             guard shouldAutomaticallyCancel else { return await awaitResponse() }
             let request = request
@@ -39,32 +76,7 @@ public struct DataTask<Value: Sendable>: Sendable {
         }
     }
 
-    /// The response's result.
-    public var result: Result<Value, ClientError> {
-        get async { await response.result }
-    }
-
-    /// The response's value; throws its ``ClientError``.
-    public var value: Value {
-        get async throws { try await result.get() }
-    }
-
-    /// Cancels the request.
-    public func cancel() {
-        request.cancel()
-    }
-
-    /// Resumes the request.
-    public func resume() {
-        request.resume()
-    }
-
-    /// Suspends the request.
-    public func suspend() {
-        request.suspend()
-    }
-
-    private func awaitResponse() async -> DataResponse<Value, ClientError> {
+    private func awaitResponse() async -> Response {
         if let response = box.value { return response }
         guard let drive = request.delegate?.drive else { return await box.wait() }
         // A simulated transport that can run its own simulation: run it until idle (everything
@@ -75,11 +87,6 @@ public struct DataTask<Value: Sendable>: Sendable {
             return box.value ?? failure(.sessionTaskFailed(error: error))
         }
         return box.value ?? failure(.sessionTaskFailed(error: UnansweredRequestError(request: request.description)))
-    }
-
-    private func failure(_ error: ClientError) -> DataResponse<Value, ClientError> {
-        DataResponse(request: request.request, response: request.response, data: request.data, metrics: request.metrics,
-                     serializationDuration: .zero, result: .failure(error))
     }
 }
 

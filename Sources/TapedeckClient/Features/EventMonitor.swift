@@ -102,6 +102,17 @@ public protocol EventMonitor: Sendable {
     func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
     /// An upload request could not make its body.
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: ClientError)
+    /// A download's body was written to a temporary file (or writing it failed).
+    func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, ClientError>)
+    /// A download's destination said where its file goes.
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// A download's validator ran.
+    func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+                 withResult result: ValidationResult)
+    /// A download's unserialized response (`response(queue:completionHandler:)`) is ready.
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, ClientError>)
+    /// A download's serializer produced its response.
+    func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, ClientError>)
 
     /// Not in Alamofire: the task ledger saw something a transport should never do (metrics never
     /// came within the grace period, metrics twice, completion twice). Tapedeck reports instead of
@@ -220,6 +231,27 @@ extension EventMonitor {
     /// Hands the event to `handle(_:)`.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: ClientError) {
         handle(.requestDidFailToCreateUploadableWithError(request, error))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, ClientError>) {
+        handle(.requestDidFinishDownloadingUsingTaskWithResult(request, task, result))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        handle(.requestDidCreateDestinationURL(request, url))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+                        withResult result: ValidationResult) {
+        handle(.requestDidValidateRequestResponseFileURLWithResult(request, urlRequest, response, fileURL, result))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, ClientError>) {
+        handle(.requestDidParseDownloadResponse(request, response))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, ClientError>) {
+        handle(.requestDidParseSerializedDownloadResponse(request, SerializedResponse(response)))
     }
     /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {

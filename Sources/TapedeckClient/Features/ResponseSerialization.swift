@@ -16,7 +16,8 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
 }
 
-/// A data serializer that also says which responses may be empty and how the data is prepared.
+/// A data serializer that also says which responses may be empty and how the data is prepared
+/// (a download uses one on its file's bytes).
 /// Built-in serializers rethrow the request's error unchanged when there is one (so a validation
 /// error surfaces as itself), then check for an empty body, then preprocess the data.
 ///

@@ -46,8 +46,11 @@ extension Endpoint {
             }
             let withBody = try Self.encode(bodyParameters, with: bodyEncoding, into: request)
             return try Self.encode(urlParameters, with: .queryString, into: withBody)
-        case .uploadFile, .uploadMultipart:
-            // The body is the upload's: the provider hands it to the session's upload request.
+        case let .downloadParameters(parameters, encoding, _):
+            return try Self.encode(parameters, with: encoding, into: request)
+        case .uploadFile, .uploadMultipart, .downloadDestination:
+            // An upload's body is the upload's (the provider hands it to the session's upload
+            // request); a download has none.
             return request
         case let .uploadCompositeMultipart(_, urlParameters):
             return try Self.encode(urlParameters, with: .queryString, into: request)

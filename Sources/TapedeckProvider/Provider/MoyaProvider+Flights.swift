@@ -29,7 +29,7 @@ extension MoyaProvider {
         let behavior: StubBehavior
         /// The first caller's callback queue: where the answer is taken in and `didReceive` runs.
         let queue: any SchedulerQueue
-        var request: DataRequest?
+        var request: Request?
         var timer: ScheduledWork?
     }
 

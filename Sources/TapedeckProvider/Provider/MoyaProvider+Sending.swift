@@ -17,7 +17,7 @@ extension MoyaProvider {
         let interceptor = PluginInterceptor { request in
             plugins.reduce(request) { $1.prepare($0, target: target) }
         }
-        let install: @Sendable (DataRequest) -> Void = { [self] request in
+        let install: @Sendable (Request) -> Void = { [self] request in
             let requestID = request.id
             let headers = sessionHeaders
             let scheduler = session.scheduler
@@ -28,9 +28,12 @@ extension MoyaProvider {
                 for plugin in plugins { plugin.willSend(wrapped, target: target) }
             }
         }
-        let proceed: @Sendable (DataRequest) -> Void = { [self] request in
+        let proceed: @Sendable (Request) -> Void = { [self] request in
             let codes = target.validationType.statusCodes
-            if !codes.isEmpty { request.validate(statusCode: codes) }
+            if !codes.isEmpty {
+                (request as? DataRequest)?.validate(statusCode: codes)
+                (request as? DownloadRequest)?.validate(statusCode: codes)
+            }
             if state.withLock({ state in state.callers.values.contains { $0.flight == id && $0.progress != nil } }) {
                 // As Moya: an upload reports the body sent, any other request the body received.
                 let report: Request.ProgressHandler = { [self] progress in reportProgress(flight: id, progress) }
@@ -40,8 +43,15 @@ extension MoyaProvider {
                     request.downloadProgress(queue: record.queue, closure: report)
                 }
             }
-            request.response(queue: record.queue) { [self] response in
-                finish(flight: id, result: Self.result(of: response))
+            if let download = request as? DownloadRequest {
+                download.response(queue: record.queue) { [self] response in
+                    finish(flight: id, result: Self.result(of: response.response, request: response.request, data: nil, error: response.error))
+                }
+            } else if let data = request as? DataRequest {
+                data.response(queue: record.queue) { [self] response in
+                    finish(flight: id, result: Self.result(of: response.response, request: response.request, data: response.data,
+                                                           error: response.error))
+                }
             }
             let cancelNow = state.withLock { state -> Bool in
                 state.flights[id]?.request = request
@@ -68,9 +78,12 @@ extension MoyaProvider {
     }
 
     /// The session's request for a task: an upload request for the upload tasks (a file, or a
-    /// multipart form of the task's parts), else a data request.
-    func makeRequest(_ urlRequest: URLRequest, task: TargetTask, interceptor: PluginInterceptor) -> DataRequest {
+    /// multipart form of the task's parts), a download request for the download tasks, else a
+    /// data request.
+    func makeRequest(_ urlRequest: URLRequest, task: TargetTask, interceptor: PluginInterceptor) -> Request {
         switch task {
+        case let .downloadDestination(destination), let .downloadParameters(_, _, destination):
+            return session.download(urlRequest, interceptor: interceptor, to: destination)
         case let .uploadFile(file):
             return session.upload(file, with: urlRequest, interceptor: interceptor)
         case let .uploadMultipart(parts), let .uploadCompositeMultipart(parts, _):
@@ -92,12 +105,10 @@ extension MoyaProvider {
     }
 
     /// Moya's conversion of an unserialized response: a response and no error is a success; an
-    /// error keeps the response it came with.
-    static func result(of response: ClientDataResponse<Data?>) -> Result<Response, ProviderError> {
-        let made = response.response.map {
-            Response(statusCode: $0.statusCode, data: response.data ?? Data(), request: response.request, response: $0)
-        }
-        switch (made, response.error) {
+    /// error keeps the response it came with. (A download's response has no data, as in Moya.)
+    static func result(of http: HTTPURLResponse?, request: URLRequest?, data: Data?, error: ClientError?) -> Result<Response, ProviderError> {
+        let made = http.map { Response(statusCode: $0.statusCode, data: data ?? Data(), request: request, response: $0) }
+        switch (made, error) {
         case let (made?, nil): return .success(made)
         case let (made, error?): return .failure(.underlying(error, made))
         case (nil, nil): return .failure(.underlying(ClientError.sessionTaskFailed(error: URLError(.unknown)), nil))

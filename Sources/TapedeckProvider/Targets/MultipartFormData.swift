@@ -1,6 +1,10 @@
 public import Foundation
 public import TapedeckClient
 
+/// Where a download target's file goes (Moya's `DownloadDestination`): TapedeckClient's
+/// `DownloadRequest.Destination`.
+public typealias DownloadDestination = DownloadRequest.Destination
+
 /// TapedeckClient's multipart form, by Moya's name for Alamofire's (`RequestMultipartFormData`):
 /// the form an upload target's parts are appended to.
 public typealias RequestMultipartFormData = TapedeckClient.MultipartFormData

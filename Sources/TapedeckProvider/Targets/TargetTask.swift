@@ -12,7 +12,8 @@ public import FoundationNetworking
 /// shorthands (`.queryString`, `.json`, … see ``Encoding``); JSON bodies are any `Encodable`.
 /// Every encoding sorts keys, so the same parameters always give the same bytes (and the same
 /// trace). Upload tasks send their body through a TapedeckClient `UploadRequest` (a file, or a
-/// multipart form made of ``MultipartFormData`` parts).
+/// multipart form made of ``MultipartFormData`` parts); download tasks write the body to a file
+/// through a `DownloadRequest`.
 ///
 /// ```swift
 /// var task: TargetTask {
@@ -50,6 +51,11 @@ public enum TargetTask: @unchecked Sendable {
     case uploadMultipart([MultipartFormData])
     /// A `multipart/form-data` body made of these parts, and `urlParameters` in the query.
     case uploadCompositeMultipart([MultipartFormData], urlParameters: [String: Any])
+    /// A download: the body is written to the file `destination` names (the ``Response`` then
+    /// has no data, as in Moya; the file is where the destination said).
+    case downloadDestination(DownloadDestination)
+    /// A download with parameters put in by `encoding`.
+    case downloadParameters(parameters: [String: Any], encoding: any ParameterEncoding, destination: DownloadDestination)
 
     /// The provider's own parameter encodings, as values of one type: `.methodDependent`,
     /// `.queryString`, `.httpBody`, `.json`, `.prettyPrintedJSON`, `.url(destination:arrayEncoding:boolEncoding:)`

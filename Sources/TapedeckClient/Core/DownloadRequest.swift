@@ -1,0 +1,216 @@
+public import Foundation
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// A request whose response body is written to a file (Alamofire's `DownloadRequest`): made by
+/// ``Session``'s `download` methods; a ``Destination`` says where the file goes.
+///
+/// The body travels in a data task and is written to a temporary file when the transfer ends,
+/// then moved to the destination — not in a URLSession download task: swift-corelibs-foundation
+/// keeps a download task's file in a private property a URLProtocol cannot fill, so a simulated
+/// or recorded download task would never get its file (docs/client.md, "Uploads and downloads").
+/// What an app sees is the same: a file at the destination, its URL in the response. There is no
+/// resume data.
+///
+/// ```swift
+/// let destination: DownloadRequest.Destination = { _, _ in
+///     (documents.appendingPathComponent("report.pdf"), [.removePreviousFile, .createIntermediateDirectories])
+/// }
+/// session.download("https://example.com/report.pdf", to: destination).validate().responseURL { print($0.fileURL ?? "-") }
+/// ```
+public final class DownloadRequest: Request, @unchecked Sendable {
+    // @unchecked Sendable: as Request; `downloadState` is a lock too.
+
+    /// What to do at the destination before the file is moved there.
+    public struct Options: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: Int
+
+        /// An option set from its bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// Create the destination's missing parent directories.
+        public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
+        /// Remove a file already at the destination (else the move fails).
+        public static let removePreviousFile = Options(rawValue: 1 << 1)
+    }
+
+    /// Where a finished download's file goes, given its temporary file and the response.
+    public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse) -> (destinationURL: URL, options: Options)
+
+    /// A validator of a download: sees the request, the response and the file.
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> ValidationResult
+
+    /// A destination in a system directory (documents by default), named by the response's
+    /// suggested file name.
+    public static func suggestedDownloadDestination(
+        for directory: FileManager.SearchPathDirectory = .documentDirectory, in domain: FileManager.SearchPathDomainMask = .userDomainMask,
+        options: Options = []
+    ) -> Destination {
+        { temporaryURL, response in
+            let directoryURL = FileManager.default.urls(for: directory, in: domain).first
+            let name = response.suggestedFilename ?? temporaryURL.lastPathComponent
+            return (directoryURL?.appendingPathComponent(name) ?? temporaryURL, options)
+        }
+    }
+
+    /// Without a destination: next to the temporary file, its name prefixed `Alamofire_`.
+    public static let defaultDestination: Destination = { url, _ in
+        (url.deletingLastPathComponent().appendingPathComponent("Alamofire_\(url.lastPathComponent)"), [])
+    }
+
+    private struct DownloadState {
+        var data = Data()
+        var fileURL: URL?
+        var validators: [Validation] = []
+    }
+
+    /// Where the file goes.
+    public let destination: Destination
+    private let downloadState = Protected(DownloadState())
+
+    init(id: UUID, convertible: any URLRequestConvertible, destination: Destination?, underlyingQueue: any SchedulerQueue,
+         serializationQueue: any SchedulerQueue, eventMonitor: CompositeEventMonitor, interceptor: (any RequestInterceptor)?,
+         delegate: Session) {
+        self.destination = destination ?? Self.defaultDestination
+        super.init(id: id, convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate)
+    }
+
+    /// The file the last attempt's body was moved to (nil until it finished, or when it failed).
+    public var fileURL: URL? { downloadState.read { $0.fileURL } }
+
+    /// Always nil: no transport here keeps the partial body of a cancelled download.
+    public var resumeData: Data? { nil }
+
+    override func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
+        session.dataTask(with: request)
+    }
+
+    override func reset() {
+        super.reset()
+        downloadState.write { state in
+            state.data = Data()
+            state.fileURL = nil
+        }
+    }
+
+    func didReceive(data: Data) {
+        downloadState.write { $0.data.append(data) }
+        updateDownloadProgress(bytesReceived: Int64(data.count), totalBytesExpected: response?.expectedContentLength ?? -1)
+    }
+
+    /// Answers `.allow` through a hop onto the rootQueue, as for data requests.
+    func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
+    }
+
+    /// The transfer ended without an error: writes the body to a temporary file, asks the
+    /// destination where it goes and moves it there. A failure to write or move is the attempt's error.
+    override func transferDidEnd(task: URLSessionTask) {
+        guard error == nil, let response else { return }
+        let body = downloadState.read { $0.data }
+        let fileManager = delegate?.delegate.fileManager ?? .default
+        let directory = fileManager.temporaryDirectory.appendingPathComponent("tapedeck.downloads", isDirectory: true)
+        let temporary = directory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
+        do {
+            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try body.write(to: temporary)
+        } catch {
+            fail(.downloadedFileMoveFailed(error: error, source: temporary, destination: temporary), task: task)
+            return
+        }
+        eventMonitor.request(self, didFinishDownloadingUsing: task, with: .success(temporary))
+        let (destinationURL, options) = destination(temporary, response)
+        eventMonitor.request(self, didCreateDestinationURL: destinationURL)
+        do {
+            if options.contains(.removePreviousFile), fileManager.fileExists(atPath: destinationURL.path) {
+                try fileManager.removeItem(at: destinationURL)
+            }
+            if options.contains(.createIntermediateDirectories) {
+                try fileManager.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            try fileManager.moveItem(at: temporary, to: destinationURL)
+            downloadState.write { $0.fileURL = destinationURL }
+        } catch {
+            try? fileManager.removeItem(at: temporary)
+            fail(.downloadedFileMoveFailed(error: error, source: temporary, destination: destinationURL), task: task)
+        }
+    }
+
+    private func fail(_ failure: ClientError, task: URLSessionTask) {
+        error = failure
+        eventMonitor.request(self, didFinishDownloadingUsing: task, with: .failure(failure))
+    }
+
+    // MARK: validation
+
+    func appendValidator(_ validation: @escaping Validation) {
+        downloadState.write { $0.validators.append(validation) }
+    }
+
+    /// Runs each validator in order while no error is recorded and a response exists.
+    override func runValidators() {
+        let validators = downloadState.read { $0.validators }
+        for validation in validators {
+            guard error == nil, let response else { return }
+            let request = self.request
+            let fileURL = self.fileURL
+            let result = validation(request, response, fileURL)
+            if case let .failure(failure) = result {
+                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
+            }
+            eventMonitor.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result)
+        }
+    }
+
+    /// Adds a custom validator (run after the file was moved, in the order added).
+    @preconcurrency
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendValidator(validation)
+        return self
+    }
+
+    /// Fails with `unacceptableStatusCode` unless the status is in `acceptableStatusCodes`.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
+        validate { _, response, _ in
+            acceptableStatusCodes.contains(response.statusCode)
+                ? .success(())
+                : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+        }
+    }
+
+    /// Fails unless the response's MIME type matches one of `acceptableContentTypes`. Skipped for
+    /// an empty file.
+    @preconcurrency
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self
+    where S.Iterator.Element == String {
+        validate { _, response, fileURL in
+            guard let fileURL, Self.fileSize(fileURL) > 0 else { return .success(()) }
+            return ContentTypeValidation.validate(acceptable: Array(acceptableContentTypes()), response: response)
+        }
+    }
+
+    /// A 2xx status, and a content type the request's `Accept` header allows.
+    @discardableResult
+    public func validate() -> Self {
+        validate(statusCode: 200..<300)
+        return validate { [weak self] _, response, fileURL in
+            guard let fileURL, Self.fileSize(fileURL) > 0 else { return .success(()) }
+            let accept = self?.request?.value(forHTTPHeaderField: "Accept")
+            let acceptable = accept.map { $0.components(separatedBy: ",") } ?? ["*/*"]
+            return ContentTypeValidation.validate(acceptable: acceptable, response: response)
+        }
+    }
+
+    private static func fileSize(_ url: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+}
