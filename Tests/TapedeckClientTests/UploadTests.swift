@@ -183,4 +183,21 @@ struct LiveUploadTests {
         #expect(echoed.request?.value(forHTTPHeaderField: "Content-Type") == form.contentType)
         #expect(sent.value == Int64(expected.count))
     }
+
+    @Test("a stream and a file reach a real server whole")
+    func liveStreamAndFile() async throws {
+        let live = try await LiveTests.Live()
+        let bytes = Data((0..<100_000).map { UInt8($0 % 253) })
+        let streamed: ClientDataResponse<Data> = await withCheckedContinuation { continuation in
+            live.session.upload(InputStream(data: bytes), to: live.url("/echo")).responseData { continuation.resume(returning: $0) }
+        }
+        #expect(streamed.value == bytes, "\(String(describing: streamed.error))")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-live-upload-\(UUID().uuidString).bin")
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile: ClientDataResponse<Data> = await withCheckedContinuation { continuation in
+            live.session.upload(file, to: live.url("/echo")).responseData { continuation.resume(returning: $0) }
+        }
+        #expect(fromFile.value == bytes)
+    }
 }

@@ -97,6 +97,15 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
         (request(for: task) as? UploadRequest)?.updateUploadProgress(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
+    /// Hands a streamed upload its stream (URLSession asks for it on its own transports).
+    open func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
+        guard case let .stream(stream)? = (request(for: task) as? UploadRequest)?.uploadable else {
+            completionHandler(nil)
+            return
+        }
+        completionHandler(stream)
+    }
+
     // MARK: callbacks a subclass written for Alamofire may override
 
     /// Authentication challenges: default handling (URLSession's own behaviour). Override it to

@@ -72,3 +72,14 @@ extension RequestMultipartFormData {
         }
     }
 }
+
+extension HTTPMethod {
+    /// Whether a multipart body goes with this method (Moya's `Method.supportsMultipart`): POST,
+    /// PUT, PATCH and CONNECT.
+    public var supportsMultipart: Bool {
+        switch self {
+        case .post, .put, .patch, .connect: true
+        default: false
+        }
+    }
+}
