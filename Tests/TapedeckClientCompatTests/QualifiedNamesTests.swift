@@ -23,3 +23,24 @@ struct QualifiedNamesTests {
         #expect(Alamofire.AF === AF)
     }
 }
+
+extension QualifiedNamesTests {
+    @Test("a downloader written with Alamofire.-qualified download names writes the file where its destination says")
+    func qualifiedDownloader() throws {
+        let backend = SimulatedBackend()
+        let body = Data((0..<3_000).map { UInt8($0 % 97) })
+        backend.serve(path: "/files/photo.jpg") { _ in
+            ResponsePlan(status: 200, headers: [("Content-Type", "image/jpeg"), ("Content-Length", "\(body.count)")], body: body)
+        }
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-qualified-\(UUID().uuidString)/a/photo.jpg")
+        defer { try? FileManager.default.removeItem(at: target.deletingLastPathComponent().deletingLastPathComponent()) }
+        let downloader = backend.withTransport { QualifiedDownloader(session: Alamofire.Session()) }
+        let response = Box<Alamofire.AFDownloadResponse<Data>?>(nil)
+        downloader.download(URL(string: "https://api.example.com/files/photo.jpg")!, to: target) { response.value = $0 }
+        try backend.run()
+        #expect(response.value?.value == body)
+        #expect(response.value?.fileURL == target)
+        #expect(try Data(contentsOf: target) == body)
+        #expect(downloader.fraction == 1)
+    }
+}

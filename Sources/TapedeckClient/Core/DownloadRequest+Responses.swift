@@ -125,20 +125,66 @@ extension DownloadRequest {
         responseURL(queue: self.queue(standingFor: queue), completionHandler: completionHandler)
     }
 
+    /// `response(queue:responseSerializer:completionHandler:)` on the queue standing for a `DispatchQueue`.
+    @preconcurrency
+    @discardableResult
+    public func response<Serializer: DownloadResponseSerializerProtocol>(
+        queue: DispatchQueue, responseSerializer serializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        response(queue: self.queue(standingFor: queue), responseSerializer: serializer, completionHandler: completionHandler)
+    }
+
+    /// `response(queue:responseSerializer:completionHandler:)` with a data serializer, on the queue
+    /// standing for a `DispatchQueue`.
+    @preconcurrency
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue, responseSerializer serializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        response(queue: self.queue(standingFor: queue), responseSerializer: serializer, completionHandler: completionHandler)
+    }
+
     /// `responseData(queue:…)` on the queue standing for a `DispatchQueue`.
     @preconcurrency
     @discardableResult
-    public func responseData(queue: DispatchQueue, completionHandler: @escaping @Sendable (AFDownloadResponse<Data>) -> Void) -> Self {
-        responseData(queue: self.queue(standingFor: queue), completionHandler: completionHandler)
+    public func responseData(
+        queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Data>) -> Void
+    ) -> Self {
+        responseData(queue: self.queue(standingFor: queue), dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                     emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
+    }
+
+    /// `responseString(queue:…)` on the queue standing for a `DispatchQueue`.
+    @preconcurrency
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue, dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil, emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<String>) -> Void
+    ) -> Self {
+        responseString(queue: self.queue(standingFor: queue), dataPreprocessor: dataPreprocessor, encoding: encoding,
+                       emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods, completionHandler: completionHandler)
     }
 
     /// `responseDecodable(of:queue:…)` on the queue standing for a `DispatchQueue`.
     @preconcurrency
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
-        of type: T.Type = T.self, queue: DispatchQueue, decoder: any DataDecoder = JSONDecoder(),
+        of type: T.Type = T.self, queue: DispatchQueue,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDownloadResponse<T>) -> Void
     ) -> Self {
-        responseDecodable(of: type, queue: self.queue(standingFor: queue), decoder: decoder, completionHandler: completionHandler)
+        responseDecodable(of: type, queue: self.queue(standingFor: queue), dataPreprocessor: dataPreprocessor, decoder: decoder,
+                          emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods,
+                          completionHandler: completionHandler)
     }
 }

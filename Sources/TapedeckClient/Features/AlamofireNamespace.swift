@@ -15,6 +15,8 @@ public enum Alamofire {
     public static var AF: Session { TapedeckClient.AF }
     /// TapedeckClient's ``TapedeckClient/AFDataResponse``.
     public typealias AFDataResponse<Success> = TapedeckClient.AFDataResponse<Success>
+    /// TapedeckClient's ``TapedeckClient/AFDownloadResponse``.
+    public typealias AFDownloadResponse<Success> = TapedeckClient.AFDownloadResponse<Success>
     /// TapedeckClient's ``TapedeckClient/AFError``.
     public typealias AFError = TapedeckClient.AFError
     /// TapedeckClient's ``TapedeckClient/AFResult``.
@@ -57,6 +59,14 @@ public enum Alamofire {
     public typealias DataTask<Value: Sendable> = TapedeckClient.DataTask<Value>
     /// TapedeckClient's ``TapedeckClient/DecodableResponseSerializer``.
     public typealias DecodableResponseSerializer<T: Decodable & Sendable> = TapedeckClient.DecodableResponseSerializer<T>
+    /// TapedeckClient's ``TapedeckClient/DownloadRequest``.
+    public typealias DownloadRequest = TapedeckClient.DownloadRequest
+    /// TapedeckClient's ``TapedeckClient/DownloadResponse``.
+    public typealias DownloadResponse<Success, Failure: Error> = TapedeckClient.DownloadResponse<Success, Failure>
+    /// TapedeckClient's ``TapedeckClient/DownloadResponseSerializerProtocol``.
+    public typealias DownloadResponseSerializerProtocol = TapedeckClient.DownloadResponseSerializerProtocol
+    /// TapedeckClient's ``TapedeckClient/DownloadTask``.
+    public typealias DownloadTask<Value: Sendable> = TapedeckClient.DownloadTask<Value>
     /// TapedeckClient's ``TapedeckClient/Empty``.
     public typealias Empty = TapedeckClient.Empty
     /// TapedeckClient's ``TapedeckClient/EmptyResponse``.
@@ -79,6 +89,8 @@ public enum Alamofire {
     public typealias JSONParameterEncoder = TapedeckClient.JSONParameterEncoder
     /// TapedeckClient's ``TapedeckClient/JSONResponseSerializer``.
     public typealias JSONResponseSerializer = TapedeckClient.JSONResponseSerializer
+    /// TapedeckClient's ``TapedeckClient/MultipartFormData``.
+    public typealias MultipartFormData = TapedeckClient.MultipartFormData
     /// TapedeckClient's ``TapedeckClient/ParameterEncoder``.
     public typealias ParameterEncoder = TapedeckClient.ParameterEncoder
     /// TapedeckClient's ``TapedeckClient/ParameterEncoding``.
@@ -129,6 +141,12 @@ public enum Alamofire {
     public typealias URLEncoding = TapedeckClient.URLEncoding
     /// TapedeckClient's ``TapedeckClient/URLRequestConvertible``.
     public typealias URLRequestConvertible = TapedeckClient.URLRequestConvertible
+    /// TapedeckClient's ``TapedeckClient/URLResponseSerializer``.
+    public typealias URLResponseSerializer = TapedeckClient.URLResponseSerializer
+    /// TapedeckClient's ``TapedeckClient/UploadRequest``.
+    public typealias UploadRequest = TapedeckClient.UploadRequest
+    /// TapedeckClient's ``TapedeckClient/UploadableConvertible``.
+    public typealias UploadableConvertible = TapedeckClient.UploadableConvertible
     /// TapedeckClient's ``TapedeckClient/Validation``.
     public typealias Validation = TapedeckClient.Validation
     /// TapedeckClient's ``TapedeckClient/ValidationResult``.

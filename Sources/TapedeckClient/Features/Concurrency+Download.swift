@@ -67,6 +67,14 @@ extension DownloadRequest {
         serializingDownload(using: DownloadedFileSerializer(DataResponseSerializer()), automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
+    /// A ``DownloadTask`` for the file's text (`encoding` nil: from the response, else UTF-8).
+    public func serializingString(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true, encoding: String.Encoding? = nil
+    ) -> DownloadTask<String> {
+        serializingDownload(using: DownloadedFileSerializer(StringResponseSerializer(encoding: encoding)),
+                            automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
     /// A ``DownloadTask`` for the file decoded as `Value` by `decoder`.
     public func serializingDecodable<Value: Decodable & Sendable>(
         _ type: Value.Type = Value.self, automaticallyCancelling shouldAutomaticallyCancel: Bool = true,

@@ -17,7 +17,7 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
 }
 
 /// A data serializer that also says which responses may be empty and how the data is prepared
-/// (a download uses one on its file's bytes).
+/// (a download uses one on its file's bytes: see ``DownloadedFileSerializer``).
 /// Built-in serializers rethrow the request's error unchanged when there is one (so a validation
 /// error surfaces as itself), then check for an empty body, then preprocess the data.
 ///

@@ -80,6 +80,10 @@ public enum Moya {
     public typealias Session = TapedeckClient.Session
     /// ``TapedeckProvider/MultipartFormData`` (one part of a multipart upload).
     public typealias MultipartFormData = TapedeckProvider.MultipartFormData
+    /// ``TapedeckProvider/DownloadDestination``.
+    public typealias DownloadDestination = TapedeckProvider.DownloadDestination
+    /// ``TapedeckProvider/RequestMultipartFormData`` (TapedeckClient's form).
+    public typealias RequestMultipartFormData = TapedeckProvider.RequestMultipartFormData
 }
 
 /// What Moya's Rx and Combine extensions (and an app's generic code or mocks) require of a

@@ -53,3 +53,22 @@ final class MonitorForwarder: @unchecked Sendable {
         monitor?.urlSession(session, taskIsWaitingForConnectivity: task)
     }
 }
+
+/// A downloader written as NextcloudKit writes one: the destination typed through the module's
+/// name, `DispatchQueue`s for the handlers, progress and the response as `AFDownloadResponse`.
+final class QualifiedDownloader: @unchecked Sendable {
+    let session: Alamofire.Session
+    private(set) var fraction: Double = 0
+
+    init(session: Alamofire.Session) {
+        self.session = session
+    }
+
+    func download(_ url: URL, to fileURL: URL, done: @escaping @Sendable (Alamofire.AFDownloadResponse<Data>) -> Void) {
+        let destination: Alamofire.DownloadRequest.Destination = { _, _ in (fileURL, [.removePreviousFile, .createIntermediateDirectories]) }
+        session.download(url, to: destination)
+            .downloadProgress(queue: .main) { progress in self.fraction = progress.fractionCompleted }
+            .validate()
+            .responseData(queue: .main, completionHandler: done)
+    }
+}
