@@ -56,7 +56,8 @@ struct DownloadTests {
         let finished = try #require(names.firstIndex(of: "didFinishDownloading"))
         let destination = try #require(names.firstIndex(of: "didCreateDestinationURL"))
         let validated = try #require(names.firstIndex(of: "didValidateRequest"))
-        #expect(finished < destination && destination < validated)
+        #expect(destination < finished && finished < validated, "Alamofire's order: destination, finished (with the final file), validation")
+        #expect(fixture.events.details(of: "didCreateDestinationURL") == ["report.json"])
     }
 
     @Test("without a destination the file stays in the temporary directory, named Alamofire_…")
@@ -69,6 +70,15 @@ struct DownloadTests {
         let url = try #require(file.value)
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(url.lastPathComponent.hasPrefix("Alamofire_CFNetworkDownload_"))
+        // The temporary name is random (as CFNetwork's); the event says where, the same on every run.
+        let again = ClientFixture()
+        _ = Self.serveReport(again)
+        let second = Box<URL?>(nil)
+        again.session.download("http://api.test/report.json").response { second.value = $0.fileURL }
+        try again.run()
+        defer { if let other = second.value { try? FileManager.default.removeItem(at: other) } }
+        #expect(again.events.details(of: "didCreateDestinationURL") == ["temporary file"])
+        #expect(fixture.events.details(of: "didCreateDestinationURL") == ["temporary file"])
         #expect(try Data(contentsOf: url) == Data(Self.reportJSON.utf8))
     }
 
@@ -90,6 +100,8 @@ struct DownloadTests {
         #expect(destination == target)
         #expect(!FileManager.default.fileExists(atPath: source.path), "the temporary file is not left behind")
         #expect(try Data(contentsOf: target) == Data("keep me".utf8))
+        #expect(fixture.events.details(of: "didFinishDownloading") == ["downloadedFileMoveFailed(report.json)"],
+                "one finish, with the failure, named without its directory")
     }
 
     @Test("a transport failure leaves no file: URL and data serializers report the task's error")

@@ -117,5 +117,25 @@ struct MultipartFormDataTests {
             return
         }
         #expect(length.bytesExpected == 5 && length.bytesRead == 3)
+        guard case let .inputStreamReadFailed(longer)? = reason({ $0.append(InputStream(data: Data("abcdef".utf8)), withLength: 4, name: "s", fileName: "s.txt", mimeType: "text/plain") }),
+              let overrun = longer as? ClientError.UnexpectedInputStreamLength else {
+            Issue.record("a stream longer than its length is an error, not a part cut short")
+            return
+        }
+        #expect(overrun.bytesExpected == 4 && overrun.bytesRead == 6)
+        #expect(try MultipartFormData(boundary: "e").encode().isEmpty, "no parts, no bytes (as Alamofire)")
+    }
+
+    @Test("a file part's boundary depends on the file's name and size, not on the directory it is in")
+    func boundaryIgnoresDirectory() throws {
+        let first = try Self.scratch(), second = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
+        for directory in [first, second] { try Data("same bytes".utf8).write(to: directory.appendingPathComponent("notes.txt")) }
+        func boundary(_ directory: URL) -> String {
+            let form = MultipartFormData()
+            form.append(directory.appendingPathComponent("notes.txt"), withName: "notes")
+            return form.boundary
+        }
+        #expect(boundary(first) == boundary(second))
     }
 }

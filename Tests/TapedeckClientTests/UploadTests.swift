@@ -51,7 +51,7 @@ struct UploadTests {
         #expect(fixture.events.details(of: "didCreateUploadable") == ["data"])
     }
 
-    @Test("a multipart form arrives with its Content-Type and bytes; a retry sends the very same body, made once")
+    @Test("a multipart form arrives with its Content-Type and bytes; a retry sends the very same body, encoded once")
     func multipartRetried() throws {
         let fixture = ClientFixture(interceptor: RetryPolicy(retryLimit: 2))
         let seen = Self.serveUploads(fixture, statuses: [503])
@@ -67,7 +67,7 @@ struct UploadTests {
         #expect(seen.value.count == 2)
         #expect(seen.value.allSatisfy { $0.body == expected && $0.method == "PUT" })
         #expect(seen.value.allSatisfy { $0.contentType == "multipart/form-data; boundary=\(form.boundary)" })
-        #expect(fixture.events.count("didCreateUploadable") == 1)
+        #expect(fixture.events.count("didCreateUploadable") == 2, "asked for on every attempt, as Alamofire does; the form hands back what it encoded")
     }
 
     @Test("the same form built in two runs encodes to the same bytes, so a recorded body matches on replay")
@@ -106,6 +106,39 @@ struct UploadTests {
         let url = try #require(file.value)
         #expect(existedDuringRequest.value)
         #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("a temporary form file is removed when the session is released during the upload, and on cancel")
+    func temporaryFileOnRelease() throws {
+        let fixture = ClientFixture()
+        fixture.network.stub(host: "api.test", path: "/slow", options: RouteOptions(latency: .fixed(.seconds(5))), ResponsePlan(status: 200))
+        var session: Session? = Session(provider: fixture.harness, scheduler: fixture.scheduler)
+        let form = MultipartFormData(boundary: "f")
+        form.append(Data(repeating: 3, count: 4_096), withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
+        let request = session!.upload(multipartFormData: form, to: "http://api.test/slow", usingThreshold: 1_024)
+        let error = Box<ClientError?>(nil)
+        request.responseData { error.value = $0.error }
+        try fixture.scheduler.run(until: seconds(1))
+        guard case let .file(url, shouldRemove: true)? = request.uploadable else {
+            Issue.record("the form went to a file: \(String(describing: request.uploadable))")
+            return
+        }
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        session = nil
+        try fixture.run()
+        #expect(error.value?.isSessionDeinitializedError == true)
+        #expect(!FileManager.default.fileExists(atPath: url.path), "removed though the session was gone")
+
+        let cancelled = fixture.session.upload(multipartFormData: form, to: "http://api.test/slow", usingThreshold: 1_024)
+        cancelled.responseData { _ in }
+        try fixture.scheduler.run(until: seconds(2))
+        guard case let .file(second, shouldRemove: true)? = cancelled.uploadable else {
+            Issue.record("the second form went to a file too")
+            return
+        }
+        cancelled.cancel()
+        try fixture.run()
+        #expect(!FileManager.default.fileExists(atPath: second.path))
     }
 
     @Test("file and stream uploads send the file's and the stream's bytes")

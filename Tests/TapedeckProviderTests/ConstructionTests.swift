@@ -73,7 +73,7 @@ struct ConstructionTests {
         #expect(token.debugDescription.hasPrefix("CancellableToken(GET http://api.test/zen"))
     }
 
-    @Test("progress: once, on the callback queue, before the completion, completed with the response; nothing for a stub")
+    @Test("progress: on the callback queue as the body arrives (no Content-Length here: fraction 0), then completed with the response, before the completion; nothing for a stub")
     func progress() throws {
         let world = World()
         let events = Box<[String]>([])
@@ -85,7 +85,7 @@ struct ConstructionTests {
         })
         provider.request(.zen, progress: { _ in events.mutate { $0.append("stub progress") } }, completion: { _ in })
         try world.run()
-        #expect(events.value == ["progress 1.0 true 200", "completion 200"])
+        #expect(events.value == ["progress 0.0 false 0", "progress 1.0 true 200", "completion 200"])
     }
 
     /// A test double as Moya apps write one: a subclass answering every request itself.

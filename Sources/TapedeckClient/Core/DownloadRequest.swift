@@ -109,25 +109,23 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
     }
 
-    /// The transfer ended without an error: writes the body to a temporary file, asks the
-    /// destination where it goes and moves it there. A failure to write or move is the attempt's error.
+    /// The transfer ended without an error: asks the destination where the file goes, writes the
+    /// body to a temporary file and moves it there, then says the download finished (with the
+    /// file's URL, or the failure to write or move it, which becomes the attempt's error) — the
+    /// order and events of Alamofire's download tasks. The body is not kept once written.
     override func transferDidEnd(task: URLSessionTask) {
         guard error == nil, let response else { return }
-        let body = downloadState.read { $0.data }
-        let fileManager = delegate?.delegate.fileManager ?? .default
-        let directory = fileManager.temporaryDirectory.appendingPathComponent("tapedeck.downloads", isDirectory: true)
-        let temporary = directory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
-        do {
-            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-            try body.write(to: temporary)
-        } catch {
-            fail(.downloadedFileMoveFailed(error: error, source: temporary, destination: temporary), task: task)
-            return
+        let body = downloadState.write { state -> Data in
+            defer { state.data = Data() }
+            return state.data
         }
-        eventMonitor.request(self, didFinishDownloadingUsing: task, with: .success(temporary))
+        let fileManager = delegate?.delegate.fileManager ?? .default
+        let temporary = temporaryFile(using: fileManager)
         let (destinationURL, options) = destination(temporary, response)
         eventMonitor.request(self, didCreateDestinationURL: destinationURL)
         do {
+            try fileManager.createDirectory(at: temporary.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try body.write(to: temporary)
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: destinationURL.path) {
                 try fileManager.removeItem(at: destinationURL)
             }
@@ -136,15 +134,25 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             }
             try fileManager.moveItem(at: temporary, to: destinationURL)
             downloadState.write { $0.fileURL = destinationURL }
+            eventMonitor.request(self, didFinishDownloadingUsing: task, with: .success(destinationURL))
         } catch {
             try? fileManager.removeItem(at: temporary)
-            fail(.downloadedFileMoveFailed(error: error, source: temporary, destination: destinationURL), task: task)
+            let failure = ClientError.downloadedFileMoveFailed(error: error, source: temporary, destination: destinationURL)
+            self.error = failure
+            eventMonitor.request(self, didFinishDownloadingUsing: task, with: .failure(failure))
         }
     }
 
-    private func fail(_ failure: ClientError, task: URLSessionTask) {
-        error = failure
-        eventMonitor.request(self, didFinishDownloadingUsing: task, with: .failure(failure))
+    /// Where the attempt's body is written first: a new name (as CFNetwork's, random, so that
+    /// sessions running side by side never collide) in a directory of this process.
+    private func temporaryFile(using fileManager: FileManager) -> URL {
+        Self.temporaryDirectory(using: fileManager).appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
+    }
+
+    /// The directory downloads are written to first (the default destination leaves them there).
+    static func temporaryDirectory(using fileManager: FileManager) -> URL {
+        fileManager.temporaryDirectory
+            .appendingPathComponent("tapedeck.downloads-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
     }
 
     // MARK: validation

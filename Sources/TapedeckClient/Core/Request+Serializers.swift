@@ -54,6 +54,7 @@ extension Request {
             }
             completions.forEach { $0() }
             finishHandlers.forEach { $0() }
+            releaseResources()
             delegate?.cleanup(after: self)
             return
         }

@@ -218,6 +218,10 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// the validators run.
     func transferDidEnd(task: URLSessionTask) {}
 
+    /// The request is over (every handler ran): an upload removes its temporary file here. Called
+    /// whether or not the session is still there.
+    func releaseResources() {}
+
     /// Creates the attempt's task (data requests: a data task).
     func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
         fatalError("tapedeck: subclasses of Request create their own tasks")

@@ -28,10 +28,10 @@ extension Session {
     func performSetupOperations(for request: Request) {
         requestQueue.preconditionCurrent()
         if let upload = request as? UploadRequest {
+            guard !upload.isCancelled else { return }
             do {
-                if let made = try upload.prepareUploadable() {
-                    rootQueue.async(named: "didCreateUploadable") { upload.didCreateUploadable(made) }
-                }
+                let made = try upload.prepareUploadable()
+                rootQueue.async(named: "didCreateUploadable") { upload.didCreateUploadable(made) }
             } catch {
                 let failure = error.asClientError(orFailWith: { .createUploadableFailed(error: $0) })
                 rootQueue.async(named: "didFailToCreateUploadable") { upload.didFailToCreateUploadable(with: failure) }
@@ -221,7 +221,6 @@ extension Session {
     }
 
     func cleanup(after request: Request) {
-        (request as? UploadRequest)?.removeTemporaryUpload()
         state.write { state in
             _ = state.activeRequests.removeValue(forKey: ObjectIdentifier(request))
             // Tasks of requests nobody holds any more can have no late callback attributed to

@@ -99,6 +99,7 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
 
     /// Hands a streamed upload its stream (URLSession asks for it on its own transports).
     open func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
+        eventMonitor?.urlSession(session, taskNeedsNewBodyStream: task)
         guard case let .stream(stream)? = (request(for: task) as? UploadRequest)?.uploadable else {
             completionHandler(nil)
             return

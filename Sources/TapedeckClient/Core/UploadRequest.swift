@@ -13,8 +13,10 @@ public protocol UploadableConvertible: Sendable {
 }
 
 /// A data request that sends a body through a URLSession upload task: made by the `upload`
-/// methods of ``Session`` (data, file, stream, multipart form). The response is read as for any
-/// ``DataRequest``; ``uploadProgress`` follows the body being sent.
+/// methods of ``Session`` (data, file, stream, multipart form). The body is made for every
+/// attempt, as in Alamofire (a form is encoded once; a stream is read once, so a retry of a
+/// stream upload sends nothing). The response is read as for any ``DataRequest``;
+/// ``uploadProgress`` follows the body being sent.
 ///
 /// ```swift
 /// session.upload(Data("hello".utf8), to: "https://api.example.com/notes", method: .put)
@@ -83,15 +85,23 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// The body made for this request (nil until the request was set up).
     public var uploadable: Uploadable? { uploadState.read { $0.uploadable } }
 
-    /// Makes the body once (a retry sends the same one): on the requestQueue, before the URLRequest.
-    /// Returns the body when it was made now, nil when an earlier attempt made it.
-    func prepareUploadable() throws -> Uploadable? {
-        guard uploadable == nil else { return nil }
+    /// Makes the attempt's body, as Alamofire does for every attempt (a multipart form encodes
+    /// once and hands the same body to each): on the requestQueue, before the URLRequest. A
+    /// temporary file an earlier attempt made and this one no longer uses is removed, and so is
+    /// this one's when a cancel came while it was being made.
+    func prepareUploadable() throws -> Uploadable {
         let made: Uploadable
         do { made = try upload.createUploadable() } catch {
             throw error.asClientError(orFailWith: { .createUploadableFailed(error: $0) })
         }
-        uploadState.write { $0.uploadable = made }
+        let previous = uploadState.write { state -> Uploadable? in
+            defer { state.uploadable = made }
+            return state.uploadable
+        }
+        if case let .file(old, shouldRemove: true)? = previous, case let .file(new, _) = made, old != new {
+            try? fileManager.removeItem(at: old)
+        }
+        if isCancelled { removeTemporaryUpload() }
         return made
     }
 
@@ -165,7 +175,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.didReceiveResponse(response, completionHandler: completionHandler)
     }
 
-    /// Deletes a temporary form file once the request is over.
+    /// Deletes a temporary form file once the request is over (whether or not its session is
+    /// still there).
+    override func releaseResources() {
+        removeTemporaryUpload()
+    }
+
     func removeTemporaryUpload() {
         guard case let .file(url, shouldRemove: true) = uploadable else { return }
         try? fileManager.removeItem(at: url)
@@ -173,12 +188,22 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 }
 
 /// A multipart form as an upload: the URLRequest carries the form's `Content-Type`; the body is
-/// encoded once, in memory under the threshold, else into a temporary file removed afterwards.
-struct MultipartUpload: UploadableConvertible, URLRequestConvertible {
+/// encoded once (every attempt sends the same), in memory under the threshold, else into a
+/// temporary file removed afterwards.
+final class MultipartUpload: UploadableConvertible, URLRequestConvertible, @unchecked Sendable {
+    // @unchecked Sendable: the form is only read; the encoded body is behind a lock.
     let form: MultipartFormData
     let encodingMemoryThreshold: UInt64
     let request: any URLRequestConvertible
     let fileManager: FileManager
+    private let encoded = Protected<UploadRequest.Uploadable?>(nil)
+
+    init(form: MultipartFormData, encodingMemoryThreshold: UInt64, request: any URLRequestConvertible, fileManager: FileManager) {
+        self.form = form
+        self.encodingMemoryThreshold = encodingMemoryThreshold
+        self.request = request
+        self.fileManager = fileManager
+    }
 
     func asURLRequest() throws -> URLRequest {
         var urlRequest = try request.asURLRequest()
@@ -187,6 +212,13 @@ struct MultipartUpload: UploadableConvertible, URLRequestConvertible {
     }
 
     func createUploadable() throws -> UploadRequest.Uploadable {
+        if let done = encoded.read({ $0 }) { return done }
+        let made = try encode()
+        encoded.write { $0 = made }
+        return made
+    }
+
+    private func encode() throws -> UploadRequest.Uploadable {
         if form.contentLength < encodingMemoryThreshold { return .data(try form.encode()) }
         let directory = fileManager.temporaryDirectory.appendingPathComponent("tapedeck.multipart", isDirectory: true)
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)

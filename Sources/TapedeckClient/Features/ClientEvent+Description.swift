@@ -83,7 +83,10 @@ extension ClientEvent: CustomStringConvertible {
         case let .requestDidFinishDownloadingUsingTaskWithResult(request, task, result):
             ("didFinishDownloading", request, task, Self.describe(result.map { _ in () }.mapError { $0 as any Error }))
         case let .requestDidCreateDestinationURL(request, url):
-            ("didCreateDestinationURL", request, nil, url.lastPathComponent)
+            // A file left in the temporary directory has a random name: said as such, so that the
+            // detail is the same on every run.
+            ("didCreateDestinationURL", request, nil,
+             url.deletingLastPathComponent() == DownloadRequest.temporaryDirectory(using: .default) ? "temporary file" : url.lastPathComponent)
         case let .requestDidValidateRequestResponseFileURLWithResult(request, _, _, _, result):
             ("didValidateRequest", request, nil, Self.describe(result))
         case let .requestDidParseDownloadResponse(request, response):
@@ -117,7 +120,14 @@ extension ClientEvent: CustomStringConvertible {
             case .missingContentType: return "missingContentType"
             case let .customValidationFailed(error): return "customValidationFailed(\(describe(error)))"
             }
+        case let .responseSerializationFailed(.inputFileReadFailed(url)):
+            return "responseSerializationFailed(inputFileReadFailed(\(url.lastPathComponent)))"
         case let .responseSerializationFailed(reason): return "responseSerializationFailed(\(reason))"
+        // Files by name only: a directory (a temporary one, a checkout) differs between runs.
+        case let .downloadedFileMoveFailed(_, _, destination): return "downloadedFileMoveFailed(\(destination.lastPathComponent))"
+        case let .multipartEncodingFailed(reason):
+            return "multipartEncodingFailed(\(Mirror(reflecting: reason).children.first?.label ?? "\(reason)"))"
+        case let .createUploadableFailed(error): return "createUploadableFailed(\(describe(error)))"
         default: return "\(clientError)"
         }
     }

@@ -51,7 +51,8 @@ public protocol EventMonitor: Sendable {
     /// recorded ones do not, and an ``UploadRequest`` then reports its body sent when the response begins).
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
                     totalBytesExpectedToSend: Int64)
-    /// A task needs a new body stream. Never sent; a requirement, as above.
+    /// A streamed upload's task asks for its body (URLSession's own transports ask; the simulated
+    /// and recorded ones read the request's stream). Does nothing by default.
     func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask)
     /// A task waits for connectivity. Never sent; a requirement, as above.
     func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
@@ -158,7 +159,7 @@ extension EventMonitor {
                            totalBytesExpectedToSend: Int64) {
         handle(.taskDidSendBodyData(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend))
     }
-    /// Does nothing (never sent).
+    /// Does nothing (see the requirement).
     public func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask) {}
     /// Does nothing (never sent).
     public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {}

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A `multipart/form-data` body built from parts (data, files, streams), as Alamofire's
-/// `MultipartFormData`: append the parts, then hand it to ``Session/upload(multipartFormData:to:usingThreshold:method:headers:interceptor:fileManager:requestModifier:)``
+/// `MultipartFormData`: append the parts, then hand it to `Session.upload(multipartFormData:to:)`
 /// (or call ``encode()`` yourself).
 ///
 /// One difference, on purpose: without a `boundary:` Alamofire draws a random one, so the same
@@ -154,10 +154,12 @@ open class MultipartFormData: @unchecked Sendable {
     // MARK: encoding
 
     /// The whole body in memory: each part's boundary line, headers, a blank line and bytes, then
-    /// the closing boundary. Throws the first error met while appending, or a read failure.
+    /// the closing boundary (a form without parts is empty, as Alamofire's). Throws the first error
+    /// met while appending, or a read failure.
     public func encode() throws -> Data {
         let (parts, error) = snapshot()
         if let error { throw error }
+        guard !parts.isEmpty else { return Data() }   // as Alamofire: no parts, no bytes
         let boundary = self.boundary
         var body = Data()
         for (index, part) in parts.enumerated() {
@@ -165,7 +167,7 @@ open class MultipartFormData: @unchecked Sendable {
             body.append(Self.headerBlock(part.headers))
             try Self.bytes(of: part, reading: fileManager) { body.append($0) }
         }
-        body.append(Self.closingLine(boundary, empty: parts.isEmpty))
+        body.append(Self.closingLine(boundary))
         return body
     }
 
@@ -193,7 +195,7 @@ open class MultipartFormData: @unchecked Sendable {
             try write(Self.headerBlock(part.headers))
             try Self.bytes(of: part, reading: fileManager, into: write)
         }
-        try write(Self.closingLine(boundary, empty: parts.isEmpty))
+        if !parts.isEmpty { try write(Self.closingLine(boundary)) }
     }
 
     private func snapshot() -> ([Part], ClientError?) {
@@ -217,8 +219,8 @@ extension MultipartFormData {
         Data(((first ? "" : "\r\n") + "--\(boundary)\r\n").utf8)
     }
 
-    static func closingLine(_ boundary: String, empty: Bool) -> Data {
-        Data(((empty ? "" : "\r\n") + "--\(boundary)--\r\n").utf8)
+    static func closingLine(_ boundary: String) -> Data {
+        Data("\r\n--\(boundary)--\r\n".utf8)
     }
 
     static func headerBlock(_ headers: HTTPHeaders) -> Data {
@@ -260,10 +262,22 @@ extension MultipartFormData {
             throw ClientError.multipartEncodingFailed(reason: .inputStreamReadFailed(
                 error: ClientError.UnexpectedInputStreamLength(bytesExpected: length, bytesRead: length - remaining)))
         }
+        // A stream holding more than its stated length is an error too, not a part cut short.
+        var extra = 0
+        while true {
+            let read = stream.read(&buffer, maxLength: buffer.count)
+            if read <= 0 { break }
+            extra += read
+        }
+        guard extra == 0 else {
+            throw ClientError.multipartEncodingFailed(reason: .inputStreamReadFailed(
+                error: ClientError.UnexpectedInputStreamLength(bytesExpected: length, bytesRead: length + UInt64(extra))))
+        }
     }
 
     /// FNV-1a over every part's headers and what identifies its bytes (data: the bytes; a file:
-    /// its path and size; a stream: its length), so equal forms get equal boundaries.
+    /// its name and size, not its directory, so a form built in another checkout or temporary
+    /// directory gets the same boundary; a stream: its length), so equal forms get equal boundaries.
     static func digest(of parts: [Part]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
@@ -278,7 +292,7 @@ extension MultipartFormData {
             for header in part.headers { mix(header.name.utf8); mix(header.value.utf8) }
             switch part.source {
             case let .data(data): mix(data)
-            case let .file(url): mix(url.path.utf8); mix(String(part.length).utf8)
+            case let .file(url): mix(url.lastPathComponent.utf8); mix(String(part.length).utf8)
             case .stream: mix(String(part.length).utf8)
             }
         }
