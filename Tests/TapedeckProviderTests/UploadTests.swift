@@ -58,7 +58,8 @@ struct ProviderUploadTests {
         let reports = Box<[String]>([])
         let status = Box<Int?>(nil)
         provider.request(.avatar(image, caption: "me"), progress: { report in
-            reports.mutate { $0.append(report.completed ? "completed" : "\(report.progressObject?.completedUnitCount ?? -1)") }
+            let sent = report.progressObject?.completedUnitCount ?? -1
+            reports.mutate { $0.append(report.completed ? "completed \(sent)" : "\(sent)") }
         }) { status.value = try? $0.get().statusCode }
         try world.run()
         let expected = RequestMultipartFormData()
@@ -66,7 +67,7 @@ struct ProviderUploadTests {
         expected.append(image, withName: "avatar", fileName: "avatar.png", mimeType: "image/png")
         #expect(status.value == 201)
         #expect(received.value == [Received(target: "/media", contentType: expected.contentType, body: try expected.encode())])
-        #expect(reports.value.last == "completed")
+        #expect(reports.value.last == "completed \(try expected.encode().count)", "the last report has the response and the upload's Progress, as Moya's")
         #expect(reports.value.dropLast().contains(String(try expected.encode().count)), "the body sent, before the response: \(reports.value)")
     }
 

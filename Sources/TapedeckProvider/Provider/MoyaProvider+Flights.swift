@@ -143,18 +143,19 @@ extension MoyaProvider {
         for plugin in plugins { plugin.didReceive(result, target: record.target) }
         for delivery in deliveries {
             deliver(delivery.cancelled ? Self.cancellation(of: result) : result, to: delivery.caller,
-                    reportingProgress: record.behavior == .never)
+                    reportingProgress: record.behavior == .never, transfer: record.request)
         }
     }
 
     /// In a job of the caller's queue: its progress block when `reportingProgress` (completed with
-    /// the response, unprocessed, as Moya reports it), every plugin's `process` (with the caller's
-    /// target), then its completion.
-    func deliver(_ result: Result<Response, ProviderError>, to number: Int, reportingProgress: Bool = false) {
+    /// the response, unprocessed, and the transfer's `Progress`, as Moya reports it), every
+    /// plugin's `process` (with the caller's target), then its completion.
+    func deliver(_ result: Result<Response, ProviderError>, to number: Int, reportingProgress: Bool = false, transfer: Request? = nil) {
         guard let caller = state.withLock({ $0.callers.removeValue(forKey: number) }) else { return }
         caller.queue.async(named: "provider.completion") { [self] in
             if reportingProgress, let progress = caller.progress {
-                progress(ProgressResponse(response: try? result.get()))
+                let object = transfer.map { ($0 as? UploadRequest)?.uploadProgress ?? $0.downloadProgress }
+                progress(ProgressResponse(progress: object, response: try? result.get()))
             }
             let processed = plugins.reduce(result) { $1.process($0, target: caller.target) }
             session.scheduler.record("provider.result", "caller \(caller.number) \(Self.outcome(processed))")
