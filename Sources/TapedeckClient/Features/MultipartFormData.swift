@@ -304,9 +304,10 @@ extension MultipartFormData {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// The MIME type of common file extensions (Alamofire asks the platform's type registry, which
-    /// Linux lacks, and says `application/octet-stream` there for everything).
-    static func mimeType(forPathExtension pathExtension: String) -> String {
+    /// The MIME type of common file extensions, `application/octet-stream` for others (Alamofire
+    /// asks the platform's type registry, which Linux lacks, and says `application/octet-stream`
+    /// there for everything).
+    public static func mimeType(forPathExtension pathExtension: String) -> String {
         switch pathExtension.lowercased() {
         case "jpg", "jpeg": "image/jpeg"
         case "png": "image/png"

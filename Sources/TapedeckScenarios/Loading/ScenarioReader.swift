@@ -318,6 +318,11 @@ struct ScenarioReader {
         }
     }
 
+    /// A file's URL: an absolute path, or one relative to the scenario file.
+    func fileURL(_ field: Field) throws(ScenarioError) -> URL {
+        try path(field)
+    }
+
     private func path(_ field: Field) throws(ScenarioError) -> URL {
         let text = try field.string()
         guard !text.isEmpty else { throw field.error("the path is empty") }

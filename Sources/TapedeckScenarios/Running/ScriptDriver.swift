@@ -124,7 +124,14 @@ struct ScriptDriver {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
         }
         urlRequest.httpBody = step.body
-        var request = run.session.request(urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
+        var request: DataRequest
+        if let parts = step.multipart {
+            request = run.session.upload(multipartFormData: { form in
+                for part in parts { form.append(part.content, withName: part.name, fileName: part.fileName, mimeType: part.mimeType) }
+            }, with: urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
+        } else {
+            request = run.session.request(urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
+        }
         let validation = step.validation ?? run.scenario.client.validation
         if let validation {
             let statuses = validation.statuses
