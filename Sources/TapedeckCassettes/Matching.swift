@@ -220,7 +220,7 @@ public struct MatchRules: Sendable {
         case .ignore:
             return nil
         case .raw:
-            return a == b ? nil : "body differs (\(a.count) vs \(b.count) bytes)"
+            return a == b ? nil : rawMismatch(a, b, live: live, recorded: recorded)
         case .json:
             let left = try? JSONSerialization.jsonObject(with: a, options: [.fragmentsAllowed])
             let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed])
@@ -232,22 +232,48 @@ public struct MatchRules: Sendable {
             }
             return fields(a) == fields(b) ? nil : "form fields differ"
         case .multipart:
-            let left = multipartParts(a, contentType: live.headers.value(for: "Content-Type"))
-            let right = multipartParts(b, contentType: recorded.headers.value(for: "Content-Type"))
-            return left == right ? nil : "multipart parts differ"
+            return multipartMismatch(a, live: live, b, recorded: recorded)
         }
+    }
+
+    /// Where two raw bodies part: the sizes, the first differing byte, and a hint when both are
+    /// multipart forms (whose boundaries differ from client to client and run to run).
+    private func rawMismatch(_ a: Data, _ b: Data, live: RecordedRequest, recorded: RecordedRequest) -> String {
+        let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+        var text = "body differs (\(a.count) vs \(b.count) bytes, first at byte \(first))"
+        if Redactor.multipartParts(a, contentType: live.headers.value(for: "Content-Type")) != nil,
+           Redactor.multipartParts(b, contentType: recorded.headers.value(for: "Content-Type")) != nil {
+            text += "; both are multipart forms: match bodies as multipart to compare their parts whatever the boundary"
+        }
+        return text
+    }
+
+    /// Which part of two multipart bodies differs, and how (its headers, or its content's size),
+    /// or that one of them is not a multipart form; nil when the parts are equal.
+    private func multipartMismatch(_ a: Data, live: RecordedRequest, _ b: Data, recorded: RecordedRequest) -> String? {
+        let left = Redactor.multipartParts(a, contentType: live.headers.value(for: "Content-Type"))
+        let right = Redactor.multipartParts(b, contentType: recorded.headers.value(for: "Content-Type"))
+        guard let left, let right else {
+            // Not multipart (or no boundary) on one side: compared whole.
+            if a == b { return nil }
+            switch (left, right) {
+            case (nil, nil): return "neither body is a multipart form, and they differ"
+            case (nil, _): return "this body is not a multipart form (no multipart Content-Type with a boundary); the recorded one is"
+            default: return "the recorded body is not a multipart form; this one is"
+            }
+        }
+        for (index, (mine, theirs)) in zip(left, right).enumerated() where a[mine.whole] != b[theirs.whole] {
+            let label = "part \(index + 1)" + (mine.name.map { " ('\($0)')" } ?? "")
+            if a[mine.whole.lowerBound..<mine.content.lowerBound] != b[theirs.whole.lowerBound..<theirs.content.lowerBound] {
+                return "\(label) differs in its headers (name, file name or type)"
+            }
+            return "\(label) differs in its content (\(mine.content.count) vs \(theirs.content.count) bytes)"
+        }
+        return left.count == right.count ? nil : "\(left.count) parts vs \(right.count) recorded"
     }
 
     /// JSON with object keys sorted, so equal values compare equal as data.
     private func canonicalJSON(_ value: Any) -> Data? {
         try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
-    }
-
-    /// The parts of a multipart body (each part's headers and content, the framing left out), in
-    /// order; a body that is not multipart (or has no boundary) is one part.
-    private func multipartParts(_ body: Data, contentType: String?) -> [Data] {
-        // Unreadable as parts (or not multipart): compared whole, so two such bodies match only when equal.
-        guard let parts = Redactor.multipartParts(body, contentType: contentType), !parts.isEmpty else { return [body] }
-        return parts.map { Data(body[$0.whole]) }
     }
 }

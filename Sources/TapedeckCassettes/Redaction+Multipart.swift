@@ -30,7 +30,7 @@ extension Redactor {
             let replacement: Data?
             if !part.isFile, let name = part.name, isSecretQueryName(name) {
                 replacement = content.elementsEqual(Self.placeholder.utf8) ? nil : Data(Self.placeholder.utf8)
-            } else if part.contentType?.containsBytes(of: "json", foldingCase: true) == true {
+            } else if !part.isFile, part.contentType?.containsBytes(of: "json", foldingCase: true) == true {
                 let redacted = redactJSON(Data(content), contentType: part.contentType)
                 replacement = redacted == content ? nil : redacted
             } else {
