@@ -200,7 +200,7 @@ struct BadFileTests {
               - request: POST http://api.test/a
                 body: text
                 json: {a: 1}
-            """, line: 5, column: 11, path: "script[0].json", message: "give 'body' or 'json', not both"),
+            """, line: 5, column: 11, path: "script[0].json", message: "give only one of body, json and multipart"),
         BadFile(what: "an unknown fault kind, near a known one", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]
