@@ -7,8 +7,9 @@ import FoundationNetworking
 /// Something that can make an upload's body (Alamofire's `UploadableConvertible`): data, a file,
 /// a stream, or a multipart form encoded on demand.
 public protocol UploadableConvertible: Sendable {
-    /// The body to send. Called once per request, on the session's requestQueue; a throw ends the
-    /// request with ``ClientError/createUploadableFailed(error:)`` (after asking the retrier).
+    /// The body to send. Called for every attempt, on the session's requestQueue (hand back the
+    /// same body, or a new stream each time); a throw fails the attempt with the error if it is a
+    /// ``ClientError``, else ``ClientError/createUploadableFailed(error:)`` (after asking the retrier).
     func createUploadable() throws -> UploadRequest.Uploadable
 }
 
