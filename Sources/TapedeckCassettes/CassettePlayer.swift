@@ -250,14 +250,18 @@ public final class CassettePlayer: Responder {
             }
             return total
         }
-        var closest: [(position: Int, reasons: [String], distance: Int)] = []
+        // Among entries as far apart by these counts (many on one path, each with another body),
+        // the one whose body is more like the request's comes first.
+        var closest: [(position: Int, reasons: [String], distance: Int, bodyGap: Int)] = []
         for (compared, position) in rough.indices.sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
             // The rank is a lower bound of the full distance: past the third closest, none can be closer.
             if closest.count == 3, rough[position] > closest[2].distance { break }
             if compared == 2_000 { break }
             let reasons = rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 }
-            closest.append((position, reasons, distance(position, reasons)))
-            closest.sort { ($0.distance, $0.position) < ($1.distance, $1.position) }
+            let gap = reasons.contains(where: { $0.hasPrefix("body") })
+                ? rules.bodyGap(live, matchable[position]) : 0
+            closest.append((position, reasons, distance(position, reasons), gap))
+            closest.sort { ($0.distance, $0.bodyGap, $0.position) < ($1.distance, $1.bodyGap, $1.position) }
             if closest.count > 3 { closest.removeLast() }
         }
         var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
@@ -267,7 +271,7 @@ public final class CassettePlayer: Responder {
             let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
             lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
         }
-        for (position, reasons, _) in closest {
+        for (position, reasons, _, _) in closest {
             let recorded = cassette.interactions[position].request
             let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches") : reasons.joined(separator: "; ")
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).

@@ -257,19 +257,33 @@ public struct MatchRules: Sendable {
             // Not multipart (or no boundary) on one side: compared whole.
             if a == b { return nil }
             switch (left, right) {
-            case (nil, nil): return "neither body is a multipart form, and they differ"
-            case (nil, _): return "this body is not a multipart form (no multipart Content-Type with a boundary); the recorded one is"
-            default: return "the recorded body is not a multipart form; this one is"
+            case (nil, nil): return "body differs (neither is a multipart form)"
+            case (nil, _): return "body is not a multipart form (no multipart Content-Type with a boundary); the recorded one is"
+            default: return "body is a multipart form; the recorded one is not"
             }
         }
         for (index, (mine, theirs)) in zip(left, right).enumerated() where a[mine.whole] != b[theirs.whole] {
-            let label = "part \(index + 1)" + (mine.name.map { " ('\($0)')" } ?? "")
+            let label = "body part \(index + 1)" + (mine.name.map { " ('\($0)')" } ?? "")
             if a[mine.whole.lowerBound..<mine.content.lowerBound] != b[theirs.whole.lowerBound..<theirs.content.lowerBound] {
                 return "\(label) differs in its headers (name, file name or type)"
             }
             return "\(label) differs in its content (\(mine.content.count) vs \(theirs.content.count) bytes)"
         }
-        return left.count == right.count ? nil : "\(left.count) parts vs \(right.count) recorded"
+        return left.count == right.count ? nil : "body has \(left.count) parts, the recorded one \(right.count)"
+    }
+
+    /// How unlike two bodies are, to order the closest entries of a miss: for multipart bodies the
+    /// number of parts that differ (and the difference in their counts), else the difference in
+    /// size. 0 for equal bodies.
+    func bodyGap(_ live: RecordedRequest, _ recorded: RecordedRequest) -> Int {
+        let a = live.body ?? Data(), b = recorded.body ?? Data()
+        if a == b { return 0 }
+        if let left = Redactor.multipartParts(a, contentType: live.headers.value(for: "Content-Type")),
+           let right = Redactor.multipartParts(b, contentType: recorded.headers.value(for: "Content-Type")) {
+            let differing = zip(left, right).count { a[$0.whole] != b[$1.whole] }
+            return differing + abs(left.count - right.count)
+        }
+        return abs(a.count - b.count) + 1
     }
 
     /// JSON with object keys sorted, so equal values compare equal as data.

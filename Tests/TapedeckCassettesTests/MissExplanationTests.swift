@@ -98,3 +98,24 @@ struct MissExplanationTests {
     }
 }
 
+
+extension MissExplanationTests {
+    @Test("among many forms posted to one path, the one differing in fewest parts is named first, with the part that differs")
+    func nearestForm() {
+        func form(_ boundary: String, caption: String, file: String) -> RecordedRequest {
+            var body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\n\(caption)\r\n"
+            body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\(file)\r\n"
+            body += "--\(boundary)--\r\n"
+            return RecordedRequest(method: "POST", url: URL(string: "http://a.test/photos")!,
+                                   headers: [HeaderField("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Data(body.utf8))
+        }
+        var interactions = (0..<6).map {
+            Interaction(index: $0, request: form("rec\($0)", caption: "other \($0)", file: "bytes-\($0)"), outcome: .response(RecordedResponse(status: 201)))
+        }
+        interactions.append(Interaction(index: 6, request: form("rec6", caption: "sunset", file: "old-bytes"), outcome: .response(RecordedResponse(status: 201))))
+        let player = CassettePlayer(cassette: Cassette(interactions: interactions), rules: MatchRules(body: .multipart))
+        let why = player.explainMiss(form("live", caption: "sunset", file: "new-bytes"))
+        let lines = why.split(separator: "\n")
+        #expect(lines.count == 4 && lines[1].contains("entry 6 POST http://a.test/photos: body part 2 ('photo') differs in its content"), "\(why)")
+    }
+}

@@ -239,9 +239,9 @@ struct MatchingTests {
         }
         #expect(MatchRules(body: .multipart).mismatches(multipart("AAA", "v"), multipart("BBBBBB", "v")).isEmpty)
         #expect(MatchRules(body: .multipart).mismatches(multipart("AAA", "v"), multipart("BBBBBB", "w"))
-                == ["part 1 ('f') differs in its content (1 vs 1 bytes)"])
+                == ["body part 1 ('f') differs in its content (1 vs 1 bytes)"])
         #expect(MatchRules(body: .multipart).mismatches(request(body: "plain"), multipart("B", "v"))
-                == ["this body is not a multipart form (no multipart Content-Type with a boundary); the recorded one is"])
+                == ["body is not a multipart form (no multipart Content-Type with a boundary); the recorded one is"])
         // Raw matching says where the bytes part, and that two forms would match as multipart.
         #expect(MatchRules(body: .raw).mismatches(multipart("AAA", "v"), multipart("BBB", "v"))
                 == ["body differs (63 vs 63 bytes, first at byte 2); both are multipart forms: match bodies as multipart to compare their parts whatever the boundary"])
