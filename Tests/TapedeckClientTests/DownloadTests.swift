@@ -140,6 +140,26 @@ struct DownloadTests {
         try? FileManager.default.removeItem(at: kept)
     }
 
+    @Test("an empty body is an empty file; a body in many chunks is written whole, as it arrives")
+    func emptyAndChunked() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture()
+        fixture.network.stub(host: "api.test", path: "/empty", ResponsePlan(status: 204))
+        let big = Data((0..<300_000).map { UInt8($0 % 241) })
+        fixture.network.stub(host: "api.test", path: "/big", options: RouteOptions(bandwidth: 100_000),
+                             ResponsePlan(status: 200, headers: [("Content-Length", "\(big.count)")], body: big))
+        let empty = directory.appendingPathComponent("empty.bin"), whole = directory.appendingPathComponent("big.bin")
+        let chunks = Box(0)
+        fixture.session.download("http://api.test/empty", to: { _, _ in (empty, []) }).response { _ in }
+        fixture.session.download("http://api.test/big", to: { _, _ in (whole, []) })
+            .downloadProgress { _ in chunks.mutate { $0 += 1 } }.response { _ in }
+        try fixture.run()
+        #expect(try Data(contentsOf: empty).isEmpty)
+        #expect(try Data(contentsOf: whole) == big)
+        #expect(chunks.value > 1, "the body came in several pieces")
+    }
+
     @Test("awaiting a download: the file's URL and its decoded contents")
     func awaited() async throws {
         let fixture = ClientFixture()

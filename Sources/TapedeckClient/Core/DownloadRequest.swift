@@ -7,8 +7,8 @@ public import FoundationNetworking
 /// A request whose response body is written to a file (Alamofire's `DownloadRequest`): made by
 /// ``Session``'s `download` methods; a ``Destination`` says where the file goes.
 ///
-/// The body travels in a data task and is written to a temporary file when the transfer ends,
-/// then moved to the destination — not in a URLSession download task: swift-corelibs-foundation
+/// The body travels in a data task and is written to a temporary file as it arrives (never held
+/// whole in memory), then moved to the destination when the transfer ends — not in a URLSession download task: swift-corelibs-foundation
 /// keeps a download task's file in a private property a URLProtocol cannot fill, so a simulated
 /// or recorded download task would never get its file (docs/client.md, "Uploads and downloads").
 /// What an app sees is the same: a file at the destination, its URL in the response. There is no
@@ -64,7 +64,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     private struct DownloadState {
-        var data = Data()
+        /// The attempt's temporary file and its handle, once a byte arrived.
+        var partial: (url: URL, handle: FileHandle)?
+        /// Writing the temporary file failed (reported when the transfer ends).
+        var writeError: (any Error)?
         var fileURL: URL?
         var validators: [Validation] = []
     }
@@ -93,15 +96,47 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     override func reset() {
         super.reset()
+        discardPartial()
         downloadState.write { state in
-            state.data = Data()
             state.fileURL = nil
+            state.writeError = nil
         }
     }
 
+    /// Appends the bytes to the attempt's temporary file (made at the first bytes).
     func didReceive(data: Data) {
-        downloadState.write { $0.data.append(data) }
+        downloadState.write { state in
+            guard state.writeError == nil else { return }
+            do {
+                if state.partial == nil {
+                    let fileManager = delegate?.delegate.fileManager ?? .default
+                    let url = temporaryFile(using: fileManager)
+                    try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    guard fileManager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+                    state.partial = (url, try FileHandle(forWritingTo: url))
+                }
+                try state.partial?.handle.write(contentsOf: data)
+            } catch {
+                state.writeError = error
+            }
+        }
         updateDownloadProgress(bytesReceived: Int64(data.count), totalBytesExpected: response?.expectedContentLength ?? -1)
+    }
+
+    /// Closes and deletes the attempt's temporary file, if any (a retry, a failure, the end).
+    private func discardPartial() {
+        let partial = downloadState.write { state -> (url: URL, handle: FileHandle)? in
+            defer { state.partial = nil }
+            return state.partial
+        }
+        guard let partial else { return }
+        try? partial.handle.close()
+        try? (delegate?.delegate.fileManager ?? .default).removeItem(at: partial.url)
+    }
+
+    /// A download that ended without its transfer ending (its session released) leaves no file.
+    override func releaseResources() {
+        discardPartial()
     }
 
     /// Answers `.allow` through a hop onto the rootQueue, as for data requests.
@@ -109,23 +144,30 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
     }
 
-    /// The transfer ended without an error: asks the destination where the file goes, writes the
-    /// body to a temporary file and moves it there, then says the download finished (with the
-    /// file's URL, or the failure to write or move it, which becomes the attempt's error) — the
-    /// order and events of Alamofire's download tasks. The body is not kept once written.
+    /// The transfer ended: after a failure its partial file is deleted; else the destination is
+    /// asked where the file goes, the temporary file (empty for an empty body) is moved there, and
+    /// the download is said to be finished (with the file's URL, or the failure to write or move
+    /// it, which becomes the attempt's error) — the order and events of Alamofire's download tasks.
     override func transferDidEnd(task: URLSessionTask) {
-        guard error == nil, let response else { return }
-        let body = downloadState.write { state -> Data in
-            defer { state.data = Data() }
-            return state.data
+        guard error == nil, let response else {
+            discardPartial()
+            return
         }
         let fileManager = delegate?.delegate.fileManager ?? .default
-        let temporary = temporaryFile(using: fileManager)
+        let (partial, writeError) = downloadState.write { state in
+            defer { state.partial = nil }
+            return (state.partial, state.writeError)
+        }
+        try? partial?.handle.close()
+        let temporary = partial?.url ?? temporaryFile(using: fileManager)
         let (destinationURL, options) = destination(temporary, response)
         eventMonitor.request(self, didCreateDestinationURL: destinationURL)
         do {
-            try fileManager.createDirectory(at: temporary.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try body.write(to: temporary)
+            if let writeError { throw writeError }
+            if partial == nil {
+                try fileManager.createDirectory(at: temporary.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data().write(to: temporary)
+            }
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: destinationURL.path) {
                 try fileManager.removeItem(at: destinationURL)
             }
