@@ -60,16 +60,14 @@ public class DataRequest: Request, @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func response(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (ClientDataResponse<Data?>) -> Void) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        appendResponseSerializer {
-            let result: Result<Data?, ClientError> = self.error.map { .failure($0) } ?? .success(self.data)
-            self.underlyingQueue.async(named: "response") {
-                let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics,
-                                            serializationDuration: .zero, result: result)
-                self.eventMonitor.request(self, didParseResponse: response)
-                self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
-            }
-        }
+        appendRawStage(
+            queue: queue,
+            make: {
+                DataResponse(request: self.request, response: self.response, data: self.data, metrics: self.metrics, serializationDuration: .zero,
+                             result: self.error.map { .failure($0) } ?? .success(self.data))
+            },
+            announce: { self.eventMonitor.request(self, didParseResponse: $0) },
+            completionHandler: completionHandler)
         return self
     }
 
@@ -81,7 +79,6 @@ public class DataRequest: Request, @unchecked Sendable {
         queue: (any SchedulerQueue)? = nil, responseSerializer serializer: Serializer,
         completionHandler: @escaping @Sendable (ClientDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
         appendSerializingStage(
             queue: queue,
             serialize: { try serializer.serialize(request: self.request, response: self.response, data: self.data, error: self.error) },

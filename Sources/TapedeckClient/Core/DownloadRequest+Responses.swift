@@ -13,15 +13,11 @@ extension DownloadRequest {
     @preconcurrency
     @discardableResult
     public func response(queue: (any SchedulerQueue)? = nil, completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        appendResponseSerializer {
-            let result: Result<URL?, ClientError> = self.error.map { .failure($0) } ?? .success(self.fileURL)
-            self.underlyingQueue.async(named: "response") {
-                let response = self.downloadResponse(result, duration: .zero)
-                self.eventMonitor.request(self, didParseResponse: response)
-                self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
-            }
-        }
+        appendRawStage(
+            queue: queue,
+            make: { self.downloadResponse(self.error.map { .failure($0) } ?? .success(self.fileURL), duration: .zero) },
+            announce: { self.eventMonitor.request(self, didParseResponse: $0) },
+            completionHandler: completionHandler)
         return self
     }
 
@@ -34,7 +30,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         appendSerializingStage(
-            queue: queue ?? delegate?.defaultResponseQueue ?? underlyingQueue,
+            queue: queue,
             serialize: { try serializer.serializeDownload(request: self.request, response: self.response, fileURL: self.fileURL, error: self.error) },
             make: { result, duration in self.downloadResponse(result, duration: duration) },
             announce: { self.eventMonitor.request(self, didParseResponse: $0) },

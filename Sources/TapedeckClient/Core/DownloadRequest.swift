@@ -229,11 +229,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// Fails with `unacceptableStatusCode` unless the status is in `acceptableStatusCodes`.
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
-        validate { _, response, _ in
-            acceptableStatusCodes.contains(response.statusCode)
-                ? .success(())
-                : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
-        }
+        validate { _, response, _ in StatusCodeValidation.validate(acceptable: acceptableStatusCodes, response: response) }
     }
 
     /// Fails unless the response's MIME type matches one of `acceptableContentTypes`. Skipped for
@@ -254,9 +250,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         validate(statusCode: 200..<300)
         return validate { [weak self] _, response, fileURL in
             guard let fileURL, Self.fileSize(fileURL) > 0 else { return .success(()) }
-            let accept = self?.request?.value(forHTTPHeaderField: "Accept")
-            let acceptable = accept.map { $0.components(separatedBy: ",") } ?? ["*/*"]
-            return ContentTypeValidation.validate(acceptable: acceptable, response: response)
+            return ContentTypeValidation.validate(acceptingAsIn: self?.request, response: response)
         }
     }
 

@@ -61,15 +61,33 @@ extension Request {
         serializationQueue.async(named: "serialize") { serializer() }
     }
 
+    /// An unserialized stage (`response(queue:completionHandler:)` of any kind of request): the
+    /// response `make` builds from the request's state, told to the monitors by `announce`, never
+    /// shown to the retrier.
+    func appendRawStage<Response: Sendable>(
+        queue: (any SchedulerQueue)?, make: @escaping @Sendable () -> Response,
+        announce: @escaping @Sendable (Response) -> Void, completionHandler: @escaping @Sendable (Response) -> Void
+    ) {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        appendResponseSerializer {
+            self.underlyingQueue.async(named: "response") {
+                let response = make()
+                announce(response)
+                self.responseSerializerDidComplete { queue.async(named: "completion") { completionHandler(response) } }
+            }
+        }
+    }
+
     /// A serializer stage any kind of request uses: `serialize` runs on the serializationQueue;
     /// `make` builds the handler's response from its result and duration; `announce` tells the
     /// monitors. A failure is shown to the retrier once (a serializer-stage retry, docs/client.md)
     /// before the handler gets it.
     func appendSerializingStage<Value: Sendable, Response: Sendable>(
-        queue: any SchedulerQueue, serialize: @escaping @Sendable () throws -> Value,
+        queue: (any SchedulerQueue)?, serialize: @escaping @Sendable () throws -> Value,
         make: @escaping @Sendable (Result<Value, ClientError>, Duration) -> Response,
         announce: @escaping @Sendable (Response) -> Void, completionHandler: @escaping @Sendable (Response) -> Void
     ) {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
         appendResponseSerializer {
             let start = self.serializationQueue.now
             let result: Result<Value, ClientError> = Result { try serialize() }

@@ -1,4 +1,5 @@
 public import Foundation
+import TapedeckScheduling
 
 /// A `multipart/form-data` body built from parts (data, files, streams), as Alamofire's
 /// `MultipartFormData`: append the parts, then hand it to `Session.upload(multipartFormData:to:)`
@@ -279,14 +280,9 @@ extension MultipartFormData {
     /// its name and size, not its directory, so a form built in another checkout or temporary
     /// directory gets the same boundary; a stream: its length), so equal forms get equal boundaries.
     static func digest(of parts: [Part]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = StableHash.fnvOffset
         func mix<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01b3
-            }
-            hash ^= 0xff
-            hash = hash &* 0x0000_0100_0000_01b3
+            hash = StableHash.fnv1a([0xFF], continuing: StableHash.fnv1a(bytes, continuing: hash))   // 0xFF ends a field
         }
         for part in parts {
             for header in part.headers { mix(header.name.utf8); mix(header.value.utf8) }

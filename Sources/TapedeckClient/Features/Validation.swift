@@ -32,11 +32,7 @@ extension DataRequest {
     /// Fails with `unacceptableStatusCode` unless the status is in `acceptableStatusCodes`.
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
-        validate { _, response, _ in
-            acceptableStatusCodes.contains(response.statusCode)
-                ? .success(())
-                : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
-        }
+        validate { _, response, _ in StatusCodeValidation.validate(acceptable: acceptableStatusCodes, response: response) }
     }
 
     /// Fails unless the response's MIME type matches one of `acceptableContentTypes` (evaluated when
@@ -58,9 +54,7 @@ extension DataRequest {
         validate(statusCode: 200..<300)
         return validate { [weak self] _, response, data in
             guard let data, !data.isEmpty else { return .success(()) }
-            let accept = self?.request?.value(forHTTPHeaderField: "Accept")
-            let acceptable = accept.map { $0.components(separatedBy: ",") } ?? ["*/*"]
-            return ContentTypeValidation.validate(acceptable: acceptable, response: response)
+            return ContentTypeValidation.validate(acceptingAsIn: self?.request, response: response)
         }
     }
 }
@@ -93,7 +87,22 @@ struct MIMEType: Hashable {
     }
 }
 
+/// The status-code check of `validate(statusCode:)` and `validate()`, data requests and downloads alike.
+enum StatusCodeValidation {
+    static func validate<S: Sequence>(acceptable: S, response: HTTPURLResponse) -> ValidationResult where S.Element == Int {
+        acceptable.contains(response.statusCode)
+            ? .success(())
+            : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+    }
+}
+
 enum ContentTypeValidation {
+    /// The content type against `request`'s `Accept` header (`validate()`); no `Accept` means `*/*`.
+    static func validate(acceptingAsIn request: URLRequest?, response: HTTPURLResponse) -> ValidationResult {
+        let accept = request?.value(forHTTPHeaderField: "Accept")
+        return validate(acceptable: accept.map { $0.components(separatedBy: ",") } ?? ["*/*"], response: response)
+    }
+
     static func validate(acceptable: [String], response: HTTPURLResponse) -> ValidationResult {
         guard let raw = response.mimeType ?? response.value(forHTTPHeaderField: "Content-Type"),
               let responseType = MIMEType(raw) else {
