@@ -12,7 +12,7 @@ import FoundationNetworking
 @Suite("ClosureEventMonitor: Alamofire's per-event closures")
 struct ClosureEventMonitorTests {
     /// One event of every case, with real objects where the case needs them.
-    private func everyEvent(request: DataRequest, upload: UploadRequest, download: DownloadRequest) -> [ClientEvent] {
+    private func everyEvent(request: DataRequest, upload: UploadRequest, download: DownloadRequest, stream: DataStreamRequest) -> [ClientEvent] {
         let session = URLSession(configuration: .ephemeral)
         let task = session.dataTask(with: URL(string: "http://api.test/x")!)
         let urlRequest = URLRequest(url: URL(string: "http://api.test/x")!)
@@ -63,6 +63,8 @@ struct ClosureEventMonitorTests {
             .requestDidParseSerializedDownloadResponse(download, SerializedResponse(DownloadResponse<Int, ClientError>(
                 request: urlRequest, response: response, fileURL: file, resumeData: nil, metrics: nil, serializationDuration: .zero,
                 result: .success(1)))),
+            .requestDidValidateRequestResponseWithResult(stream, urlRequest, response, .success(())),
+            .requestDidParseStream(stream, ParsedStream(Result<Int, ClientError>.success(1))),
         ]
     }
 
@@ -104,6 +106,8 @@ struct ClosureEventMonitorTests {
         monitor.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, _, _ in record("requestDidValidateRequestResponseFileURLWithResult") }
         monitor.requestDidParseDownloadResponse = { _, _ in record("requestDidParseDownloadResponse") }
         monitor.requestDidParseSerializedDownloadResponse = { _, _ in record("requestDidParseSerializedDownloadResponse") }
+        monitor.requestDidValidateRequestResponseWithResult = { _, _, _, _ in record("requestDidValidateRequestResponseWithResult") }
+        monitor.requestDidParseStream = { _, _ in record("requestDidParseStream") }
         return monitor
     }
 
@@ -114,7 +118,8 @@ struct ClosureEventMonitorTests {
         let seen = Box<[String]>([])
         let monitor = recordingMonitor(seen)
         let events = everyEvent(request: request, upload: fixture.session.upload(Data(), to: "http://api.test/x"),
-                                download: fixture.session.download("http://api.test/x"))
+                                download: fixture.session.download("http://api.test/x"),
+                                stream: fixture.session.streamRequest("http://api.test/x"))
 
         for event in events { monitor.handle(event) }
 

@@ -155,10 +155,4 @@ public class DataRequest: Request, @unchecked Sendable {
             dataPreprocessor: dataPreprocessor, decoder: decoder, emptyResponseCodes: emptyResponseCodes,
             emptyRequestMethods: emptyRequestMethods), completionHandler: completionHandler)
     }
-
-    /// Called for the response head: records nothing yet (the task keeps it), answers `.allow`.
-    func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        // Alamofire always completes the disposition through a hop onto the rootQueue.
-        underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
-    }
 }

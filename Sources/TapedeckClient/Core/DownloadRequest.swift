@@ -139,11 +139,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         discardPartial()
     }
 
-    /// Answers `.allow` through a hop onto the rootQueue, as for data requests.
-    func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
-    }
-
     /// The transfer ended: after a failure its partial file is deleted; else the destination is
     /// asked where the file goes, the temporary file (empty for an empty body) is moved there, and
     /// the download is said to be finished (with the file's URL, or the failure to write or move

@@ -119,6 +119,12 @@ extension Request {
     /// The attempt's task completed: record its error, run validators, then retry or finish.
     func didCompleteTask(_ task: URLSessionTask, with error: ClientError?) {
         underlyingQueue.preconditionCurrent()
+        let boxed = UncheckedSendable(task)
+        afterResponseAnswered(isBody: false) { self.taskDidEnd(boxed.value, with: error) }
+    }
+
+    /// The completion, once an `onHTTPResponse` handler answered (or at once without one).
+    private func taskDidEnd(_ task: URLSessionTask, with error: ClientError?) {
         mutableState.write { $0.error = $0.error ?? error }
         transferDidEnd(task: task)
         runValidators()

@@ -43,6 +43,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var finishHandlers: [@Sendable () -> Void] = []
         /// The response body's byte counts and progress watcher (Request+Progress.swift).
         var download = TransferCount()
+        /// The `onHTTPResponse` handler, and what waits for its answer (Request+ResponseGate.swift).
+        var responseGate = ResponseGate()
 
         /// What the current attempt's task is doing, as the lifecycle's events need it. The current
         /// attempt is number `retryCount + 1`: while a retry's attempt is set up (adapted), the last
@@ -213,6 +215,12 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// Overridden by requests that have validators.
     func runValidators() {}
+
+    /// The attempt's response head arrived: answered as `onHTTPResponse` says (Request+ResponseGate.swift).
+    /// An upload counts its body sent first.
+    func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        answerResponseHead(response, completionHandler: completionHandler)
+    }
 
     /// The attempt's task completed (its error recorded): a download writes its file here, before
     /// the validators run.

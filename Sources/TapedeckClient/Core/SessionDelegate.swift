@@ -69,23 +69,26 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
             completionHandler(.allow)
             return
         }
-        if let data = request as? DataRequest {
-            data.didReceiveResponse(http) { completion.value($0) }
-        } else if let download = request as? DownloadRequest {
-            download.didReceiveResponse(http) { completion.value($0) }
-        } else {
+        guard let request else {
             completionHandler(.allow)
+            return
         }
+        request.didReceiveResponse(http) { completion.value($0) }
     }
 
-    /// Appends the bytes to the request's data (a download's: to what its file will hold).
+    /// Appends the bytes to the request's data (a download's: to what its file will hold; a
+    /// stream's: to its handlers) — once an `onHTTPResponse` handler let the response through.
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         eventMonitor?.urlSession(session, dataTask: dataTask, didReceive: data)
-        let request = self.request(for: dataTask)
-        if let dataRequest = request as? DataRequest {
-            dataRequest.didReceive(data: data)
-        } else {
-            (request as? DownloadRequest)?.didReceive(data: data)
+        guard let request = self.request(for: dataTask) else { return }
+        request.afterResponseAnswered(isBody: true) {
+            if let dataRequest = request as? DataRequest {
+                dataRequest.didReceive(data: data)
+            } else if let stream = request as? DataStreamRequest {
+                stream.didReceive(data: data)
+            } else {
+                (request as? DownloadRequest)?.didReceive(data: data)
+            }
         }
     }
 

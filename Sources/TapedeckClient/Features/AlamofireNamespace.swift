@@ -49,6 +49,12 @@ public enum Alamofire {
     public typealias DataPreprocessor = TapedeckClient.DataPreprocessor
     /// TapedeckClient's ``TapedeckClient/DataRequest``.
     public typealias DataRequest = TapedeckClient.DataRequest
+    /// TapedeckClient's ``TapedeckClient/DataStreamRequest``.
+    public typealias DataStreamRequest = TapedeckClient.DataStreamRequest
+    /// TapedeckClient's ``TapedeckClient/DataStreamSerializer``.
+    public typealias DataStreamSerializer = TapedeckClient.DataStreamSerializer
+    /// TapedeckClient's ``TapedeckClient/DataStreamTask``.
+    public typealias DataStreamTask = TapedeckClient.DataStreamTask
     /// TapedeckClient's ``TapedeckClient/DataResponse``.
     public typealias DataResponse<Success, Failure: Error> = TapedeckClient.DataResponse<Success, Failure>
     /// TapedeckClient's ``TapedeckClient/DataResponseSerializer``.
@@ -59,6 +65,8 @@ public enum Alamofire {
     public typealias DataTask<Value: Sendable> = TapedeckClient.DataTask<Value>
     /// TapedeckClient's ``TapedeckClient/DecodableResponseSerializer``.
     public typealias DecodableResponseSerializer<T: Decodable & Sendable> = TapedeckClient.DecodableResponseSerializer<T>
+    /// TapedeckClient's ``TapedeckClient/DecodableStreamSerializer``.
+    public typealias DecodableStreamSerializer<T: Decodable & Sendable> = TapedeckClient.DecodableStreamSerializer<T>
     /// TapedeckClient's ``TapedeckClient/DownloadRequest``.
     public typealias DownloadRequest = TapedeckClient.DownloadRequest
     /// TapedeckClient's ``TapedeckClient/DownloadResponse``.
@@ -99,6 +107,8 @@ public enum Alamofire {
     public typealias Parameters = TapedeckClient.Parameters
     /// TapedeckClient's ``TapedeckClient/PassthroughPreprocessor``.
     public typealias PassthroughPreprocessor = TapedeckClient.PassthroughPreprocessor
+    /// TapedeckClient's ``TapedeckClient/PassthroughStreamSerializer``.
+    public typealias PassthroughStreamSerializer = TapedeckClient.PassthroughStreamSerializer
     /// TapedeckClient's ``TapedeckClient/RedirectHandler``.
     public typealias RedirectHandler = TapedeckClient.RedirectHandler
     /// TapedeckClient's ``TapedeckClient/Redirector``.
@@ -129,8 +139,12 @@ public enum Alamofire {
     public typealias Session = TapedeckClient.Session
     /// TapedeckClient's ``TapedeckClient/SessionDelegate``.
     public typealias SessionDelegate = TapedeckClient.SessionDelegate
+    /// TapedeckClient's ``TapedeckClient/StreamOf``.
+    public typealias StreamOf<Element: Sendable> = TapedeckClient.StreamOf<Element>
     /// TapedeckClient's ``TapedeckClient/StringResponseSerializer``.
     public typealias StringResponseSerializer = TapedeckClient.StringResponseSerializer
+    /// TapedeckClient's ``TapedeckClient/StringStreamSerializer``.
+    public typealias StringStreamSerializer = TapedeckClient.StringStreamSerializer
     /// TapedeckClient's ``TapedeckClient/URLConvertible``.
     public typealias URLConvertible = TapedeckClient.URLConvertible
     /// TapedeckClient's ``TapedeckClient/URLEncodedFormEncoder``.

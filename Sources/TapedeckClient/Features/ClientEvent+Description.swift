@@ -93,6 +93,10 @@ extension ClientEvent: CustomStringConvertible {
             ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
         case let .requestDidParseSerializedDownloadResponse(request, response):
             ("didParseResponse", request, nil, response.error.map(Self.describe) ?? "ok")
+        case let .requestDidValidateRequestResponseWithResult(request, _, _, result):
+            ("didValidateRequest", request, nil, Self.describe(result))
+        case let .requestDidParseStream(request, parsed):
+            ("didParseStream", request, nil, parsed.error.map(Self.describe) ?? "ok")
         case let .requestDidObserveAnomaly(request, anomaly, task):
             ("ledgerAnomaly", request, task, anomaly.rawValue)
         }

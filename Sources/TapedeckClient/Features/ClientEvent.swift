@@ -87,6 +87,10 @@ public enum ClientEvent: @unchecked Sendable {
     case requestDidParseDownloadResponse(DownloadRequest, DownloadResponse<URL?, ClientError>)
     /// The generic `request(_:didParseResponse:)` of a download, with a serializer's response.
     case requestDidParseSerializedDownloadResponse(DownloadRequest, SerializedResponse)
+    /// ``EventMonitor/request(_:didValidateRequest:response:withResult:)``
+    case requestDidValidateRequestResponseWithResult(DataStreamRequest, URLRequest?, HTTPURLResponse, ValidationResult)
+    /// ``EventMonitor/request(_:didParseStream:)``, its value's type erased.
+    case requestDidParseStream(DataStreamRequest, ParsedStream)
     /// ``EventMonitor/request(_:didObserve:for:)``
     case requestDidObserveAnomaly(Request, TaskLedgerAnomaly, URLSessionTask)
 
@@ -159,6 +163,10 @@ public enum ClientEvent: @unchecked Sendable {
             monitor.request(request, didParseResponse: response)
         case let .requestDidParseSerializedDownloadResponse(request, response):
             response.deliver(to: monitor, request)
+        case let .requestDidValidateRequestResponseWithResult(request, urlRequest, response, result):
+            monitor.request(request, didValidateRequest: urlRequest, response: response, withResult: result)
+        case let .requestDidParseStream(request, parsed):
+            parsed.deliver(to: monitor, request)
         case let .requestDidObserveAnomaly(request, anomaly, task):
             monitor.request(request, didObserve: anomaly, for: task)
         }
@@ -193,6 +201,27 @@ public struct SerializedResponse: Sendable {
     }
 
     func deliver(to monitor: any EventMonitor, _ request: Request) {
+        redeliver(monitor, request)
+    }
+}
+
+/// A stream piece's serialized result with its value type erased, so that it fits in a
+/// ``ClientEvent``; delivering it calls the generic `request(_:didParseStream:)` with the original type.
+public struct ParsedStream: Sendable {
+    /// The result (a `Result<Value, ClientError>`).
+    public let base: any Sendable
+    /// The result's error, if the piece failed to serialize.
+    public let error: ClientError?
+    private let redeliver: @Sendable (any EventMonitor, DataStreamRequest) -> Void
+
+    /// A piece's result.
+    public init<Value: Sendable>(_ result: Result<Value, ClientError>) {
+        base = result
+        if case let .failure(error) = result { self.error = error } else { error = nil }
+        redeliver = { monitor, request in monitor.request(request, didParseStream: result) }
+    }
+
+    func deliver(to monitor: any EventMonitor, _ request: DataStreamRequest) {
         redeliver(monitor, request)
     }
 }

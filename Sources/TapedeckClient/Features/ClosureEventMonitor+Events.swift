@@ -77,4 +77,8 @@ extension ClosureEventMonitor {
     public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, ClientError>) -> Void)? { get { closure() } set { setClosure(newValue) } }
     /// ``ClientEvent/requestDidParseSerializedDownloadResponse(_:_:)`` (not in Alamofire)
     public var requestDidParseSerializedDownloadResponse: (@Sendable (DownloadRequest, SerializedResponse) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidValidateRequestResponseWithResult(_:_:_:_:)``
+    public var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, ValidationResult) -> Void)? { get { closure() } set { setClosure(newValue) } }
+    /// ``ClientEvent/requestDidParseStream(_:_:)`` (not in Alamofire)
+    public var requestDidParseStream: (@Sendable (DataStreamRequest, ParsedStream) -> Void)? { get { closure() } set { setClosure(newValue) } }
 }

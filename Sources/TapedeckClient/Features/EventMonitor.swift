@@ -114,6 +114,11 @@ public protocol EventMonitor: Sendable {
     func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, ClientError>)
     /// A download's serializer produced its response.
     func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, ClientError>)
+    /// A stream's validator ran (once its body ended).
+    func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+                 withResult result: ValidationResult)
+    /// A stream's serializer turned a piece into a value (or failed to).
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, ClientError>)
 
     /// Not in Alamofire: the task ledger saw something a transport should never do (metrics never
     /// came within the grace period, metrics twice, completion twice). Tapedeck reports instead of
@@ -253,6 +258,15 @@ extension EventMonitor {
     /// Hands the event to `handle(_:)`.
     public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, ClientError>) {
         handle(.requestDidParseSerializedDownloadResponse(request, SerializedResponse(response)))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+                        withResult result: ValidationResult) {
+        handle(.requestDidValidateRequestResponseWithResult(request, urlRequest, response, result))
+    }
+    /// Hands the event to `handle(_:)`.
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, ClientError>) {
+        handle(.requestDidParseStream(request, ParsedStream(result)))
     }
     /// Hands the event to `handle(_:)`.
     public func request(_ request: Request, didObserve anomaly: TaskLedgerAnomaly, for task: URLSessionTask) {

@@ -1,0 +1,157 @@
+public import Foundation
+public import TapedeckScheduling
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+// `onHTTPResponse`: a handler that sees each attempt's response head before any of its body, and
+// may cancel the request there. URLSession holds the body back until a data delegate answers the
+// head; swift-corelibs-foundation does not when the task is served by a URLProtocol, so the
+// request holds what arrives meanwhile (body pieces, the task's completion) and releases it once
+// the handler answered — or drops the body pieces when it answered `.cancel`.
+
+extension Request {
+    /// What an `onHTTPResponse` handler answers: go on with the response, or cancel the request.
+    public enum ResponseDisposition: Sendable, Hashable {
+        /// Receive the body.
+        case allow
+        /// Cancel the request (it finishes with `explicitlyCancelled`; no body piece is delivered).
+        case cancel
+    }
+
+    /// An `onHTTPResponse` handler and its queue.
+    struct HTTPResponseHandler: Sendable {
+        let queue: any SchedulerQueue
+        let body: @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    }
+
+    /// Whether an answer to the response head is awaited, and what arrived meanwhile, in order.
+    struct ResponseGate {
+        /// Something that arrived while the answer was awaited.
+        struct Held {
+            /// A body piece (dropped when the answer is `.cancel`), or the task's completion.
+            let isBody: Bool
+            let work: @Sendable () -> Void
+        }
+
+        var handler: HTTPResponseHandler?
+        private(set) var awaitingAnswer = false
+        private(set) var held: [Held] = []
+
+        /// A response head arrived: with a handler, the answer is awaited from now on.
+        mutating func headArrived() -> HTTPResponseHandler? {
+            guard let handler else { return nil }
+            awaitingAnswer = true
+            return handler
+        }
+
+        /// Holds `work` while an answer is awaited; false: run it now.
+        mutating func hold(isBody: Bool, _ work: @escaping @Sendable () -> Void) -> Bool {
+            guard awaitingAnswer else { return false }
+            held.append(Held(isBody: isBody, work: work))
+            return true
+        }
+
+        /// The answer came: what was held, to run in order (none when it came already).
+        mutating func answered() -> [Held]? {
+            guard awaitingAnswer else { return nil }
+            awaitingAnswer = false
+            defer { held = [] }
+            return held
+        }
+    }
+
+    /// Sets the request's one `onHTTPResponse` handler (a later call replaces it, as in Alamofire).
+    func setHTTPResponseHandler(queue: (any SchedulerQueue)?,
+                                _ body: @escaping @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void) {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        mutableState.write { $0.responseGate.handler = HTTPResponseHandler(queue: queue, body: body) }
+    }
+
+    /// The attempt's response head arrived (on the rootQueue): without a handler URLSession is told
+    /// to go on after a hop onto the rootQueue, as Alamofire always does; with one, the handler
+    /// decides on its queue, and what arrives meanwhile waits for its answer.
+    func answerResponseHead(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let handler = mutableState.write({ $0.responseGate.headArrived() }) else {
+            underlyingQueue.async(named: "responseDisposition") { completionHandler(.allow) }
+            return
+        }
+        handler.queue.async(named: "onHTTPResponse") {
+            handler.body(response) { disposition in
+                self.underlyingQueue.async(named: "responseDisposition") {
+                    self.didAnswerResponse(disposition, completionHandler: completionHandler)
+                }
+            }
+        }
+    }
+
+    private func didAnswerResponse(_ disposition: ResponseDisposition,
+                                   completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let held = mutableState.write({ $0.responseGate.answered() }) else { return }   // answered twice
+        if disposition == .cancel {
+            // Recorded before the held completion (if the task already ended) can finish the request.
+            mutableState.write { $0.error = $0.error ?? .explicitlyCancelled }
+            cancel()
+        }
+        completionHandler(disposition == .cancel ? .cancel : .allow)
+        for item in held where !(item.isBody && disposition == .cancel) { item.work() }
+    }
+
+    /// Runs `work` now, or once the awaited answer to the response head came (in arrival order).
+    func afterResponseAnswered(isBody: Bool, _ work: @escaping @Sendable () -> Void) {
+        if !mutableState.write({ $0.responseGate.hold(isBody: isBody, work) }) { work() }
+    }
+}
+
+extension Request {
+    /// Calls `handler` with each attempt's response head, before any of its body reaches the
+    /// request, on `queue` (nil: the session's default response queue); it answers `.allow` or
+    /// `.cancel` (then no piece of that body is delivered and the request finishes cancelled). One
+    /// handler per request: a later call replaces it. (Alamofire has it on data and stream
+    /// requests; here downloads have it too, since their bodies ride data tasks.)
+    ///
+    /// ```swift
+    /// session.streamRequest("http://api.test/events").onHTTPResponse { response, decide in
+    ///     decide(response.statusCode == 200 ? .allow : .cancel)
+    /// }.responseStreamString { stream in print(stream.event) }
+    /// ```
+    @_disfavoredOverload
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: (any SchedulerQueue)? = nil,
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(queue: queue, handler)
+        return self
+    }
+
+    /// Calls `handler` with each attempt's response head, before any of its body (the request goes on).
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(on queue: (any SchedulerQueue)? = nil, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        setHTTPResponseHandler(queue: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+        return self
+    }
+
+    /// `onHTTPResponse(on:perform:)` deciding, with the handler on the queue standing for a `DispatchQueue`.
+    @_disfavoredOverload
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue,
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) -> Self {
+        onHTTPResponse(on: self.queue(standingFor: queue), perform: handler)
+    }
+
+    /// `onHTTPResponse(on:perform:)` with the handler on the queue standing for a `DispatchQueue`.
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: self.queue(standingFor: queue), perform: handler)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TapedeckSimulatedBackend
+import TapedeckClient
+import HTTPTypes
+import TapedeckHTTP
+
+/// UserCode/StreamingChat.swift: streaming code written for Alamofire (SSE over `streamTask()`,
+/// a raw stream re-split into lines, a stateful serializer, an AsyncThrowingStream bridge) against
+/// the simulated backend, with pieces that cut events and lines anywhere.
+@Suite("Compat: streaming code written for Alamofire")
+struct StreamingTests {
+    /// An event stream of `tokens` then `[DONE]`, cut into pieces of `cut` bytes (the last shorter;
+    /// nil: one event per piece).
+    static func eventStream(_ tokens: [String], cut: Int?) -> ResponsePlan {
+        let events = tokens.map { "data: {\"token\":\"\($0)\"}\n\n" } + ["data: [DONE]\n\n"]
+        let text = events.joined()
+        var plan = ResponsePlan(status: 200, headers: [("Content-Type", "text/event-stream")], body: Data(text.utf8))
+        plan.chunkSizes = cut.map { cut in stride(from: 0, to: text.utf8.count, by: cut).map { min(cut, text.utf8.count - $0) } }
+            ?? events.map(\.utf8.count)
+        return plan
+    }
+
+    @Test("an SSE chat over streamTask().streamingStrings(): the POSTed JSON, every token, stopping at [DONE]")
+    func chatOverStreamTask() async throws {
+        let backend = SimulatedBackend()
+        // One event per piece: the code splits each piece into lines, as such clients assume.
+        backend.serve(path: "/v1/chat") { _ in Self.eventStream(["Hel", "lo", "!"], cut: nil) }
+        let tokens = try await backend.withTransport { try await StreamingChat.completion(for: "hi") }
+        #expect(tokens == ["Hel", "lo", "!"])
+        let sent = try #require(backend.requests.first)
+        #expect(sent.method == .post)
+        #expect(sent.headerFields[.authorization] == "Bearer sk-test")
+        let body = try JSONSerialization.jsonObject(with: sent.body ?? Data()) as? [String: Any]
+        #expect(body?["prompt"] as? String == "hi" && body?["stream"] as? Bool == true)
+    }
+
+    @Test("a 429 on the chat stream throws the app's own error with the status, from the completion")
+    func chatRefused() async throws {
+        let backend = SimulatedBackend()
+        backend.serve(path: "/v1/chat") { _ in .json(429, #"{"error":"slow down"}"#) }
+        await #expect(throws: ChatStreamError.http(429)) {
+            try await backend.withTransport { try await StreamingChat.completion(for: "hi") }
+        }
+    }
+
+    @Test("a raw stream cut mid-line: the app's buffer puts the JSON lines back together; the body came from the modifier")
+    func rawLinesAcrossPieces() throws {
+        let backend = SimulatedBackend()
+        let text = #"{"token":"a"}"# + "\n" + #"{"token":"bc"}"# + "\n" + #"{"token":"d"}"# + "\n"
+        backend.serve(path: "/api/generate") { _ in
+            var plan = ResponsePlan(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: Data(text.utf8))
+            plan.chunkSizes = [5, 12, 1, 20, text.utf8.count - 38]
+            return plan
+        }
+        let lines = Box<[String]>([]), ended = Box<String?>(nil)
+        try backend.withTransport {
+            let session = Session()
+            _ = StreamingChat.generate("hi", session: session, onLine: { delta in lines.mutate { $0.append(delta.token) } },
+                                       onEnd: { error in ended.value = error.map { "\($0)" } ?? "ok" })
+            try backend.run()
+        }
+        #expect(lines.value == ["a", "bc", "d"])
+        #expect(ended.value == "ok")
+        let sent = try #require(backend.requests.first)
+        #expect(String(decoding: sent.body ?? Data(), as: UTF8.self).contains(#""prompt":"hi""#))
+    }
+
+    @Test("a stateful SSE serializer behind an AsyncThrowingStream: events split across pieces arrive whole")
+    func serializerBridge() async throws {
+        let backend = SimulatedBackend()
+        backend.serve(path: "/v1/chat") { _ in Self.eventStream(["one", "two", "three"], cut: 7) }
+        let stream = backend.withTransport { StreamingChat.tokens(for: "count") }
+        try backend.run()
+        var tokens: [String] = []
+        for try await token in stream { tokens.append(token) }
+        #expect(tokens == ["one", "two", "three"])
+    }
+}
