@@ -11,13 +11,13 @@ extension ScenarioReader {
         guard field.isMapping else {
             throw field.error("expected a step: '- request: ...', '- target: ...', '- cancel: ...' or '- cancelAll: ...'")
         }
-        let probe = try field.mapping(["request", "target", "cancel", "cancelAll", "name", "headers", "body", "json", "multipart", "validate",
-                                       "repeat", "at", "every", "during", "atAttempt"])
+        let probe = try field.mapping(["request", "target", "cancel", "cancelAll", "name", "headers", "body", "json", "multipart", "stream",
+                                       "validate", "repeat", "at", "every", "during", "atAttempt"])
         let (kind, _) = try probe.one(of: ["request", "target", "cancel", "cancelAll"])
         switch kind {
         case "request":
-            return .request(try request(try field.mapping(["request", "name", "headers", "body", "json", "multipart", "validate", "repeat",
-                                                           "at", "every"])))
+            return .request(try request(try field.mapping(["request", "name", "headers", "body", "json", "multipart", "stream", "validate",
+                                                           "repeat", "at", "every"])))
         case "target":
             return .request(try targetStep(try field.mapping(["target", "name", "repeat", "at", "every"]), provider: provider))
         case "cancel":
@@ -74,6 +74,12 @@ extension ScenarioReader {
         if ["GET", "HEAD"].contains(method), let body = keys["body"] ?? keys["json"] ?? keys["multipart"] {
             throw body.error("a \(method) request carries no body (URLSession refuses to send one)",
                              hint: "use POST, PUT or PATCH for a body, or put the values in the URL's query")
+        }
+        try keys.read("stream") { (stream) throws(ScenarioError) in
+            step.stream = try stream.bool()
+            if step.stream, let parts = keys["multipart"] {
+                throw parts.error("a stream request sends a body or json, not a multipart form", hint: "drop stream: true to upload the form")
+            }
         }
         try keys.read("validate") { (validate) throws(ScenarioError) in step.validation = .some(try validation(validate)) }
         try readTiming(keys, into: &step)
@@ -234,8 +240,11 @@ extension ScenarioReader {
         return mapping.compactMap { $0.key.string }
     }
 
+    /// The keys of one request's expectations.
+    static let requestExpectationKeys = ["status", "error", "attempts", "finishedBy", "bodyContains", "json", "bodyBytes", "pieces"]
+
     private func requestExpectation(_ field: Field, target: String) throws(ScenarioError) -> RequestExpectation {
-        let keys = try field.mapping(["status", "error", "attempts", "finishedBy", "bodyContains", "json", "bodyBytes"])
+        let keys = try field.mapping(Self.requestExpectationKeys)
         var expectation = RequestExpectation(target: target)
         try keys.read("status") { (status) throws(ScenarioError) in expectation.status = try status.integers(in: 100...999) }
         try keys.read("error") { (error) throws(ScenarioError) in expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
@@ -243,6 +252,7 @@ extension ScenarioReader {
         try keys.read("finishedBy") { (finished) throws(ScenarioError) in expectation.finishedBy = try finished.duration() }
         try keys.read("bodyContains") { (contains) throws(ScenarioError) in expectation.bodyContains = try contains.string() }
         try keys.read("bodyBytes") { (bytes) throws(ScenarioError) in expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }
+        try keys.read("pieces") { (pieces) throws(ScenarioError) in expectation.pieces = try pieces.integers(in: 0...Int.max) }
         try keys.read("json") { (json) throws(ScenarioError) in
             for item in try json.list(allowingSingle: true) {
                 let pair = try item.mapping(["path", "equals"])

@@ -53,9 +53,18 @@ struct Validation {
             }
         }
         if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies", "exchanges"]) })?["requests"] {
-            for expectation in scenario.expectations.requests where !known(expectation.target) {
+            for expectation in scenario.expectations.requests {
                 let place = (try? expectations.mapping(scenario.expectations.requests.map(\.target)))?[expectation.target] ?? expectations
-                problems.append(place.error("no request is named '\(expectation.target)'", hint: suggestion(expectation.target)))
+                guard known(expectation.target) else {
+                    problems.append(place.error("no request is named '\(expectation.target)'", hint: suggestion(expectation.target)))
+                    continue
+                }
+                // Pieces are counted for stream requests only.
+                if expectation.pieces != nil, requests.contains(where: { $0.isNamed(expectation.target) && !$0.step.stream }) {
+                    let key = (try? place.mapping(ScenarioReader.requestExpectationKeys))?["pieces"]
+                    problems.append((key ?? place).error("'\(expectation.target)' is not a stream request, so it has no pieces to count",
+                                                          hint: "add stream: true to its script step, or expect bodyBytes instead"))
+                }
             }
         }
         var faultNames = Set<String>()

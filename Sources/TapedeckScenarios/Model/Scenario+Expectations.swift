@@ -53,6 +53,9 @@ public struct RequestExpectation: Hashable, Sendable {
     /// The number of body bytes the client ended with must be in this set — for a failed request,
     /// the bytes delivered before the failure (a reset after 4 KiB leaves `4096`).
     public var bodyBytes: IntegerSet?
+    /// The number of body pieces a stream request's handler got must be in this set (stream
+    /// requests only).
+    public var pieces: IntegerSet?
 
     /// An expectation on `target` (fill in what it checks).
     public init(target: String, status: IntegerSet? = nil, error: ErrorKind? = nil, attempts: IntegerSet? = nil,

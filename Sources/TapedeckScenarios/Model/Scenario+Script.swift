@@ -25,6 +25,9 @@ public struct RequestStep: Hashable, Sendable {
     public var body: Data?
     /// A `multipart/form-data` body made of these parts, sent as an upload (nil: none).
     public var multipart: [MultipartPart]?
+    /// Sent as a stream request (`Session.streamRequest`): its body reaches the client piece by
+    /// piece, and the outcome counts the pieces.
+    public var stream = false
     /// Validate this request (overrides the client's validation; nil: the client's).
     public var validation: ValidationSetup??
     /// How many times it is sent (each one its own request: `name#1`, `name#2`...).

@@ -54,6 +54,13 @@ struct ExpectationChecker {
         if let bytes = expected.bodyBytes, !bytes.contains(request.bodyBytes) {
             problems.append(("bodyBytes", "expected \(bytes) body bytes, got \(request.bodyBytes)"))
         }
+        if let pieces = expected.pieces {
+            if let got = request.pieces {
+                if !pieces.contains(got) { problems.append(("pieces", "expected \(pieces) pieces, the stream handler got \(got)")) }
+            } else {
+                problems.append(("pieces", "not a stream request: add stream: true to its script step"))
+            }
+        }
         // The stdlib's search (`firstRange(of:)`), not Foundation's `contains`, which goes through NSString.
         if let fragment = expected.bodyContains, String(decoding: request.body ?? Data(), as: UTF8.self).firstRange(of: fragment) == nil {
             problems.append(("bodyContains", "the body (\(request.bodyBytes) bytes) does not contain '\(fragment)'"))

@@ -74,9 +74,12 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
     public var bodyPreview: String
     /// The whole body, kept for expectations (not encoded).
     public var body: Data?
+    /// How many body pieces a stream request's handler got (nil: not a stream request).
+    public var pieces: Int? = nil
 
     enum CodingKeys: String, CodingKey {
-        case name, method, url, status, error, errorDetail, attempts, startNanoseconds, endNanoseconds, handlerCalls, faults, bodyBytes, bodyPreview
+        case name, method, url, status, error, errorDetail, attempts, startNanoseconds, endNanoseconds, handlerCalls, faults, bodyBytes, bodyPreview,
+             pieces
     }
 
     /// Start and end as durations.

@@ -39,7 +39,8 @@ struct OutcomeBuilder {
                 attempts: entry.map { $0.viaProvider ? max(1, own.count) : $0.attempts } ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
                 endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
                 faults: (firedByRequest[request.name] ?? []).map { "\($0.site): \($0.action)" },
-                bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body)
+                bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body,
+                pieces: request.step.stream ? entry?.pieces ?? 0 : nil)
             for time in rejectionsByRequest[request.name] ?? [] { outcome.faults.append("token rejected (401) @ \(time)") }
             requests.append(outcome)
         }

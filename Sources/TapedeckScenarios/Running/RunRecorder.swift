@@ -19,6 +19,8 @@ final class RunRecorder: EventMonitor {
         var status: Int?
         var error: ClientError?
         var body: Data?
+        /// A stream request's pieces, counted as its handler got them.
+        var pieces = 0
         var attempts = 1
         var cancelledAt: VirtualInstant?
         /// Sent through the scenario's provider: its attempts are its tagged exchanges.
@@ -78,6 +80,20 @@ final class RunRecorder: EventMonitor {
             state.entries[index].attempts = attempts
             state.entries[index].request = nil   // release it: the session may go away now
         }
+    }
+
+    /// A stream request's handler got a piece of `count` bytes.
+    func receivedPiece(_ index: Int, _ piece: Data) {
+        state.withLock { state in
+            state.entries[index].pieces += 1
+            if state.entries[index].body == nil { state.entries[index].body = piece } else { state.entries[index].body!.append(piece) }
+        }
+    }
+
+    /// A stream request completed: its body is the pieces its handler got.
+    func completedStream(_ index: Int, _ completion: DataStreamRequest.Completion, attempts: Int) {
+        let body = state.withLock { $0.entries[index].body }
+        completed(index, status: completion.response?.statusCode, error: completion.error, body: body, attempts: attempts)
     }
 
     /// A provider request's caller was cancelled through its token.

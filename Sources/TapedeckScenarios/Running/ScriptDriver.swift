@@ -124,6 +124,26 @@ struct ScriptDriver {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
         }
         urlRequest.httpBody = step.body
+        let validation = step.validation ?? run.scenario.client.validation
+        let statusCheck = validation.map { Self.statusCheck($0.statuses) }
+        let contentTypes = validation.flatMap { Self.contentTypes($0, accept: urlRequest.value(forHTTPHeaderField: "Accept")) }
+        let recorder = run.recorder
+        if step.stream {
+            var stream = run.session.streamRequest(urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
+            if let statusCheck { stream = stream.validate { _, response in statusCheck(response) } }
+            if let contentTypes { stream = stream.validate(contentType: contentTypes) }
+            let index = recorder.sent(scripted.name, request: stream)
+            sent.add(scripted.name, step: step.name, stream)
+            if !cancelAttempts.isEmpty { stream = stream.eventMonitor(AttemptCanceller(attempts: cancelAttempts)) }
+            let sentStream = stream
+            sentStream.responseStream { piece in
+                switch piece.event {
+                case let .stream(.success(data)): recorder.receivedPiece(index, data)
+                case let .complete(completion): recorder.completedStream(index, completion, attempts: sentStream.retryCount + 1)
+                }
+            }
+            return
+        }
         var request: DataRequest
         if let parts = step.multipart {
             request = run.session.upload(multipartFormData: { form in
@@ -132,35 +152,36 @@ struct ScriptDriver {
         } else {
             request = run.session.request(urlRequest, interceptor: Tagger(name: scripted.name)).eventMonitor(run.recorder)
         }
-        let validation = step.validation ?? run.scenario.client.validation
-        if let validation {
-            let statuses = validation.statuses
-            request = request.validate { _, response, _ in
-                let result: ValidationResult = statuses.contains(response.statusCode)
-                    ? .success(()) : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
-                return result
-            }
-            switch validation.contentTypes {
-            case .fromAccept?:
-                if let accept = urlRequest.value(forHTTPHeaderField: "Accept") {
-                    let types = accept.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) }
-                    request = request.validate(contentType: types)
-                }
-            case let .list(types)?:
-                request = request.validate(contentType: types)
-            case nil:
-                break
-            }
-        }
-        let index = run.recorder.sent(scripted.name, request: request)
+        if let statusCheck { request = request.validate { _, response, _ in statusCheck(response) } }
+        if let contentTypes { request = request.validate(contentType: contentTypes) }
+        let index = recorder.sent(scripted.name, request: request)
         sent.add(scripted.name, step: step.name, request)
         if !cancelAttempts.isEmpty {
             request = request.eventMonitor(AttemptCanceller(attempts: cancelAttempts))
         }
-        let recorder = run.recorder
         let sentRequest = request
         sentRequest.response { response in
             recorder.completed(index, response, attempts: sentRequest.retryCount + 1)
+        }
+    }
+
+    /// The validation of a status outside `statuses`.
+    private static func statusCheck(_ statuses: IntegerSet) -> @Sendable (HTTPURLResponse) -> ValidationResult {
+        { response in
+            statuses.contains(response.statusCode)
+                ? .success(()) : .failure(ClientError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+        }
+    }
+
+    /// The content types a validation accepts (from the request's `Accept` header, or listed; nil: any).
+    private static func contentTypes(_ validation: ValidationSetup, accept: String?) -> [String]? {
+        switch validation.contentTypes {
+        case .fromAccept?:
+            return accept.map { $0.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) } }
+        case let .list(types)?:
+            return types
+        case nil:
+            return nil
         }
     }
 }
