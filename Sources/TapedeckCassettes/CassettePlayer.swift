@@ -171,6 +171,10 @@ public final class CassettePlayer: Responder {
                 head: ResponseHead(status: response.status, headerFields: fields.fields),
                 body: response.body, bodyForm: response.bodyForm, timings: interaction.timings)
             plan.reasonPhrase = response.statusText
+            if let chunks = response.chunks, chunks.reduce(0, { $0 + $1.bytes }) == response.body.count {
+                plan.chunkSizes = chunks.map(\.bytes)
+                plan.chunkOffsets = chunks.map(\.at)
+            }
             return .response(plan)
         case let .failure(failure):
             let total = interaction.timings.map { ($0.connect ?? .zero) + $0.send + $0.wait } ?? .zero

@@ -120,7 +120,17 @@ extension HARCodec {
                 form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes)
             case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
             }
-            outcome = .response(RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form))
+            var recorded = RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form)
+            if let chunks = response.chunks {
+                let total = chunks.reduce(0) { $0 + $1.bytes }
+                if chunks.allSatisfy({ $0.bytes > 0 && $0.time >= 0 && $0.time.isFinite }), total == data.count {
+                    recorded.chunks = chunks.map { BodyChunk(bytes: $0.bytes, at: .seconds(rounding: $0.time / 1_000)) }
+                } else {
+                    // The body is still good: it replays in the network's own pieces.
+                    note("response._chunks", "its \(chunks.count) pieces (\(total) bytes) do not fit the body's \(data.count) bytes (or one is empty or has a negative time): ignored, the body replays in one piece")
+                }
+            }
+            outcome = .response(recorded)
         }
         return Interaction(
             index: context.trustsIndex ? entry.index ?? position : position, startedDateTime: entry.startedDateTime, request: request,

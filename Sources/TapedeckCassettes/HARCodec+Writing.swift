@@ -23,11 +23,15 @@ extension HARCodec {
         var transportError: HARTransportError?
         switch interaction.outcome {
         case let .response(response):
-            harResponse = HARResponse(
+            var written = HARResponse(
                 status: response.status, statusText: response.statusText,
                 headers: response.headers.map { HARNameValue(name: $0.name, value: $0.value) },
                 content: content(of: response),
                 redirectURL: response.headers.value(for: "Location") ?? "", bodySize: response.body.count)
+            written.chunks = response.chunks.map { chunks in
+                chunks.map { HARChunk(bytes: $0.bytes, time: options.normalizesTimings ? 0 : milliseconds($0.at)) }
+            }
+            harResponse = written
         case let .failure(failure):
             var failed = HARResponse(status: 0, statusText: "", headers: [],
                                      content: HARContent(size: 0, mimeType: "", text: nil, encoding: nil, bodyForm: nil),

@@ -282,6 +282,7 @@ enum HARFastReader {
         var comment: String?
         var failureText: String?
         var error: String?
+        var chunks: [HARChunk]?
         guard cursor.object({ cursor, key in
             switch key {
             case "status": return cursor.optionalLenientInt(into: &status)
@@ -296,6 +297,7 @@ enum HARFastReader {
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "_failureText": return stringIfAny(&cursor, into: &failureText)
             case "_error": return stringIfAny(&cursor, into: &error)
+            case "_chunks": return cursor.nullable(into: &chunks, readChunks)
             default: return cursor.skipValue()
             }
         }) else { return nil }
@@ -307,7 +309,27 @@ enum HARFastReader {
         response.headersSize = headersSize ?? -1
         response.comment = comment
         response.failureText = HARResponse.nonEmpty(failureText) ?? HARResponse.nonEmpty(error)
+        response.chunks = chunks
         return response
+    }
+
+    /// `response._chunks`: `[{"bytes": 16, "time": 100.5}, …]`.
+    private static func readChunks(_ cursor: inout JSONCursor) -> [HARChunk]? {
+        var chunks: [HARChunk] = []
+        guard cursor.array({ cursor in
+            var bytes: Int?
+            var time: Double?
+            guard cursor.object({ cursor, key in
+                switch key {
+                case "bytes": return cursor.optionalLenientInt(into: &bytes)
+                case "time": return cursor.optionalLenientDouble(into: &time)
+                default: return cursor.skipValue()
+                }
+            }), let bytes, let time else { return false }
+            chunks.append(HARChunk(bytes: bytes, time: time))
+            return true
+        }) else { return nil }
+        return chunks
     }
 
     private static func readContent(_ cursor: inout JSONCursor) -> HARContent? {

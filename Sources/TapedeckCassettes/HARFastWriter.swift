@@ -144,6 +144,16 @@ enum HARFastWriter {
 
     private static func response(_ response: HARResponse, _ writer: inout JSONWriter) {
         writer.object { writer in
+            if let chunks = response.chunks {
+                writer.key("_chunks") { writer in
+                    writer.array(chunks) { writer, chunk in
+                        writer.object { writer in
+                            writer.key("bytes") { $0.int(chunk.bytes) }
+                            writer.key("time") { $0.double(chunk.time) }
+                        }
+                    }
+                }
+            }
             if let failure = response.failureText { writer.key("_error") { $0.string(failure) } }
             writer.key("bodySize") { $0.int(response.bodySize) }
             if let comment = response.comment { writer.key("comment") { $0.string(comment) } }

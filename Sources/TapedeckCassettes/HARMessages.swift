@@ -128,11 +128,14 @@ package struct HARResponse: Codable, Hashable, Sendable {
     /// a failure's message here as `_error` (what DevTools shows), beside the entry's own `_error`
     /// object, which is what it reads back.
     package var failureText: String?
+    /// Tapedeck: how a streamed body arrived, piece by piece (`RecordedResponse.chunks`).
+    package var chunks: [HARChunk]?
 
     enum CodingKeys: String, CodingKey {
         case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize, comment
         case failureText = "_failureText"
         case error = "_error"
+        case chunks = "_chunks"
     }
 
     package init(status: Int, statusText: String, headers: [HARNameValue], content: HARContent, redirectURL: String, bodySize: Int) {
@@ -161,6 +164,7 @@ package struct HARResponse: Codable, Hashable, Sendable {
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         failureText = Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .failureText))
             ?? Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .error))
+        chunks = try container.decodeIfPresent([HARChunk].self, forKey: .chunks)
     }
 
     static func nonEmpty(_ text: String??) -> String? {
@@ -181,6 +185,19 @@ package struct HARResponse: Codable, Hashable, Sendable {
         try container.encode(bodySize, forKey: .bodySize)
         try container.encodeIfPresent(comment, forKey: .comment)
         try container.encodeIfPresent(failureText, forKey: .error)
+        try container.encodeIfPresent(chunks, forKey: .chunks)
+    }
+}
+
+/// Tapedeck: one piece of a streamed body in `response._chunks` — its size in bytes of the body as
+/// stored, and when it had arrived, in milliseconds from the response head (as HAR's timings).
+package struct HARChunk: Codable, Hashable, Sendable {
+    package var bytes: Int
+    package var time: Double
+
+    package init(bytes: Int, time: Double) {
+        self.bytes = bytes
+        self.time = time
     }
 }
 

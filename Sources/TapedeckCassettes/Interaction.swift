@@ -61,14 +61,55 @@ public struct RecordedResponse: Hashable, Sendable {
     public var body: Data
     /// Whether `body` holds the wire bytes (still encoded per Content-Encoding) or decoded bytes.
     public var bodyForm: ResponsePlan.BodyForm
+    /// How a streamed body arrived (server-sent events, JSON lines): its pieces and when each came
+    /// (HAR `_chunks`). Replay hands the body over in the same pieces at the same pace. Nil for
+    /// other bodies, whose pieces are only how the network happened to cut them.
+    public var chunks: [BodyChunk]?
 
     /// A response from its parts.
-    public init(status: Int, statusText: String = "", headers: [HeaderField] = [], body: Data = Data(), bodyForm: ResponsePlan.BodyForm = .wire) {
+    public init(status: Int, statusText: String = "", headers: [HeaderField] = [], body: Data = Data(), bodyForm: ResponsePlan.BodyForm = .wire,
+                chunks: [BodyChunk]? = nil) {
         self.status = status
         self.statusText = statusText
         self.headers = headers
         self.body = body
         self.bodyForm = bodyForm
+        self.chunks = chunks
+    }
+}
+
+/// One piece of a streamed response body as it arrived when recorded.
+///
+/// ```swift
+/// let first = BodyChunk(bytes: 16, at: .milliseconds(120))   // 16 bytes, 120 ms after the head
+/// ```
+public struct BodyChunk: Hashable, Sendable {
+    /// Its size, in bytes of the body as stored.
+    public var bytes: Int
+    /// When it had arrived, from the response head.
+    public var at: Duration
+
+    /// A piece of `bytes` bytes that had arrived `at` after the head.
+    public init(bytes: Int, at: Duration) {
+        self.bytes = bytes
+        self.at = at
+    }
+
+    /// Whether a body of this `Content-Type` is a stream whose pieces mean something to its
+    /// client (server-sent events, JSON lines and sequences, multipart streams), so recording
+    /// keeps them.
+    public static func isStreamed(contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return ["text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
+                "application/json-seq", "application/stream+json", "application/x-json-stream", "multipart/x-mixed-replace"].contains(type)
+    }
+
+    /// The pieces as they came — (arrival, size) from the head — when the body was a stream of
+    /// more than one piece; nil otherwise.
+    public static func recorded(_ pieces: [(at: Duration, bytes: Int)], contentType: String?) -> [BodyChunk]? {
+        let pieces = pieces.filter { $0.bytes > 0 }
+        guard pieces.count > 1, isStreamed(contentType: contentType) else { return nil }
+        return pieces.map { BodyChunk(bytes: $0.bytes, at: max(.zero, $0.at)) }
     }
 }
 

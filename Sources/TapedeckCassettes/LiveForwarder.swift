@@ -125,6 +125,8 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         var headAt: ContinuousClock.Instant?
         var response: HTTPURLResponse?
         var body = Data()
+        /// When each piece of the body arrived, and its size (kept for a streamed body's `chunks`).
+        var pieces: [(at: ContinuousClock.Instant, bytes: Int)] = []
     }
 
     private let tasks = Mutex<[Int: InFlight]>([:])
@@ -152,7 +154,11 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        tasks.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+        let now = clock.now
+        tasks.withLock { tasks in
+            tasks[dataTask.taskIdentifier]?.body.append(data)
+            tasks[dataTask.taskIdentifier]?.pieces.append((now, data.count))
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -169,8 +175,11 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
             outcome = .failure(RecordedFailure(code: code, message: Self.describe(error)))
             timings = ExchangeTimings(wait: entry.started.duration(to: end))
         } else if let response {
-            outcome = .response(Self.recorded(response, body: entry.body))
             let head = entry.headAt ?? end
+            var recorded = Self.recorded(response, body: entry.body)
+            recorded.chunks = BodyChunk.recorded(entry.pieces.map { (head.duration(to: $0.at), $0.bytes) },
+                                                 contentType: recorded.headers.value(for: "Content-Type"))
+            outcome = .response(recorded)
             timings = ExchangeTimings(wait: entry.started.duration(to: head), receive: head.duration(to: end))
         } else {
             outcome = .failure(RecordedFailure(code: URLError.badServerResponse.rawValue, message: "no response"))

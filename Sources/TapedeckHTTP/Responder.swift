@@ -133,6 +133,11 @@ public struct ResponsePlan: Sendable, Hashable {
     public var bodyForm: BodyForm
     /// Sizes of the chunks the body arrives in (nil: as the route's bandwidth cuts it, or in one piece).
     public var chunkSizes: [Int]?
+    /// When each of ``chunkSizes`` had arrived, from the response head, as a recording saw it (a
+    /// streamed body: server-sent events, JSON lines). The network spreads the chunks over the
+    /// body's receive time in these proportions instead of by their share of bytes, so an event
+    /// that came late comes late on replay too (nil: by bytes).
+    public var chunkOffsets: [Duration]?
     /// Recorded phase durations; used when the route replays recorded timings.
     public var timings: ExchangeTimings?
     /// The status line's reason phrase as recorded (`200 Okay`); empty for the status's standard

@@ -14,6 +14,8 @@ struct BodyPlan: Sendable {
     let sizes: [Int]
     /// How long receiving the whole body takes, spread over the chunks by their share of bytes.
     let receive: Duration
+    /// When each chunk is due as a share of `receive` (a recording's arrival times); nil: by bytes.
+    var dueFractions: [Double]?
     /// When receiving began.
     let start: VirtualInstant
     /// Fault delays so far: every later chunk comes this much later.
@@ -34,7 +36,21 @@ struct BodyPlan: Sendable {
 
     /// When chunk `next` is due.
     func nextDue() -> VirtualInstant {
-        start.advanced(by: scaled(receive, part: nextEnd, of: wireCount)).advanced(by: shift)
+        if let dueFractions, next < dueFractions.count {
+            return start.advanced(by: .nanoseconds(Int64((Double(receive.wholeNanoseconds) * dueFractions[next]).rounded()))).advanced(by: shift)
+        }
+        return start.advanced(by: scaled(receive, part: nextEnd, of: wireCount)).advanced(by: shift)
+    }
+
+    /// Each chunk's share of the receive time from a recording's arrival times, when they fit the
+    /// chunks (one per chunk, in order); nil otherwise. `recordedReceive` is the recording's whole
+    /// receive time (the last arrival when it is shorter).
+    static func dueFractions(offsets: [Duration]?, sizes: [Int], recordedReceive: Duration?) -> [Double]? {
+        guard let offsets, offsets.count == sizes.count, let last = offsets.last,
+              zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+        let whole = max(recordedReceive ?? last, last)
+        guard whole > .zero else { return nil }
+        return offsets.map { $0.timeInterval / whole.timeInterval }
     }
 
     /// The client bytes standing for wire bytes `offset..<nextEnd`, cut at the reset point; nil
@@ -130,7 +146,9 @@ extension Exchange {
         let wireCount = body.wireCount
         let bandwidth = faults.bandwidth ?? routeOptions.bandwidth
         var sizes = plan.chunkSizes ?? []
+        var recordedPace = true
         if faults.bandwidth != nil || sizes.reduce(0, +) != wireCount || sizes.contains(where: { $0 <= 0 }) {
+            recordedPace = false
             if bandwidth != nil, wireCount > 0 {
                 // A throttle fault's rate comes without a chunk size: about a tenth of a second's
                 // worth, so that the bytes keep arriving (and idle timers keep being reset) while
@@ -143,7 +161,9 @@ extension Exchange {
         }
         let receive = faults.bandwidth == nil ? timeline.receive ?? transferTime(bytes: wireCount, bandwidth: bandwidth)
             : transferTime(bytes: wireCount, bandwidth: bandwidth)
+        let dueFractions = recordedPace ? BodyPlan.dueFractions(offsets: plan.chunkOffsets, sizes: sizes, recordedReceive: plan.timings?.receive) : nil
         var plan = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: faults.cut?.bytes)
+        plan.dueFractions = dueFractions
         if let cut = faults.cut { plan.cutFailure = cut.failure }
         if let bytes = faults.truncateAfter, bytes < wireCount {
             plan.cut = min(bytes, plan.cut ?? bytes)

@@ -1,9 +1,13 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 
 /// How a streamed answer (``AnswerStream``: `tapedeck record` passing an upstream's answer on)
-/// reaches the socket: the head at once, each body piece as the next arrives (the last held back
-/// until the stream ends), and the producer paced by the client's reading.
+/// reaches the socket: the head at once, and the producer paced by the client's reading. The
+/// client must not have the answer whole before it is journalled: a body of known length goes
+/// out each piece as the next arrives (the last held back until the stream ends); a chunked body
+/// — every stream of events is one — goes out each piece as it arrives, since its end is the last
+/// chunk, written only when the stream ends. An event is not held back until the next one.
 extension ConnectionHandler {
     /// One event of a streamed answer (see ``AnswerStream``), on the connection's loop.
     func stream(_ event: AnswerStream.Event, _ context: ChannelHandlerContext, isHead: Bool) {
@@ -12,24 +16,36 @@ extension ConnectionHandler {
             // An interim status cannot end the exchange (see write).
             let answer = streamed.status < 200 ? ServerAnswer.text(502, "") : streamed
             let close = answer.close || !keepAlive || closeAfterAnswer
-            state = .streaming(close: close, held: nil)
-            context.writeAndFlush(wrapOutboundOut(.head(Self.streamedHead(answer, close: close, isHead: isHead))), promise: nil)
-        case let (.body(piece, taken), .streaming(close, held)):
+            let head = Self.streamedHead(answer, close: close, isHead: isHead)
+            let chunked = !head.headers.contains(name: "Content-Length") && !Self.isBodyless(answer.status)
+            state = .streaming(close: close, held: nil, chunked: chunked)
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+        case let (.body(piece, taken), .streaming(close, held, chunked)):
             if isHead { taken?(); return }
-            state = .streaming(close: close, held: piece)
-            guard let held, !held.isEmpty else {
-                taken?()   // held back in memory, one piece: taken
+            let out: Data
+            if chunked {
+                out = piece
+            } else {
+                state = .streaming(close: close, held: piece, chunked: false)
+                guard let held, !held.isEmpty else {
+                    taken?()   // held back in memory, one piece: taken
+                    return
+                }
+                out = held
+            }
+            guard !out.isEmpty else {
+                taken?()
                 return
             }
-            // The piece before goes out; this one counts as taken once that write is done, so the
-            // producer waits while the client is slow to read.
+            // The piece goes out (of a known length: the one before); the new one counts as taken
+            // once that write is done, so the producer waits while the client is slow to read.
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: written)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: out)))), promise: written)
             releaseTaken()
             pendingTaken = taken
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             written.futureResult.whenComplete { _ in bound.value.releaseTaken() }
-        case let (.end, .streaming(close, held)):
+        case let (.end, .streaming(close, held, _)):
             answerEnded()
             if let held, !held.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: held)))), promise: nil)

@@ -23,8 +23,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         /// Refusing the rest of a request that broke a limit (its answer is on the way, then close).
         case discarding
         case answering(keepAlive: Bool)
-        /// An answer is being streamed (its head is out); `held` waits for the stream's end.
-        case streaming(close: Bool, held: Data?)
+        /// An answer is being streamed (its head is out); `held` waits for the stream's end. A
+        /// chunked body (`chunked`) holds nothing back: its end is its last chunk, sent at the end.
+        case streaming(close: Bool, held: Data?, chunked: Bool)
         case closed
     }
 
@@ -230,7 +231,8 @@ final class ConnectionHandler: ChannelInboundHandler {
                 if case let .truncate(bytes) = cut, bytes >= body.count { cut = nil }
                 if case let .reset(bytes) = cut { body = body.prefix(bytes) }
                 if case let .truncate(bytes) = cut { body = body.prefix(bytes) }
-                handler.sendBody(context, body[...], rate: delivery.bytesPerSecond) {
+                let pieces = delivery.bytesPerSecond == nil ? delivery.pieces : nil
+                handler.sendBody(context, body[...], rate: delivery.bytesPerSecond, pieces: pieces.map { $0[...] }, sentAt: .zero) {
                     let (handler, context) = bound.value
                     whenDone(handler)
                     switch cut {
@@ -260,9 +262,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Writes `body` at `rate` bytes a second (in slices every 50 ms), or at once; then `done`.
-    private func sendBody(_ context: ChannelHandlerContext, _ body: Data.SubSequence, rate: Int?, done: @escaping () -> Void) {
+    /// Writes `body` at `rate` bytes a second (in slices every 50 ms), or in `pieces`, each when its
+    /// time from the head comes (`sentAt`: the time of the piece before), or at once; then `done`.
+    private func sendBody(_ context: ChannelHandlerContext, _ body: Data.SubSequence, rate: Int?, pieces: ArraySlice<BodyChunk>? = nil,
+                          sentAt: Duration = .zero, done: @escaping () -> Void) {
         guard !body.isEmpty else { return done() }
+        if let pieces, let piece = pieces.first, rate == nil {
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            return after(piece.at - sentAt, context) {
+                let (handler, context) = bound.value
+                guard case .answering = handler.state else { return done() }
+                // The last piece takes whatever is left (a cut body ends sooner).
+                let slice = pieces.count == 1 ? body : body.prefix(piece.bytes)
+                context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))), promise: nil)
+                handler.sendBody(context, body.dropFirst(slice.count), rate: nil, pieces: pieces.dropFirst(), sentAt: piece.at, done: done)
+            }
+        }
         guard let rate, rate > 0 else {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
             return done()

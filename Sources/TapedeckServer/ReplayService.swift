@@ -274,6 +274,9 @@ public final class ReplayService: ExchangeService {
         }
         var response = RecordedResponse(status: plan.head.status, statusText: plan.reasonPhrase, headers: headers, body: plan.body,
                                         bodyForm: plan.bodyForm)
+        if let sizes = plan.chunkSizes, let offsets = plan.chunkOffsets, sizes.count == offsets.count {
+            response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
+        }
         if let origin, let host {
             response.headers = response.headers.map { field in
                 guard field.name.equalsIgnoringASCIICase("Location"), field.value.lowercased().hasPrefix(origin) else { return field }
@@ -296,7 +299,12 @@ public final class ReplayService: ExchangeService {
         if let timings, timing.factor > 0 {
             let scaled = timings.scaled(by: timing.factor)
             answer.delivery.headDelay = (scaled.connect ?? .zero) + scaled.send + scaled.wait
-            answer.delivery.bodyDelay = scaled.receive
+            if let chunks = response.chunks, chunks.reduce(0, { $0 + $1.bytes }) == response.body.count {
+                // A stream goes out in its recorded pieces at their recorded pace.
+                answer.delivery.pieces = chunks.map { BodyChunk(bytes: $0.bytes, at: .seconds(rounding: $0.at.timeInterval * timing.factor)) }
+            } else {
+                answer.delivery.bodyDelay = scaled.receive
+            }
         }
         return answer
     }

@@ -140,6 +140,9 @@ public struct Delivery: Hashable, Sendable {
     public var bodyDelay: Duration = .zero
     /// The body's pace (nil: as fast as the socket takes it).
     public var bytesPerSecond: Int?
+    /// The body in these pieces, each sent (and flushed) when its time from the head has come —
+    /// a recorded stream's pace (nil: in one write, or at ``bytesPerSecond``, which overrides it).
+    public var pieces: [BodyChunk]?
     /// Where the answer breaks off (nil: it completes).
     public var cut: Cut?
     /// Never answer: the connection stays open until the client gives up.

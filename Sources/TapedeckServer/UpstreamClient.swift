@@ -171,6 +171,8 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     private var head: HTTPResponseHead?
     /// The body as received, kept once (the recorded response takes it as it is).
     private var body = Data()
+    /// When each piece of the body arrived, and its size (kept for a streamed body's `chunks`).
+    private var pieces: [(at: ContinuousClock.Instant, bytes: Int)] = []
     private let reported = Atomic<Bool>(false)
 
     init(request: RecordedRequest, progress: DeferredReply.Progress?, readTimeout: Duration,
@@ -202,6 +204,7 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let piece = Data(buffer.readableBytesView)
         body.append(piece)
+        pieces.append((.now, piece.count))
         guard let progress else { return task.eventLoop.makeSucceededVoidFuture() }
         let promise = task.eventLoop.makePromise(of: Void.self)
         let once = OnceFlag()
@@ -226,11 +229,12 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
         let end = ContinuousClock.now
         guard let head else { return fail(HTTPClientError.remoteConnectionClosed) }
         let headers = head.headers.map { HeaderField($0.name, $0.value) }
+        let headAt = headAt ?? end
+        let chunks = BodyChunk.recorded(pieces.map { (headAt.duration(to: $0.at), $0.bytes) }, contentType: head.headers.first(name: "Content-Type"))
         let response = RecordedResponse(
             status: Int(head.status.code), statusText: head.status.reasonPhrase,
-            headers: headers, body: body, bodyForm: .wire)
+            headers: headers, body: body, bodyForm: .wire, chunks: chunks)
         body = Data()   // the response holds it now; this collector no longer needs a copy
-        let headAt = headAt ?? end
         report(.response(response), ExchangeTimings(wait: started.duration(to: headAt), receive: headAt.duration(to: end)))
     }
 

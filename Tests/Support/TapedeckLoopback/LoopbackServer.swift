@@ -154,6 +154,19 @@ public final class LoopbackServer: Sendable {
                 try await writer.finish(nil)
             })
         }
+        router.get("events/:key") { _, context in
+            // Three server-sent events, the second and third each held until a test opens the gate
+            // `KEY/1`, then `KEY/2`: the pieces of a stream arrive apart, in a known order.
+            let key = try context.parameters.require("key")
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: LoopbackServer.events[0]))
+                await LoopbackGates.wait("\(key)/1")
+                try await writer.write(ByteBuffer(string: LoopbackServer.events[1]))
+                await LoopbackGates.wait("\(key)/2")
+                try await writer.write(ByteBuffer(string: LoopbackServer.events[2]))
+                try await writer.finish(nil)
+            })
+        }
         addShopAPI(to: router)
         addSessionRoutes(to: router)
         router.get("headers") { request, _ in
@@ -199,6 +212,9 @@ public final class LoopbackServer: Sendable {
         let query = request.uri.query ?? ""
         return "{\"method\":\"\(request.method.rawValue)\",\"path\":\"\(request.uri.path)\",\"query\":\"\(query)\"}"
     }
+
+    /// The events `/events/KEY` sends, in order.
+    public static let events = ["data: {\"token\":\"Hel\"}\n\n", "data: {\"token\":\"lo\"}\n\n", "event: done\ndata: [DONE]\n\n"]
 
     /// The bytes `/bytes/N` serves: a fixed pattern, so tests can check them.
     public static func bytes(_ count: Int) -> [UInt8] {

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckLoopback
+import TapedeckServer
+import TapedeckTestSupport
+
+/// A streamed body (server-sent events) keeps its pieces: `record` notes when each arrived
+/// (`response._chunks`), and `serve` sends them apart, at their recorded pace.
+@Suite("Server: streamed bodies keep their pieces and pace")
+struct StreamPaceTests {
+    @Test("record keeps an event stream's pieces in order, as they came; serve sends the body back whole")
+    func recordKeepsPieces() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try recordKeepsPieces(upstream) }
+    }
+
+    private func recordKeepsPieces(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("events.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        defer { proxy.stop() }
+        let key = "events-\(UUID().uuidString)"
+        defer { LoopbackGates.open("\(key)/1"); LoopbackGates.open("\(key)/2") }
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        // The upstream sends each event only once the client has read the one before through the
+        // proxy: the pieces cannot run together.
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /events/\(key) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        _ = try client.readBody(atLeast: events[0].count)
+        LoopbackGates.open("\(key)/1")
+        _ = try client.readBody(atLeast: events[0].count + events[1].count)
+        LoopbackGates.open("\(key)/2")
+        let body = try client.readToEnd()
+        #expect(body == events.reduce(Data(), +))
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+
+        let response = try #require(try CassetteFile.read(cassette).interactions.first?.response)
+        let chunks = try #require(response.chunks, "an event stream is recorded with its pieces")
+        #expect(chunks.reduce(0) { $0 + $1.bytes } == response.body.count)
+        // Each event ends a piece (a piece may hold less), and a later event's piece came later.
+        // (The stored events are redacted — a "token" field is a secret — so they are found by
+        // their blank-line ends.)
+        #expect(String(decoding: response.body, as: UTF8.self).contains(#""token":"REDACTED""#))
+        let eventEnds = response.body.indices.filter { $0 >= 1 && response.body[$0 - 1] == 0x0A && response.body[$0] == 0x0A }.map { $0 + 1 }
+        var pieceEnds: [Int] = [], offset = 0
+        for chunk in chunks { offset += chunk.bytes; pieceEnds.append(offset) }
+        #expect(eventEnds.count == 3 && eventEnds.allSatisfy(pieceEnds.contains), "events end at \(eventEnds), pieces at \(pieceEnds)")
+        let times = eventEnds.compactMap { end in pieceEnds.firstIndex(of: end).map { chunks[$0].at } }
+        #expect(times.count == 3 && times[0] < times[1] && times[1] < times[2], "\(chunks)")
+
+        // Served back (as fast as it goes), the body is the stored bytes.
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        let again = try RawClient(port: server.port)
+        try again.send("GET /events/\(key) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(try again.readToEnd() == response.body)
+    }
+
+    @Test("serve sends a stream's pieces at their recorded times: the first events arrive while the last is a minute away")
+    func servePaces() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        let cassette = directory.file("slow-events.har")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
+                        outcome: .response(RecordedResponse(
+                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events.reduce(Data(), +),
+                            chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
+                                     BodyChunk(bytes: events[2].count, at: .seconds(60))])),
+                        timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
+        defer { server.stop() }
+        do {
+            let client = try RawClient(port: server.port)
+            try client.send("GET /events HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n")
+            // Holding the body until its recorded end (a minute) would time this read out (20 s).
+            let early = try client.readBody(atLeast: events[0].count + events[1].count)
+            #expect(early < events.reduce(0) { $0 + $1.count }, "the last event is not due for a minute: \(early) bytes so far")
+        }   // the client hangs up here, before the server is stopped
+    }
+}
