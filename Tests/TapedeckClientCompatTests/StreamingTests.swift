@@ -77,3 +77,44 @@ struct StreamingTests {
         #expect(tokens == ["one", "two", "three"])
     }
 }
+
+/// Alamofire's async sequences of a request's steps: its URLRequests, cURL commands, response
+/// heads and progress, each ended when the request finished.
+@Suite("Compat: a request's steps as async sequences")
+struct RequestSequencesTests {
+    @Test("urlRequests, cURLDescriptions, httpResponses and downloadProgress of a retried request, each in order")
+    func sequences() async throws {
+        let backend = SimulatedBackend()
+        let calls = Box(0)
+        backend.serve(path: "/flaky") { _ in
+            calls.mutate { $0 += 1 }
+            return calls.value == 1 ? .json(503, #"{"busy":true}"#) : .json(200, #"{"ok":true}"#)
+        }
+        let (requests, commands, statuses, progress) = await backend.withTransport {
+            let session = Session(interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffBase: 2, exponentialBackoffScale: 0.1))
+            let request = session.request("https://api.example.com/flaky").validate()
+            let urls = request.urlRequests(), curls = request.cURLDescriptions(), heads = request.httpResponses()
+            let progress = request.downloadProgress()
+            _ = await request.serializingData().response
+            var requests: [String] = [], commands: [String] = [], statuses: [Int] = [], counts: [Int64] = []
+            for await url in urls { requests.append(url.url?.path ?? "?") }
+            for await command in curls { commands.append(command) }
+            for await head in heads { statuses.append(head.statusCode) }
+            for await step in progress { counts.append(step.completedUnitCount) }
+            return (requests, commands, statuses, counts)
+        }
+        #expect(requests == ["/flaky", "/flaky"])
+        #expect(commands.count == 2 && commands.allSatisfy { $0.hasPrefix("$ curl") && $0.contains("https://api.example.com/flaky") })
+        #expect(statuses == [503, 200])
+        #expect(!progress.isEmpty && progress.last == Int64(#"{"ok":true}"#.utf8.count))
+        #expect(request(convertible: backend))
+    }
+
+    /// `convertible` is public, as in Alamofire: what an app's retrier or logger reads the route from.
+    private func request(convertible backend: SimulatedBackend) -> Bool {
+        backend.withTransport {
+            let request = Session().request("https://api.example.com/flaky")
+            return (try? request.convertible.asURLRequest().url?.path) == "/flaky"
+        }
+    }
+}

@@ -16,7 +16,7 @@ extension DataStreamRequest {
     @preconcurrency
     @discardableResult
     public func responseStream(on queue: (any SchedulerQueue)? = nil, stream: @escaping Handler<Data, Never>) -> Self {
-        appendRawStream(on: queue, transform: { $0 }, stream: stream)
+        appendRawStream(on: queue, stream: stream)
         return self
     }
 
@@ -30,11 +30,11 @@ extension DataStreamRequest {
         return self
     }
 
-    /// Hands every piece over as UTF-8 text, then the completion.
+    /// Hands every piece over as UTF-8 text (made on the serializationQueue; monitors see each), then the completion.
     @preconcurrency
     @discardableResult
     public func responseStreamString(on queue: (any SchedulerQueue)? = nil, stream: @escaping Handler<String, Never>) -> Self {
-        appendRawStream(on: queue, transform: { String(decoding: $0, as: UTF8.self) }, stream: stream)
+        appendStringStream(on: queue, stream: stream)
         return self
     }
 

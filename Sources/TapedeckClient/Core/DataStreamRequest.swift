@@ -143,30 +143,31 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: handlers (called by the response methods)
 
-    /// Adds a handler of raw or text pieces: each piece goes to `stream` on `queue` as it arrives.
-    func appendRawStream<Success: Sendable>(on queue: (any SchedulerQueue)?, transform: @escaping @Sendable (Data) -> Success,
-                                            stream: @escaping Handler<Success, Never>) {
+    /// Adds a handler of raw pieces: each piece goes to `stream` on `queue` as it arrives (no
+    /// serializing, no monitor event, as in Alamofire).
+    func appendRawStream(on queue: (any SchedulerQueue)?, stream: @escaping Handler<Data, Never>) {
         let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
         let deliver = delivery(on: queue, to: stream)
-        streamState.write { $0.parsers.append { data in deliver(.success(transform(data))) } }
+        streamState.write { $0.parsers.append { data in deliver(.success(data)) } }
         appendStreamCompletion(on: queue, stream: stream)
     }
 
-    /// Adds a handler whose pieces `serializer` turns into values on the serializationQueue (the
-    /// monitors are told, a failure cancels the request when ``automaticallyCancelOnStreamError``),
-    /// then go to `stream` on `queue`.
-    func appendSerializedStream<Serializer: DataStreamSerializer>(
-        on queue: (any SchedulerQueue)?, serializer: Serializer, stream: @escaping Handler<Serializer.SerializedObject, ClientError>
+    /// Adds a handler whose pieces `serialize` turns into results on the serializationQueue; the
+    /// monitors are told (`announce`: the result as `Result<_, ClientError>`), a failure cancels the
+    /// request when ``automaticallyCancelOnStreamError``, then the result goes to `stream` on `queue`.
+    func appendParsedStream<Success: Sendable, Failure: Error & Sendable>(
+        on queue: (any SchedulerQueue)?, serialize: @escaping @Sendable (Data) -> Result<Success, Failure>,
+        announce: @escaping @Sendable (DataStreamRequest, Result<Success, Failure>) -> Void, stream: @escaping Handler<Success, Failure>
     ) {
         let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
         let deliver = delivery(on: queue, to: stream)
-        let parser: @Sendable (Data) -> Void = { data in
-            self.serializationQueue.async(named: "serializeStream") {
-                let result = Result { try serializer.serialize(data) }.mapError {
-                    $0.asClientError(orFailWith: { .responseSerializationFailed(reason: .customSerializationFailed(error: $0)) })
-                }
+        // Weak: the request keeps its parsers; a strong capture would keep it alive for good.
+        let parser: @Sendable (Data) -> Void = { [weak self] data in
+            guard let self else { return }
+            serializationQueue.async(named: "serializeStream") {
+                let result = serialize(data)
                 self.underlyingQueue.async(named: "parsedStream") {
-                    self.eventMonitor.request(self, didParseStream: result)
+                    announce(self, result)
                     if case .failure = result, self.automaticallyCancelOnStreamError { self.cancel() }
                     deliver(result)
                 }
@@ -176,11 +177,32 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         appendStreamCompletion(on: queue, stream: stream)
     }
 
+    /// Adds a handler of the pieces as `serializer` makes them (see ``appendParsedStream(on:serialize:announce:stream:)``).
+    func appendSerializedStream<Serializer: DataStreamSerializer>(
+        on queue: (any SchedulerQueue)?, serializer: Serializer, stream: @escaping Handler<Serializer.SerializedObject, ClientError>
+    ) {
+        appendParsedStream(on: queue, serialize: { data in
+            Result { try serializer.serialize(data) }.mapError {
+                $0.asClientError(orFailWith: { .responseSerializationFailed(reason: .customSerializationFailed(error: $0)) })
+            }
+        }, announce: { request, result in request.eventMonitor.request(request, didParseStream: result) }, stream: stream)
+    }
+
+    /// Adds a handler of the pieces as UTF-8 text, made on the serializationQueue and told to the
+    /// monitors, as Alamofire's string streams are.
+    func appendStringStream(on queue: (any SchedulerQueue)?, stream: @escaping Handler<String, Never>) {
+        appendParsedStream(on: queue, serialize: { .success(String(decoding: $0, as: UTF8.self)) }, announce: { request, result in
+            if case let .success(text) = result { request.eventMonitor.request(request, didParseStream: Result<String, ClientError>.success(text)) }
+        }, stream: stream)
+    }
+
     /// Hands a piece's result to `stream` on `queue`, then counts the piece delivered.
     private func delivery<Success: Sendable, Failure: Error & Sendable>(
         on queue: any SchedulerQueue, to stream: @escaping Handler<Success, Failure>
     ) -> @Sendable (Result<Success, Failure>) -> Void {
-        { result in
+        // Weak, as the parsers that hold it (a piece in flight keeps the request in its job).
+        { [weak self] result in
+            guard let self else { return }
             queue.async(named: "stream") {
                 self.capturingError { try stream(Stream(event: .stream(result), token: CancellationToken(self))) }
                 self.pieceDelivered()

@@ -34,28 +34,44 @@ extension Request {
             let work: @Sendable () -> Void
         }
 
+        /// What becomes of something that arrives for the attempt.
+        enum Passage: Equatable {
+            /// Run it now.
+            case run
+            /// Held until the answer comes.
+            case held
+            /// Dropped: a body piece after the answer was `.cancel` (a cancelled task may still
+            /// deliver what was on its way).
+            case dropped
+        }
+
         var handler: HTTPResponseHandler?
         private(set) var awaitingAnswer = false
+        /// The attempt's head was answered `.cancel`: its body goes nowhere.
+        private(set) var refused = false
         private(set) var held: [Held] = []
 
         /// A response head arrived: with a handler, the answer is awaited from now on.
         mutating func headArrived() -> HTTPResponseHandler? {
+            refused = false
             guard let handler else { return nil }
             awaitingAnswer = true
             return handler
         }
 
-        /// Holds `work` while an answer is awaited; false: run it now.
-        mutating func hold(isBody: Bool, _ work: @escaping @Sendable () -> Void) -> Bool {
-            guard awaitingAnswer else { return false }
+        /// Holds `work` while an answer is awaited, drops a body piece of a refused response.
+        mutating func hold(isBody: Bool, _ work: @escaping @Sendable () -> Void) -> Passage {
+            if isBody && refused { return .dropped }
+            guard awaitingAnswer else { return .run }
             held.append(Held(isBody: isBody, work: work))
-            return true
+            return .held
         }
 
         /// The answer came: what was held, to run in order (none when it came already).
-        mutating func answered() -> [Held]? {
+        mutating func answered(_ disposition: ResponseDisposition) -> [Held]? {
             guard awaitingAnswer else { return nil }
             awaitingAnswer = false
+            refused = disposition == .cancel
             defer { held = [] }
             return held
         }
@@ -87,7 +103,7 @@ extension Request {
 
     private func didAnswerResponse(_ disposition: ResponseDisposition,
                                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        guard let held = mutableState.write({ $0.responseGate.answered() }) else { return }   // answered twice
+        guard let held = mutableState.write({ $0.responseGate.answered(disposition) }) else { return }   // answered twice
         if disposition == .cancel {
             // Recorded before the held completion (if the task already ended) can finish the request.
             mutableState.write { $0.error = $0.error ?? .explicitlyCancelled }
@@ -99,7 +115,7 @@ extension Request {
 
     /// Runs `work` now, or once the awaited answer to the response head came (in arrival order).
     func afterResponseAnswered(isBody: Bool, _ work: @escaping @Sendable () -> Void) {
-        if !mutableState.write({ $0.responseGate.hold(isBody: isBody, work) }) { work() }
+        if mutableState.write({ $0.responseGate.hold(isBody: isBody, work) }) == .run { work() }
     }
 }
 

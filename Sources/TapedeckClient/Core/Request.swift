@@ -18,7 +18,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Where response serializers run (targets the rootQueue unless the session was given another).
     public let serializationQueue: any SchedulerQueue
     weak var delegate: Session?
-    let convertible: any URLRequestConvertible
+    /// What makes the request's URLRequest (asked again on every attempt).
+    public let convertible: any URLRequestConvertible
     let sessionMonitor: CompositeEventMonitor
 
     struct MutableState {

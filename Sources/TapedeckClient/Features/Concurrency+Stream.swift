@@ -173,6 +173,18 @@ extension DataStreamRequest {
 }
 
 extension Request {
+    /// A sequence fed by handlers `register` adds, ended when the request finished; on a session
+    /// that drives its simulation, the first read runs it until idle.
+    func events<Element: Sendable>(_ bufferingPolicy: StreamOf<Element>.BufferingPolicy,
+                                           register: (AsyncStream<Element>.Continuation) -> Void) -> StreamOf<Element> {
+        var prepare: (@Sendable () async -> Void)?
+        if let drive = delegate?.drive { prepare = { _ = try? await drive() } }
+        return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {}, prepare: prepare) { continuation in
+            register(continuation)
+            onFinish { continuation.finish() }
+        }
+    }
+
     /// Each attempt's response head, as it arrives (this sets the request's `onHTTPResponse`
     /// handler); the sequence ends when the request finished.
     ///
@@ -180,12 +192,47 @@ extension Request {
     /// for await response in request.httpResponses() { print(response.statusCode) }
     /// ```
     public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<HTTPURLResponse> {
-        var prepare: (@Sendable () async -> Void)?
-        if let drive = delegate?.drive { prepare = { _ = try? await drive() } }
-        return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {}, prepare: prepare) { continuation in
+        events(bufferingPolicy) { continuation in
             let yield: @Sendable (HTTPURLResponse) -> Void = { continuation.yield($0) }
             onHTTPResponse(on: underlyingQueue, perform: yield)
-            onFinish { continuation.finish() }
+        }
+    }
+
+    /// Each URLRequest the request sends (one per attempt, the adapted one), as it is made.
+    public func urlRequests(bufferingPolicy: StreamOf<URLRequest>.BufferingPolicy = .unbounded) -> StreamOf<URLRequest> {
+        events(bufferingPolicy) { continuation in
+            let yield: @Sendable (URLRequest) -> Void = { continuation.yield($0) }
+            onURLRequestCreation(on: underlyingQueue, perform: yield)
+        }
+    }
+
+    /// The cURL command of each URLRequest the request sends, as it is made.
+    public func cURLDescriptions(bufferingPolicy: StreamOf<String>.BufferingPolicy = .unbounded) -> StreamOf<String> {
+        events(bufferingPolicy) { continuation in
+            let yield: @Sendable (URLRequest) -> Void = { [weak self] _ in
+                if let self { continuation.yield(self.cURLDescription()) }
+            }
+            onURLRequestCreation(on: underlyingQueue, perform: yield)
+        }
+    }
+
+    /// The body's download progress, each time it changes (this sets the request's
+    /// `downloadProgress` handler).
+    public func downloadProgress(bufferingPolicy: StreamOf<Progress>.BufferingPolicy = .unbounded) -> StreamOf<Progress> {
+        events(bufferingPolicy) { continuation in
+            let yield: ProgressHandler = { continuation.yield($0) }
+            downloadProgress(queue: underlyingQueue, closure: yield)
+        }
+    }
+}
+
+extension UploadRequest {
+    /// The body's upload progress, each time it changes (this sets the request's `uploadProgress`
+    /// handler).
+    public func uploadProgress(bufferingPolicy: StreamOf<Progress>.BufferingPolicy = .unbounded) -> StreamOf<Progress> {
+        events(bufferingPolicy) { continuation in
+            let yield: ProgressHandler = { continuation.yield($0) }
+            uploadProgress(queue: underlyingQueue, closure: yield)
         }
     }
 }
