@@ -297,7 +297,15 @@ enum HARFastReader {
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "_failureText": return stringIfAny(&cursor, into: &failureText)
             case "_error": return stringIfAny(&cursor, into: &error)
-            case "_chunks": return cursor.nullable(into: &chunks, readChunks)
+            case "_chunks":
+                // A malformed `_chunks` costs only the pacing, not the entry: skipped.
+                var attempt = cursor
+                if attempt.nullable(into: &chunks, readChunks) {
+                    cursor = attempt
+                    return true
+                }
+                chunks = nil
+                return cursor.skipValue()
             default: return cursor.skipValue()
             }
         }) else { return nil }

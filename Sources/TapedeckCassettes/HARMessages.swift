@@ -164,7 +164,8 @@ package struct HARResponse: Codable, Hashable, Sendable {
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         failureText = Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .failureText))
             ?? Self.nonEmpty(try? container.decodeIfPresent(String.self, forKey: .error))
-        chunks = try container.decodeIfPresent([HARChunk].self, forKey: .chunks)
+        // A malformed `_chunks` costs only the pacing, not the entry.
+        chunks = (try? container.decodeIfPresent([HARChunk].self, forKey: .chunks)) ?? nil
     }
 
     static func nonEmpty(_ text: String??) -> String? {

@@ -104,6 +104,8 @@ public struct Redactor: Hashable, Sendable {
                 if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
                     Self.setContentLength(&response.headers, encoded.count)
                     response.body = encoded
+                    // Compressed again in one piece: the recorded wire pieces no longer exist.
+                    response.chunks = nil
                 }
             }
             copy.outcome = .response(response)

@@ -189,35 +189,50 @@ extension Exchange {
         }
     }
 
-    /// Schedules the next chunk, or completes when every chunk went.
+    /// Delivers the chunks that are due now, one after another (a loop, not a recursion: a
+    /// replayed stream of thousands of pieces may be due at once), schedules the next one that is
+    /// not, or completes once every chunk went — at the recorded end of the body when the chunks
+    /// keep a recording's pace (its last piece may come before the body ended).
     private func deliverNextChunk() {
-        guard let plan = body, !plan.isComplete else {
+        while let plan = body, !plan.isComplete {
+            let due = plan.nextDue()
+            guard due <= now else {
+                at(due, "net.data", .chunk) { [self] in if processChunk() { deliverNextChunk() } }
+                return
+            }
+            guard processChunk() else { return }
+        }
+        guard let plan = body, plan.dueFractions != nil, !plan.isCut else {
             completeTransfer()
             return
         }
-        let offset = plan.offset, size = plan.sizes[plan.next]
-        at(plan.nextDue(), "net.data", .chunk) { [self] in
-            let (action, decided) = fault(at: .bodyChunk(offset: offset, size: size))
-            switch action {
-            case .proceed:
-                if case let .resetAfter(bytes) = decided {
-                    let earlier = body?.cut ?? bytes
-                    body?.cut = min(bytes, earlier)
-                }
-                sendChunk()
-            case let .delay(duration):
-                body?.shift += duration
-                at(now.advanced(by: duration), "net.data", .chunk) { [self] in sendChunk() }
-            default:
-                break   // failed or stalled
+        at(plan.start.advanced(by: plan.receive).advanced(by: plan.shift), "net.data-end", .chunk) { [self] in completeTransfer() }
+    }
+
+    /// The next chunk's fault point, then its bytes; true when the next chunk may follow now.
+    private func processChunk() -> Bool {
+        guard let plan = body, !plan.isComplete else { return false }
+        let (action, decided) = fault(at: .bodyChunk(offset: plan.offset, size: plan.sizes[plan.next]))
+        switch action {
+        case .proceed:
+            if case let .resetAfter(bytes) = decided {
+                let earlier = body?.cut ?? bytes
+                body?.cut = min(bytes, earlier)
             }
+            return sendChunk()
+        case let .delay(duration):
+            body?.shift += duration
+            at(now.advanced(by: duration), "net.data", .chunk) { [self] in if sendChunk() { deliverNextChunk() } }
+            return false
+        default:
+            return false   // failed or stalled
         }
     }
 
-    /// Hands the client the bytes of the next chunk, then carries on: the next chunk, the reset,
-    /// or the completion.
-    private func sendChunk() {
-        guard var plan = body else { return }
+    /// Hands the client the bytes of the next chunk; true when the next chunk (or the completion)
+    /// may follow, false when the transfer ended here (the client refused the data, or the reset).
+    private func sendChunk() -> Bool {
+        guard var plan = body else { return false }
         if let (wireBytes, slice) = plan.nextSlice() {
             current.bytesReceived += wireBytes
             resetIdleTimer()
@@ -228,12 +243,12 @@ extension Exchange {
         plan.offset = plan.nextEnd
         plan.next += 1
         body = plan
-        guard lifecycle.state == .receiving else { return }   // the client refused the data
+        guard lifecycle.state == .receiving else { return false }   // the client refused the data
         if let cut = plan.cut, plan.offset >= cut {
             handle(.fail(plan.cutFailure))
-            return
+            return false
         }
-        deliverNextChunk()
+        return true
     }
 
     private func completeTransfer() {

@@ -8,7 +8,8 @@ extension ConnectionHandler {
     }
 
     /// The response head NIO writes for `answer`: its fields in their order, hop-by-hop ones
-    /// left out, `Content-Length` set to what is sent (none for a bodyless status).
+    /// left out, `Content-Length` set to what is sent (none for a bodyless status, nor for a
+    /// stream recorded without one: NIO then frames it chunked).
     static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
         // The length goes where the recording had it (the answer's bytes then match what was
@@ -25,7 +26,11 @@ extension ConnectionHandler {
             if hopByHop.contains(name) { continue }
             headers.add(name: field.name, value: field.value)
         }
-        if !placedLength, !isBodyless(answer.status) {
+        // A stream sent in its recorded pieces without a recorded length goes chunked, as it was
+        // recorded: a client that reads a known length to its end (Python's requests does) would
+        // wait for the last piece before handing over the first.
+        let chunked = answer.delivery.pieces != nil && !isHead
+        if !placedLength, !isBodyless(answer.status), !chunked {
             headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
         }
         if close { headers.add(name: "Connection", value: "close") }

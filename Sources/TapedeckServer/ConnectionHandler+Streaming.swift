@@ -4,10 +4,10 @@ import NIOHTTP1
 
 /// How a streamed answer (``AnswerStream``: `tapedeck record` passing an upstream's answer on)
 /// reaches the socket: the head at once, and the producer paced by the client's reading. The
-/// client must not have the answer whole before it is journalled: a body of known length goes
-/// out each piece as the next arrives (the last held back until the stream ends); a chunked body
-/// — every stream of events is one — goes out each piece as it arrives, since its end is the last
-/// chunk, written only when the stream ends. An event is not held back until the next one.
+/// client must not have the answer whole before it is journalled, so only what would complete it
+/// waits for the stream's end: of a body of known length, the piece that brings its last byte; of
+/// a chunked body — every stream of events is one — nothing but the last chunk, which ends it.
+/// Every other piece goes out as it arrives (an event is never held until the next one comes).
 extension ConnectionHandler {
     /// One event of a streamed answer (see ``AnswerStream``), on the connection's loop.
     func stream(_ event: AnswerStream.Event, _ context: ChannelHandlerContext, isHead: Bool) {
@@ -17,28 +17,28 @@ extension ConnectionHandler {
             let answer = streamed.status < 200 ? ServerAnswer.text(502, "") : streamed
             let close = answer.close || !keepAlive || closeAfterAnswer
             let head = Self.streamedHead(answer, close: close, isHead: isHead)
-            let chunked = !head.headers.contains(name: "Content-Length") && !Self.isBodyless(answer.status)
-            state = .streaming(close: close, held: nil, chunked: chunked)
+            let length = Self.isBodyless(answer.status) ? 0 : head.headers.first(name: "Content-Length").flatMap { Int($0) }
+            state = .streaming(close: close, held: nil, remaining: length)
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
-        case let (.body(piece, taken), .streaming(close, held, chunked)):
-            if isHead { taken?(); return }
-            let out: Data
-            if chunked {
-                out = piece
-            } else {
-                state = .streaming(close: close, held: piece, chunked: false)
-                guard let held, !held.isEmpty else {
-                    taken?()   // held back in memory, one piece: taken
+        case let (.body(piece, taken), .streaming(close, held, remaining)):
+            if isHead || piece.isEmpty { taken?(); return }
+            var out = piece
+            if let remaining {
+                if let held, !held.isEmpty {
+                    // More than the announced length (the upstream's error ends the exchange):
+                    // what was held goes, this piece waits in its place.
+                    out = held
+                    state = .streaming(close: close, held: piece, remaining: 0)
+                } else if piece.count < remaining {
+                    state = .streaming(close: close, held: nil, remaining: remaining - piece.count)
+                } else {
+                    state = .streaming(close: close, held: piece, remaining: 0)
+                    taken?()   // the last piece, held in memory until the end: taken
                     return
                 }
-                out = held
             }
-            guard !out.isEmpty else {
-                taken?()
-                return
-            }
-            // The piece goes out (of a known length: the one before); the new one counts as taken
-            // once that write is done, so the producer waits while the client is slow to read.
+            // The piece goes out; the producer's next one waits until that write is done, so it
+            // is paced by the client's reading.
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: out)))), promise: written)
             releaseTaken()

@@ -23,9 +23,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         /// Refusing the rest of a request that broke a limit (its answer is on the way, then close).
         case discarding
         case answering(keepAlive: Bool)
-        /// An answer is being streamed (its head is out); `held` waits for the stream's end. A
-        /// chunked body (`chunked`) holds nothing back: its end is its last chunk, sent at the end.
-        case streaming(close: Bool, held: Data?, chunked: Bool)
+        /// An answer is being streamed (its head is out); `held` (the piece that completes a body
+        /// of known length) waits for the stream's end; `remaining`: the bytes of a known length
+        /// still to come (nil: chunked, its end is its last chunk, written at the end).
+        case streaming(close: Bool, held: Data?, remaining: Int?)
         case closed
     }
 
@@ -267,15 +268,23 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func sendBody(_ context: ChannelHandlerContext, _ body: Data.SubSequence, rate: Int?, pieces: ArraySlice<BodyChunk>? = nil,
                           sentAt: Duration = .zero, done: @escaping () -> Void) {
         guard !body.isEmpty else { return done() }
-        if let pieces, let piece = pieces.first, rate == nil {
+        if var pieces, rate == nil, !pieces.isEmpty {
+            // The pieces due now go at once (a loop: a stream replayed instantly may have thousands).
+            var body = body
+            while let piece = pieces.first, piece.at <= sentAt, !body.isEmpty {
+                let slice = pieces.count == 1 ? body : body.prefix(piece.bytes)   // the last takes what is left
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))), promise: nil)
+                body = body.dropFirst(slice.count)
+                pieces = pieces.dropFirst()
+            }
+            context.flush()
+            guard let next = pieces.first, !body.isEmpty else { return done() }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            return after(piece.at - sentAt, context) {
+            let rest = body, later = pieces
+            return after(next.at - sentAt, context) {
                 let (handler, context) = bound.value
                 guard case .answering = handler.state else { return done() }
-                // The last piece takes whatever is left (a cut body ends sooner).
-                let slice = pieces.count == 1 ? body : body.prefix(piece.bytes)
-                context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))), promise: nil)
-                handler.sendBody(context, body.dropFirst(slice.count), rate: nil, pieces: pieces.dropFirst(), sentAt: piece.at, done: done)
+                handler.sendBody(context, rest, rate: nil, pieces: later, sentAt: next.at, done: done)
             }
         }
         guard let rate, rate > 0 else {

@@ -98,9 +98,9 @@ public final class RecordService: ExchangeService {
         }
     }
 
-    /// A live exchange passed on as it arrives: the head and every body piece but the last go to
-    /// the client at once; the recorder journals the whole interaction before it delivers the
-    /// final reply, and only then does the stream end with the last piece. An upstream that fails
+    /// A live exchange passed on as it arrives: the head and the body pieces go to the client at
+    /// once, but for what would complete the answer (``AnswerStream``); the recorder journals the
+    /// whole interaction before it delivers the final reply, and only then does the stream end. An upstream that fails
     /// before its head is answered 502 as usual; after its head, the client's connection is reset.
     /// A client that goes away stops the upstream exchange (which is then not recorded).
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,

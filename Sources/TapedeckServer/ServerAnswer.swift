@@ -39,9 +39,10 @@ public struct IncomingRequest: Sendable {
 /// or ``abort()`` when the upstream failed after its head. A service that streams calls none of
 /// the `answer` closure. Calls may come from any thread; they are written in the order made.
 ///
-/// The last piece received is held back until ``end()``: the client gets its last byte only once
-/// the service says the exchange is complete (journalled, for a recording), while everything
-/// before it flows through without the whole body being buffered for the client.
+/// Only what would complete the answer waits for ``end()`` — of a body of known length, the piece
+/// that brings its last byte; of a chunked body, its last chunk — so the client gets its last byte
+/// only once the service says the exchange is complete (journalled, for a recording), while
+/// everything before it flows through as it comes, never buffered whole for the client.
 ///
 /// ```swift
 /// stream.head(ServerAnswer(status: 200, headers: [HeaderField("Content-Length", "5")]))

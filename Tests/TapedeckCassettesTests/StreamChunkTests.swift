@@ -50,6 +50,22 @@ struct StreamChunkTests {
         #expect(loaded.notes.contains { $0.field == "response._chunks" }, "\(loaded.notes)")
     }
 
+    @Test("a malformed _chunks costs only the pacing: the entry is read, its body whole", arguments: [#""oops""#, #"[{"bytes":"x"}]"#, "[1,2]"])
+    func malformedChunks(value: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("events.har")
+        try CassetteFile.write(Cassette(interactions: [Self.streamed(chunks: Self.chunks)]), to: file)
+        var text = try String(contentsOf: file, encoding: .utf8)
+        let start = try #require(text.range(of: #""_chunks""#))
+        let end = try #require(text.range(of: "]", range: start.upperBound..<text.endIndex))
+        text.replaceSubrange(start.lowerBound..<end.upperBound, with: #""_chunks": "# + value)
+        try Data(text.utf8).write(to: file)
+        let read = try CassetteFile.read(file)
+        #expect(read.interactions.first?.response?.chunks == nil)
+        #expect(read.interactions.first?.response?.body == Data(Self.events.joined().utf8))
+    }
+
     @Test("the player hands the pieces and their times to the network")
     func playerPlan() throws {
         guard case let .response(plan) = CassettePlayer.reply(for: Self.streamed(chunks: Self.chunks)) else {

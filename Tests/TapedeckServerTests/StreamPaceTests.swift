@@ -79,7 +79,36 @@ struct StreamPaceTests {
             try client.send("GET /events HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n")
             // Holding the body until its recorded end (a minute) would time this read out (20 s).
             let early = try client.readBody(atLeast: events[0].count + events[1].count)
-            #expect(early < events.reduce(0) { $0 + $1.count }, "the last event is not due for a minute: \(early) bytes so far")
+            // Chunked (as the stream was recorded, with no length): each piece framed on its own.
+            let head = try #require(client.head)
+            #expect(head.contains("transfer-encoding: chunked") && !head.contains("content-length"), "\(head)")
+            let framed = (events[0].count + 4 + 2) + (events[1].count + 4 + 2)   // "17\r\n" … "\r\n" each
+            #expect(early < framed + events[2].count, "the last event is not due for a minute: \(early) bytes so far")
         }   // the client hangs up here, before the server is stopped
+    }
+
+    @Test("record passes on a body of known length as it comes: all but the piece that completes it")
+    func knownLengthStreams() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try knownLengthStreams(upstream) }
+    }
+
+    private func knownLengthStreams(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", directory.file("length.har.gz").path])
+        defer { proxy.stop() }
+        let key = "length-\(UUID().uuidString)", half = 1_000
+        defer { LoopbackGates.open(key) }
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /gated-length/\(key)/\(half) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        // The first half arrives while the upstream waits for the gate (holding it back until the
+        // next piece came, as the proxy did, would time this read out).
+        let early = try client.readBody(atLeast: half)
+        #expect(early == half)
+        #expect(client.head?.contains("content-length: \(2 * half)") == true)
+        LoopbackGates.open(key)
+        #expect(try client.readToEnd() == Data(LoopbackServer.bytes(half) + LoopbackServer.bytes(half)))
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
     }
 }

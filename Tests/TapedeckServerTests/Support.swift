@@ -185,6 +185,11 @@ final class RawClient {
         guard sent == bytes.count else { throw Failure(description: "send failed") }
     }
 
+    /// The response head, once it has arrived (lowercased).
+    var head: String? {
+        headEnd.map { String(decoding: received[..<$0], as: UTF8.self).lowercased() }
+    }
+
     /// Reads until the head and at least `count` bytes after it have arrived; returns how many
     /// bytes follow the head (framing included).
     func readBody(atLeast count: Int) throws -> Int {

@@ -154,6 +154,18 @@ public final class LoopbackServer: Sendable {
                 try await writer.finish(nil)
             })
         }
+        router.get("gated-length/:key/:bytes") { _, context in
+            // As /gated, with the body's length announced: shows whether a proxy passes on a
+            // body of known length as it comes (all but what would complete it).
+            let key = try context.parameters.require("key")
+            let count = try context.parameters.require("bytes", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(contentLength: 2 * count) { writer in
+                try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
+                await LoopbackGates.wait(key)
+                try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
+                try await writer.finish(nil)
+            })
+        }
         router.get("events/:key") { _, context in
             // Three server-sent events, the second and third each held until a test opens the gate
             // `KEY/1`, then `KEY/2`: the pieces of a stream arrive apart, in a known order.
