@@ -118,3 +118,19 @@ struct RequestSequencesTests {
         }
     }
 }
+
+/// UserCode/SecureSession.swift: a session with a trust manager and cachers, set up as apps do.
+@Suite("Compat: sessions set up with trust managers and cachers")
+struct SecureSessionTests {
+    @Test("the app's session keeps its trust manager and answers through the backend")
+    func secureSession() async throws {
+        let backend = SimulatedBackend()
+        backend.serve(path: "/me") { _ in .json(200, #"{"name":"Ada"}"#) }
+        let (profile, evaluator) = try await backend.withTransport {
+            let session = SecureAPI.makeSession()
+            return (try await SecureAPI.profile(using: session), session.serverTrustManager?.evaluators["api.example.com"] as? PinnedHostsTrust)
+        }
+        #expect(profile == #"{"name":"Ada"}"#)
+        #expect(evaluator?.hosts == ["api.example.com"])
+    }
+}

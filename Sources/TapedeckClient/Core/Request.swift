@@ -34,6 +34,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var responseSerializerCompletions: [@Sendable () -> Void] = []
         var interceptor: Interceptor?
         var redirectHandler: (any RedirectHandler)?
+        var cachedResponseHandler: (any CachedResponseHandler)?
         var addedMonitors: [any EventMonitor] = []
         var eventMonitor: CompositeEventMonitor
         var shouldAutomaticallyResume: Bool?

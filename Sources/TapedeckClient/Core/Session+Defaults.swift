@@ -31,7 +31,9 @@ extension Session {
         requestQueue: (any SchedulerQueue)? = nil,
         serializationQueue: (any SchedulerQueue)? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = []
     ) {
         let transport = DefaultTransport.resolved
@@ -40,7 +42,8 @@ extension Session {
             session: urlSession, delegate: delegate, scheduler: transport.scheduler, rootQueue: root, profile: transport.profile,
             provider: transport.provider, startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup,
             requestQueue: requestQueue, serializationQueue: serializationQueue, interceptor: interceptor,
-            redirectHandler: redirectHandler, eventMonitors: eventMonitors)
+            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler, cachedResponseHandler: cachedResponseHandler,
+            eventMonitors: eventMonitors)
         state.write { $0.drive = transport.drive }
     }
 

@@ -54,7 +54,9 @@ extension Session {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = []
     ) {
         let scheduler = DefaultTransport.resolved.scheduler
@@ -63,7 +65,8 @@ extension Session {
             startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup,
             requestQueue: requestQueue.map { Self.makeStandIn(for: $0, on: scheduler) },
             serializationQueue: serializationQueue.map { Self.makeStandIn(for: $0, on: scheduler) },
-            interceptor: interceptor, redirectHandler: redirectHandler, eventMonitors: eventMonitors)
+            interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            cachedResponseHandler: cachedResponseHandler, eventMonitors: eventMonitors)
     }
 
     /// Cancels every running request, then calls `completion` on the queue standing for `queue`

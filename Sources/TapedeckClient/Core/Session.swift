@@ -62,6 +62,10 @@ open class Session: @unchecked Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// What to do with redirects (nil: follow them).
     public let redirectHandler: (any RedirectHandler)?
+    /// Whether responses are cached (nil: as URLSession offers them; see ``CachedResponseHandler``).
+    public let cachedResponseHandler: (any CachedResponseHandler)?
+    /// The server-trust evaluators by host (kept, never consulted: see ``ServerTrustManager``).
+    public let serverTrustManager: ServerTrustManager?
     /// The session's monitors, as one (each event goes to each monitor in order).
     public let eventMonitor: CompositeEventMonitor
     /// What the transport promises (with metrics, completion waits for them).
@@ -119,7 +123,9 @@ open class Session: @unchecked Sendable {
         serializationQueue: (any SchedulerQueue)? = nil,
         defaultResponseQueue: (any SchedulerQueue)? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         metricsGracePeriod: Duration = .seconds(1),
         drive: (@Sendable () async throws -> Void)? = nil
@@ -132,8 +138,8 @@ open class Session: @unchecked Sendable {
             session: urlSession, delegate: delegate, scheduler: scheduler, rootQueue: root, profile: provider.profile,
             provider: provider, startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup,
             requestQueue: requestQueue, serializationQueue: serializationQueue, defaultResponseQueue: defaultResponseQueue,
-            interceptor: interceptor, redirectHandler: redirectHandler, eventMonitors: eventMonitors,
-            metricsGracePeriod: metricsGracePeriod)
+            interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            cachedResponseHandler: cachedResponseHandler, eventMonitors: eventMonitors, metricsGracePeriod: metricsGracePeriod)
         if let drive { state.write { $0.drive = drive } }
     }
 
@@ -145,7 +151,8 @@ open class Session: @unchecked Sendable {
         startRequestsImmediately: Bool = true, requestSetup: RequestSetup = .lazy,
         requestQueue: (any SchedulerQueue)? = nil, serializationQueue: (any SchedulerQueue)? = nil,
         defaultResponseQueue: (any SchedulerQueue)? = nil,
-        interceptor: (any RequestInterceptor)? = nil, redirectHandler: (any RedirectHandler)? = nil,
+        interceptor: (any RequestInterceptor)? = nil, serverTrustManager: ServerTrustManager? = nil,
+        redirectHandler: (any RedirectHandler)? = nil, cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [], metricsGracePeriod: Duration = .seconds(1)
     ) {
         precondition(session.configuration.identifier == nil, "tapedeck: background URLSessions are not supported")
@@ -162,6 +169,8 @@ open class Session: @unchecked Sendable {
         self.requestSetup = requestSetup
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.cachedResponseHandler = cachedResponseHandler
+        self.serverTrustManager = serverTrustManager
         self.metricsGracePeriod = metricsGracePeriod
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, defaultQueue: rootQueue)
         self.idTag = StableHash.fnv1a(rootQueue.label)

@@ -126,9 +126,16 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
     /// `TransferMetrics` through ``urlSession(_:task:didCollect:)`` instead.
     open func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
 
-    /// Caching: the proposed response is stored as URLSession would without a delegate.
+    /// Caching: the request's `cacheResponse(using:)` handler decides, else the session's, else
+    /// the proposed response is stored as URLSession would without a delegate.
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
                          completionHandler: @escaping (CachedURLResponse?) -> Void) {
-        completionHandler(proposedResponse)
+        eventMonitor?.urlSession(session, dataTask: dataTask, willCacheResponse: proposedResponse)
+        guard let handler = request(for: dataTask)?.cachedResponseHandler ?? self.session?.cachedResponseHandler else {
+            completionHandler(proposedResponse)
+            return
+        }
+        let completion = UncheckedSendable(completionHandler)
+        handler.dataTask(dataTask, willCacheResponse: proposedResponse) { completion.value($0) }
     }
 }

@@ -37,6 +37,8 @@ public enum Alamofire {
     public typealias AuthenticationInterceptor<AuthenticatorType: TapedeckClient.Authenticator> = TapedeckClient.AuthenticationInterceptor<AuthenticatorType>
     /// TapedeckClient's ``TapedeckClient/Authenticator``.
     public typealias Authenticator = TapedeckClient.Authenticator
+    /// TapedeckClient's ``TapedeckClient/CachedResponseHandler``.
+    public typealias CachedResponseHandler = TapedeckClient.CachedResponseHandler
     /// TapedeckClient's ``TapedeckClient/ClosureEventMonitor``.
     public typealias ClosureEventMonitor = TapedeckClient.ClosureEventMonitor
     /// TapedeckClient's ``TapedeckClient/CompositeEventMonitor``.
@@ -129,12 +131,18 @@ public enum Alamofire {
     public typealias ResponseSerializer = TapedeckClient.ResponseSerializer
     /// TapedeckClient's ``TapedeckClient/Retrier``.
     public typealias Retrier = TapedeckClient.Retrier
+    /// TapedeckClient's ``TapedeckClient/ResponseCacher``.
+    public typealias ResponseCacher = TapedeckClient.ResponseCacher
     /// TapedeckClient's ``TapedeckClient/RetryHandler``.
     public typealias RetryHandler = TapedeckClient.RetryHandler
     /// TapedeckClient's ``TapedeckClient/RetryPolicy``.
     public typealias RetryPolicy = TapedeckClient.RetryPolicy
     /// TapedeckClient's ``TapedeckClient/RetryResult``.
     public typealias RetryResult = TapedeckClient.RetryResult
+    /// TapedeckClient's ``TapedeckClient/ServerTrustEvaluating``.
+    public typealias ServerTrustEvaluating = TapedeckClient.ServerTrustEvaluating
+    /// TapedeckClient's ``TapedeckClient/ServerTrustManager``.
+    public typealias ServerTrustManager = TapedeckClient.ServerTrustManager
     /// TapedeckClient's ``TapedeckClient/Session``.
     public typealias Session = TapedeckClient.Session
     /// TapedeckClient's ``TapedeckClient/SessionDelegate``.
