@@ -56,7 +56,8 @@ public protocol EventMonitor: Sendable {
     func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask)
     /// A task waits for connectivity. Never sent; a requirement, as above.
     func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
-    /// A data task's response may be cached. Never sent (no cache); a requirement, as above.
+    /// A data task's response may be cached: sent when a URLSession's own loader offers one to its
+    /// cache (the simulated, recorded and replayed transports never do). Does nothing by default.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse)
 
     // Request-level events.
