@@ -70,6 +70,16 @@ public final class RecordService: ExchangeService {
         }
     }
 
+    /// The recorder's own endpoint, answered here, never forwarded nor recorded: `GET
+    /// /__tapedeck/health` (a ready check a suite may share with `serve`); the rest of `serve`'s
+    /// admin paths are refused with what there is. Only for requests addressed to this machine
+    /// (see ``ReplayService``).
+    static func admin(_ request: IncomingRequest, path: String) -> ServerAnswer {
+        if let refusal = ReplayService.foreignAdminRequest(request) { return refusal }
+        if path.split(separator: "?").first == "/__tapedeck/health" { return .text(200, "ok\n") }
+        return .text(404, "tapedeck record: its only admin endpoint is GET /__tapedeck/health (reset, misses and faults are serve's)\n")
+    }
+
     /// Forwards (or replays, per the mode) and answers. A protocol upgrade (a WebSocket's
     /// handshake) is refused with `501` before anything is forwarded or journalled: only HTTP
     /// exchanges are recorded, and a recorded `101` could not be replayed.
@@ -80,6 +90,7 @@ public final class RecordService: ExchangeService {
             return answer(refusal.answer)
         }
         let target = Self.originForm(request.target)
+        if target.hasPrefix("/__tapedeck/") { return answer(Self.admin(request, path: target)) }
         guard let url = URL(string: upstreamOrigin + target) else {
             return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
         }
