@@ -101,7 +101,7 @@ extension DownloadRequest {
 
     /// A download response for this request's state and `result`.
     func downloadResponse<Value>(_ result: Result<Value, ClientError>, duration: Duration) -> AFDownloadResponse<Value> {
-        DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil, metrics: metrics,
+        DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData, metrics: metrics,
                          serializationDuration: duration, result: result)
     }
 }

@@ -63,22 +63,32 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         (url.deletingLastPathComponent().appendingPathComponent("Alamofire_\(url.lastPathComponent)"), [])
     }
 
-    private struct DownloadState {
+    struct DownloadState {
         /// The attempt's temporary file and its handle, once a byte arrived.
         var partial: (url: URL, handle: FileHandle)?
+        /// The bytes in the partial file (those kept from before a resume included).
+        var written: Int64 = 0
         /// Writing the temporary file failed (reported when the transfer ends).
         var writeError: (any Error)?
         var fileURL: URL?
         var validators: [Validation] = []
+        /// Where a resumed download goes on from (DownloadRequest+Resume.swift).
+        var resumePoint: ResumePoint?
+        /// A cancel asked for resume data.
+        var producesResumeData = false
+        var resumeData: Data?
+        /// `cancel(byProducingResumeData:)` handlers waiting for the resume data.
+        var resumeDataHandlers: [@Sendable (Data?) -> Void] = []
     }
 
     /// Where the file goes.
     public let destination: Destination
-    private let downloadState = Protected(DownloadState())
+    let downloadState = Protected(DownloadState())
 
     init(id: UUID, convertible: any URLRequestConvertible, destination: Destination?, underlyingQueue: any SchedulerQueue,
          serializationQueue: any SchedulerQueue, eventMonitor: CompositeEventMonitor, interceptor: (any RequestInterceptor)?,
-         delegate: Session) {
+         delegate: Session, resumingFrom point: ResumePoint? = nil) {
+        downloadState.write { $0.resumePoint = point }
         self.destination = destination ?? Self.defaultDestination
         super.init(id: id, convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
                    eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate)
@@ -87,16 +97,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// The file the last attempt's body was moved to (nil until it finished, or when it failed).
     public var fileURL: URL? { downloadState.read { $0.fileURL } }
 
-    /// Always nil: no transport here keeps the partial body of a cancelled download.
-    public var resumeData: Data? { nil }
+    /// What `download(resumingWith:)` continues from, once a cancel that asked for it
+    /// (`cancel(producingResumeData: true)`) ended the transfer with bytes already written (nil
+    /// otherwise). DownloadRequest+Resume.swift says what it holds.
+    public var resumeData: Data? { downloadState.read { $0.resumeData } }
 
     override func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
-        session.dataTask(with: request)
+        session.dataTask(with: resumingRequest(request))
     }
 
     override func reset() {
         super.reset()
-        discardPartial()
+        if !keepPartialForRetry() { discardPartial() }
         downloadState.write { state in
             state.fileURL = nil
             state.writeError = nil
@@ -110,12 +122,19 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             do {
                 if state.partial == nil {
                     let fileManager = delegate?.delegate.fileManager ?? .default
-                    let url = temporaryFile(using: fileManager)
-                    try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    guard fileManager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
-                    state.partial = (url, try FileHandle(forWritingTo: url))
+                    if let resumed = try Self.openResumed(state.resumePoint, status: response?.statusCode, using: fileManager) {
+                        state.partial = (resumed.url, resumed.handle)
+                        state.written = resumed.kept
+                    } else {
+                        let url = temporaryFile(using: fileManager)
+                        try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        guard fileManager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+                        state.partial = (url, try FileHandle(forWritingTo: url))
+                        state.written = 0
+                    }
                 }
                 try state.partial?.handle.write(contentsOf: data)
+                state.written += Int64(data.count)
             } catch {
                 state.writeError = error
             }
@@ -124,7 +143,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// Closes and deletes the attempt's temporary file, if any (a retry, a failure, the end).
-    private func discardPartial() {
+    func discardPartial() {
         let partial = downloadState.write { state -> (url: URL, handle: FileHandle)? in
             defer { state.partial = nil }
             return state.partial
@@ -137,6 +156,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// A download that ended without its transfer ending (its session released) leaves no file.
     override func releaseResources() {
         discardPartial()
+        deliverResumeData()
     }
 
     /// The transfer ended: after a failure its partial file is deleted; else the destination is
@@ -145,7 +165,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// it, which becomes the attempt's error) — the order and events of Alamofire's download tasks.
     override func transferDidEnd(task: URLSessionTask) {
         guard error == nil, let response else {
-            discardPartial()
+            if !keepPartialForResumeData() { discardPartial() }
+            deliverResumeData()
             return
         }
         let fileManager = delegate?.delegate.fileManager ?? .default

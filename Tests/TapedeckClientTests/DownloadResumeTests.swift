@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TapedeckClient
+import TapedeckHTTP
+import TapedeckNetwork
+import TapedeckScheduling
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Resuming a download: a cancel that asks for resume data keeps what arrived; resuming asks for
+/// the rest with Range and If-Range, appends a 206, starts again on a 200, and refuses data that is
+/// not resume data — through a real URLSession and the bridge, on the virtual clock.
+@Suite("Pipeline: resuming downloads")
+struct DownloadResumeTests {
+    static let body = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+
+    /// 10,000 bytes at 1,000 bytes a second (100-byte slices); `honoursRange`: a Range from an
+    /// offset with the right If-Range gets a 206 of the rest. Returns the Range headers seen.
+    static func serve(_ fixture: ClientFixture, honoursRange: Bool = true) -> Box<[String]> {
+        let ranges = Box<[String]>([])
+        fixture.network.route(host: "api.test", path: "/big.bin", options: RouteOptions(bandwidth: 1_000, chunkSize: 100)) { request, _ in
+            let fields = request.urlRequest()
+            let range = fields.value(forHTTPHeaderField: "Range"), ifRange = fields.value(forHTTPHeaderField: "If-Range")
+            ranges.mutate { $0.append((range ?? "-") + " " + (ifRange ?? "-")) }
+            let headers = [("Content-Type", "application/octet-stream"), ("ETag", "\"v1\""), ("Accept-Ranges", "bytes")]
+            if honoursRange, let range, range.hasPrefix("bytes="), ifRange == "\"v1\"",
+               let start = Int(range.dropFirst("bytes=".count).dropLast()) {
+                let rest = body.subdata(in: start..<body.count)
+                return .response(ResponsePlan(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)"),
+                                                                             ("Content-Length", "\(rest.count)")], body: rest))
+            }
+            return .response(ResponsePlan(status: 200, headers: headers + [("Content-Length", "\(body.count)")], body: body))
+        }
+        return ranges
+    }
+
+    /// Starts the download, cancels it at 3.05 s asking for resume data; returns the data.
+    static func cancelled(_ fixture: ClientFixture) throws -> (data: Data?, handled: Data?, error: ClientError?) {
+        let response = Box<DownloadResponse<URL?, ClientError>?>(nil), handled = Box<Data?>(nil)
+        let download = fixture.session.download("http://api.test/big.bin").response { response.value = $0 }
+        let queue = fixture.scheduler.makeQueue(label: "app", target: nil)
+        queue.asyncAfter(delay: .milliseconds(3_050), named: "cancel") {
+            download.cancel(byProducingResumeData: { handled.value = $0 })
+        }
+        try fixture.run()
+        #expect(response.value?.resumeData == download.resumeData)
+        return (download.resumeData, handled.value, response.value?.error)
+    }
+
+    @Test("cancel keeps the 3,000 bytes that arrived; resuming asks for the rest and the file is the whole body")
+    func resumes() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture()
+        let ranges = Self.serve(fixture)
+        let (data, handled, error) = try Self.cancelled(fixture)
+        #expect(error?.isExplicitlyCancelledError == true)
+        let resumeData = try #require(data)
+        #expect(handled == resumeData, "cancel(byProducingResumeData:) hands over the same data")
+
+        let target = directory.appendingPathComponent("big.bin")
+        let file = Box<URL?>(nil)
+        fixture.session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).validate().responseURL { file.value = $0.value }
+        try fixture.run()
+        #expect(file.value == target)
+        #expect(try Data(contentsOf: target) == Self.body)
+        #expect(ranges.value == ["- -", "bytes=3000- \"v1\""])
+    }
+
+    @Test("a server that answers the whole body again starts the file over (no bytes twice)")
+    func serverIgnoresRange() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture()
+        let ranges = Self.serve(fixture, honoursRange: false)
+        let resumeData = try #require(try Self.cancelled(fixture).data)
+        let target = directory.appendingPathComponent("big.bin")
+        fixture.session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).responseURL { _ in }
+        try fixture.run()
+        #expect(try Data(contentsOf: target) == Self.body)
+        #expect(ranges.value.last == "bytes=3000- \"v1\"")
+    }
+
+    @Test("without asking, a cancel keeps nothing; data that is not resume data fails before any exchange")
+    func noResumeData() throws {
+        let fixture = ClientFixture()
+        let ranges = Self.serve(fixture)
+        let download = fixture.session.download("http://api.test/big.bin").response { _ in }
+        fixture.scheduler.makeQueue(label: "app", target: nil).asyncAfter(delay: .seconds(2), named: "cancel") { download.cancel() }
+        let failure = Box<ClientError?>(nil)
+        fixture.session.download(resumingWith: Data("not resume data".utf8)).response { failure.value = $0.error }
+        try fixture.run()
+        #expect(download.resumeData == nil)
+        guard case let .createURLRequestFailed(error)? = failure.value else {
+            Issue.record("expected createURLRequestFailed, got \(String(describing: failure.value))")
+            return
+        }
+        #expect(error is ResumeDataError)
+        #expect(ranges.value == ["- -"], "only the first download reached the server")
+    }
+}
