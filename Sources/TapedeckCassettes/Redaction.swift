@@ -90,7 +90,13 @@ public struct Redactor: Hashable, Sendable {
             response.headers = redact(response.headers)
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
-            if response.bodyForm == .decoded || coding == nil {
+            if response.bodyForm == .decoded || coding == nil, let chunks = response.chunks,
+               let (body, refitted) = linePieces(chunks, of: response.body, contentType: contentType) {
+                // A stream's pieces follow its redacted lines.
+                if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
+                response.body = body
+                response.chunks = refitted
+            } else if response.bodyForm == .decoded || coding == nil {
                 let body = redactBody(response.body, contentType: contentType)
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
@@ -179,25 +185,6 @@ public struct Redactor: Hashable, Sendable {
         isSecretQueryName(MatchRules.formDecoded(encodedName))
     }
 
-    /// A streamed body's pieces after redaction changed it: each piece redacted on its own (an
-    /// event or a JSON line is usually whole in its piece), kept when that gives the same body as
-    /// redacting it whole; nil otherwise (a secret cut across pieces: the body replays in the
-    /// network's pieces, its secrets gone).
-    private func redactedChunks(_ chunks: [BodyChunk], of body: Data, contentType: String?, whole: Data) -> [BodyChunk]? {
-        var redacted = Data()
-        var sizes: [Int] = []
-        var start = body.startIndex
-        for chunk in chunks {
-            guard chunk.bytes > 0, start + chunk.bytes <= body.endIndex else { return nil }
-            let piece = redactBody(Data(body[start..<start + chunk.bytes]), contentType: contentType)
-            redacted.append(piece)
-            sizes.append(piece.count)
-            start += chunk.bytes
-        }
-        guard redacted == whole, !sizes.contains(0) else { return nil }
-        return zip(chunks, sizes).map { BodyChunk(bytes: $1, at: $0.at) }
-    }
-
     /// A body with its secrets replaced: JSON fields (``redactJSON(_:contentType:)``), or the
     /// fields of an HTML form (`application/x-www-form-urlencoded`) named as secret query items
     /// are (`password=…`), the rest of the form's text kept as it was spelt; or, in a
@@ -263,33 +250,6 @@ public struct Redactor: Hashable, Sendable {
             }
         }
         return changed ? components.url ?? url : url
-    }
-
-    /// A stream of JSON lines or server-sent events with the secrets of each line's JSON replaced
-    /// (an event's `data:` line after its prefix); every other byte kept.
-    private func redactLines(_ body: Data) -> Data {
-        guard body.count <= Self.inspectionLimit else { return body }
-        var changed = false
-        var output = Data()
-        output.reserveCapacity(body.count)
-        let lines = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: "\n")) }
-            let prefixLength = line.starts(with: Data("data:".utf8)) ? 5 : 0
-            let json = Data(line.dropFirst(prefixLength))
-            let redacted = json.isEmpty ? json : redactJSON(json, contentType: "application/json")
-            if redacted != json {
-                changed = true
-                output.append(contentsOf: line.prefix(prefixLength))
-                // `data: {...}` keeps its space; a JSON line keeps a trailing carriage return.
-                if json.first == UInt8(ascii: " ") { output.append(UInt8(ascii: " ")) }
-                output.append(redacted)
-                if json.last == UInt8(ascii: "\r") { output.append(UInt8(ascii: "\r")) }
-            } else {
-                output.append(contentsOf: line)
-            }
-        }
-        return changed ? output : body
     }
 
     /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.

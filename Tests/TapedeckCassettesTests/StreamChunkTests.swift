@@ -76,7 +76,7 @@ struct StreamChunkTests {
         #expect(plan.chunkOffsets == [.zero, .milliseconds(450.5), .milliseconds(900)])
     }
 
-    @Test("redaction: each JSON line and each event's data is redacted; pieces that still fit keep their times, a secret cut across two drops them")
+    @Test("redaction: each JSON line and each event's data is redacted; the pieces follow the redacted lines, each at its time")
     func redaction() throws {
         let redactor = Redactor()
         func response(_ type: String, _ text: String, _ sizes: [Int]) throws -> RecordedResponse {
@@ -102,9 +102,15 @@ struct StreamChunkTests {
         #expect(String(decoding: sse.body, as: UTF8.self).hasPrefix("data: {") && !String(decoding: sse.body, as: UTF8.self).contains("r-9"))
         #expect(sse.chunks?.count == 2)
 
-        // A secret cut across two pieces: the body is redacted whole and replays in one piece.
+        // A secret cut across two pieces: redacted all the same; the first piece ends at the same
+        // place in the redacted line, the second takes the rest, each at its time.
         let cut = try response("application/x-ndjson", lines, [20, 20])
         #expect(!String(decoding: cut.body, as: UTF8.self).contains("abc123"))
-        #expect(cut.chunks == nil)
+        #expect(cut.chunks?.map(\.bytes) == [20, cut.body.count - 20])
+        #expect(cut.chunks?.map(\.at) == [.zero, .milliseconds(100)])
+        // A piece that ends exactly at a redacted line's end ends at the redacted line's end.
+        let whole = try response("application/x-ndjson", #"{"token":"t"}"# + "\n" + #"{"n":2}"# + "\n", [14, 8])
+        #expect(String(decoding: whole.body, as: UTF8.self) == #"{"token":"REDACTED"}"# + "\n" + #"{"n":2}"# + "\n")
+        #expect(whole.chunks?.map(\.bytes) == [21, 8])
     }
 }
