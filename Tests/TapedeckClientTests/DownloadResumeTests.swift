@@ -99,4 +99,84 @@ struct DownloadResumeTests {
         #expect(error is ResumeDataError)
         #expect(ranges.value == ["- -"], "only the first download reached the server")
     }
+
+    @Test("a resumable download reset mid-way and retried goes on from what arrived each time; the file is whole, the progress counts it all")
+    func retriedResumes() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture(interceptor: RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1))
+        let ranges = Self.serve(fixture)
+        let heads = Box(0)
+        fixture.network.faults = ClosureFaultHook { point, _, _ in
+            switch point {
+            case .responseHead:
+                heads.mutate { $0 += 1 }
+                return .proceed
+            case let .bodyChunk(offset, _):
+                // The first two exchanges drop after 3,000 bytes of their body.
+                return heads.value <= 2 && offset >= 3_000 ? .resetAfter(bytes: offset) : .proceed
+            default:
+                return .proceed
+            }
+        }
+        let target = directory.appendingPathComponent("big.bin")
+        let file = Box<URL?>(nil), progress = Box<(Int64, Int64)>((0, 0))
+        let download = fixture.session.download("http://api.test/big.bin", to: { _, _ in (target, []) })
+            .downloadProgress { p in progress.value = (p.completedUnitCount, p.totalUnitCount) }
+            .validate().responseURL { file.value = $0.value }
+        try fixture.run()
+        #expect(file.value == target)
+        #expect(try Data(contentsOf: target) == Self.body)
+        #expect(ranges.value == ["- -", "bytes=3000- \"v1\"", "bytes=6000- \"v1\""])
+        #expect(download.retryCount == 2)
+        #expect(progress.value == (10_000, 10_000))
+    }
+
+    @Test("a resumable download that fails keeps its bytes and resume data; resuming sends its header fields again")
+    func failureGivesResumeData() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture()
+        let ranges = Self.serve(fixture)
+        let heads = Box(0)
+        fixture.network.faults = ClosureFaultHook { point, _, _ in
+            switch point {
+            case .responseHead:
+                heads.mutate { $0 += 1 }
+                return .proceed
+            case let .bodyChunk(offset, _):
+                return heads.value == 1 && offset >= 4_000 ? .resetAfter(bytes: offset) : .proceed
+            default:
+                return .proceed
+            }
+        }
+        let failed = Box<ClientError?>(nil)
+        let download = fixture.session.download("http://api.test/big.bin", headers: ["X-Token": "abc"]).response { failed.value = $0.error }
+        try fixture.run()
+        #expect(failed.value?.isSessionTaskError == true)
+        let data = try #require(download.resumeData)
+        let target = directory.appendingPathComponent("big.bin")
+        let resumed = fixture.session.download(resumingWith: data, to: { _, _ in (target, []) })
+        resumed.responseURL { _ in }
+        try fixture.run()
+        #expect(try Data(contentsOf: target) == Self.body)
+        #expect(ranges.value == ["- -", "bytes=4000- \"v1\""])
+        #expect(resumed.request?.value(forHTTPHeaderField: "X-Token") == "abc")
+    }
+
+    @Test("resume data whose partial file is gone downloads the whole body again, without Range")
+    func partialFileGone() throws {
+        let directory = try MultipartFormDataTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = ClientFixture()
+        let ranges = Self.serve(fixture)
+        let resumeData = try #require(try Self.cancelled(fixture).data)
+        let object = try JSONSerialization.jsonObject(with: resumeData) as? [String: Any]
+        try FileManager.default.removeItem(atPath: try #require(object?["file"] as? String))
+        let target = directory.appendingPathComponent("big.bin")
+        fixture.session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).validate().responseURL { _ in }
+        try fixture.run()
+        #expect(try Data(contentsOf: target) == Self.body)
+        #expect(ranges.value == ["- -", "- -"])
+    }
 }

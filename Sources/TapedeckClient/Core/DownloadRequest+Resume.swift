@@ -3,10 +3,12 @@ public import Foundation
 import FoundationNetworking
 #endif
 
-// Resuming downloads. A cancel that asks for resume data keeps the partial file and says where it
-// is, how many bytes it holds and the response's validator (ETag, else Last-Modified);
-// `download(resumingWith:)` asks for the rest (`Range: bytes=N-`, `If-Range`) and appends a 206 to
-// the file, or starts it again when the server answers the whole body. Alamofire leaves this to
+// Resuming downloads. A cancel that asks for resume data, or the failure of a resumable transfer
+// (its response had a validator), keeps the partial file and says where it is, how many bytes it
+// holds, the response's validator (ETag, else Last-Modified) and the request; a retry goes on from
+// there, and so does `download(resumingWith:)`: it asks for the rest (`Range: bytes=N-`,
+// `If-Range`) and appends a 206 to the file, or starts it again when the server answers the whole
+// body (or the partial file is gone). Alamofire leaves this to
 // URLSession's download tasks, whose resume data corelibs never produces; here downloads ride data
 // tasks (docs/client.md, "Uploads and downloads"), so the request keeps it itself, on every
 // platform and transport.
@@ -25,6 +27,9 @@ struct ResumePoint: Codable, Hashable, Sendable {
     var etag: String?
     /// The response's `Last-Modified`, if it had one.
     var lastModified: String?
+    /// The request's method and header fields (a resumed request sends them again).
+    var method: String? = nil
+    var headers: [String: String]? = nil
 
     static let currentFormat = "tapedeck.resume.1"
 
@@ -53,7 +58,10 @@ private struct ResumeConvertible: URLRequestConvertible {
 
     func asURLRequest() throws -> URLRequest {
         guard let point else { throw ResumeDataError(reason: "the data is not Tapedeck's resume data") }
-        return URLRequest(url: point.url)
+        var request = URLRequest(url: point.url)
+        request.httpMethod = point.method ?? "GET"
+        for (name, value) in point.headers ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+        return request
     }
 }
 
@@ -85,9 +93,19 @@ extension DownloadRequest {
         return cancel()
     }
 
-    /// The attempt's URLRequest, asking only for the rest when the download resumes.
+    /// The attempt's URLRequest, asking only for the rest when the download resumes — and when
+    /// its partial file is still there (else the whole body comes again, into a new file).
     func resumingRequest(_ request: URLRequest) -> URLRequest {
-        guard let point = downloadState.read({ $0.resumePoint }), point.bytes > 0 else { return request }
+        let fileManager = delegate?.delegate.fileManager ?? .default
+        let point = downloadState.write { state -> ResumePoint? in
+            guard let point = state.resumePoint else { return nil }
+            guard fileManager.fileExists(atPath: point.file) else {
+                state.resumePoint = nil
+                return nil
+            }
+            return point
+        }
+        guard let point, point.bytes > 0 else { return request }
         var request = request
         request.setValue("bytes=\(point.bytes)-", forHTTPHeaderField: "Range")
         if let validator = point.etag ?? point.lastModified { request.setValue(validator, forHTTPHeaderField: "If-Range") }
@@ -112,24 +130,34 @@ extension DownloadRequest {
             guard let point = state.resumePoint, let partial = state.partial else { return state.resumePoint != nil }
             try? partial.handle.close()
             state.resumePoint = ResumePoint(url: point.url, file: partial.url.path, bytes: state.written, etag: point.etag,
-                                            lastModified: point.lastModified)
+                                            lastModified: point.lastModified, method: point.method, headers: point.headers)
             state.partial = nil
             return true
         }
     }
 
-    /// A cancel that asked for resume data keeps the partial file and records where to go on
-    /// from; false when there is nothing to keep (no cancel asking, no byte).
-    func keepPartialForResumeData() -> Bool {
-        let url = request?.url, response = response, cancelled = isCancelled
+    /// An attempt that ended without its body keeps the partial file and records where to go on
+    /// from, when the transfer can resume (a GET whose response had an `ETag` or `Last-Modified`)
+    /// and it failed, or was cancelled by a cancel that asked for resume data; a retry goes on
+    /// from there too. False when there is nothing to keep.
+    func keepPartialForResume() -> Bool {
+        let urlRequest = request, response = response, cancelled = isCancelled
         return downloadState.write { state in
-            guard state.producesResumeData, cancelled, let partial = state.partial, state.written > 0,
-                  let url = state.resumePoint?.url ?? url else { return false }
+            guard let partial = state.partial, state.written > 0, let url = state.resumePoint?.url ?? urlRequest?.url else { return false }
+            let etag = response?.value(forHTTPHeaderField: "ETag") ?? state.resumePoint?.etag
+            let lastModified = response?.value(forHTTPHeaderField: "Last-Modified") ?? state.resumePoint?.lastModified
+            let method = urlRequest?.httpMethod ?? "GET"
+            let resumable = method == "GET" && (etag != nil || lastModified != nil)
+                && response?.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased() != "none"
+            // As URLSession: no resume data for a transfer that cannot be resumed safely.
+            guard resumable, !cancelled || state.producesResumeData else { return false }
             try? partial.handle.close()
-            let point = ResumePoint(url: url, file: partial.url.path, bytes: state.written,
-                                    etag: response?.value(forHTTPHeaderField: "ETag") ?? state.resumePoint?.etag,
-                                    lastModified: response?.value(forHTTPHeaderField: "Last-Modified") ?? state.resumePoint?.lastModified)
+            var headers = urlRequest?.allHTTPHeaderFields ?? [:]
+            for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) { headers[name] = nil }
+            let point = ResumePoint(url: url, file: partial.url.path, bytes: state.written, etag: etag, lastModified: lastModified,
+                                    method: method, headers: headers)
             state.resumeData = try? JSONEncoder().encode(point)
+            state.resumePoint = point
             state.partial = nil
             return true
         }

@@ -11,8 +11,8 @@ public import FoundationNetworking
 /// whole in memory), then moved to the destination when the transfer ends — not in a URLSession download task: swift-corelibs-foundation
 /// keeps a download task's file in a private property a URLProtocol cannot fill, so a simulated
 /// or recorded download task would never get its file (docs/client.md, "Uploads and downloads").
-/// What an app sees is the same: a file at the destination, its URL in the response. There is no
-/// resume data.
+/// What an app sees is the same: a file at the destination, its URL in the response. The request
+/// keeps its own resume data (DownloadRequest+Resume.swift).
 ///
 /// ```swift
 /// let destination: DownloadRequest.Destination = { _, _ in
@@ -68,6 +68,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         var partial: (url: URL, handle: FileHandle)?
         /// The bytes in the partial file (those kept from before a resume included).
         var written: Int64 = 0
+        /// The bytes the attempt found kept from before (a resumed transfer's offset).
+        var kept: Int64 = 0
         /// Writing the temporary file failed (reported when the transfer ends).
         var writeError: (any Error)?
         var fileURL: URL?
@@ -97,9 +99,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// The file the last attempt's body was moved to (nil until it finished, or when it failed).
     public var fileURL: URL? { downloadState.read { $0.fileURL } }
 
-    /// What `download(resumingWith:)` continues from, once a cancel that asked for it
-    /// (`cancel(producingResumeData: true)`) ended the transfer with bytes already written (nil
-    /// otherwise). DownloadRequest+Resume.swift says what it holds.
+    /// What `download(resumingWith:)` continues from: set when a cancel that asked for it
+    /// (`cancel(producingResumeData: true)`) or a failure of a resumable transfer (its response
+    /// had an `ETag` or `Last-Modified`) ended an attempt with bytes already written; nil
+    /// otherwise. DownloadRequest+Resume.swift says what it holds.
     public var resumeData: Data? { downloadState.read { $0.resumeData } }
 
     override func task(for request: URLRequest, using session: URLSession) -> URLSessionTask {
@@ -112,25 +115,31 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         downloadState.write { state in
             state.fileURL = nil
             state.writeError = nil
+            state.resumeData = nil
         }
     }
 
     /// Appends the bytes to the attempt's temporary file (made at the first bytes).
     func didReceive(data: Data) {
-        downloadState.write { state in
-            guard state.writeError == nil else { return }
+        // Bytes kept from before a resume count in the progress too, from the first piece on.
+        let (fresh, kept) = downloadState.write { state -> (Int64, Int64) in
+            guard state.writeError == nil else { return (0, state.kept) }
+            var fresh: Int64 = 0
             do {
                 if state.partial == nil {
                     let fileManager = delegate?.delegate.fileManager ?? .default
                     if let resumed = try Self.openResumed(state.resumePoint, status: response?.statusCode, using: fileManager) {
                         state.partial = (resumed.url, resumed.handle)
                         state.written = resumed.kept
+                        state.kept = resumed.kept
+                        fresh = resumed.kept
                     } else {
                         let url = temporaryFile(using: fileManager)
                         try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                         guard fileManager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
                         state.partial = (url, try FileHandle(forWritingTo: url))
                         state.written = 0
+                        state.kept = 0
                     }
                 }
                 try state.partial?.handle.write(contentsOf: data)
@@ -138,8 +147,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             } catch {
                 state.writeError = error
             }
+            return (fresh, state.kept)
         }
-        updateDownloadProgress(bytesReceived: Int64(data.count), totalBytesExpected: response?.expectedContentLength ?? -1)
+        let expected = response?.expectedContentLength ?? -1
+        updateDownloadProgress(bytesReceived: fresh + Int64(data.count), totalBytesExpected: expected >= 0 ? expected + kept : -1)
     }
 
     /// Closes and deletes the attempt's temporary file, if any (a retry, a failure, the end).
@@ -165,7 +176,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// it, which becomes the attempt's error) — the order and events of Alamofire's download tasks.
     override func transferDidEnd(task: URLSessionTask) {
         guard error == nil, let response else {
-            if !keepPartialForResumeData() { discardPartial() }
+            if !keepPartialForResume() { discardPartial() }
             deliverResumeData()
             return
         }
