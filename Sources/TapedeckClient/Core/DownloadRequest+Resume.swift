@@ -8,10 +8,9 @@ import FoundationNetworking
 // holds, the response's validator (ETag, else Last-Modified) and the request; a retry goes on from
 // there, and so does `download(resumingWith:)`: it asks for the rest (`Range: bytes=N-`,
 // `If-Range`) and appends a 206 to the file, or starts it again when the server answers the whole
-// body (or the partial file is gone). Alamofire leaves this to
-// URLSession's download tasks, whose resume data corelibs never produces; here downloads ride data
-// tasks (docs/client.md, "Uploads and downloads"), so the request keeps it itself, on every
-// platform and transport.
+// body (or the partial file is gone). Alamofire leaves this to URLSession's download tasks, whose
+// resume data corelibs never produces; here downloads ride data tasks (docs/client.md, "Uploads and
+// downloads"), so the request keeps it itself, on every platform and transport.
 
 /// Where a resumed download goes on from: what resume data holds (JSON).
 struct ResumePoint: Codable, Hashable, Sendable {
@@ -156,7 +155,9 @@ extension DownloadRequest {
             for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) { headers[name] = nil }
             let point = ResumePoint(url: url, file: partial.url.path, bytes: state.written, etag: etag, lastModified: lastModified,
                                     method: method, headers: headers)
-            state.resumeData = try? JSONEncoder().encode(point)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]   // the same bytes for the same point
+            state.resumeData = try? encoder.encode(point)
             state.resumePoint = point
             state.partial = nil
             return true
