@@ -3,9 +3,6 @@ import TapedeckScheduling
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A request whose response body is written to a file (Alamofire's `DownloadRequest`): made by
 /// ``Session``'s `download` methods; a ``Destination`` says where the file goes.
@@ -205,8 +202,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                 try fileManager.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             }
             try fileManager.moveItem(at: temporary, to: destinationURL)
-            // The temporary directory goes once empty (rmdir: never while another download's file is in it).
-            _ = rmdir(temporary.deletingLastPathComponent().path)
             downloadState.write { $0.fileURL = destinationURL }
             eventMonitor.request(self, didFinishDownloadingUsing: task, with: .success(destinationURL))
         } catch {
