@@ -106,19 +106,7 @@ struct DownloadResumeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = ClientFixture(interceptor: RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1))
         let ranges = Self.serve(fixture)
-        let heads = Box(0)
-        fixture.network.faults = ClosureFaultHook { point, _, _ in
-            switch point {
-            case .responseHead:
-                heads.mutate { $0 += 1 }
-                return .proceed
-            case let .bodyChunk(offset, _):
-                // The first two exchanges drop after 3,000 bytes of their body.
-                return heads.value <= 2 && offset >= 3_000 ? .resetAfter(bytes: offset) : .proceed
-            default:
-                return .proceed
-            }
-        }
+        Self.resetting(fixture, first: 2, after: 3_000)   // the first two exchanges drop after 3,000 bytes of their body
         let target = directory.appendingPathComponent("big.bin")
         let file = Box<URL?>(nil), progress = Box<(Int64, Int64)>((0, 0))
         let download = fixture.session.download("http://api.test/big.bin", to: { _, _ in (target, []) })
@@ -138,18 +126,7 @@ struct DownloadResumeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = ClientFixture()
         let ranges = Self.serve(fixture)
-        let heads = Box(0)
-        fixture.network.faults = ClosureFaultHook { point, _, _ in
-            switch point {
-            case .responseHead:
-                heads.mutate { $0 += 1 }
-                return .proceed
-            case let .bodyChunk(offset, _):
-                return heads.value == 1 && offset >= 4_000 ? .resetAfter(bytes: offset) : .proceed
-            default:
-                return .proceed
-            }
-        }
+        Self.resetting(fixture, first: 1, after: 4_000)
         let failed = Box<ClientError?>(nil)
         let download = fixture.session.download("http://api.test/big.bin", headers: ["X-Token": "abc"]).response { failed.value = $0.error }
         try fixture.run()
@@ -178,5 +155,63 @@ struct DownloadResumeTests {
         try fixture.run()
         #expect(try Data(contentsOf: target) == Self.body)
         #expect(ranges.value == ["- -", "- -"])
+    }
+
+    /// Resets every exchange's body after `bytes` bytes (the first `count` exchanges).
+    static func resetting(_ fixture: ClientFixture, first count: Int, after bytes: Int) {
+        let heads = Box(0)
+        fixture.network.faults = ClosureFaultHook { point, _, _ in
+            switch point {
+            case .responseHead:
+                heads.mutate { $0 += 1 }
+                return .proceed
+            case let .bodyChunk(offset, _):
+                return heads.value <= count && offset >= bytes ? .resetAfter(bytes: offset) : .proceed
+            default:
+                return .proceed
+            }
+        }
+    }
+
+    @Test("an app's own Range is not resumed: a retry asks for the same piece again, never bytes=N-")
+    func ownRangeNotResumed() throws {
+        let fixture = ClientFixture(interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.1))
+        let ranges = Self.serve(fixture)
+        Self.resetting(fixture, first: 1, after: 2_000)
+        let download = fixture.session.download("http://api.test/big.bin", headers: ["Range": "bytes=0-4999"]).response { _ in }
+        try fixture.run()
+        #expect(ranges.value == ["bytes=0-4999 -", "bytes=0-4999 -"])
+        #expect(download.resumeData == nil)
+    }
+
+    @Test("a 206 that does not start where the kept bytes end fails the download instead of making a wrong file")
+    func mismatchedPart() throws {
+        let fixture = ClientFixture()
+        _ = Self.serve(fixture)
+        let resumeData = try #require(try Self.cancelled(fixture).data)
+        let other = ClientFixture()
+        other.network.route(host: "api.test", path: "/big.bin") { _, _ in
+            .response(ResponsePlan(status: 206, headers: [("Content-Range", "bytes 0-99/10000"), ("ETag", "\"v1\"")],
+                                   body: Self.body.prefix(100)))
+        }
+        let failure = Box<ClientError?>(nil)
+        other.session.download(resumingWith: resumeData).response { failure.value = $0.error }
+        try other.run()
+        guard case let .downloadedFileMoveFailed(error, _, _)? = failure.value else {
+            Issue.record("expected the download to fail, got \(String(describing: failure.value))")
+            return
+        }
+        #expect("\(error)".contains("not at byte 3000"), "\(error)")
+    }
+
+    @Test("a resumed download cancelled before a new byte still gives the resume data it went on from")
+    func resumedCancelledAtOnce() throws {
+        let fixture = ClientFixture()
+        _ = Self.serve(fixture)
+        let resumeData = try #require(try Self.cancelled(fixture).data)
+        let again = fixture.session.download(resumingWith: resumeData).response { _ in }
+        again.cancel(producingResumeData: true)
+        try fixture.run()
+        #expect(again.resumeData == resumeData)
     }
 }

@@ -32,6 +32,24 @@ struct ResumePoint: Codable, Hashable, Sendable {
 
     static let currentFormat = "tapedeck.resume.1"
 
+    /// Whether `file` is a partial file of a Tapedeck download (in a `tapedeck.downloads-<pid>`
+    /// directory of the temporary directory) holding at least `bytes`: resume data names no other.
+    func fileIsUsable(using fileManager: FileManager) -> Bool {
+        let url = URL(fileURLWithPath: file).standardizedFileURL
+        let directory = url.deletingLastPathComponent()
+        guard directory.lastPathComponent.hasPrefix("tapedeck.downloads-"),
+              directory.deletingLastPathComponent().standardizedFileURL.path == fileManager.temporaryDirectory.standardizedFileURL.path,
+              let size = (try? fileManager.attributesOfItem(atPath: url.path)[.size]) as? NSNumber else { return false }
+        return size.int64Value >= bytes
+    }
+
+    /// The point as resume data (its fields in a stable order: the same bytes for the same point).
+    func encoded() -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try? encoder.encode(self)
+    }
+
     /// The point `data` holds, or nil when it is not Tapedeck's resume data.
     static func read(_ data: Data) -> ResumePoint? {
         guard let point = try? JSONDecoder().decode(ResumePoint.self, from: data), point.format == currentFormat else { return nil }
@@ -76,7 +94,7 @@ extension DownloadRequest {
     /// ```
     @discardableResult
     public func cancel(producingResumeData shouldProduceResumeData: Bool) -> Self {
-        if shouldProduceResumeData { downloadState.write { $0.producesResumeData = true } }
+        if shouldProduceResumeData { askForResumeData() }
         return cancel()
     }
 
@@ -85,11 +103,20 @@ extension DownloadRequest {
     @preconcurrency
     @discardableResult
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
-        downloadState.write {
-            $0.producesResumeData = true
-            $0.resumeDataHandlers.append(completionHandler)
-        }
+        downloadState.write { $0.resumeDataHandlers.append(completionHandler) }
+        askForResumeData()
         return cancel()
+    }
+
+    /// A cancel will ask for resume data: until the transfer ends with newer bytes, a resumed
+    /// download's is what it went on from (a cancel before its task, or before a new byte).
+    private func askForResumeData() {
+        let fileManager = delegate?.delegate.fileManager ?? .default
+        downloadState.write { state in
+            state.producesResumeData = true
+            guard state.partial == nil, let point = state.resumePoint, point.fileIsUsable(using: fileManager) else { return }
+            state.resumeData = point.encoded()
+        }
     }
 
     /// The attempt's URLRequest, asking only for the rest when the download resumes — and when
@@ -98,7 +125,8 @@ extension DownloadRequest {
         let fileManager = delegate?.delegate.fileManager ?? .default
         let point = downloadState.write { state -> ResumePoint? in
             guard let point = state.resumePoint else { return nil }
-            guard fileManager.fileExists(atPath: point.file) else {
+            // A kept file that is gone, shorter than recorded, or not a download's: the whole body again.
+            guard point.fileIsUsable(using: fileManager) else {
                 state.resumePoint = nil
                 return nil
             }
@@ -112,9 +140,22 @@ extension DownloadRequest {
     }
 
     /// The partial file a resumed download writes to: its kept bytes followed by a 206's body, or
-    /// emptied for a whole body (the server did not resume); nil without one.
-    static func openResumed(_ point: ResumePoint?, status: Int?, using fileManager: FileManager) throws -> (url: URL, handle: FileHandle, kept: Int64)? {
-        guard let point, fileManager.fileExists(atPath: point.file) else { return nil }
+    /// emptied for a whole body (the server did not resume); nil without one. A 206 that does not
+    /// start where the kept bytes end, or that comes when the kept bytes are gone, is an error:
+    /// its bytes cannot make the file.
+    static func openResumed(_ point: ResumePoint?, response: HTTPURLResponse?, using fileManager: FileManager) throws -> (url: URL, handle: FileHandle, kept: Int64)? {
+        let status = response?.statusCode
+        guard let point, fileManager.fileExists(atPath: point.file) else {
+            if status == 206 { throw ResumeDataError(reason: "the server answered a part (206) but no kept bytes are there to go before it") }
+            return nil
+        }
+        if status == 206 {
+            let range = response?.value(forHTTPHeaderField: "Content-Range") ?? ""
+            let start = range.split(separator: " ").last?.split(separator: "-").first.flatMap { Int64($0) }
+            guard start == point.bytes else {
+                throw ResumeDataError(reason: "the server resumed at '\(range)', not at byte \(point.bytes)")
+            }
+        }
         let url = URL(fileURLWithPath: point.file)
         let handle = try FileHandle(forWritingTo: url)
         let kept = status == 206 ? point.bytes : 0
@@ -123,16 +164,10 @@ extension DownloadRequest {
         return (url, handle, kept)
     }
 
-    /// A retry of a resumed download goes on from what its file holds now: the file is kept.
+    /// A retry of a download with a resume point (set when its last attempt ended, by
+    /// ``keepPartialForResume()``) goes on from there: its file is kept.
     func keepPartialForRetry() -> Bool {
-        downloadState.write { state in
-            guard let point = state.resumePoint, let partial = state.partial else { return state.resumePoint != nil }
-            try? partial.handle.close()
-            state.resumePoint = ResumePoint(url: point.url, file: partial.url.path, bytes: state.written, etag: point.etag,
-                                            lastModified: point.lastModified, method: point.method, headers: point.headers)
-            state.partial = nil
-            return true
-        }
+        downloadState.read { $0.resumePoint != nil }
     }
 
     /// An attempt that ended without its body keeps the partial file and records where to go on
@@ -141,23 +176,41 @@ extension DownloadRequest {
     /// from there too. False when there is nothing to keep.
     func keepPartialForResume() -> Bool {
         let urlRequest = request, response = response, cancelled = isCancelled
+        let fileManager = delegate?.delegate.fileManager ?? .default
         return downloadState.write { state in
-            guard let partial = state.partial, state.written > 0, let url = state.resumePoint?.url ?? urlRequest?.url else { return false }
-            let etag = response?.value(forHTTPHeaderField: "ETag") ?? state.resumePoint?.etag
-            let lastModified = response?.value(forHTTPHeaderField: "Last-Modified") ?? state.resumePoint?.lastModified
+            guard !cancelled || state.producesResumeData else { return false }
+            guard let partial = state.partial, state.written > 0 else {
+                // No new byte this attempt: a resumed download still has what it kept.
+                guard let point = state.resumePoint, point.fileIsUsable(using: fileManager) else { return false }
+                state.resumeData = point.encoded()
+                return true
+            }
+            guard let url = state.resumePoint?.url ?? urlRequest?.url else { return false }
+            let status = response?.statusCode ?? 0
+            // Validators of this answer; a 206 continues the point's.
+            let strong: (String?) -> String? = { tag in tag.flatMap { $0.hasPrefix("W/") ? nil : $0 } }   // If-Range takes no weak tag
+            var etag = strong(response?.value(forHTTPHeaderField: "ETag"))
+            var lastModified = response?.value(forHTTPHeaderField: "Last-Modified")
+            if status == 206 {
+                etag = etag ?? state.resumePoint?.etag
+                lastModified = lastModified ?? state.resumePoint?.lastModified
+            }
             let method = urlRequest?.httpMethod ?? "GET"
-            let resumable = method == "GET" && (etag != nil || lastModified != nil)
+            let coding = response?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+            // The app's own Range (a piece of a file) is not resumed: its bytes start elsewhere.
+            let ownRange = state.resumePoint == nil && urlRequest?.value(forHTTPHeaderField: "Range") != nil
+            let resumable = method == "GET" && (etag != nil || lastModified != nil) && !ownRange
+                && (status == 200 || status == 206 && state.resumePoint != nil)
+                && (coding == nil || coding == "identity")   // counted bytes are decoded ones: a Range counts encoded
                 && response?.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased() != "none"
             // As URLSession: no resume data for a transfer that cannot be resumed safely.
-            guard resumable, !cancelled || state.producesResumeData else { return false }
+            guard resumable else { return false }
             try? partial.handle.close()
             var headers = urlRequest?.allHTTPHeaderFields ?? [:]
             for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) { headers[name] = nil }
             let point = ResumePoint(url: url, file: partial.url.path, bytes: state.written, etag: etag, lastModified: lastModified,
                                     method: method, headers: headers)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]   // the same bytes for the same point
-            state.resumeData = try? encoder.encode(point)
+            state.resumeData = point.encoded()
             state.resumePoint = point
             state.partial = nil
             return true

@@ -128,7 +128,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             do {
                 if state.partial == nil {
                     let fileManager = delegate?.delegate.fileManager ?? .default
-                    if let resumed = try Self.openResumed(state.resumePoint, status: response?.statusCode, using: fileManager) {
+                    if let resumed = try Self.openResumed(state.resumePoint, response: response, using: fileManager) {
                         state.partial = (resumed.url, resumed.handle)
                         state.written = resumed.kept
                         state.kept = resumed.kept
