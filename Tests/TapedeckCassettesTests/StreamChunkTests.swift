@@ -112,5 +112,13 @@ struct StreamChunkTests {
         let whole = try response("application/x-ndjson", #"{"token":"t"}"# + "\n" + #"{"n":2}"# + "\n", [14, 8])
         #expect(String(decoding: whole.body, as: UTF8.self) == #"{"token":"REDACTED"}"# + "\n" + #"{"n":2}"# + "\n")
         #expect(whole.chunks?.map(\.bytes) == [21, 8])
+        // A long secret (the redacted line is shorter), CRLF lines and no final newline: a piece
+        // that ended inside the secret ends at the redacted line's end; the bytes all add up.
+        let long = #"{"access_token":"0123456789abcdefghijklmnopqrstuvwxyz"}"# + "\r\n" + #"{"n":2}"#
+        let shrunk = try response("application/x-ndjson", long, [40, long.utf8.count - 40])
+        let shrunkText = String(decoding: shrunk.body, as: UTF8.self)
+        #expect(shrunkText == #"{"access_token":"REDACTED"}"# + "\r\n" + #"{"n":2}"#, "\(shrunkText)")
+        #expect(shrunk.chunks?.map(\.bytes) == [29, 7])   // the redacted line with its CRLF, then the last line
+        #expect(shrunk.chunks?.map(\.at) == [.zero, .milliseconds(100)])
     }
 }
