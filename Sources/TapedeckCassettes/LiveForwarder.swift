@@ -125,8 +125,9 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         var headAt: ContinuousClock.Instant?
         var response: HTTPURLResponse?
         var body = Data()
-        /// When each piece of the body arrived, and its size (kept for a streamed body's `chunks`).
-        var pieces: [(at: ContinuousClock.Instant, bytes: Int)] = []
+        /// When each piece of the body arrived, and its size (nil: not a streamed body, whose
+        /// pieces are not kept).
+        var pieces: [(at: ContinuousClock.Instant, bytes: Int)]?
     }
 
     private let tasks = Mutex<[Int: InFlight]>([:])
@@ -146,9 +147,11 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let now = clock.now
+        let streamed = BodyChunk.isStreamed(contentType: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type"))
         tasks.withLock { tasks in
             tasks[dataTask.taskIdentifier]?.headAt = now
             tasks[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
+            tasks[dataTask.taskIdentifier]?.pieces = streamed ? [] : nil
         }
         completionHandler(.allow)
     }
@@ -157,7 +160,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         let now = clock.now
         tasks.withLock { tasks in
             tasks[dataTask.taskIdentifier]?.body.append(data)
-            tasks[dataTask.taskIdentifier]?.pieces.append((now, data.count))
+            tasks[dataTask.taskIdentifier]?.pieces?.append((now, data.count))
         }
     }
 
@@ -177,8 +180,9 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         } else if let response {
             let head = entry.headAt ?? end
             var recorded = Self.recorded(response, body: entry.body)
-            recorded.chunks = BodyChunk.recorded(entry.pieces.map { (head.duration(to: $0.at), $0.bytes) },
-                                                 contentType: recorded.headers.value(for: "Content-Type"))
+            recorded.chunks = entry.pieces.flatMap { pieces in
+                BodyChunk.recorded(pieces.map { (head.duration(to: $0.at), $0.bytes) }, contentType: recorded.headers.value(for: "Content-Type"))
+            }
             outcome = .response(recorded)
             timings = ExchangeTimings(wait: entry.started.duration(to: head), receive: head.duration(to: end))
         } else {

@@ -45,12 +45,13 @@ extension Redactor {
         return changed ? (output, lines) : nil
     }
 
-    /// A stream body's pieces after its lines were redacted: each piece ends where its last byte
-    /// went (a piece ending inside a changed line ends at the same place in the redacted line, or
-    /// at its end); a piece left empty joins the next. Nil when the body is not a redacted stream.
-    func linePieces(_ chunks: [BodyChunk], of body: Data, contentType: String?) -> (body: Data, chunks: [BodyChunk])? {
-        guard BodyChunk.isStreamed(contentType: contentType), let (redacted, lines) = redactLinesMapped(body),
-              chunks.reduce(0, { $0 + $1.bytes }) == body.count else { return nil }
+    /// A stream body with its lines redacted, and its pieces after: each piece ends where its
+    /// last byte went (a piece ending inside a changed line ends at the same place in the
+    /// redacted line, or at its end); a piece left empty joins the next; nil pieces when they did
+    /// not fit the body. Nil when nothing was redacted.
+    func linePieces(_ chunks: [BodyChunk], of body: Data) -> (body: Data, chunks: [BodyChunk]?)? {
+        guard let (redacted, lines) = redactLinesMapped(body) else { return nil }
+        guard chunks.reduce(0, { $0 + $1.bytes }) == body.count else { return (redacted, nil) }
         var refitted: [BodyChunk] = []
         var end = 0, newEnd = 0, line = 0
         for chunk in chunks {
@@ -67,24 +68,5 @@ extension Redactor {
             refitted.append(BodyChunk(bytes: last.bytes + redacted.count - newEnd, at: last.at))
         }
         return (redacted, refitted)
-    }
-
-    /// A streamed body's pieces after redaction changed it: each piece redacted on its own (an
-    /// event or a JSON line is usually whole in its piece), kept when that gives the same body as
-    /// redacting it whole; nil otherwise (a secret cut across pieces: the body replays in the
-    /// network's pieces, its secrets gone).
-    func redactedChunks(_ chunks: [BodyChunk], of body: Data, contentType: String?, whole: Data) -> [BodyChunk]? {
-        var redacted = Data()
-        var sizes: [Int] = []
-        var start = body.startIndex
-        for chunk in chunks {
-            guard chunk.bytes > 0, start + chunk.bytes <= body.endIndex else { return nil }
-            let piece = redactBody(Data(body[start..<start + chunk.bytes]), contentType: contentType)
-            redacted.append(piece)
-            sizes.append(piece.count)
-            start += chunk.bytes
-        }
-        guard redacted == whole, !sizes.contains(0) else { return nil }
-        return zip(chunks, sizes).map { BodyChunk(bytes: $1, at: $0.at) }
     }
 }

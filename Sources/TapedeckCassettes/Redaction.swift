@@ -90,18 +90,19 @@ public struct Redactor: Hashable, Sendable {
             response.headers = redact(response.headers)
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
-            if response.bodyForm == .decoded || coding == nil, let chunks = response.chunks,
-               let (body, refitted) = linePieces(chunks, of: response.body, contentType: contentType) {
+            if response.bodyForm == .decoded || coding == nil, let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType) {
                 // A stream's pieces follow its redacted lines.
-                if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
-                response.body = body
-                response.chunks = refitted
+                if let (body, refitted) = linePieces(chunks, of: response.body) {
+                    if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
+                    response.body = body
+                    response.chunks = refitted
+                }
             } else if response.bodyForm == .decoded || coding == nil {
                 let body = redactBody(response.body, contentType: contentType)
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
-                    response.chunks = response.chunks.flatMap { redactedChunks($0, of: response.body, contentType: contentType, whole: body) }
+                    response.chunks = nil   // only a stream's pieces follow its redaction (above)
                     response.body = body
                 }
             } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Self.inspectionLimit) {

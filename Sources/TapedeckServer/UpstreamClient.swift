@@ -171,8 +171,9 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     private var head: HTTPResponseHead?
     /// The body as received, kept once (the recorded response takes it as it is).
     private var body = Data()
-    /// When each piece of the body arrived, and its size (kept for a streamed body's `chunks`).
-    private var pieces: [(at: ContinuousClock.Instant, bytes: Int)] = []
+    /// When each piece of the body arrived, and its size (nil: not a streamed body, whose pieces
+    /// are not kept).
+    private var pieces: [(at: ContinuousClock.Instant, bytes: Int)]?
     private let reported = Atomic<Bool>(false)
 
     init(request: RecordedRequest, progress: DeferredReply.Progress?, readTimeout: Duration,
@@ -186,6 +187,7 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         headAt = .now
         self.head = head
+        pieces = BodyChunk.isStreamed(contentType: head.headers.first(name: "Content-Type")) ? [] : nil
         if let progress {
             var fields = HTTPFieldsBuilder()
             for field in head.headers { fields.append(field.name, field.value) }
@@ -204,7 +206,7 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let piece = Data(buffer.readableBytesView)
         body.append(piece)
-        pieces.append((.now, piece.count))
+        pieces?.append((.now, piece.count))
         guard let progress else { return task.eventLoop.makeSucceededVoidFuture() }
         let promise = task.eventLoop.makePromise(of: Void.self)
         let once = OnceFlag()
@@ -230,7 +232,9 @@ private final class ExchangeCollector: HTTPClientResponseDelegate, @unchecked Se
         guard let head else { return fail(HTTPClientError.remoteConnectionClosed) }
         let headers = head.headers.map { HeaderField($0.name, $0.value) }
         let headAt = headAt ?? end
-        let chunks = BodyChunk.recorded(pieces.map { (headAt.duration(to: $0.at), $0.bytes) }, contentType: head.headers.first(name: "Content-Type"))
+        let chunks = pieces.flatMap { pieces in
+            BodyChunk.recorded(pieces.map { (headAt.duration(to: $0.at), $0.bytes) }, contentType: head.headers.first(name: "Content-Type"))
+        }
         let response = RecordedResponse(
             status: Int(head.status.code), statusText: head.status.reasonPhrase,
             headers: headers, body: body, bodyForm: .wire, chunks: chunks)

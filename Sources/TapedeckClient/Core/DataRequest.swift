@@ -40,15 +40,8 @@ public class DataRequest: Request, @unchecked Sendable {
 
     /// Runs each validator in order while no error is recorded and a response exists.
     override func runValidators() {
-        let validators = dataState.read { $0.validators }
-        for validation in validators {
-            guard error == nil, let response else { return }
-            let request = self.request
-            let data = self.data
-            let result = validation(request, response, data)
-            if case let .failure(failure) = result {
-                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
-            }
+        let data = self.data
+        runValidators(dataState.read { $0.validators }, validate: { $0($1, $2, data) }) { request, response, result in
             eventMonitor.request(self, didValidateRequest: request, response: response, data: data, withResult: result)
         }
     }

@@ -290,14 +290,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// Runs each validator in order while no error is recorded and a response exists.
     override func runValidators() {
-        let validators = streamState.read { $0.validators }
-        for validation in validators {
-            guard error == nil, let response else { return }
-            let request = self.request
-            let result = validation(request, response)
-            if case let .failure(failure) = result {
-                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
-            }
+        runValidators(streamState.read { $0.validators }, validate: { $0($1, $2) }) { request, response, result in
             eventMonitor.request(self, didValidateRequest: request, response: response, withResult: result)
         }
     }

@@ -232,15 +232,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Runs each validator in order while no error is recorded and a response exists.
     override func runValidators() {
-        let validators = downloadState.read { $0.validators }
-        for validation in validators {
-            guard error == nil, let response else { return }
-            let request = self.request
-            let fileURL = self.fileURL
-            let result = validation(request, response, fileURL)
-            if case let .failure(failure) = result {
-                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
-            }
+        let fileURL = self.fileURL
+        runValidators(downloadState.read { $0.validators }, validate: { $0($1, $2, fileURL) }) { request, response, result in
             eventMonitor.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result)
         }
     }

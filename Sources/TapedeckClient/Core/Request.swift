@@ -215,8 +215,24 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Overridden by requests that have validators.
+    /// Overridden by requests that have validators (with ``runValidators(_:validate:announce:)``).
     func runValidators() {}
+
+    /// Runs `validators` in order while no error is recorded and a response exists: `validate`
+    /// asks one about the request and response, a failure becomes the request's error, and
+    /// `announce` tells the monitors the result.
+    func runValidators<V>(_ validators: [V], validate: (V, URLRequest?, HTTPURLResponse) -> ValidationResult,
+                          announce: (URLRequest?, HTTPURLResponse, ValidationResult) -> Void) {
+        for validation in validators {
+            guard error == nil, let response else { return }
+            let request = self.request
+            let result = validate(validation, request, response)
+            if case let .failure(failure) = result {
+                error = failure.asClientError(orFailWith: { .responseValidationFailed(reason: .customValidationFailed(error: $0)) })
+            }
+            announce(request, response, result)
+        }
+    }
 
     /// The attempt's response head arrived: answered as `onHTTPResponse` says (Request+ResponseGate.swift).
     /// An upload counts its body sent first.
