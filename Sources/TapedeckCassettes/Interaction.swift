@@ -99,10 +99,14 @@ public struct BodyChunk: Hashable, Sendable {
     /// client (server-sent events, JSON lines and sequences, multipart streams), so recording
     /// keeps them.
     public static func isStreamed(contentType: String?) -> Bool {
-        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
-        return ["text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
-                "application/json-seq", "application/stream+json", "application/x-json-stream", "multipart/x-mixed-replace"].contains(type)
+        guard let contentType else { return false }
+        return streamedTypes.contains(HARBodyText.essence(contentType))
     }
+
+    private static let streamedTypes: Set<String> = [
+        "text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
+        "application/json-seq", "application/stream+json", "application/x-json-stream", "multipart/x-mixed-replace",
+    ]
 
     /// The pieces as they came — (arrival, size) from the head — when the body was a stream of
     /// more than one piece; nil otherwise.

@@ -3,7 +3,8 @@ import NIOCore
 import NIOHTTP1
 
 /// How a streamed answer (``AnswerStream``: `tapedeck record` passing an upstream's answer on)
-/// reaches the socket: the head at once, and the producer paced by the client's reading. The
+/// reaches the socket: the head at once (unless the answer is already complete: then with its
+/// end), and the producer paced by the client's reading. The
 /// client must not have the answer whole before it is journalled, so only what would complete it
 /// waits for the stream's end: of a body of known length, the piece that brings its last byte; of
 /// a chunked body — every stream of events is one — nothing but the last chunk, which ends it.
@@ -19,7 +20,17 @@ extension ConnectionHandler {
             let head = Self.streamedHead(answer, close: close, isHead: isHead)
             let length = Self.isBodyless(answer.status) ? 0 : head.headers.first(name: "Content-Length").flatMap { Int($0) }
             state = .streaming(close: close, held: nil, remaining: length)
-            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            // Written now, flushed once the events already queued have run: an answer that is
+            // complete by then (its whole body held, or none to come) keeps its head until the
+            // end, so the client gets it in one piece — and never a complete answer before the
+            // journal has it (a `Content-Length: 0` head is a whole answer).
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.execute {
+                let (handler, context) = bound.value
+                if case let .streaming(_, held, remaining) = handler.state, isHead || remaining == 0 || held != nil { return }
+                context.flush()
+            }
         case let (.body(piece, taken), .streaming(close, held, remaining)):
             if isHead || piece.isEmpty { taken?(); return }
             var out = piece

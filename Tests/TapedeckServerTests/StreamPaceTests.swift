@@ -87,6 +87,31 @@ struct StreamPaceTests {
         }   // the client hangs up here, before the server is stopped
     }
 
+    @Test("record answers a small exchange, complete when its head arrives, in one write: head and body come together once journalled")
+    func completeAnswerInOnePiece() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try completeAnswerInOnePiece(upstream) }
+    }
+
+    private func completeAnswerInOnePiece(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", directory.file("one.har.gz").path])
+        defer { proxy.stop() }
+        for attempt in 0..<3 {
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET /bytes/64?attempt=\(attempt) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            // The head was flushed apart from the body before (the body waited for the journal's
+            // fsync): a first read then held the head alone.
+            let first = try client.readOnce()
+            let text = String(decoding: first, as: UTF8.self).lowercased()
+            #expect(text.hasPrefix("http/1.1 200"), "\(text.prefix(80))")
+            #expect(client.head?.contains("content-length: 64") == true)
+            #expect(first.suffix(64) == Data(LoopbackServer.bytes(64)), "the first read held \(first.count) bytes: \(text.prefix(200))")
+        }
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+    }
+
     @Test("record passes on a body of known length as it comes: all but the piece that completes it")
     func knownLengthStreams() async throws {
         let upstream = try await LoopbackServer.start()

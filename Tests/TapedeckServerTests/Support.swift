@@ -199,6 +199,14 @@ final class RawClient {
         return received.count - headEnd!
     }
 
+    /// One read: the bytes that have arrived by then, all of them (a test of what a server wrote
+    /// together: one write of a few hundred bytes on loopback is one read).
+    func readOnce() throws -> Data {
+        let before = received.count
+        guard try readSome() else { throw Failure(description: "closed before anything arrived") }
+        return Data(received[before...])
+    }
+
     /// Reads until the server closes; returns the body (chunked framing removed).
     func readToEnd() throws -> Data {
         while try readSome() {}
