@@ -45,4 +45,51 @@ struct RunnerCassetteTests {
         try write(status: 504, body: #"{"down":true}"#, to: directory.file("api.har.gz"))
         #expect(try runner.run(scenario, seed: 4).requests.first?.status == 504)
     }
+
+    @Test("a cookie one run was given is not sent by the next run of the same runner: each run has its own cookie storage")
+    func cookiesStayInTheirRun() throws {
+        // Given a cassette whose /me was recorded without a cookie, matched on the Cookie field,
+        // and a scenario that asks for /me, then logs in (which sets a cookie).
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let json = [HeaderField("Content-Type", "application/json")]
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/me")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: json, body: Data("{}".utf8)))),
+            Interaction(index: 1, request: RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: json + [HeaderField("Set-Cookie", "session=abc; Path=/")],
+                                                            body: Data("{}".utf8)))),
+        ]), to: directory.file("api.har.gz"))
+        try Data("""
+            name: cookies
+            traffic:
+              cassette:
+                file: api.har.gz
+                match:
+                  headers: Cookie
+            script:
+              - request: GET http://api.test/me
+                name: me
+              - request: POST http://api.test/login
+                name: login
+                at: 100ms
+            expect:
+              requests:
+                me:
+                  status: 200
+                login:
+                  status: 200
+            """.utf8).write(to: directory.file("cookies.yaml"))
+        let scenario = try Scenario.load(directory.file("cookies.yaml"))
+        let runner = ScenarioRunner()
+
+        // When the same runner runs it twice (as explore, the scenario trait and
+        // check-determinism do), then both runs pass: the second run's /me carries no cookie
+        // from the first run's login (it did when every run shared one storage: a miss).
+        for seed: UInt64 in [1, 1, 2] {
+            let outcome = try runner.run(scenario, seed: seed)
+            #expect(outcome.passed, "seed \(seed): \(outcome.failures)")
+            #expect(outcome.requests.first?.status == 200)
+        }
+    }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import TapedeckCassettes
 
@@ -17,16 +22,24 @@ final class CassetteCache: Sendable {
     /// when its size and modification time (coarse on some file systems) match the old one's.
     private struct Stamp: Equatable {
         let file: UInt64
-        let size: Int
-        let modified: Date
+        let size: Int64
+        let modifiedSeconds: Int
+        let modifiedNanoseconds: Int
 
+        /// One `stat` call: `FileManager.attributesOfItem` also looks up the owner's and group's
+        /// names (reading /etc/passwd and /etc/group) and the extended attributes, on every run.
         init?(_ url: URL) {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                  let file = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-                  let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date else { return nil }
-            self.file = file
-            self.size = size
-            self.modified = modified
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            file = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            #if canImport(Darwin)
+            let modified = info.st_mtimespec
+            #else
+            let modified = info.st_mtim
+            #endif
+            modifiedSeconds = Int(modified.tv_sec)
+            modifiedNanoseconds = Int(modified.tv_nsec)
         }
     }
 

@@ -13,17 +13,19 @@ import FoundationNetworking
 /// a redirect handler, timeouts and the queue layout.
 enum ClientFactory {
     /// Copied for every session: corelibs' `.ephemeral` builds a URLCache each time it is read
-    /// (4 % of a small scenario's run), which the harness then drops (`urlCache = nil`).
+    /// (4 % of a small scenario's run), which the harness then drops (`urlCache = nil`). A copy
+    /// shares the prototype's cookie storage, so each session gets its run's own (the harness's).
     private static let prototype = URLSessionConfiguration.ephemeral
 
     static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, observer: RetryObserver) -> Session {
         let scheduler = world.scheduler
-        let configuration = prototype.copy() as! URLSessionConfiguration
+        let configuration = makeConfiguration(world)
         if let timeout = setup.requestTimeout { configuration.timeoutIntervalForRequest = timeout.timeInterval }
         if let timeout = setup.resourceTimeout { configuration.timeoutIntervalForResource = timeout.timeInterval }
         var interceptors: [any RequestInterceptor] = []
         if setup.authenticates, let auth {
-            let tokens = Session(provider: world.harness, scheduler: scheduler, rootQueue: scheduler.makeSimulatedQueue(label: "scenario.tokens", target: nil))
+            let tokens = Session(provider: world.harness, configuration: makeConfiguration(world), scheduler: scheduler,
+                                 rootQueue: scheduler.makeSimulatedQueue(label: "scenario.tokens", target: nil))
             let credential = ScenarioCredential(token: auth.initialToken, expiresAt: VirtualInstant.zero.advanced(by: auth.lifetime), scheduler: scheduler)
             interceptors.append(AuthenticationInterceptor(authenticator: ScenarioAuthenticator(server: auth, session: tokens, scheduler: scheduler),
                                                           credential: credential))
@@ -40,6 +42,15 @@ enum ClientFactory {
             interceptor: interceptors.isEmpty ? nil : Interceptor(interceptors: interceptors),
             redirectHandler: setup.followsRedirects ? nil : Redirector.doNotFollow,
             metricsGracePeriod: setup.metricsGracePeriod)
+    }
+
+    /// An ephemeral configuration with the run's own cookie storage (the harness's): a copy of
+    /// the prototype shares the prototype's, and every run of the process would then send the
+    /// cookies of the runs before it.
+    private static func makeConfiguration(_ world: ScenarioWorld) -> URLSessionConfiguration {
+        let configuration = prototype.copy() as! URLSessionConfiguration
+        configuration.httpCookieStorage = world.harness.cookieStorage
+        return configuration
     }
 
     static func retryPolicy(_ retry: RetrySetup) -> RetryPolicy {
