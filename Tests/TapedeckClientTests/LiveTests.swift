@@ -91,6 +91,30 @@ struct LiveTests {
         #expect(echo.value == payload)
     }
 
+    @Test("async onHTTPResponse live: an awaited .cancel of a 503 leaves no body and a cancelled request; .allow lets the body through")
+    func asyncHeadHandlerLive() async throws {
+        let live = try await Live()
+        let refused = await response { done in
+            live.session.request(live.url("/status/503"))
+                .onHTTPResponse { (response: HTTPURLResponse) async -> Request.ResponseDisposition in
+                    await Task.yield()
+                    return response.statusCode == 200 ? .allow : .cancel
+                }
+                .responseData(completionHandler: done)
+        }
+        #expect(refused.error?.isExplicitlyCancelledError == true)
+        #expect(refused.data?.isEmpty ?? true)
+        let allowed = await response { done in
+            live.session.request(live.url("/bytes/64"))
+                .onHTTPResponse { (response: HTTPURLResponse) async -> Request.ResponseDisposition in
+                    await Task.yield()
+                    return response.statusCode == 200 ? .allow : .cancel
+                }
+                .responseData(completionHandler: done)
+        }
+        #expect(allowed.data == Data(LoopbackServer.bytes(64)))
+    }
+
     @Test("cancel while the server is still thinking: explicitlyCancelled, one handler call")
     func cancelLive() async throws {
         let live = try await Live()

@@ -197,6 +197,52 @@ struct StreamTests {
         #expect(allowed.value == ["head 200", "text part one, part two"])
     }
 
+    @Test("async onHTTPResponse (Alamofire's Task-run forms): an awaited .cancel leaves no body, .allow and the Void form let it through; the same seed gives the same trace",
+          arguments: [1, 2] as [UInt64])
+    func asyncHeadHandlers(seed: UInt64) throws {
+        func once() throws -> (lines: [String], trace: TraceHash) {
+            let fixture = ClientFixture(seed: seed, monitors: false)
+            Self.serve(fixture, path: "/forbidden", pieces: ["no, ", "never"], statuses: [403])
+            Self.serve(fixture, path: "/doc", pieces: ["part one, ", "part two"])
+            Self.serve(fixture, path: "/events", pieces: Self.events)
+            let lines = Box<[String]>([])
+            let note: @Sendable (String) -> Void = { line in lines.mutate { $0.append(line) } }
+            fixture.session.request("http://api.test/forbidden")
+                .onHTTPResponse { (response: HTTPURLResponse) async -> Request.ResponseDisposition in
+                    await Task.yield()
+                    return response.statusCode == 200 ? .allow : .cancel
+                }
+                .responseData { note("forbidden \($0.data?.count ?? 0) \($0.error?.isExplicitlyCancelledError == true)") }
+            fixture.session.request("http://api.test/doc")
+                .onHTTPResponse { (response: HTTPURLResponse) async -> Request.ResponseDisposition in
+                    await Task.yield()
+                    return response.statusCode == 200 ? .allow : .cancel
+                }
+                .responseString { note("doc \($0.value ?? "-")") }
+            let heads = Box(0)
+            fixture.session.streamRequest("http://api.test/events")
+                .onHTTPResponse { (_: HTTPURLResponse) async in
+                    await Task.yield()
+                    heads.mutate { $0 += 1 }
+                }
+                .responseStreamString { stream in note(stream.value ?? "end") }
+            try fixture.run()
+            #expect(heads.value == 1)
+            #expect(fixture.scheduler.outstandingExpectationCount == 0)
+            return (lines.value, fixture.scheduler.traceHash)
+        }
+        let first = try once()
+        #expect(first.lines.contains("forbidden 0 true"), "\(first.lines)")
+        #expect(first.lines.contains("doc part one, part two"), "\(first.lines)")
+        #expect(first.lines.filter { $0.hasPrefix("data:") } == Self.events, "\(first.lines)")
+        #expect(first.lines.last == "end" || first.lines.contains("end"))
+        for _ in 0..<3 {
+            let again = try once()
+            #expect(again.lines == first.lines)
+            #expect(again.trace == first.trace, "the Task's answers arrive on other threads, at other times: taken in order, they change nothing")
+        }
+    }
+
     @Test("an answer to the head that comes after the body arrived still holds it back: .cancel delivers none of it",
           arguments: [0, 1, 2, 3] as [UInt64])
     func headAnsweredLate(seed: UInt64) throws {

@@ -171,3 +171,63 @@ extension Request {
         onHTTPResponse(on: self.queue(standingFor: queue), perform: handler)
     }
 }
+
+extension Request {
+    /// Calls the async `handler` with each attempt's response head, before any of its body; its
+    /// answer, `.allow` or `.cancel`, decides as the synchronous form's does. Alamofire runs it in
+    /// a `Task`; so does this, and on a simulated session the answer is an external arrival the
+    /// simulation waits for and takes in order (``TapedeckScheduling/SimulatedScheduler/expectExternal(_:patience:)``),
+    /// so a seed still replays the same — as long as the handler does not itself wait for the
+    /// simulation to move on (for example for another simulated request), which would stall it
+    /// until the scheduler's external wait limit.
+    ///
+    /// ```swift
+    /// session.request("http://api.test/report").onHTTPResponse { response async in
+    ///     await auditLog.note(response.statusCode)
+    ///     return response.statusCode == 200 ? .allow : .cancel
+    /// }.responseData { print($0.result) }
+    /// ```
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> ResponseDisposition) -> Self {
+        setHTTPResponseHandler(queue: underlyingQueue) { [underlyingQueue] response, completionHandler in
+            guard let simulated = underlyingQueue as? SimulatedQueue else {
+                Task { completionHandler(await handler(response)) }
+                return
+            }
+            // Registered in the simulated job, before the task starts: its number, and so the
+            // order the answer is taken in, does not depend on thread timing. The task prefers
+            // threads of its own: the simulation is often driven from a thread of the cooperative
+            // pool, which blocks while it waits for the answer (on 2 cores, two such tests would
+            // leave the task no thread to run on).
+            let ticket = simulated.scheduler.expectExternal("onHTTPResponse (async) answer")
+            Task(executorPreference: HandlerExecutor.shared) {
+                let disposition = await handler(response)
+                ticket.arrive(on: simulated, named: "onHTTPResponse (async) answer") { completionHandler(disposition) }
+            }
+        }
+        return self
+    }
+
+    /// Calls the async `handler` with each attempt's response head, before any of its body (the
+    /// request goes on); see ``onHTTPResponse(perform:)-(HTTPURLResponse)->ResponseDisposition``.
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
+        onHTTPResponse { (response: HTTPURLResponse) async -> ResponseDisposition in
+            await handler(response)
+            return .allow
+        }
+    }
+}
+
+/// Runs the tasks of async handlers a simulation waits for on threads outside the cooperative
+/// pool (a concurrent dispatch queue, which gets a thread whenever it has work).
+final class HandlerExecutor: TaskExecutor {
+    static let shared = HandlerExecutor()
+    private let queue = DispatchQueue(label: "org.tapedeck.client.async-handlers", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
