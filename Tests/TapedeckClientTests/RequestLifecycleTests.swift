@@ -43,8 +43,7 @@ struct RequestLifecycleTests {
         case let .cancel(task):
             guard state.canTransitionTo(.cancelled) else { return (.ignore, state, phase, flag) }
             let step: RequestLifecycle.CancelStep
-            if phase == .retryPending { step = .abandonRetry }
-            else if phase == .decidingRetry { step = .nothing }
+            if phase == .retryPending || phase == .decidingRetry { step = .abandonRetry }
             else { step = task == .none ? .finish : task == .completed ? .nothing : .cancelTask }
             return (.cancelled(step), .cancelled, phase, flag)
         case .taskCreated:

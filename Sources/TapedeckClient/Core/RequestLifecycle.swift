@@ -119,11 +119,11 @@ struct RequestLifecycle: Hashable, Sendable {
     enum CancelStep: Hashable, Sendable {
         /// Cancel the task (resume it first, so that metrics are still produced).
         case cancelTask
-        /// Nothing yet: a retry decision or the serializers are under way and end it.
+        /// Nothing yet: the serializers are under way and end it.
         case nothing
         /// No task exists: finish now.
         case finish
-        /// Drop the waiting retry and end it as cancelled.
+        /// Drop the waiting retry (or the retrier's coming answer) and end it as cancelled.
         case abandonRetry
     }
 
@@ -160,10 +160,11 @@ struct RequestLifecycle: Hashable, Sendable {
             guard state.canTransitionTo(.cancelled) else { return .ignore }
             state = .cancelled
             // Tapedeck does better than 5.12.0 here: a cancel during a retry's delay ends the
-            // request now (Alamofire's request never completes).
-            if phase == .retryPending { return .cancelled(.abandonRetry) }
-            // The retrier's answer finishes a request cancelled while it decides.
-            if phase == .decidingRetry { return .cancelled(.nothing) }
+            // request now (Alamofire's request never completes), and so does a cancel while the
+            // retrier decides (Alamofire waits for its answer — an authenticator's whole token
+            // refresh — and then finishes with the retrier's error, not the cancel); the
+            // retrier's later answer is ignored.
+            if phase == .retryPending || phase == .decidingRetry { return .cancelled(.abandonRetry) }
             switch task {
             case .none: return .cancelled(.finish)
             case .completed: return .cancelled(.nothing)

@@ -19,12 +19,10 @@ enum ClientFactory {
 
     static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, observer: RetryObserver) -> Session {
         let scheduler = world.scheduler
-        let configuration = makeConfiguration(world)
-        if let timeout = setup.requestTimeout { configuration.timeoutIntervalForRequest = timeout.timeInterval }
-        if let timeout = setup.resourceTimeout { configuration.timeoutIntervalForResource = timeout.timeInterval }
+        let configuration = makeConfiguration(setup, world)
         var interceptors: [any RequestInterceptor] = []
         if setup.authenticates, let auth {
-            let tokens = Session(provider: world.harness, configuration: makeConfiguration(world), scheduler: scheduler,
+            let tokens = Session(provider: world.harness, configuration: makeConfiguration(setup, world), scheduler: scheduler,
                                  rootQueue: scheduler.makeSimulatedQueue(label: "scenario.tokens", target: nil))
             let credential = ScenarioCredential(token: auth.initialToken, expiresAt: VirtualInstant.zero.advanced(by: auth.lifetime), scheduler: scheduler)
             interceptors.append(AuthenticationInterceptor(authenticator: ScenarioAuthenticator(server: auth, session: tokens, scheduler: scheduler),
@@ -44,12 +42,15 @@ enum ClientFactory {
             metricsGracePeriod: setup.metricsGracePeriod)
     }
 
-    /// An ephemeral configuration with the run's own cookie storage (the harness's): a copy of
-    /// the prototype shares the prototype's, and every run of the process would then send the
-    /// cookies of the runs before it.
-    private static func makeConfiguration(_ world: ScenarioWorld) -> URLSessionConfiguration {
+    /// An ephemeral configuration with the client's timeouts and the run's own cookie storage
+    /// (the harness's): a copy of the prototype shares the prototype's, and every run of the
+    /// process would then send the cookies of the runs before it. The token endpoint's session
+    /// gets one too, so a refresh times out as the client's requests do.
+    private static func makeConfiguration(_ setup: ClientSetup, _ world: ScenarioWorld) -> URLSessionConfiguration {
         let configuration = prototype.copy() as! URLSessionConfiguration
         configuration.httpCookieStorage = world.harness.cookieStorage
+        if let timeout = setup.requestTimeout { configuration.timeoutIntervalForRequest = timeout.timeInterval }
+        if let timeout = setup.resourceTimeout { configuration.timeoutIntervalForResource = timeout.timeInterval }
         return configuration
     }
 
