@@ -218,10 +218,12 @@ public final class SocketFaults: Sendable {
             } else if let retryAfterDate {
                 // The date is read against the answer's own `Date` (as a client does): both now,
                 // not the recorded Date, which would put the retry minutes or days away.
-                let now = Date()
+                // Whole seconds, as the fields are written, and the wait rounded up as
+                // `retryAfter`'s is: a client never waits less than the fault asked.
+                let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Date") }
                 answer.headers.append(.init("Date", HTTPDate.string(from: now)))
-                answer.headers.append(.init("Retry-After", HTTPDate.string(from: now.addingTimeInterval(retryAfterDate.timeInterval))))
+                answer.headers.append(.init("Retry-After", HTTPDate.string(from: now.addingTimeInterval(retryAfterDate.timeInterval.rounded(.up)))))
             }
         case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry:
             break

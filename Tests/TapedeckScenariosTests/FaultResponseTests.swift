@@ -121,7 +121,7 @@ struct FaultResponseTests {
         #expect(ignored.faults.map(\.site) == ["busy"])
     }
 
-    @Test("status override with Retry-After as an HTTP date (against the response's Date): honoured, 2 s; ignored, 0.5 s")
+    @Test("status override with Retry-After as an HTTP date (against the response's Date): honoured, 2 s; ignored, 0.5 s; a fraction rounds up")
     func retryAfterDate() throws {
         let honoured = try retryAfter(status: 503, header: "retryAfterDate: 2s", honour: true)
         #expect(honoured.passed, "\(honoured.failures)")
@@ -132,6 +132,12 @@ struct FaultResponseTests {
 
         let ignored = try retryAfter(status: 503, header: "retryAfterDate: 2s", honour: false)
         #expect(ignored.request("a").endNanoseconds == 500_000_000)
+
+        // Whole seconds, as in `retryAfter`: 1.5 s rounds up to a date 2 s on (it was 1 s on: a
+        // retry earlier than asked).
+        let fraction = try retryAfter(status: 503, header: "retryAfterDate: 1500ms", honour: true)
+        #expect(fraction.faults.first?.what.contains("Retry-After: Thu, 01 Jan 2026 00:00:02 GMT") == true, "\(fraction.faults)")
+        #expect(fraction.request("a").endNanoseconds == 2_000_000_000)
     }
 
     @Test("status override without a retry: the overridden status is what the user sees, headers added")
