@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TapedeckScenarios
+@testable import TapedeckScenarios
 
 /// What `tapedeck run` prints: why requests failed, durations, result labels, the fired faults in
 /// time order, a run of no virtual time, and a provider target's whole URL.
@@ -24,6 +24,20 @@ struct OutcomeTextTests {
         #expect(lines[check + 1] == "    why (transport): no route: GET http://api.test/items: route * */*: stub POST http://api.test/items does not match",
                 "\(lines)")
         #expect(lines.filter { $0.contains("why (") }.count == 1)
+    }
+
+    @Test("why: an NSError inside a longer description gives its localized description, with the text around it kept when the description goes on after it", arguments: [
+        ("retry failed: Error Domain=TapedeckClient.ClientError Code=8 UserInfo={NSLocalizedDescription=validation failed: code(503)} (original error: code(401))",
+         "retry failed: validation failed: code(503) (original error: code(401))"),
+        ("the task failed: Error Domain=NSURLErrorDomain Code=-1001 UserInfo={NSErrorFailingURLKey=http://a.test/t, NSLocalizedDescription=tapedeck: timed out, NSUnderlyingError=x} (original error: code(401))",
+         "the task failed: timed out (original error: code(401))"),
+        ("the task failed: Error Domain=NSURLErrorDomain Code=-1002 UserInfo={NSErrorFailingURLKey=http://a.test/t, NSLocalizedDescription=tapedeck: no route}",
+         "tapedeck: no route"),
+        ("Error Domain=NSURLErrorDomain Code=-1004 UserInfo={NSLocalizedDescription=could not connect}", "could not connect"),
+        ("no NSError here", "no NSError here"),
+    ])
+    func whyReadsNestedErrors(detail: String, expected: String) {
+        #expect(OutcomeText.reason(detail) == expected)
     }
 
     @Test("a request that failed as the scenario expects is explained in its own section")

@@ -51,7 +51,7 @@ struct ReportTests {
         #expect(lane.hasSuffix("▏ 200"))
     }
 
-    @Test("OutcomeJSON round-trips: decoding what it printed gives the outcome back (bodies are not printed)")
+    @Test("OutcomeJSON round-trips: decoding what it printed gives the outcome back (bodies are not printed); it says passed")
     func outcomeJSONRoundTrips() throws {
         for outcome in try Self.outcomes() {
             let text = try OutcomeJSON.encode(outcome)
@@ -60,6 +60,9 @@ struct ReportTests {
             for index in expected.requests.indices { expected.requests[index].body = nil }
             #expect(decoded == expected, "\(outcome.scenario)")
             #expect(try OutcomeJSON.encode(decoded) == text)
+            // The verdict is there to read, not to work out from `failures`.
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(object["passed"] as? Bool == outcome.passed, "\(outcome.scenario)")
         }
     }
 

@@ -163,7 +163,9 @@ struct OutcomeBuilder {
         while let underlying = next {
             let ns = underlying as NSError
             let raw = "\(underlying)"
-            if !ns.userInfo.isEmpty, text.contains(raw) {
+            // Only an NSError's own description lists its userInfo (a ClientError inside describes
+            // itself, and is kept as it reads).
+            if !(underlying is ClientError), !ns.userInfo.isEmpty, text.contains(raw) {
                 let info = ns.userInfo.keys.sorted().map { key -> String in
                     let value = ns.userInfo[key]!
                     return "\(key)=" + ((value as? any Error).map { "\(($0 as NSError).domain) \(($0 as NSError).code)" } ?? "\(value)")

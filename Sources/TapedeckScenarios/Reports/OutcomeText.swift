@@ -107,21 +107,56 @@ extension OutcomeText {
 
     /// The part of an error description a person needs: an NSError's `NSLocalizedDescription`
     /// when it has one, else the whole description.
+    /// When the description goes on after the NSError's `UserInfo={…}` block (`(original error:
+    /// …)`), the text around it is kept (`retry failed: `).
     static func reason(_ detail: String) -> String {
         guard let start = detail.range(of: "NSLocalizedDescription=") else { return detail }
-        var text = detail[start.upperBound...]
+        // The UserInfo block the description is in: from its `{` to the brace that closes it.
+        let blockStart = detail[..<start.lowerBound].range(of: "UserInfo={", options: .backwards)
+        var blockEnd = detail.endIndex
+        if blockStart != nil {
+            var depth = 1
+            var index = start.upperBound
+            while index < detail.endIndex {
+                if detail[index] == "{" { depth += 1 }
+                if detail[index] == "}" { depth -= 1; if depth == 0 { blockEnd = index; break } }
+                index = detail.index(after: index)
+            }
+        }
+        var text = detail[start.upperBound..<blockEnd]
         if let next = text.range(of: #", (NS|_)[A-Za-z]+="#, options: .regularExpression) { text = text[..<next.lowerBound] }
-        if text.hasSuffix("}") { text = text.dropLast() }
-        return String(text)
+        let after = blockEnd < detail.endIndex ? detail[detail.index(after: blockEnd)...] : ""
+        // An error that only wraps the NSError (`the URLSession task failed: …`) says no more than
+        // its description; one that goes on after it (a failed retry) reads as a sentence.
+        guard !after.isEmpty, let blockStart,
+              let domain = detail[..<blockStart.lowerBound].range(of: "Error Domain=", options: .backwards) else {
+            return String(text)
+        }
+        var description = text
+        if description.hasPrefix("tapedeck: ") { description = description.dropFirst("tapedeck: ".count) }
+        return String(detail[..<domain.lowerBound] + description + after)
     }
 }
 
 /// Outcomes as JSON (`tapedeck run --format json`): keys sorted, so equal outcomes print alike.
 public enum OutcomeJSON {
     /// The outcome as pretty-printed JSON text.
+    /// The verdict is written too, as `passed` (what the exit status says), beside `failures`.
     public static func encode(_ outcome: Outcome) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(outcome), as: UTF8.self)
+        return String(decoding: try encoder.encode(WithVerdict(outcome: outcome)), as: UTF8.self)
+    }
+
+    /// The outcome's own fields, and `passed` in the same object.
+    private struct WithVerdict: Encodable {
+        let outcome: Outcome
+        enum Key: String, CodingKey { case passed }
+
+        func encode(to encoder: any Encoder) throws {
+            try outcome.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(outcome.passed, forKey: .passed)
+        }
     }
 }
