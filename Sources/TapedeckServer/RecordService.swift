@@ -91,11 +91,14 @@ public final class RecordService: ExchangeService {
         }
         let target = Self.originForm(request.target)
         if target.hasPrefix("/__tapedeck/") { return answer(Self.admin(request, path: target)) }
-        guard let url = URL(string: upstreamOrigin + target) else {
+        // Only what a URL cannot hold is escaped (raw brackets, `|`, spaces); `URL(string:)` would
+        // escape every `%` of such a target too, sending the upstream `%25C3%25A9` for `%C3%A9`.
+        guard let url = LenientURL.parse(upstreamOrigin + target) else {
             return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
         }
         var fields = HTTPFieldsBuilder()
-        for field in request.headers where !Self.notForwarded.contains(field.name.lowercased()) {
+        let dropped = Self.notForwarded.union(Self.connectionOptions(request.headers))
+        for field in request.headers where !dropped.contains(field.name.lowercased()) {
             fields.append(field.name, field.value)
         }
         let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: fields.fields,
@@ -196,6 +199,23 @@ public final class RecordService: ExchangeService {
             return nil
         }
         return (.text(501, "tapedeck: \(reason)\n", headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true), reason)
+    }
+
+    /// The fields a request's `Connection` header names (lowercased): they are for this hop only,
+    /// and a proxy removes them (RFC 9110, 7.6.1).
+    ///
+    /// ```swift
+    /// RecordService.connectionOptions([HeaderField("Connection", "keep-alive, X-Hop")])   // ["keep-alive", "x-hop"]
+    /// ```
+    static func connectionOptions(_ headers: [HeaderField]) -> Set<String> {
+        var names: Set<String> = []
+        for field in headers where field.name.equalsIgnoringASCIICase("Connection") {
+            for token in field.value.split(separator: ",") {
+                let name = token.trimmingCharacters(in: .whitespaces).lowercased()
+                if !name.isEmpty { names.insert(name) }
+            }
+        }
+        return names
     }
 
     /// Fields that are the proxy's or the connection's, not the request's.

@@ -37,6 +37,28 @@ extension UpstreamRecordingTests {
         #expect(rest.hasPrefix("HTTP/1.1 200") && rest.hasSuffix("hello"), "\(rest)")
     }
 
+    @Test("fields a request's Connection header names are for the proxy's hop: neither forwarded nor recorded; the others are")
+    func connectionNominatedFields() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try connectionNominatedFields(upstream) }
+    }
+
+    private func connectionNominatedFields(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("hop.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        let run = try curl([proxy.base + "/headers", "-H", "Connection: keep-alive, X-Hop-Only", "-H", "X-Hop-Only: for-the-proxy",
+                            "-H", "X-Kept: for-the-upstream"])
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+        let seen = String(decoding: run.body, as: UTF8.self).lowercased()
+        #expect(seen.contains(#""x-kept":"for-the-upstream""#), "\(seen)")
+        #expect(!seen.contains("x-hop-only"), "RFC 9110 7.6.1: a proxy removes what Connection names: \(seen)")
+        let recorded = try #require(try CassetteFile.read(cassette).interactions.first)
+        #expect(recorded.request.headers.value(for: "X-Hop-Only") == nil)
+        #expect(recorded.request.headers.value(for: "X-Kept") == "for-the-upstream")
+    }
+
     @Test("--mode all over a cassette with entries warns at start that they will be replaced; new_episodes does not")
     func modeAllWarns() async throws {
         let upstream = try await LoopbackServer.start()
