@@ -10,7 +10,8 @@ extension ConnectionHandler {
     /// The response head NIO writes for `answer`: its fields in their order, hop-by-hop ones
     /// left out, `Content-Length` set to what is sent (none for a bodyless status, nor for a
     /// stream recorded without one: NIO then frames it chunked).
-    static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
+    /// `chunked: false` (an HTTP/1.0 request) sends the length even then.
+    static func head(_ answer: ServerAnswer, close: Bool, isHead: Bool, chunked chunkedAllowed: Bool = true) -> HTTPResponseHead {
         var headers = HTTPHeaders()
         // The length goes where the recording had it (the answer's bytes then match what was
         // recorded, field for field), with the body's real length; at the end when it had none.
@@ -29,7 +30,7 @@ extension ConnectionHandler {
         // A stream sent in its recorded pieces without a recorded length goes chunked, as it was
         // recorded: a client that reads a known length to its end (Python's requests does) would
         // wait for the last piece before handing over the first.
-        let chunked = answer.delivery.pieces != nil && !isHead
+        let chunked = answer.delivery.pieces != nil && !isHead && chunkedAllowed
         if !placedLength, !isBodyless(answer.status), !chunked {
             headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
         }

@@ -16,8 +16,13 @@ extension ConnectionHandler {
         case let (.head(streamed), .answering(keepAlive)):
             // An interim status cannot end the exchange (see write).
             let answer = streamed.status < 200 ? ServerAnswer.text(502, "") : streamed
-            let close = answer.close || !keepAlive || closeAfterAnswer
-            let head = Self.streamedHead(answer, close: close, isHead: isHead)
+            let knownLength = Self.isBodyless(answer.status) || isHead
+                || answer.headers.contains { $0.name.equalsIgnoringASCIICase("Content-Length") }
+            // An HTTP/1.0 client cannot read chunks: a body of unknown length ends with the connection.
+            let untilClose = !chunkedAllowed && !knownLength
+            let close = answer.close || !keepAlive || closeAfterAnswer || untilClose
+            var head = Self.streamedHead(answer, close: close, isHead: isHead)
+            if untilClose { head.version = .http1_0 }   // NIO then frames the body by the connection's end
             let length = Self.isBodyless(answer.status) ? 0 : head.headers.first(name: "Content-Length").flatMap { Int($0) }
             state = .streaming(close: close, held: nil, remaining: length)
             // Written now, flushed once the events already queued have run: an answer that is

@@ -45,6 +45,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
     /// answer or the connection ends — never left waiting.
     var pendingTaken: (@Sendable () -> Void)?
+    /// Whether the request being answered may get a chunked body: not an HTTP/1.0 one (RFC 9112
+    /// 6.1), which gets a length, or a body that ends with the connection.
+    var chunkedAllowed = true
     /// The body of the request being read (state `readingBody`), and its announced length.
     private var requestBody = ByteBuffer()
     private var expectedBodyBytes = 0
@@ -168,6 +171,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func dispatch(_ context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer) {
         state = .answering(keepAlive: head.isKeepAlive)
+        chunkedAllowed = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
         let number = counters.requests.add(1, ordering: .relaxed).newValue
         counters.inFlight.add(1, ordering: .relaxed)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -224,7 +228,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             let (handler, context) = bound.value
             guard case .answering = handler.state else { return whenDone(handler) }
             let close = answer.close || !keepAlive || handler.closeAfterAnswer
-            context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead))), promise: nil)
+            context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed))), promise: nil)
             handler.after(delivery.bodyDelay, context) {
                 let (handler, context) = bound.value
                 var body = isHead || Self.isBodyless(answer.status) ? Data() : answer.body

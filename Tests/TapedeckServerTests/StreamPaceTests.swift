@@ -87,6 +87,50 @@ struct StreamPaceTests {
         }   // the client hangs up here, before the server is stopped
     }
 
+    @Test("an HTTP/1.0 client never gets chunks: record ends a body of unknown length with the connection, serve sends paced pieces with a length")
+    func http10NeverChunked() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try http10NeverChunked(upstream) }
+    }
+
+    private func http10NeverChunked(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("old.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        defer { proxy.stop() }
+        let lines = (0..<5).map { "chunk \($0)\n" }.joined()
+        // The upstream answers chunked (Hummingbird to an HTTP/1.1 hop); the 1.0 client must get
+        // the bytes themselves, not chunk-size lines it would take for body.
+        let old = try RawClient(port: proxy.port)
+        try old.send("GET /chunked/5 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(String(decoding: try old.readToEnd(), as: UTF8.self) == lines)
+        #expect(old.head?.contains("transfer-encoding") == false, "\(old.head ?? "")")
+        // An HTTP/1.1 client still gets it chunked, as the upstream sent it.
+        let new = try RawClient(port: proxy.port)
+        try new.send("GET /chunked/5 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(String(decoding: try new.readToEnd(), as: UTF8.self) == lines)
+        #expect(new.head?.contains("transfer-encoding: chunked") == true, "\(new.head ?? "")")
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+
+        // A stream with recorded pieces, served at its recorded pace, reaches a 1.0 client with a length.
+        var recorded = try CassetteFile.read(cassette)
+        recorded.interactions = [recorded.interactions[0]]
+        guard case var .response(response) = recorded.interactions[0].outcome else { Issue.record("no response"); return }
+        response.headers = [HeaderField("Content-Type", "text/event-stream")]
+        response.body = Data("data: 1\n\ndata: 2\n\n".utf8)
+        response.chunks = [BodyChunk(bytes: 9, at: .milliseconds(10)), BodyChunk(bytes: 9, at: .milliseconds(20))]
+        recorded.interactions[0].outcome = .response(response)
+        try CassetteFile.write(recorded, to: directory.file("paced.har.gz"))
+        let server = try ServerProcess(["serve", directory.file("paced.har.gz").path, "--timing", "recorded"])
+        defer { server.stop() }
+        let paced = try RawClient(port: server.port)
+        try paced.send("GET /chunked/5 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(try paced.readToEnd() == response.body)
+        #expect(paced.head?.contains("transfer-encoding") == false, "\(paced.head ?? "")")
+        #expect(paced.head?.contains("content-length: 18") == true, "\(paced.head ?? "")")
+    }
+
     @Test("record answers a small exchange, complete when its head arrives, in one write: head and body come together once journalled")
     func completeAnswerInOnePiece() async throws {
         let upstream = try await LoopbackServer.start()
