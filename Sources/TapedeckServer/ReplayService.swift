@@ -134,6 +134,8 @@ public final class ReplayService: ExchangeService {
     private let source: String
     let player: Mutex<CassettePlayer>
     private let missLog = Mutex(RecentLog<String>(capacity: ReplayService.keptMisses))
+    /// Exchanges answered (admin requests are not exchanges), as a fault plan numbers them.
+    private let exchanges = Atomic<Int>(0)
     private let forwarder: UpstreamClient?
 
     /// Serves `cassette`; `source` names it in miss explanations.
@@ -180,7 +182,7 @@ public final class ReplayService: ExchangeService {
     private func reset(after request: IncomingRequest?) {
         player.withLock { $0 = Self.makePlayer(cassette, source: source, options: options) }
         missLog.withLock { $0.removeAll() }
-        options.faults?.reset(afterExchange: request?.number ?? 0, afterConnection: request?.connection ?? 0)
+        options.faults?.reset(afterExchange: exchanges.load(ordering: .relaxed), afterConnection: request?.connection ?? 0)
     }
 
     /// How many misses ``misses`` keeps: a long-running server forgets older ones.
@@ -205,6 +207,9 @@ public final class ReplayService: ExchangeService {
     /// Answers from the cassette (or the admin endpoint, or the miss policy).
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         if request.target.hasPrefix("/__tapedeck/") { return answer(admin(request)) }
+        // Numbered among the exchanges a fault plan sees: admin requests (a readiness poll, a
+        // look at the misses) are not, so they never shift which request an `exchanges` site hits.
+        let exchange = exchanges.add(1, ordering: .relaxed).newValue
         guard let url = matchURL(for: request) else { return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n")) }
         let snapshot = snapshot(request, url: url)
         let reply = player.withLock { $0 }.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
@@ -248,7 +253,7 @@ public final class ReplayService: ExchangeService {
             result = .text(500, "tapedeck: a deferred answer cannot be served\n")
         }
         if let faults = options.faults {
-            for fired in faults.apply(method: request.method, url: url, exchange: request.number, to: &result) {
+            for fired in faults.apply(method: request.method, url: url, exchange: exchange, to: &result) {
                 options.log?(fired.description)
             }
         }

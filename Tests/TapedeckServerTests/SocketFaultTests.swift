@@ -140,4 +140,23 @@ struct SocketFaultTests {
         #expect(first.contains(0) && first.contains { $0 != 0 }, "probability 500 fires on some, not all: \(first)")
         #expect(try outcomes(seed: 12) != first, "another seed, other requests")
     }
+
+    @Test("admin requests are not exchanges: health polls between requests do not shift which one an `exchanges` site hits")
+    func adminRequestsNotCounted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = try cassette(in: directory)
+        let plan = directory.file("second.yaml")
+        try Data("faults: [{kind: connectionLost, exchanges: [2]}]".utf8).write(to: plan)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--faults", plan.path])
+        defer { server.stop() }
+        var statuses: [String] = []
+        for _ in 0..<3 {
+            statuses.append("health \(try curl([server.base + "/__tapedeck/health"]).code)")
+            statuses.append("plain \(try curl([server.base + "/plain"]).status)")
+        }
+        // curl's 0 is success; the second plain request (exchange 2) has its connection dropped.
+        #expect(statuses == ["health 200", "plain 0", "health 200", "plain 52", "health 200", "plain 0"]
+                || statuses == ["health 200", "plain 0", "health 200", "plain 56", "health 200", "plain 0"], "\(statuses)")
+    }
 }
