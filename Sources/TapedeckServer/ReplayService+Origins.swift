@@ -10,9 +10,21 @@ extension ReplayService {
     /// The URL the request is matched as: the recorded origin it names plus its target (see the
     /// type's notes).
     public func matchURL(for request: IncomingRequest) -> URL? {
-        if let absolute = Self.absoluteTarget(request) { return absolute }
-        let target = request.target.hasPrefix("/") ? request.target : "/" + request.target
-        let host = request.headers.value(for: "Host").map(Origin.hostAndPort)
+        var target = request.target.hasPrefix("/") ? request.target : "/" + request.target
+        var host = request.headers.value(for: "Host").map(Origin.hostAndPort)
+        if let absolute = Self.absoluteTarget(request) {
+            // A recorded origin it names is matched as it stands. One it does not name is taken
+            // for a proxy-style client recorded through `record`, which stores the upstream's
+            // origin whatever host the client named: its path and query are matched against the
+            // recorded origins, as an origin-form target's are.
+            let named = Origin(absolute)
+            guard request.method.uppercased() != "CONNECT", let named, !parsedOrigins.isEmpty,
+                  !parsedOrigins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }) else {
+                return absolute
+            }
+            target = RecordService.originForm(request.target)
+            host = nil
+        }
         var candidates = parsedOrigins.filter { origin in host.map { origin.serves(host: $0.host, port: $0.port) } ?? false }
         if candidates.isEmpty { candidates = parsedOrigins }
         let forwarded = request.headers.value(for: "X-Forwarded-Proto")?.split(separator: ",").first

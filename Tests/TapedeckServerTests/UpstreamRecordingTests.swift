@@ -22,7 +22,7 @@ struct UpstreamRecordingTests {
         return block.split(separator: "\r\n").dropFirst().compactMap { line in line.split(separator: ":").first.map(String.init) }
     }
 
-    @Test("a client using record as its HTTP proxy (curl -x, an absolute-form target) is forwarded and recorded at the path it asked for")
+    @Test("a client using record as its HTTP proxy (curl -x, an absolute-form target) is forwarded and recorded at the path it asked for, whatever host it names, and serve replays it proxy-style")
     func absoluteFormTarget() async throws {
         let upstream = try await LoopbackServer.start()
         try await blocking {
@@ -31,10 +31,23 @@ struct UpstreamRecordingTests {
             let cassette = directory.file("proxy.har.gz")
             let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
             let viaProxy = try curl(["-x", proxy.base, upstream.baseURL.absoluteString + "/bytes/10?id=1"])
+            // A client that names another host (its own name for the API) goes to the one upstream too.
+            let named = try curl(["-x", proxy.base, "http://shop.test/bytes/12"])
             #expect(proxy.stop() == 0, "\(proxy.errors)")
             #expect(viaProxy.code == 200 && viaProxy.body == Data(LoopbackServer.bytes(10)))
+            #expect(named.code == 200 && named.body == Data(LoopbackServer.bytes(12)))
             let recorded = try CassetteFile.read(cassette).interactions
-            #expect(recorded.map { $0.request.url.absoluteString } == [upstream.baseURL.absoluteString + "/bytes/10?id=1"])
+            #expect(recorded.map { $0.request.url.absoluteString }
+                    == [upstream.baseURL.absoluteString + "/bytes/10?id=1", upstream.baseURL.absoluteString + "/bytes/12"])
+
+            // Served back to the same clients, proxy-style: the named host is matched by its path
+            // against the recorded origin (it was a miss: the cassette has no shop.test).
+            let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+            defer { server.stop() }
+            let replayedNamed = try curl(["-x", server.base, "http://shop.test/bytes/12"])
+            #expect(replayedNamed.code == 200 && replayedNamed.body == named.body, "\(String(decoding: replayedNamed.body, as: UTF8.self))")
+            let replayed = try curl(["-x", server.base, upstream.baseURL.absoluteString + "/bytes/10?id=1"])
+            #expect(replayed.code == 200 && replayed.body == viaProxy.body)
         }
         #expect(RecordService.originForm("http://api.test:8080/items?id=1") == "/items?id=1")
         #expect(RecordService.originForm("HTTPS://api.test?q=1") == "/?q=1")
