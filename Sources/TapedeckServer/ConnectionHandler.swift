@@ -45,6 +45,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
     /// answer or the connection ends — never left waiting.
     var pendingTaken: (@Sendable () -> Void)?
+    /// `Keep-Alive: timeout=N` on every answer that keeps the connection: how long it may sit idle
+    /// before the server closes it (the header timeout), so a pooling client (Node's agents,
+    /// undici) retires it first instead of sending a request into the close.
+    var keepAliveHint: String { "timeout=\(max(1, Int(options.headerTimeout.timeInterval)))" }
     /// Whether the request being answered may get a chunked body: not an HTTP/1.0 one (RFC 9112
     /// 6.1), which gets a length, or a body that ends with the connection.
     var chunkedAllowed = true
@@ -228,7 +232,9 @@ final class ConnectionHandler: ChannelInboundHandler {
             let (handler, context) = bound.value
             guard case .answering = handler.state else { return whenDone(handler) }
             let close = answer.close || !keepAlive || handler.closeAfterAnswer
-            context.writeAndFlush(handler.wrapOutboundOut(.head(Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed))), promise: nil)
+            var head = Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed)
+            if !close { head.headers.add(name: "Keep-Alive", value: handler.keepAliveHint) }
+            context.writeAndFlush(handler.wrapOutboundOut(.head(head)), promise: nil)
             handler.after(delivery.bodyDelay, context) {
                 let (handler, context) = bound.value
                 var body = isHead || Self.isBodyless(answer.status) ? Data() : answer.body

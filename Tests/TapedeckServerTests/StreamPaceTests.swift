@@ -152,7 +152,14 @@ struct StreamPaceTests {
             #expect(text.hasPrefix("http/1.1 200"), "\(text.prefix(80))")
             #expect(client.head?.contains("content-length: 64") == true)
             #expect(first.suffix(64) == Data(LoopbackServer.bytes(64)), "the first read held \(first.count) bytes: \(text.prefix(200))")
+            #expect(!text.contains("keep-alive:"), "a closing answer promises no idle time")
         }
+        // A connection kept open says how long it may sit idle (the header timeout), so a pooling
+        // client retires it before the server closes it under a request.
+        let kept = try RawClient(port: proxy.port)
+        try kept.send("GET /bytes/64 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let text = String(decoding: try kept.readOnce(), as: UTF8.self).lowercased()
+        #expect(text.contains("\r\nkeep-alive: timeout=10\r\n"), "\(text.prefix(300))")
         #expect(proxy.stop() == 0, "\(proxy.errors)")
     }
 
