@@ -219,6 +219,9 @@ public final class ReplayService: ExchangeService {
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: served)
+            if request.method.uppercased() != "HEAD" {
+                Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
+            }
         case let .failure(failure, after):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
                            headers: [HeaderField("X-Tapedeck-Failure", "recorded")])

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import TapedeckCassettes
+import TapedeckHTTP
+@testable import TapedeckServer
 import TapedeckTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +41,35 @@ struct ServeWriterQuirkTests {
         #expect(run.code == 200 && run.body == Data(text.utf8))
         #expect(header("Content-Encoding", in: run.head) == nil, "\(run.head)")
         #expect(header("Content-Length", in: run.head) == String(text.utf8.count), "\(run.head)")
+    }
+
+    @Test("an answer its server negotiated (Vary: Accept-Encoding) goes decoded to a client that does not accept its coding, compressed to one that does; one without Vary goes as recorded")
+    func negotiatedEncoding() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let text = Data(String(repeating: "body { background: #eef } ", count: 40).utf8)
+        let gzip = try Zlib.compress(text, format: .gzip)
+        func entry(_ index: Int, _ path: String, vary: Bool) -> Interaction {
+            var headers = [HeaderField("Content-Type", "text/css"), HeaderField("Content-Encoding", "gzip")]
+            if vary { headers.append(HeaderField("Vary", "Accept-Encoding")) }
+            return Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test\(path)")!),
+                               outcome: .response(RecordedResponse(status: 200, headers: headers, body: gzip, bodyForm: .wire)))
+        }
+        let cassette = directory.file("css.har.gz")
+        try CassetteFile.write(Cassette(interactions: [entry(0, "/site.css", vary: true), entry(1, "/fixed.css", vary: false)]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        defer { server.stop() }
+        for (arguments, decoded) in [([], true), (["-H", "Accept-Encoding: identity"], true), (["-H", "Accept-Encoding: br, gzip;q=0"], true),
+                                     (["-H", "Accept-Encoding: gzip"], false), (["-H", "Accept-Encoding: *"], false)] {
+            let run = try curl([server.base + "/site.css"] + arguments)
+            #expect(run.body == (decoded ? text : gzip), "\(arguments)")
+            #expect(header("Content-Encoding", in: run.head) == (decoded ? nil : "gzip"), "\(arguments)")
+            #expect(header("Content-Length", in: run.head) == String(decoded ? text.count : gzip.count), "\(arguments)")
+        }
+        // Without Vary the server sent gzip to everyone: so does the replay.
+        #expect(try curl([server.base + "/fixed.css"]).body == gzip)
+        #expect(ReplayService.accepts("gzip", acceptEncoding: "x-gzip;q=0.5"))
+        #expect(!ReplayService.accepts("br", acceptEncoding: "gzip, deflate"))
     }
 
     @Test("the status line carries the recorded reason phrase (Firefox's HAR of gunicorn and http.server: 'NOT FOUND', 'FOUND', 'File not found')")

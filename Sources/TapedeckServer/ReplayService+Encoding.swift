@@ -1,0 +1,61 @@
+import Foundation
+import TapedeckCassettes
+import TapedeckHTTP
+
+// Content negotiation on replay: an answer recorded compressed for a client that asked for it,
+// served to one that did not.
+
+extension ReplayService {
+    /// An answer whose server chose its content coding by the request's `Accept-Encoding` (it
+    /// says `Vary: Accept-Encoding`) is sent decoded to a client that does not accept that coding
+    /// (an explicit `identity`, a list without it, or no `Accept-Encoding` at all, as such a
+    /// server answers one), as the server would have: a cassette recorded by a client asking for
+    /// gzip serves a client that cannot read it. Any other answer goes as recorded.
+    ///
+    /// ```swift
+    /// ReplayService.accepts("gzip", acceptEncoding: "br;q=1, gzip;q=0")   // false
+    /// ```
+    static func negotiateEncoding(_ answer: inout ServerAnswer, acceptEncoding: String?) {
+        guard let coding = answer.headers.first(where: { $0.name.equalsIgnoringASCIICase("Content-Encoding") })?.value,
+              !coding.trimmingCharacters(in: .whitespaces).isEmpty, coding.lowercased() != "identity",
+              answer.headers.contains(where: { field in
+                  field.name.equalsIgnoringASCIICase("Vary") && field.value.split(separator: ",").contains {
+                      let token = $0.trimmingCharacters(in: .whitespaces).lowercased()
+                      return token == "accept-encoding" || token == "*"
+                  }
+              }),
+              !coding.split(separator: ",").allSatisfy({ accepts(String($0), acceptEncoding: acceptEncoding) }),
+              let decoded = try? ContentCoding.decode(answer.body, contentEncoding: coding) else { return }
+        answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
+        answer.body = decoded
+        // Recorded pieces are of the encoded bytes: the decoded body goes at the pace's end instead.
+        if let pieces = answer.delivery.pieces {
+            answer.delivery.pieces = nil
+            answer.delivery.bodyDelay = pieces.last?.at ?? .zero
+        }
+    }
+
+    /// Whether `Accept-Encoding` accepts `coding` (RFC 9110 12.5.3: by name or `*`, a `q` above
+    /// 0; `x-gzip` is `gzip`). No field at all accepts none here (see ``negotiateEncoding(_:acceptEncoding:)``).
+    static func accepts(_ coding: String, acceptEncoding: String?) -> Bool {
+        guard let acceptEncoding else { return false }
+        func normal(_ name: Substring) -> String {
+            let name = name.trimmingCharacters(in: .whitespaces).lowercased()
+            return name == "x-gzip" ? "gzip" : name
+        }
+        let wanted = normal(Substring(coding))
+        var star: Bool?
+        for item in acceptEncoding.split(separator: ",") {
+            let parts = item.split(separator: ";")
+            guard let name = parts.first.map(normal) else { continue }
+            let q = parts.dropFirst().compactMap { parameter -> Double? in
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { return nil }
+                return Double(pair[1].trimmingCharacters(in: .whitespaces))
+            }.first ?? 1
+            if name == wanted { return q > 0 }
+            if name == "*" { star = q > 0 }
+        }
+        return star ?? false
+    }
+}
