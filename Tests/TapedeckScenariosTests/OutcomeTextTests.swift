@@ -40,6 +40,30 @@ struct OutcomeTextTests {
         #expect(OutcomeText.reason(detail) == expected)
     }
 
+    @Test("an attempt is drawn failed as the client saw it: a 404 its request accepts is not, a 200 that failed validation is, a retried one is")
+    func attemptsFailAsTheClientSaw() throws {
+        let outcome = try run("""
+            traffic:
+              stubs:
+                - {match: GET http://api.test/missing, status: 404, json: {}}
+                - {match: GET http://api.test/html, headers: {Content-Type: text/html}, body: <p/>}
+                - {match: GET http://api.test/flaky, responses: [{status: 503}, {json: {}}]}
+            client: {headers: {Accept: application/json}, validate: true, retry: {limit: 1, statuses: [503]}}
+            script:
+              - {request: GET http://api.test/missing, name: strict}
+              - {request: GET http://api.test/missing, name: lenient, validate: {statuses: [200-299, 404]}}
+              - {request: GET http://api.test/html, name: html}
+              - {request: GET http://api.test/flaky, name: flaky}
+            """)
+        func failed(_ name: String) -> [Bool]? {
+            outcome.lane(name)?.spans.filter { $0.kind == .attempt }.map(\.failed)
+        }
+        #expect(failed("strict") == [true])
+        #expect(failed("lenient") == [false])
+        #expect(failed("html") == [true])
+        #expect(failed("flaky") == [true, false])
+    }
+
     @Test("a request that failed as the scenario expects is explained in its own section")
     func whySection() throws {
         let outcome = try run("""

@@ -58,7 +58,8 @@ public struct Timeline: Codable, Hashable, Sendable {
         public var endNanoseconds: Int64
         /// For an attempt: how it ended (`200`, `503`, `timedOut`, `cancelled`); for a wait: empty.
         public var label: String
-        /// Whether the attempt failed (a transport failure or an error status).
+        /// Whether the attempt failed as the client saw it: it was retried, or it was the last and
+        /// the request ended in an error (on a support lane: a transport failure or an error status).
         public var failed: Bool
 
         /// A span.

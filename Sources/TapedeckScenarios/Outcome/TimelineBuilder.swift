@@ -52,7 +52,16 @@ struct TimelineBuilder {
         if let end = request.endNanoseconds {
             marks.append(Timeline.Mark(kind: .finish, timeNanoseconds: end, label: result))
         }
-        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans(of: own, endingAt: cancelled == nil ? nil : request.endNanoseconds), marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
+        // The client's verdict, not the status's: an attempt it retried failed, and the last one
+        // failed when the request ended in an error (a 404 the request validates as fine did not,
+        // a 200 whose content type failed validation did).
+        var spans = spans(of: own, endingAt: cancelled == nil ? nil : request.endNanoseconds)
+        if let last = spans.lastIndex(where: { $0.kind == .attempt }) {
+            for index in spans.indices where spans[index].kind == .attempt {
+                spans[index].failed = index < last || request.error != .none
+            }
+        }
+        return Timeline.Lane(name: request.name, result: result, passed: passed, spans: spans, marks: marks.sorted { $0.timeNanoseconds < $1.timeNanoseconds })
     }
 
     /// Attempts and the waits between them; with `requestEnd` (a cancelled request's end), the

@@ -11,7 +11,7 @@ extension HTMLReport {
         let failedRequests = Set(outcome.failures.compactMap(\.request)).count
         let facts: [(String, String)] = [
             ("seed", "\(outcome.seed)"),
-            (outcome.requests.count == 1 ? "request" : "requests", "\(outcome.requests.count)" + (failedRequests > 0 ? " (\(failedRequests) failed)" : "")),
+            (outcome.requests.count == 1 ? "request" : "requests", "\(outcome.requests.count)" + (failedRequests > 0 ? " (\(failedRequests) failed a check)" : "")),
             ("virtual time", TextTimeline.format(outcome.virtualNanoseconds)),
             (outcome.faults.count == 1 ? "fault fired" : "faults fired", "\(outcome.faults.count)"),
             (outcome.failures.count == 1 ? "check failed" : "checks failed", "\(outcome.failures.count)"),
