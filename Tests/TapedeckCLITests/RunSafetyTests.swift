@@ -82,7 +82,11 @@ struct RunSafetyTests {
         // And the output says what happened to the cassette and how to undo it
         #expect(run.output.contains("cassette \(directory.file("api.har.gz").path) (--record all): the run failed, so the cassette was not replaced. "
                                     + "Its \(old.count) entries are kept, and the new entry (1 recorded transport failure, which replays as a failure) "
-                                    + "was added after them (entry \(old.count + 1))."), "\(run.output)")
+                                    + "was added after them (entry \(old.count))."), "\(run.output)")
+        // Numbered as `cassette inspect` numbers it (from 0).
+        let inspect = try runTapedeck(["cassette", "inspect", directory.file("api.har.gz").path])
+        let last = try #require(inspect.output.split(separator: "\n").last)
+        #expect(last.split(separator: " ").first == "\(old.count)", "\(inspect.output)")
         #expect(run.output.contains("To drop them, restore the file (e.g. git checkout -- "), "\(run.output)")
     }
 

@@ -64,6 +64,19 @@ struct OutcomeTextTests {
         #expect(failed("flaky") == [true, false])
     }
 
+    @Test("a recording run's trace hash is said to be its own: replaying the cassette gives another")
+    func recordingRunHash() throws {
+        var outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+            script: [{request: GET http://api.test/a}]
+            """)
+        #expect(OutcomeText(outcome).render().hasSuffix("trace hash: \(outcome.traceHash)"))
+        outcome.recording = RecordingReport(mode: "once", cassette: "api.har.gz", replayed: 0, recorded: 1, recordedFailures: [],
+                                            entriesBefore: 0, entriesAfter: 1, replaced: false, problem: nil)
+        #expect(OutcomeText(outcome).render().hasSuffix("trace hash: \(outcome.traceHash) (this recording run's; replaying the cassette, as the reproduce line does, gives its own)"))
+        #expect(outcome.recording?.note == "cassette api.har.gz (--record once): 1 new entry added, now 1")
+    }
+
     @Test("a request that failed as the scenario expects is explained in its own section")
     func whySection() throws {
         let outcome = try run("""

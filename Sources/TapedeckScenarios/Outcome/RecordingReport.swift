@@ -47,14 +47,15 @@ public struct RecordingReport: Codable, Hashable, Sendable {
         }
         if let after = entriesAfter {
             if after == entriesBefore && !replaced {
-                lines.append("cassette \(cassette) (--record \(mode)): unchanged, \(entriesBefore) entries; \(replayed) request\(replayed == 1 ? "" : "s") replayed, none recorded")
+                lines.append("cassette \(cassette) (--record \(mode)): unchanged, \(Self.entries(entriesBefore)); \(replayed) request\(replayed == 1 ? "" : "s") replayed, none recorded")
             } else if replaced {
-                lines.append("cassette \(cassette) (--record \(mode)): re-recorded, now \(after) entries\(failureNote) in place of the \(entriesBefore) it had")
+                lines.append("cassette \(cassette) (--record \(mode)): re-recorded, now \(Self.entries(after))\(failureNote) in place of the \(entriesBefore) it had")
             } else if mode == CassetteRecorder.Mode.all.rawValue && entriesBefore > 0 {
-                let new = added == 1 ? "the new entry\(failureNote) was added after them (entry \(entriesBefore + 1))"
-                    : "the \(added) new entries\(failureNote) were added after them (entries \(entriesBefore + 1)-\(entriesBefore + added))"
+                // Numbered from 0, as `tapedeck cassette inspect` and the miss reports number them.
+                let new = added == 1 ? "the new entry\(failureNote) was added after them (entry \(entriesBefore))"
+                    : "the \(added) new entries\(failureNote) were added after them (entries \(entriesBefore)-\(entriesBefore + added - 1))"
                 lines.append("cassette \(cassette) (--record all): the run failed, so the cassette was not replaced. "
-                    + "Its \(entriesBefore) entries are kept, and \(new).")
+                    + (entriesBefore == 1 ? "Its entry is kept" : "Its \(entriesBefore) entries are kept") + ", and \(new).")
                 lines.append("  Replays still answer from the old entries first; a request repeated more often than they cover (a retry, a poll) "
                     + "now gets the new ones. To drop them, restore the file (e.g. git checkout -- \(Outcome.shellQuoted(cassette))); "
                     + "a --record all run that passes replaces the whole cassette.")
@@ -66,6 +67,11 @@ public struct RecordingReport: Codable, Hashable, Sendable {
             lines.append("  recorded failures: " + recordedFailures.prefix(5).joined(separator: "; ") + (failures > 5 ? "; ..." : ""))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `1 entry`, `3 entries`.
+    static func entries(_ count: Int) -> String {
+        count == 1 ? "1 entry" : "\(count) entries"
     }
 }
 

@@ -81,7 +81,12 @@ public struct OutcomeText: Sendable {
             lines.append("note: \(outcome.determinismNote)")
         }
         lines.append("")
-        lines.append("trace hash: \(outcome.traceHash)")
+        if let recording = outcome.recording, recording.recorded > 0 {
+            // Live exchanges are not replayed ones: the cassette's replay has a hash of its own.
+            lines.append("trace hash: \(outcome.traceHash) (this recording run's; replaying the cassette, as the reproduce line does, gives its own)")
+        } else {
+            lines.append("trace hash: \(outcome.traceHash)")
+        }
         return lines.joined(separator: "\n")
     }
 }
