@@ -100,7 +100,6 @@ struct ShrinkCommand: ParsableCommand {
     }
 
     private func describe(_ schedule: Schedule) -> String {
-        "\(schedule.faults.count) fault firings, \(schedule.order.count) scheduling choices, \(schedule.jitter.count) jitter draws, "
-            + "\(schedule.metrics.count) metrics orders"
+        Shrinker.summary(schedule)
     }
 }

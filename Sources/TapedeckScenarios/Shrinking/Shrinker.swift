@@ -141,9 +141,11 @@ public struct Shrinker: Sendable {
                       outcome: final, steps: search.steps, runs: search.runs, complete: !search.exhausted)
     }
 
-    /// `3 fault firings, 120 scheduling choices, 4 jitter draws, 2 metrics orders`.
-    static func summary(_ schedule: Schedule) -> String {
-        "\(schedule.faults.count) fault firings, \(schedule.order.count) scheduling choices, \(schedule.jitter.count) jitter draws, "
-            + "\(schedule.metrics.count) metrics orders"
+    /// What a schedule holds, counted: `3 fault firings, 1 scheduling choice, 4 jitter draws, 2 metrics orders`.
+    public static func summary(_ schedule: Schedule) -> String {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        return [count(schedule.faults.count, "fault firing", "fault firings"), count(schedule.order.count, "scheduling choice", "scheduling choices"),
+                count(schedule.jitter.count, "jitter draw", "jitter draws"), count(schedule.metrics.count, "metrics order", "metrics orders")]
+            .joined(separator: ", ")
     }
 }
