@@ -322,6 +322,22 @@ extension BadFileTests {
             traffic: {
             """, line: 2, column: 1, path: "",
             message: "not valid YAML: while parsing a flow sequence: did not find expected ',' or ']' — in the [ or { opened at line 1, column 9"),
+        BadFile(what: "a value holding brackets inside a flow mapping says to quote it", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: a}]
+            expect:
+              requests:
+                a: {json: {path: items[1], equals: 2}}
+            """, line: 5, column: 27, path: "",
+            message: "not valid YAML: while parsing a flow mapping: did not find expected ',' or '}' — in the [ or { opened at line 5, column 15: "
+                + "separate its items with commas, close it, and quote a value that holds [ ] { } or a comma (path: \"items[1]\")"),
+        BadFile(what: "a YAML merge key says YAML 1.2 has none", yaml: """
+            \(stub)
+            script:
+              - <<: {name: a}
+                request: GET http://api.test/a
+            """, line: 3, column: 5, path: "script[0].<<",
+            message: "unknown key '<<' — YAML 1.2, which scenario files are read as, has no merge keys"),
         BadFile(what: "an empty file", yaml: "", line: 0, column: 0, path: "",
                 message: "the file is empty — start from a file in docs/examples/scenarios"),
     ]

@@ -112,10 +112,11 @@ extension Scenario {
                     return ScenarioError(file: file, line: context.mark.line, column: context.mark.column, reason: "not valid \(language): \(what)",
                                          hint: "the quote that opens here is not closed (the file ends at line \(mark.line) without it): close it")
                 }
-                if context.text.contains("flow") {
-                    return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
-                                         hint: "in the [ or { opened at line \(context.mark.line), column \(context.mark.column): separate its items with commas, and close it")
-                }
+            }
+            if let context, context.mark.line > 0, context.text.contains("flow") {
+                return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
+                                     hint: "in the [ or { opened at line \(context.mark.line), column \(context.mark.column): separate its items with commas, "
+                                         + "close it, and quote a value that holds [ ] { } or a comma (path: \"items[1]\")")
             }
             return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
                                  hint: syntaxHint(problem: what, line: mark.line, text: text))
