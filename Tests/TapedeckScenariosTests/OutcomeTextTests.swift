@@ -105,7 +105,7 @@ struct OutcomeTextTests {
         #expect(OutcomeText(outcome).render().contains("passed in \(text) of virtual time"), "\(OutcomeText(outcome).render())")
     }
 
-    @Test("a result label is printed whole when the width leaves room for it")
+    @Test("a result label is printed whole when the width leaves room for it, else cut with an ellipsis")
     func wholeResultLabel() throws {
         let outcome = try run("""
             traffic:
@@ -119,6 +119,9 @@ struct OutcomeTextTests {
         let lane = try #require(TextTimeline(outcome.timeline, width: 100).render().split(separator: "\n").first)
         #expect(lane.hasSuffix("▏ validation after 410"), "\(lane)")
         #expect(SVGTimeline(outcome.timeline).render().contains("</title>validation after 410</text>"), "the SVG's result column has room too")
+        // Too narrow for it: cut short, and saying so (a cut `410` must not read as `4`).
+        let narrow = try #require(TextTimeline(outcome.timeline, width: 56).render().split(separator: "\n").first)
+        #expect(narrow.hasSuffix("▏ validation af…"), "\(narrow)")
     }
 
     @Test("the faults that fired are listed in time order, a token expiry among them")

@@ -61,7 +61,9 @@ public struct TextTimeline: Sendable {
             }
             let name = pad(String(lane.name.prefix(nameWidth)), nameWidth)
             let status = lane.passed ? " " : "✗"
-            lines.append("\(name) \(status)▕\(String(cells))▏ \(String(lane.result.prefix(resultWidth)))")
+            // A result cut short says so (`validation aft…`): a cut `503` must not read as `5`.
+            let result = lane.result.count > resultWidth ? lane.result.prefix(resultWidth - 1) + "…" : lane.result
+            lines.append("\(name) \(status)▕\(String(cells))▏ \(result)")
         }
         let axisStart = "0"
         let axisEnd = Self.format(timeline.durationNanoseconds)
