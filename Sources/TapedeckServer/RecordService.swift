@@ -31,6 +31,8 @@ public final class RecordService: ExchangeService {
     /// The pooled connections to the upstream (the recorder's transport).
     public let client: UpstreamClient
     private let upstreamOrigin: String
+    /// The upstream's other loopback names, whose `Location`s point back at the proxy too.
+    private let upstreamAliases: [String]
     /// Where misses and refused upgrades are told (a line each), if anywhere.
     private let log: (@Sendable (String) -> Void)?
 
@@ -42,6 +44,7 @@ public final class RecordService: ExchangeService {
         self.upstream = upstream
         self.log = log
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
+        upstreamAliases = ReplayService.loopbackAliases(of: upstreamOrigin)
         client = UpstreamClient(upstream: upstream, options: options.live)
         var options = options
         options.transport = client
@@ -120,13 +123,13 @@ public final class RecordService: ExchangeService {
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
                                   to stream: AnswerStream, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         let headSent = Atomic<Bool>(false)
-        let cancel = reporting({ [upstreamOrigin] progress in
+        let cancel = reporting({ [upstreamOrigin, upstreamAliases] progress in
             switch progress {
             case let .head(head, reason):
                 headSent.store(true, ordering: .releasing)
                 var plan = ResponsePlan(head: head)
                 plan.reasonPhrase = reason
-                stream.head(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
+                stream.head(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host))
             case let .body(piece, taken):
                 stream.body(piece, taken: taken)
             }
@@ -140,7 +143,7 @@ public final class RecordService: ExchangeService {
     private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         switch reply {
         case let .response(plan):
-            answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, served: host))
+            answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host))
         case let .failure(failure, _) where failure.urlErrorCode == .cannotWriteToFile:
             // Not the upstream's doing: the journal could not keep the interaction.
             answer(.text(503, "tapedeck: \(failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "journal")]))

@@ -164,6 +164,22 @@ public final class ReplayService: ExchangeService {
         CassettePlayer(cassette: cassette, rules: options.rules, afterLast: .repeatLast, redactor: options.redactor, source: source)
     }
 
+    /// The same origin by its other loopback names: `http://127.0.0.1:8080` is also
+    /// `http://localhost:8080` and `http://[::1]:8080` (an upstream started on one may name itself
+    /// by another in its redirects); none for any other host.
+    ///
+    /// ```swift
+    /// ReplayService.loopbackAliases(of: "http://127.0.0.1:8080")   // ["http://localhost:8080", "http://[::1]:8080"]
+    /// ```
+    static func loopbackAliases(of origin: String) -> [String] {
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return [] }
+        let names = ["127.0.0.1", "localhost", "[::1]"]
+        let own = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard names.contains(own) else { return [] }
+        let port = url.port.map { ":\($0)" } ?? ""
+        return names.filter { $0 != own }.map { "\(scheme)://\($0)\(port)" }
+    }
+
     static func origin(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased() else { return nil }
         // An IPv6 literal keeps its brackets (`URL.host` drops them): `http://[::1]:8080`.
@@ -274,8 +290,9 @@ public final class ReplayService: ExchangeService {
     }
 
     /// The answer a recorded response gives: a body stored decoded goes out decoded (its
-    /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin points here.
-    static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, served host: String?) -> ServerAnswer {
+    /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin — or at one of
+    /// its `aliases`, the same origin by another name — points here.
+    static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, aliases: [String] = [], served host: String?) -> ServerAnswer {
         var headers: [HeaderField] = []
         for field in plan.head.headerFields {
             headers.append(HeaderField(field.name.rawName, field.value))
@@ -287,11 +304,14 @@ public final class ReplayService: ExchangeService {
         }
         if let origin, let host {
             response.headers = response.headers.map { field in
-                guard field.name.equalsIgnoringASCIICase("Location"), field.value.lowercased().hasPrefix(origin) else { return field }
-                // The origin itself, not a longer host or another port that starts the same way.
-                let rest = field.value.dropFirst(origin.count)
-                guard rest.first.map({ "/?#".contains($0) }) ?? true else { return field }
-                return HeaderField(field.name, "http://\(host)" + field.value.dropFirst(origin.count))
+                guard field.name.equalsIgnoringASCIICase("Location") else { return field }
+                for name in [origin] + aliases where field.value.lowercased().hasPrefix(name) {
+                    // The origin itself, not a longer host or another port that starts the same way.
+                    let rest = field.value.dropFirst(name.count)
+                    guard rest.first.map({ "/?#".contains($0) }) ?? true else { continue }
+                    return HeaderField(field.name, "http://\(host)" + rest)
+                }
+                return field
             }
         }
         return answer(response, timings: plan.timings, timing: timing)

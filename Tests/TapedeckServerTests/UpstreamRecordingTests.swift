@@ -56,6 +56,23 @@ struct UpstreamRecordingTests {
         #expect(RecordService.originForm("items") == "/items")
     }
 
+    @Test("a Location naming the upstream by another loopback name (localhost for 127.0.0.1) points back at the proxy too")
+    func loopbackAliasLocation() {
+        #expect(ReplayService.loopbackAliases(of: "http://127.0.0.1:8080") == ["http://localhost:8080", "http://[::1]:8080"])
+        #expect(ReplayService.loopbackAliases(of: "http://api.test:8080").isEmpty)
+        let origin = "http://127.0.0.1:8080"
+        for location in ["http://localhost:8080/next?a=1", "http://127.0.0.1:8080/next?a=1", "http://[::1]:8080/next?a=1"] {
+            let plan = ResponsePlan(status: 302, headers: [("Location", location)])
+            let answer = ReplayService.answer(plan, timing: .instant, origin: origin, aliases: ReplayService.loopbackAliases(of: origin),
+                                              served: "127.0.0.1:9999")
+            #expect(answer.headers.value(for: "Location") == "http://127.0.0.1:9999/next?a=1", "\(location)")
+        }
+        // Another port is another origin: left as it is.
+        let other = ReplayService.answer(ResponsePlan(status: 302, headers: [("Location", "http://localhost:8081/x")]), timing: .instant,
+                                         origin: origin, aliases: ReplayService.loopbackAliases(of: origin), served: "127.0.0.1:9999")
+        #expect(other.headers.value(for: "Location") == "http://localhost:8081/x")
+    }
+
     @Test("a gzip body reaches the client and the cassette as the upstream sent it; header order and case are kept; 24 MB pass whole")
     func wireBytes() async throws {
         let upstream = try await LoopbackServer.start()
