@@ -176,7 +176,7 @@ extension Request {
     /// Calls the async `handler` with each attempt's response head, before any of its body; its
     /// answer, `.allow` or `.cancel`, decides as the synchronous form's does. Alamofire runs it in
     /// a `Task`; so does this, and on a simulated session the answer is an external arrival the
-    /// simulation waits for and takes in order (``TapedeckScheduling/SimulatedScheduler/expectExternal(_:patience:)``),
+    /// simulation waits for and takes in order (`SimulatedScheduler.expectExternal(_:patience:)`),
     /// so a seed still replays the same — as long as the handler does not itself wait for the
     /// simulation to move on (for example for another simulated request), which would stall it
     /// until the scheduler's external wait limit.
@@ -210,7 +210,7 @@ extension Request {
     }
 
     /// Calls the async `handler` with each attempt's response head, before any of its body (the
-    /// request goes on); see ``onHTTPResponse(perform:)-(HTTPURLResponse)->ResponseDisposition``.
+    /// request goes on), as the form whose handler answers with a ``ResponseDisposition`` does.
     @discardableResult
     public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
         onHTTPResponse { (response: HTTPURLResponse) async -> ResponseDisposition in
