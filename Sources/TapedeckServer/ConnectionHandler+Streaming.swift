@@ -23,7 +23,7 @@ extension ConnectionHandler {
             let close = answer.close || !keepAlive || closeAfterAnswer || untilClose
             var head = Self.streamedHead(answer, close: close, isHead: isHead)
             if untilClose { head.version = .http1_0 }   // NIO then frames the body by the connection's end
-            if !close { head.headers.add(name: "Keep-Alive", value: keepAliveHint) }
+            if !close, let hint = keepAliveHint { head.headers.add(name: "Keep-Alive", value: hint) }
             let length = Self.isBodyless(answer.status) ? 0 : head.headers.first(name: "Content-Length").flatMap { Int($0) }
             state = .streaming(close: close, held: nil, remaining: length)
             // Written now, flushed once the events already queued have run: an answer that is

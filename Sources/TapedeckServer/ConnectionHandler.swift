@@ -48,7 +48,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// `Keep-Alive: timeout=N` on every answer that keeps the connection: how long it may sit idle
     /// before the server closes it (the header timeout), so a pooling client (Node's agents,
     /// undici) retires it first instead of sending a request into the close.
-    var keepAliveHint: String { "timeout=\(max(1, Int(options.headerTimeout.timeInterval)))" }
+    /// None under a second: whole seconds would overstate it.
+    var keepAliveHint: String? {
+        let seconds = Int(options.headerTimeout.timeInterval)
+        return seconds >= 1 ? "timeout=\(seconds)" : nil
+    }
     /// Whether the request being answered may get a chunked body: not an HTTP/1.0 one (RFC 9112
     /// 6.1), which gets a length, or a body that ends with the connection.
     var chunkedAllowed = true
@@ -233,7 +237,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             guard case .answering = handler.state else { return whenDone(handler) }
             let close = answer.close || !keepAlive || handler.closeAfterAnswer
             var head = Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed)
-            if !close { head.headers.add(name: "Keep-Alive", value: handler.keepAliveHint) }
+            if !close, let hint = handler.keepAliveHint { head.headers.add(name: "Keep-Alive", value: hint) }
             context.writeAndFlush(handler.wrapOutboundOut(.head(head)), promise: nil)
             handler.after(delivery.bodyDelay, context) {
                 let (handler, context) = bound.value

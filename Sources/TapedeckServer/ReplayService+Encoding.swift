@@ -16,17 +16,32 @@ extension ReplayService {
     /// ReplayService.accepts("gzip", acceptEncoding: "br;q=1, gzip;q=0")   // false
     /// ```
     static func negotiateEncoding(_ answer: inout ServerAnswer, acceptEncoding: String?) {
-        guard let coding = answer.headers.first(where: { $0.name.equalsIgnoringASCIICase("Content-Encoding") })?.value,
-              !coding.trimmingCharacters(in: .whitespaces).isEmpty, coding.lowercased() != "identity",
+        guard let value = answer.headers.first(where: { $0.name.equalsIgnoringASCIICase("Content-Encoding") })?.value,
               answer.headers.contains(where: { field in
                   field.name.equalsIgnoringASCIICase("Vary") && field.value.split(separator: ",").contains {
                       let token = $0.trimmingCharacters(in: .whitespaces).lowercased()
                       return token == "accept-encoding" || token == "*"
                   }
               }),
-              !coding.split(separator: ",").allSatisfy({ accepts(String($0), acceptEncoding: acceptEncoding) }),
-              let decoded = try? ContentCoding.decode(answer.body, contentEncoding: coding) else { return }
+              // A part of a body (206) is a range of the encoded bytes: it stays as it is.
+              answer.status != 206, !answer.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Range") })
+        else { return }
+        // The codings in the order they were applied; only ones this server can undo, or it
+        // would send encoded bytes labelled plain.
+        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        guard !codings.isEmpty, codings.allSatisfy(decodable.contains),
+              !codings.allSatisfy({ accepts($0, acceptEncoding: acceptEncoding) }) else { return }
+        var decoded = answer.body
+        for coding in codings.reversed() {
+            guard let undone = try? ContentCoding.decode(decoded, contentEncoding: coding) else { return }
+            decoded = undone
+        }
         answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
+        // The length is the decoded body's (a HEAD answer, whose body is not sent, says so too).
+        for index in answer.headers.indices where answer.headers[index].name.equalsIgnoringASCIICase("Content-Length") {
+            answer.headers[index].value = String(decoded.count)
+        }
         answer.body = decoded
         // Recorded pieces are of the encoded bytes: the decoded body goes at the pace's end instead.
         if let pieces = answer.delivery.pieces {
@@ -34,6 +49,9 @@ extension ReplayService {
             answer.delivery.bodyDelay = pieces.last?.at ?? .zero
         }
     }
+
+    /// The codings ``negotiateEncoding(_:acceptEncoding:)`` can undo (as `ContentCoding` decodes them).
+    static let decodable: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
     /// Whether `Accept-Encoding` accepts `coding` (RFC 9110 12.5.3: by name or `*`, a `q` above
     /// 0; `x-gzip` is `gzip`). No field at all accepts none here (see ``negotiateEncoding(_:acceptEncoding:)``).

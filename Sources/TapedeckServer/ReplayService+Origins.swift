@@ -13,12 +13,12 @@ extension ReplayService {
         var target = request.target.hasPrefix("/") ? request.target : "/" + request.target
         var host = request.headers.value(for: "Host").map(Origin.hostAndPort)
         if let absolute = Self.absoluteTarget(request) {
-            // A recorded origin it names is matched as it stands. One it does not name is taken
-            // for a proxy-style client recorded through `record`, which stores the upstream's
-            // origin whatever host the client named: its path and query are matched against the
-            // recorded origins, as an origin-form target's are.
+            // A recorded origin it names is matched as it stands. In a cassette of one origin —
+            // what `record` writes: it stores the upstream's origin whatever host a proxy-style
+            // client named — another origin's path and query are matched against that one. (With
+            // several origins, another host is a miss: it must not take one of theirs' answers.)
             let named = Origin(absolute)
-            guard request.method.uppercased() != "CONNECT", let named, !parsedOrigins.isEmpty,
+            guard request.method.uppercased() != "CONNECT", let named, parsedOrigins.count == 1,
                   !parsedOrigins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }) else {
                 return absolute
             }

@@ -17,7 +17,9 @@ import FoundationNetworking
 /// none); among several (one host recorded under http and https), `X-Forwarded-Proto`, then
 /// ``Options/preferredScheme``, then the origin with the earliest unplayed entry matching the
 /// request, then one with a played match, then the first, decide. An absolute-form target
-/// (`GET http://host/path`, a client using the server as its proxy) is matched as it stands.
+/// (`GET http://host/path`, a client using the server as its proxy) is matched as it stands —
+/// but for a cassette of one origin (what `tapedeck record` writes), which answers it by its path
+/// when it names another host.
 ///
 /// Admin (never matched against the cassette): `GET /__tapedeck/health`, `POST /__tapedeck/reset`
 /// (every interaction unplayed again, the miss log emptied), `GET /__tapedeck/misses` (one
@@ -234,10 +236,9 @@ public final class ReplayService: ExchangeService {
         case let .response(plan):
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
-            result = Self.answer(plan, timing: options.timing, origin: Self.origin(of: url), served: served)
-            if request.method.uppercased() != "HEAD" {
-                Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
-            }
+            let origin = Self.origin(of: url)
+            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: origin.map(Self.loopbackAliases) ?? [], served: served)
+            Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
         case let .failure(failure, after):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
                            headers: [HeaderField("X-Tapedeck-Failure", "recorded")])

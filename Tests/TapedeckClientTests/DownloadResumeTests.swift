@@ -120,6 +120,28 @@ struct DownloadResumeTests {
         #expect(progress.value == (10_000, 10_000))
     }
 
+    @Test("cancel(byProducingResumeData:) while the retrier decides about a failed transfer hands the resume data over at the cancel")
+    func resumeDataWhileRetrierDecides() throws {
+        let scheduler = SimulatedScheduler(violationPolicy: .record)
+        let clock = scheduler.makeQueue(label: "slow retrier", target: nil)
+        // The transfer drops after 3,000 bytes (at 3 s); the retrier takes 2 s to say "retry".
+        let fixture = ClientFixture(interceptor: Retrier { _, _, _, completion in clock.asyncAfter(delay: .seconds(2)) { completion(.retry) } },
+                                    scheduler: scheduler)
+        let ranges = Self.serve(fixture)
+        Self.resetting(fixture, first: 1, after: 3_000)
+        let handled = Box<[String]>([]), error = Box<ClientError?>(nil)
+        let download = fixture.session.download("http://api.test/big.bin").response { error.value = $0.error }
+        fixture.scheduler.makeQueue(label: "app", target: nil).asyncAfter(delay: .milliseconds(3_500), named: "cancel") {
+            download.cancel(byProducingResumeData: { data in handled.mutate { $0.append("\(data != nil) at \(fixture.scheduler.now)") } })
+        }
+        try fixture.run()
+        // Handed over at the cancel, not when the session is released (the handler never ran).
+        #expect(handled.value == ["true at \(seconds(3.5))"])
+        #expect(error.value?.isExplicitlyCancelledError == true)
+        #expect(ranges.value == ["- -"], "no retry")
+        #expect(download.resumeData != nil)
+    }
+
     @Test("a resumable download that fails keeps its bytes and resume data; resuming sends its header fields again")
     func failureGivesResumeData() throws {
         let directory = try MultipartFormDataTests.scratch()

@@ -68,6 +68,26 @@ struct BadFileTests {
                 "\(error.description)")
     }
 
+    @Test("every schedule decision naming an unknown request or fault is reported at once, not the first of them")
+    func scheduleProblemsAtOnce() throws {
+        let text = """
+            traffic: {stubs: [{url: http://api.test/items}]}
+            script: [{request: GET http://api.test/items, repeat: 2}]
+            faults: [{name: f, kind: status, status: 503}]
+            schedule:
+              faults:
+                - {site: f, request: "items#3"}
+                - {site: f, request: "itemz"}
+                - {site: g, request: "items#1"}
+            """
+        let error = try #require(throws: ScenarioError.self) { try Scenario.parse(text, file: "schedule.yaml") }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(error.description)")
+        #expect(lines.contains { $0.contains("schedule.faults[0].request") && $0.contains("'items#3'") }, "\(error.description)")
+        #expect(lines.contains { $0.contains("schedule.faults[1].request") && $0.contains("'itemz'") }, "\(error.description)")
+        #expect(lines.contains { $0.contains("schedule.faults[2].site") && $0.contains("'g'") }, "\(error.description)")
+    }
+
     @Test("every wrong value of one item, one section and the top comes at once, not only the first of each")
     func everyWrongValueAtOnce() throws {
         let text = """

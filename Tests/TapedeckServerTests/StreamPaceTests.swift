@@ -142,6 +142,10 @@ struct StreamPaceTests {
         defer { directory.cleanUp() }
         let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", directory.file("one.har.gz").path])
         defer { proxy.stop() }
+        // The upstream writes each small answer in one write (Hummingbird flushes head and body
+        // together), which loopback delivers in one read: the proxy has the whole answer when its
+        // head arrives. (An upstream whose head came apart from its body would rightly get its
+        // head flushed first.)
         for attempt in 0..<3 {
             let client = try RawClient(port: proxy.port)
             try client.send("GET /bytes/64?attempt=\(attempt) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")

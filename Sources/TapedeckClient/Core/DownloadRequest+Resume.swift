@@ -103,9 +103,14 @@ extension DownloadRequest {
     @preconcurrency
     @discardableResult
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
+        // No transfer under way (none yet, or it ended and the retrier decides): nothing will end
+        // later to hand the data over, so it goes now.
+        let transferEnded = mutableState.read { $0.taskStatus != .active }
         downloadState.write { $0.resumeDataHandlers.append(completionHandler) }
         askForResumeData()
-        return cancel()
+        cancel()
+        if transferEnded { deliverResumeData() }
+        return self
     }
 
     /// A cancel will ask for resume data: until the transfer ends with newer bytes, a resumed

@@ -88,7 +88,7 @@ struct Validation {
                 ?? "faults: \(scenario.faults.map(\.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", "))"
             problems.append(scheduleField("faults", index, "site").error("the schedule names a fault '\(decision.site)' the scenario does not define", hint: hint))
         }
-        do { try checkScheduleRequests() } catch { problems.append(error) }
+        problems.append(contentsOf: scheduleRequestProblems())
         if scenario.client.authenticates, let auth = scenario.traffic.auth, auth.token.url.contains("*") || auth.token.url.hasPrefix("/") {
             problems.append(field(["traffic", "auth", "token"]).error(
                 "with client.auth the token endpoint must be a full URL (the client's refresh requests exactly it)",
@@ -102,9 +102,11 @@ struct Validation {
     }
 
     /// Every request a schedule's decisions name is one the run sends: a script request's name as
-    /// outputs print it (`items#2`), or `token` for the client's token refreshes.
-    private func checkScheduleRequests() throws(ScenarioError) {
-        guard let schedule = scenario.schedule else { return }
+    /// outputs print it (`items#2`), or `token` for the client's token refreshes. One problem per
+    /// decision naming another.
+    private func scheduleRequestProblems() -> [ScenarioError] {
+        guard let schedule = scenario.schedule else { return [] }
+        var problems: [ScenarioError] = []
         var names = scenario.requests.map(\.name)
         if scenario.client.authenticates { names.append("token") }
         let known = Set(names)
@@ -117,10 +119,11 @@ struct Validation {
                 if hint.isEmpty, scenario.requests.contains(where: { $0.step.name == request && $0.name != request }) {
                     hint = "a repeated step's requests are named '\(request)#1', '\(request)#2', ..."
                 }
-                throw scheduleField(list, index, "request").error("no request of the run is named '\(request)'",
-                                                                  hint: hint.isEmpty ? "requests: \(names.prefix(10).joined(separator: ", "))" : hint)
+                problems.append(scheduleField(list, index, "request").error("no request of the run is named '\(request)'",
+                                                                            hint: hint.isEmpty ? "requests: \(names.prefix(10).joined(separator: ", "))" : hint))
             }
         }
+        return problems
     }
 
     /// `schedule.LIST[index].key` (or the closest enclosing value found).

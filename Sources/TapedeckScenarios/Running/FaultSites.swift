@@ -133,11 +133,12 @@ final class FaultSites: FaultHook {
             for header in headers { fields[header.name] = header.value }
             if let retryAfter { fields["Retry-After"] = Self.seconds(retryAfter) }
             if let retryAfterDate {
-                // Both dates in whole seconds (as the fields are written), the wait rounded up as
-                // `retryAfter`'s is: a client never waits less than the fault asked.
-                let sent = epoch.addingTimeInterval(VirtualInstant.zero.duration(to: time).timeInterval.rounded(.down))
-                fields["Date"] = HTTPDate.string(from: sent)
-                fields["Retry-After"] = HTTPDate.string(from: sent.addingTimeInterval(retryAfterDate.timeInterval.rounded(.up)))
+                // Whole seconds, as the fields are written: `Date` rounded down and `Retry-After`
+                // up, so a client never waits less than the fault asked, whether it counts from
+                // the `Date` field or from its own clock.
+                let now = VirtualInstant.zero.duration(to: time).timeInterval
+                fields["Date"] = HTTPDate.string(from: epoch.addingTimeInterval(now.rounded(.down)))
+                fields["Retry-After"] = HTTPDate.string(from: epoch.addingTimeInterval((now + retryAfterDate.timeInterval).rounded(.up)))
             }
             return .overrideResponse(status: status, headers: fields)
         case let .metrics(order):
