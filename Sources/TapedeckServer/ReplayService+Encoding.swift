@@ -23,8 +23,10 @@ extension ReplayService {
                       return token == "accept-encoding" || token == "*"
                   }
               }),
-              // A part of a body (206) is a range of the encoded bytes: it stays as it is.
-              answer.status != 206, !answer.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Range") })
+              // A part of a body (206) is a range of the encoded bytes: it stays as it is. So does
+              // an answer without its body (a HEAD's: its decoded length is not known here).
+              answer.status != 206, !answer.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Range") }),
+              !answer.body.isEmpty
         else { return }
         // The codings in the order they were applied; only ones this server can undo, or it
         // would send encoded bytes labelled plain.
@@ -38,7 +40,7 @@ extension ReplayService {
             decoded = undone
         }
         answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
-        // The length is the decoded body's (a HEAD answer, whose body is not sent, says so too).
+        // The length is the decoded body's.
         for index in answer.headers.indices where answer.headers[index].name.equalsIgnoringASCIICase("Content-Length") {
             answer.headers[index].value = String(decoded.count)
         }

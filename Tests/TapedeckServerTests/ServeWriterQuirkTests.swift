@@ -49,14 +49,15 @@ struct ServeWriterQuirkTests {
         defer { directory.cleanUp() }
         let text = Data(String(repeating: "body { background: #eef } ", count: 40).utf8)
         let gzip = try Zlib.compress(text, format: .gzip)
-        func entry(_ index: Int, _ path: String, vary: Bool) -> Interaction {
-            var headers = [HeaderField("Content-Type", "text/css"), HeaderField("Content-Encoding", "gzip")]
+        func entry(_ index: Int, _ path: String, vary: Bool, coding: String = "gzip") -> Interaction {
+            var headers = [HeaderField("Content-Type", "text/css"), HeaderField("Content-Encoding", coding)]
             if vary { headers.append(HeaderField("Vary", "Accept-Encoding")) }
             return Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test\(path)")!),
                                outcome: .response(RecordedResponse(status: 200, headers: headers, body: gzip, bodyForm: .wire)))
         }
         let cassette = directory.file("css.har.gz")
-        try CassetteFile.write(Cassette(interactions: [entry(0, "/site.css", vary: true), entry(1, "/fixed.css", vary: false)]), to: cassette)
+        try CassetteFile.write(Cassette(interactions: [entry(0, "/site.css", vary: true), entry(1, "/fixed.css", vary: false),
+                                                       entry(2, "/dict.css", vary: true, coding: "dcb")]), to: cassette)
         let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
         defer { server.stop() }
         for (arguments, decoded) in [([], true), (["-H", "Accept-Encoding: identity"], true), (["-H", "Accept-Encoding: br, gzip;q=0"], true),
@@ -68,6 +69,12 @@ struct ServeWriterQuirkTests {
         }
         // Without Vary the server sent gzip to everyone: so does the replay.
         #expect(try curl([server.base + "/fixed.css"]).body == gzip)
+        // A coding the server cannot undo goes as recorded, labelled (not encoded bytes called plain).
+        let dictionary = try curl([server.base + "/dict.css"])
+        #expect(dictionary.body == gzip && header("Content-Encoding", in: dictionary.head) == "dcb")
+        // HEAD has no body to decode: it says what was recorded (the coding and its length).
+        let head = try curl([server.base + "/site.css", "-I"])
+        #expect(header("Content-Encoding", in: head.head) == "gzip" && header("Content-Length", in: head.head) == String(gzip.count), "\(head.head)")
         #expect(ReplayService.accepts("gzip", acceptEncoding: "x-gzip;q=0.5"))
         #expect(!ReplayService.accepts("br", acceptEncoding: "gzip, deflate"))
     }
