@@ -87,7 +87,13 @@ struct ServeCommand: ParsableCommand {
         announce("tapedeck serve: listening on http://\(urlHost(http.options.host)):\(http.port) (\(service.cassette.interactions.count) interactions)")
         let signal = signals.wait { service.reset() }
         try? http.shutdown()
-        let misses = service.misses.count
-        printError("tapedeck serve: stopped (signal \(signal)); \(service.playedCount) interactions played, \(misses) miss\(misses == 1 ? "" : "es")")
+        // Since the start, resets and all (the admin reset and SIGHUP start the counts over).
+        let counts = service.lifetimeCounts
+        var line = "tapedeck serve: stopped (signal \(signal)); \(counts.played) interaction\(counts.played == 1 ? "" : "s") played, "
+            + "\(counts.misses) miss\(counts.misses == 1 ? "" : "es")"
+        if counts.resets > 0 {
+            line += " (\(counts.resets) reset\(counts.resets == 1 ? "" : "s"); since the last: \(service.playedCount) played, \(service.missCount) missed)"
+        }
+        printError(line)
     }
 }

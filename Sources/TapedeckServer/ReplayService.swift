@@ -138,6 +138,8 @@ public final class ReplayService: ExchangeService {
     private let missLog = Mutex(RecentLog<String>(capacity: ReplayService.keptMisses))
     /// Exchanges answered (admin requests are not exchanges), as a fault plan numbers them.
     private let exchanges = Atomic<Int>(0)
+    /// Interactions played and misses before the last reset, and how many resets there were.
+    private let earlier = Mutex<(played: Int, misses: Int, resets: Int)>((0, 0, 0))
     private let forwarder: UpstreamClient?
 
     /// Serves `cassette`; `source` names it in miss explanations.
@@ -198,8 +200,15 @@ public final class ReplayService: ExchangeService {
 
     /// ``reset()``, asked by request `request` (whose numbers the fault plan then counts from).
     private func reset(after request: IncomingRequest?) {
-        player.withLock { $0 = Self.makePlayer(cassette, source: source, options: options) }
-        missLog.withLock { $0.removeAll() }
+        let played = player.withLock { player in
+            defer { player = Self.makePlayer(cassette, source: source, options: options) }
+            return player.consumedCount
+        }
+        let missed = missLog.withLock { log in
+            defer { log.removeAll() }
+            return log.total
+        }
+        earlier.withLock { $0 = (played: $0.played + played, misses: $0.misses + missed, resets: $0.resets + 1) }
         options.faults?.reset(afterExchange: exchanges.load(ordering: .relaxed), afterConnection: request?.connection ?? 0)
     }
 
@@ -214,6 +223,12 @@ public final class ReplayService: ExchangeService {
 
     /// How many recorded interactions have been played since the last reset.
     public var playedCount: Int { player.withLock { $0.consumedCount } }
+
+    /// What the server did since it started, resets and all: interactions played, misses, resets.
+    public var lifetimeCounts: (played: Int, misses: Int, resets: Int) {
+        let before = earlier.withLock { $0 }
+        return (before.played + playedCount, before.misses + missCount, before.resets)
+    }
 
     /// Drops a connection at accept when a `refused` fault says so.
     public func dropsConnection(_ connection: Int) -> Bool {

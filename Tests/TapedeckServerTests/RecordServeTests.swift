@@ -88,6 +88,8 @@ struct RecordServeTests {
         while try !curl([server.base + "/__tapedeck/misses"]).body.isEmpty {}
         #expect(try curl([server.base + "/items"]).body == Data("first".utf8))
         #expect(server.stop() == 0)
+        // The stop line counts the server's whole life, and since the last reset.
+        #expect(server.errors.contains("4 interactions played, 1 miss (2 resets; since the last: 1 played, 0 missed)"), "\(server.errors)")
         #expect(server.errors.contains("miss: "), "the miss log on stderr")
     }
 
