@@ -22,7 +22,8 @@ public final class TapedeckHTTPServer: Sendable {
     /// The port it listens on.
     public let port: Int
     private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    /// The listening sockets: one, or for `localhost` its IPv4 and IPv6 loopback addresses.
+    private let channels: [any Channel]
     private let counters: ServerCounters
     private let service: any ExchangeService
     private let stopping = OnceFlag()
@@ -66,13 +67,24 @@ public final class TapedeckHTTPServer: Sendable {
                         ConnectionHandler(service: service, options: options, connection: number, counters: counters, outlet: outlet))
                 }
             }
+        var channels: [any Channel] = []
         do {
-            channel = try bootstrap.bind(host: options.host, port: options.port).wait()
+            // `localhost` is both loopback addresses (a client may resolve it to either: Node's
+            // fetch takes ::1 where /etc/hosts lists it first, as macOS's does), on one port.
+            let isLocalhost = options.host.lowercased() == "localhost"
+            let first = try bootstrap.bind(host: isLocalhost ? "127.0.0.1" : options.host, port: options.port).wait()
+            channels.append(first)
+            if isLocalhost, let bound = first.localAddress?.port,
+               let second = try? bootstrap.bind(host: "::1", port: bound).wait() {   // no IPv6 here: IPv4 alone
+                channels.append(second)
+            }
         } catch {
+            for channel in channels { try? channel.close().wait() }
             try? group.syncShutdownGracefully()
             throw error
         }
-        port = channel.localAddress?.port ?? options.port
+        self.channels = channels
+        port = channels[0].localAddress?.port ?? options.port
         self.group = group
         self.counters = counters
         self.service = service
@@ -86,7 +98,7 @@ public final class TapedeckHTTPServer: Sendable {
 
     /// Stops accepting connections (open ones finish what they are doing).
     public func stopAccepting() {
-        try? channel.close().wait()
+        for channel in channels { try? channel.close().wait() }
     }
 
     /// Stops accepting, lets the service release what lives on the event loops, closes every

@@ -63,6 +63,22 @@ struct RecordServeTests {
         #expect(server.stop(SIGINT) == 0)
     }
 
+    @Test("--listen localhost answers on both loopback addresses, one port: a client resolving localhost to ::1 (Node on macOS) reaches it too")
+    func localhostIsBothLoopbacks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("one.har")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/items")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("items".utf8)))),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--listen", "localhost:0"])
+        defer { server.stop() }
+        #expect(try curl(["http://127.0.0.1:\(server.port)/items"]).body == Data("items".utf8))
+        let six = try curl(["-g", "http://[::1]:\(server.port)/__tapedeck/health"])
+        #expect(six.code == 200, "\(six.errors)")
+    }
+
     @Test("a miss answers 404 naming the closest entry, is logged, and the admin reset replays from the start")
     func missAndReset() throws {
         let directory = try TemporaryDirectory()

@@ -34,8 +34,11 @@ final class ServerProcess: @unchecked Sendable {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let range = text.range(of: "listening on http://127.0.0.1:"),
-              let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+        // `listening on http://HOST:PORT` (HOST 127.0.0.1, localhost, ...).
+        guard let range = text.range(of: "listening on http://"),
+              let address = text[range.upperBound...].split(whereSeparator: { $0 == " " || $0 == "\n" }).first,
+              let colon = address.lastIndex(of: ":"),
+              let port = Int(address[address.index(after: colon)...].prefix { $0.isNumber }) else {
             process.waitUntilExit()
             throw ServerStartFailed(output: text, errors: (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "")
         }
