@@ -50,6 +50,8 @@ class BridgeProtocol: URLProtocol {
     }
 
     override func stopLoading() {
+        // corelibs lets go of the task after this returns: not while the bridge delivers to it.
+        exchange?.deliveries.waitForDeliveries()
         guard let exchange, let harness = exchange.session.harness else { return }
         harness.protocolStopped(exchange, task: task)
     }

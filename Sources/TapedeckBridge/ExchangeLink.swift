@@ -24,6 +24,10 @@ final class ExchangeLink: @unchecked Sendable {
     /// Strong: a protocol instance may outlive its harness (its URLSession lives on).
     let session: SessionLink
 
+    /// The deliveries to the task's protocol client under way, which its protocol's stopLoading
+    /// waits for (any thread).
+    let deliveries = DeliveryGate()
+
     // Simulator thread only.
     var urlProtocol: BridgeProtocol?
     weak var task: URLSessionTask?
@@ -77,4 +81,38 @@ final class ExchangeLink: @unchecked Sendable {
 
     /// The network exchange this link runs (or ran until halted).
     var networkID: Int? { lifecycle.networkID }
+}
+
+/// Keeps corelibs from letting go of a task while the bridge calls its protocol client. corelibs
+/// calls a protocol's `stopLoading` (on the session's queue) before it removes a cancelled task
+/// from its registry; the bridge looks at the task's state before each delivery, but a client's
+/// own thread may cancel between that look and the delivery. `stopLoading` waits here until the
+/// deliveries under way are done, so none reads a registry the task has left; a delivery that
+/// starts later sees the cancel in its look.
+final class DeliveryGate: @unchecked Sendable {
+    // @unchecked Sendable: `inFlight` is read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var inFlight = 0
+
+    /// A delivery begins (before the look at the task).
+    func enter() {
+        condition.lock()
+        inFlight += 1
+        condition.unlock()
+    }
+
+    /// A delivery is done.
+    func leave() {
+        condition.lock()
+        inFlight -= 1
+        if inFlight == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Waits until no delivery is under way (the protocol's `stopLoading`).
+    func waitForDeliveries() {
+        condition.lock()
+        while inFlight > 0 { condition.wait() }
+        condition.unlock()
+    }
 }

@@ -45,19 +45,30 @@ final class HarnessSink: ExchangeSink, @unchecked Sendable {
 extension Harness {
     /// The link, its protocol and task, if the client can still take callbacks for network
     /// exchange `id`. Looks at the task first: a cancel or suspend the client made meanwhile is
-    /// noticed here, before anything reaches a task URLSession may have let go of.
+    /// noticed here, before anything reaches a task URLSession may have let go of. The caller
+    /// delivers, then calls `link.deliveries.leave()`.
     private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
         guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.lifecycle.state,
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
+        // The session's queue first, then the look at the task: the bookkeeping of a cancel the
+        // client made on its own thread is done by then, so the look sees the cancel. A cancel
+        // after the look waits for the delivery: corelibs calls the protocol's stopLoading before
+        // it lets go of the task, and stopLoading waits for the link's deliveries under way (see
+        // ``DeliveryGate``) — without that, corelibs trapped on a task gone from its registry.
+        waitForSessionBookkeeping(task)
+        link.deliveries.enter()
         let seen = observed(task, for: link)
         handle(.taskSeen(seen), for: link)
-        guard seen == .running else { return nil }
-        waitForSessionBookkeeping(task)
+        guard seen == .running else {
+            link.deliveries.leave()
+            return nil
+        }
         return (link, urlProtocol, task)
     }
 
     func deliverHead(_ id: Int, head: ResponseHead, url: URL) -> Bool {
         guard let (link, urlProtocol, _) = deliverable(id) else { return false }
+        defer { link.deliveries.leave() }
         let before = link.session.simulatorBlockCount
         link.buffered = Data()
         Self.storeCookies(of: head, from: url, configuration: link.session.configuration)
@@ -75,6 +86,7 @@ extension Harness {
 
     func deliverData(_ id: Int, data: Data) -> Bool {
         guard let (link, urlProtocol, _) = deliverable(id) else { return false }
+        defer { link.deliveries.leave() }
         if link.bodyInOnePiece {
             link.buffered.append(data)
         } else {
@@ -92,6 +104,7 @@ extension Harness {
             }
             return
         }
+        defer { link.deliveries.leave() }
         if delivery == .beforeCompletion || delivery == .duplicate {
             deliverMetrics(metrics, link: link, task: task)
         }
@@ -161,6 +174,7 @@ extension Harness {
         decide: @escaping @Sendable (RedirectDecision) -> Void
     ) {
         guard let (link, _, task) = deliverable(id) else { return }
+        defer { link.deliveries.leave() }
         // The hop's cookies are stored before anyone decides, as libcurl's header callback does.
         Self.storeCookies(of: head, from: url, configuration: link.session.configuration)
         if let foreign = link.foreign {
