@@ -78,14 +78,18 @@ public struct RouteOptions: Hashable, Sendable {
         min(limit, max(1, bytesPerSecond / 10))
     }
 
-    /// Timing options; the defaults answer at once, over a reused connection, without a bandwidth limit.
-    public init(latency: Latency = .none, connect: Duration? = nil, bandwidth: Int? = nil, chunkSize: Int = defaultChunkSize) {
+    /// Timing options; the defaults answer at once, over a reused connection, without a bandwidth
+    /// limit. Without a `chunkSize`, a `bandwidth` gets chunks of a tenth of a second's worth
+    /// (``chunkSize(forBandwidth:limit:)``), as a slow link delivers bytes: 16 KiB chunks at 100
+    /// bytes a second would leave the client without a byte for 164 s, and its idle timeout would
+    /// fire where a real URLSession's does not.
+    public init(latency: Latency = .none, connect: Duration? = nil, bandwidth: Int? = nil, chunkSize: Int? = nil) {
         precondition(bandwidth.map { $0 > 0 } ?? true, "bandwidth must be positive")
-        precondition(chunkSize > 0, "chunkSize must be positive")
+        precondition(chunkSize.map { $0 > 0 } ?? true, "chunkSize must be positive")
         self.latency = latency
         self.connect = connect
         self.bandwidth = bandwidth
-        self.chunkSize = chunkSize
+        self.chunkSize = chunkSize ?? bandwidth.map { Self.chunkSize(forBandwidth: $0) } ?? Self.defaultChunkSize
     }
 
     /// No latency, no connection set-up, unlimited bandwidth.

@@ -32,6 +32,20 @@ struct FailureTests {
         #expect(fixture.sink.finish(2)?.time == seconds(4))
     }
 
+    @Test("a slow link without a chunk size delivers a tenth of a second's worth at a time: its bytes keep the idle timer from firing")
+    func slowLinkKeepsTheIdleTimerAlive() throws {
+        // 4,000 bytes at 100 B/s take 40 s; in 16 KiB chunks no byte would come for 40 s.
+        let fixture = NetworkFixture()
+        fixture.network.stub(path: "/slow", options: RouteOptions(bandwidth: 100), ResponsePlan(status: 200, body: Data(count: 4_000)))
+        fixture.start(1, "GET", "http://x.test/slow", options: ExchangeOptions(idleTimeout: .seconds(5)))
+        try fixture.scheduler.runUntilIdle()
+        #expect(fixture.sink.finish(1)?.failure == nil)
+        #expect(fixture.sink.body(1).count == 4_000)
+        #expect(fixture.sink.finish(1)?.time == seconds(40))
+        #expect(RouteOptions(bandwidth: 100).chunkSize == 10 && RouteOptions(bandwidth: 100, chunkSize: 500).chunkSize == 500)
+        #expect(RouteOptions().chunkSize == RouteOptions.defaultChunkSize)
+    }
+
     @Test("the resource timeout bounds the whole exchange, however busy")
     func resourceTimeout() throws {
         let fixture = NetworkFixture()
