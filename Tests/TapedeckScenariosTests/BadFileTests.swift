@@ -88,6 +88,27 @@ struct BadFileTests {
         #expect(lines.contains { $0.contains("schedule.faults[2].site") && $0.contains("'g'") }, "\(error.description)")
     }
 
+    @Test("top-level x- keys are skipped: a place for anchors a file reuses (YAML 1.2 has no merge keys); elsewhere they are unknown keys")
+    func extensionKeysHoldAnchors() throws {
+        let scenario = try parse("""
+            x-json: &json {Content-Type: application/json, X-App: demo}
+            x-ok: &ok {status: 200, json: {ok: true}}
+            traffic:
+              stubs:
+                - {match: GET http://api.test/a, responses: [{status: 503}, *ok]}
+            client: {headers: *json, validate: true, retry: {limit: 1, statuses: [503]}}
+            script: [{request: GET http://api.test/a, name: a}]
+            expect: {requests: {a: {status: 200, attempts: 2}}}
+            """)
+        #expect(scenario.client.headers.map(\.name).sorted() == ["Content-Type", "X-App"])
+        let outcome = try ScenarioRunner().run(scenario, seed: 1)
+        #expect(outcome.passed, "\(outcome.failures)")
+        #expect(parseError("""
+            traffic: {stubs: [{url: http://api.test/a, x-note: hi}]}
+            script: [{request: GET http://api.test/a}]
+            """)?.path == "traffic.stubs[0].x-note")
+    }
+
     @Test("every wrong value of one item, one section and the top comes at once, not only the first of each")
     func everyWrongValueAtOnce() throws {
         let text = """

@@ -33,8 +33,9 @@ struct Field {
     // MARK: shapes
 
     /// This value as a mapping whose keys must all be in `allowed`: an unknown key is an error
-    /// naming the closest allowed one; a repeated key is an error too.
-    func mapping(_ allowed: [String]) throws(ScenarioError) -> Fields {
+    /// naming the closest allowed one; a repeated key is an error too. With `extensions`, keys
+    /// starting with `x-` are allowed and skipped (a place for YAML anchors, as in Compose files).
+    func mapping(_ allowed: [String], extensions: Bool = false) throws(ScenarioError) -> Fields {
         guard case let .mapping(mapping) = node else {
             throw error("expected a mapping (key: value lines), found \(kind)", hint: "allowed keys: \(allowed.joined(separator: ", "))")
         }
@@ -46,12 +47,13 @@ struct Field {
                 throw at(keyNode).error("a key must be a string")
             }
             let value = child(key, valueNode)
+            if extensions, key.hasPrefix("x-") { continue }
             guard allowed.contains(key) else {
                 let keyField = at(keyNode, path: value.path)
                 let close = Self.closest(to: key, in: allowed)
                 let problem = key == "<<"
                     ? keyField.error("unknown key '<<'", hint: "YAML 1.2, which scenario files are read as, has no merge keys: write the keys out, "
-                        + "or give an anchor (&name) to a whole value and use *name where the value goes")
+                        + "or give an anchor (&name) to a whole value and use *name where the value goes (a top-level x-… key can hold it)")
                     : close.map { keyField.error("unknown key '\(key)'", hint: "did you mean '\($0)'?") }
                     ?? keyField.error("unknown key '\(key)'", hint: "allowed here: \(allowed.joined(separator: ", "))")
                 if let close, nearMisses[close] == nil { nearMisses[close] = problem }

@@ -24,7 +24,7 @@ struct ScenarioReader {
         root.problems = problems
         let top: Fields
         do {
-            top = try root.mapping(Self.topKeys)
+            top = try root.mapping(Self.topKeys, extensions: true)
         } catch {
             problems.add(error)
             throw problems.combined ?? error
