@@ -26,6 +26,10 @@ public enum ContentCoding {
         }
     }
 
+    /// The codings ``decode(_:contentEncoding:limit:)`` undoes (lowercased); it passes any other
+    /// through unchanged, so a caller that must know a body was decoded asks here first.
+    public static let decodable: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
+
     /// The largest body ``decode(_:contentEncoding:limit:)`` produces unless told otherwise: 1 GiB.
     public static let defaultLimit = 1 << 30
 

@@ -49,10 +49,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// before the server closes it (the header timeout), so a pooling client (Node's agents,
     /// undici) retires it first instead of sending a request into the close.
     /// None under a second: whole seconds would overstate it.
-    var keepAliveHint: String? {
-        let seconds = Int(options.headerTimeout.timeInterval)
-        return seconds >= 1 ? "timeout=\(seconds)" : nil
-    }
+    let keepAliveHint: String?
     /// Whether the request being answered may get a chunked body: not an HTTP/1.0 one (RFC 9112
     /// 6.1), which gets a length, or a body that ends with the connection.
     var chunkedAllowed = true
@@ -66,6 +63,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.options = options
         self.connection = connection
         self.counters = counters
+        let seconds = Int(options.headerTimeout.timeInterval)
+        keepAliveHint = seconds >= 1 ? "timeout=\(seconds)" : nil
     }
 
     func channelActive(context: ChannelHandlerContext) {

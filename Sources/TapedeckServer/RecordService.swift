@@ -99,12 +99,7 @@ public final class RecordService: ExchangeService {
         guard let url = LenientURL.parse(upstreamOrigin + target) else {
             return answer(.text(400, "tapedeck: the request target '\(request.target)' is not a URL path\n"))
         }
-        var fields = HTTPFieldsBuilder()
-        let dropped = Self.notForwarded.union(Self.connectionOptions(request.headers))
-        for field in request.headers where !dropped.contains(field.name.lowercased()) {
-            fields.append(field.name, field.value)
-        }
-        let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: fields.fields,
+        let snapshot = RequestSnapshot(method: .init(request.method) ?? .get, url: url, headerFields: Self.forwardedFields(request.headers).fields,
                                        body: request.body.isEmpty ? nil : request.body)
         let host = request.headers.value(for: "Host")
         let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
@@ -202,6 +197,18 @@ public final class RecordService: ExchangeService {
             return nil
         }
         return (.text(501, "tapedeck: \(reason)\n", headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true), reason)
+    }
+
+    /// A client's request fields as a proxy passes them on (`record`, and `serve`'s passthrough):
+    /// in order and case, without the hop's own (``notForwarded``) and those its `Connection`
+    /// field names.
+    static func forwardedFields(_ headers: [HeaderField]) -> HTTPFieldsBuilder {
+        let dropped = notForwarded.union(connectionOptions(headers))
+        var fields = HTTPFieldsBuilder()
+        for field in headers where !dropped.contains(field.name.lowercased()) {
+            fields.append(field.name, field.value)
+        }
+        return fields
     }
 
     /// The fields a request's `Connection` header names (lowercased): they are for this hop only,

@@ -32,7 +32,7 @@ extension ReplayService {
         // would send encoded bytes labelled plain.
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
-        guard !codings.isEmpty, codings.allSatisfy(decodable.contains),
+        guard !codings.isEmpty, codings.allSatisfy(ContentCoding.decodable.contains),
               !codings.allSatisfy({ accepts($0, acceptEncoding: acceptEncoding) }) else { return }
         var decoded = answer.body
         for coding in codings.reversed() {
@@ -51,9 +51,6 @@ extension ReplayService {
             answer.delivery.bodyDelay = pieces.last?.at ?? .zero
         }
     }
-
-    /// The codings ``negotiateEncoding(_:acceptEncoding:)`` can undo (as `ContentCoding` decodes them).
-    static let decodable: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
     /// Whether `Accept-Encoding` accepts `coding` (RFC 9110 12.5.3: by name or `*`, a `q` above
     /// 0; `x-gzip` is `gzip`). No field at all accepts none here (see ``negotiateEncoding(_:acceptEncoding:)``).

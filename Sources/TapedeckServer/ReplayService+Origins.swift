@@ -56,6 +56,29 @@ extension ReplayService {
         return best?.url ?? played ?? LenientURL.parse(candidates[0].text + target)
     }
 
+    /// The same origin by its other loopback names: `http://127.0.0.1:8080` is also
+    /// `http://localhost:8080` and `http://[::1]:8080` (an upstream started on one may name itself
+    /// by another in its redirects); none for any other host.
+    ///
+    /// ```swift
+    /// ReplayService.loopbackAliases(of: "http://127.0.0.1:8080")   // ["http://localhost:8080", "http://[::1]:8080"]
+    /// ```
+    static func loopbackAliases(of origin: String) -> [String] {
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return [] }
+        let names = ["127.0.0.1", "localhost", "[::1]"]
+        let own = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard names.contains(own) else { return [] }
+        let port = url.port.map { ":\($0)" } ?? ""
+        return names.filter { $0 != own }.map { "\(scheme)://\($0)\(port)" }
+    }
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased() else { return nil }
+        // An IPv6 literal keeps its brackets (`URL.host` drops them): `http://[::1]:8080`.
+        if host.utf8.contains(UInt8(ascii: ":")), !host.hasPrefix("[") { host = "[\(host)]" }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
     /// The URL of an absolute-form target (`GET http://host/path`, as sent to a proxy), or of a
     /// `CONNECT host:port` (https unless the port is 80); nil for an origin-form target.
     static func absoluteTarget(_ request: IncomingRequest) -> URL? {

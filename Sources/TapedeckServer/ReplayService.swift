@@ -141,6 +141,8 @@ public final class ReplayService: ExchangeService {
     /// Interactions played and misses before the last reset, and how many resets there were.
     private let earlier = Mutex<(played: Int, misses: Int, resets: Int)>((0, 0, 0))
     private let forwarder: UpstreamClient?
+    /// Each recorded origin's other loopback names (see ``loopbackAliases(of:)``), worked out once.
+    private let originAliases: [String: [String]]
 
     /// Serves `cassette`; `source` names it in miss explanations.
     public init(cassette: Cassette, source: String = "cassette", options: Options = Options()) {
@@ -150,6 +152,7 @@ public final class ReplayService: ExchangeService {
         var seen = Set<String>()
         origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
         parsedOrigins = origins.compactMap { URL(string: $0).flatMap(Origin.init) }
+        originAliases = Dictionary(uniqueKeysWithValues: origins.map { ($0, Self.loopbackAliases(of: $0)) })
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))
         if case let .passthrough(url) = options.onMiss {
             forwarder = UpstreamClient(upstream: url)
@@ -166,29 +169,6 @@ public final class ReplayService: ExchangeService {
 
     private static func makePlayer(_ cassette: Cassette, source: String, options: Options) -> CassettePlayer {
         CassettePlayer(cassette: cassette, rules: options.rules, afterLast: .repeatLast, redactor: options.redactor, source: source)
-    }
-
-    /// The same origin by its other loopback names: `http://127.0.0.1:8080` is also
-    /// `http://localhost:8080` and `http://[::1]:8080` (an upstream started on one may name itself
-    /// by another in its redirects); none for any other host.
-    ///
-    /// ```swift
-    /// ReplayService.loopbackAliases(of: "http://127.0.0.1:8080")   // ["http://localhost:8080", "http://[::1]:8080"]
-    /// ```
-    static func loopbackAliases(of origin: String) -> [String] {
-        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return [] }
-        let names = ["127.0.0.1", "localhost", "[::1]"]
-        let own = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
-        guard names.contains(own) else { return [] }
-        let port = url.port.map { ":\($0)" } ?? ""
-        return names.filter { $0 != own }.map { "\(scheme)://\($0)\(port)" }
-    }
-
-    static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), var host = url.host?.lowercased() else { return nil }
-        // An IPv6 literal keeps its brackets (`URL.host` drops them): `http://[::1]:8080`.
-        if host.utf8.contains(UInt8(ascii: ":")), !host.hasPrefix("[") { host = "[\(host)]" }
-        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 
     /// Every interaction unplayed again, the miss log emptied, and the fault plan started over
@@ -252,7 +232,7 @@ public final class ReplayService: ExchangeService {
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             let origin = Self.origin(of: url)
-            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: origin.map(Self.loopbackAliases) ?? [], served: served)
+            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: origin.flatMap { originAliases[$0] } ?? [], served: served)
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
         case let .failure(failure, after):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
@@ -271,11 +251,8 @@ public final class ReplayService: ExchangeService {
                 result = .text(502, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")], close: Self.isConnect(request))
             case .passthrough:
                 if let refusal = RecordService.refusesTunnel(request) { return answer(refusal.answer) }
-                var forwarded = HTTPFieldsBuilder()
-                for field in request.headers where !RecordService.notForwarded.contains(field.name.lowercased()) {
-                    forwarded.append(field.name, field.value)
-                }
-                let outgoing = RequestSnapshot(method: snapshot.method, url: snapshot.url, headerFields: forwarded.fields, body: snapshot.body)
+                let outgoing = RequestSnapshot(method: snapshot.method, url: snapshot.url,
+                                               headerFields: RecordService.forwardedFields(request.headers).fields, body: snapshot.body)
                 forwarder?.forward(outgoing) { live in
                     answer(Self.liveAnswer(live))
                 }
