@@ -33,6 +33,10 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
     var upstreamTimeout: Double = 60
 
+    @Option(help: ArgumentHelp("A PEM file of certificate authorities an https upstream's certificate may chain to, besides the system's (repeatable).",
+                               valueName: "FILE.pem"))
+    var upstreamCa: [String] = []
+
     func validate() throws {
         guard let url = URL(string: upstream), ReplayService.isOrigin(url) else {
             throw ValidationError("--upstream takes an http(s) origin such as http://127.0.0.1:8080, without a path or query: "
@@ -44,6 +48,28 @@ struct RecordCommand: ParsableCommand {
         guard upstreamTimeout.isFinite, upstreamTimeout > 0, upstreamTimeout <= 86_400 else {
             throw ValidationError("--upstream-timeout takes seconds between 0 and 86400 (got \(upstreamTimeout))")
         }
+        if !upstreamCa.isEmpty, URL(string: upstream)?.scheme?.lowercased() != "https" {
+            throw ValidationError("--upstream-ca is for an https upstream (got '\(upstream)')")
+        }
+        _ = try trustedCertificates()
+    }
+
+    /// The `--upstream-ca` files' contents, each checked to hold certificates.
+    private func trustedCertificates() throws -> [Data] {
+        try upstreamCa.map { path in
+            let pem: Data
+            do {
+                pem = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ValidationError("--upstream-ca \(path): cannot read it (\((error as NSError).localizedDescription))")
+            }
+            do {
+                _ = try UpstreamClient.certificates(inPEM: pem)
+            } catch {
+                throw ValidationError("--upstream-ca \(path): not a PEM certificate file: \(error)")
+            }
+            return pem
+        }
     }
 
     func run() throws {
@@ -51,10 +77,11 @@ struct RecordCommand: ParsableCommand {
         var options = CassetteRecorder.Options(mode: CassetteRecorder.Mode(parsing: mode)!)
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         options.rules = match.rules
+        let trusted = try trustedCertificates()
         let service: RecordService
         do {
             service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options,
-                                        log: { printError("tapedeck record: " + $0) })
+                                        trusting: trusted, log: { printError("tapedeck record: " + $0) })
         } catch {
             throw ExitStatus.report(error)
         }

@@ -38,14 +38,15 @@ public final class RecordService: ExchangeService {
 
     /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching;
     /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``);
-    /// `log` hears of each miss (a replaying recorder) and each refused protocol upgrade.
+    /// `trusting` adds PEM certificate authorities for an `https` upstream; `log` hears of each
+    /// miss (a replaying recorder) and each refused protocol upgrade.
     public init(upstream: URL, cassette: URL, options: CassetteRecorder.Options = CassetteRecorder.Options(mode: .once),
-                log: (@Sendable (String) -> Void)? = nil) throws(CassetteError) {
+                trusting: [Data] = [], log: (@Sendable (String) -> Void)? = nil) throws(CassetteError) {
         self.upstream = upstream
         self.log = log
         upstreamOrigin = ReplayService.origin(of: upstream) ?? upstream.absoluteString
         upstreamAliases = ReplayService.loopbackAliases(of: upstreamOrigin)
-        client = UpstreamClient(upstream: upstream, options: options.live)
+        client = UpstreamClient(upstream: upstream, options: options.live, trusting: trusting)
         var options = options
         options.transport = client
         // A client never gets an answer the journal could not keep: it gets a failure instead.

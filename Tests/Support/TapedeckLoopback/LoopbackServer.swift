@@ -1,8 +1,11 @@
 public import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 import TapedeckHTTP
 
@@ -27,10 +30,25 @@ import TapedeckHTTP
 /// Session routes (cookies, tokens in redirects and links, a `br` body): `LoopbackServer+Sessions.swift`.
 public final class LoopbackServer: Sendable {
     public let port: Int
+    /// `http`, or `https` for a server started with ``startTLS(certificate:key:)``.
+    public let scheme: String
     private let task: Task<Void, any Error>
 
     /// Starts a server and returns once it listens.
     public static func start() async throws -> LoopbackServer {
+        try await start(server: .http1(), scheme: "http")
+    }
+
+    /// Starts the same server over TLS with a PEM certificate (chain) and its private key.
+    public static func startTLS(certificate: URL, key: URL) async throws -> LoopbackServer {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key.path, format: .pem)))
+        tls.applicationProtocols = ["http/1.1"]
+        return try await start(server: try .tls(.http1(), tlsConfiguration: tls), scheme: "https")
+    }
+
+    private static func start(server: HTTPServerBuilder, scheme: String) async throws -> LoopbackServer {
         let router = Router()
         Self.addRoutes(to: router)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -38,6 +56,7 @@ public final class LoopbackServer: Sendable {
         logger.logLevel = .error
         let app = Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "tapedeck-loopback"),
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -49,7 +68,7 @@ public final class LoopbackServer: Sendable {
             task.cancel()
             throw LoopbackError.didNotStart
         }
-        return LoopbackServer(port: port, task: task)
+        return LoopbackServer(port: port, scheme: scheme, task: task)
     }
 
     /// Starts a server from synchronous code (a benchmark's main thread). The start runs on the
@@ -65,14 +84,15 @@ public final class LoopbackServer: Sendable {
         return try box.get()
     }
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, scheme: String, task: Task<Void, any Error>) {
         self.port = port
+        self.scheme = scheme
         self.task = task
     }
 
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
 
     public func stop() {
         task.cancel()

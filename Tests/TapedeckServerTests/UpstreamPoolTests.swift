@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The proxy's upstream client keeps connections alive between exchanges; an upstream may close
+/// one just as the next request goes out on it.
+@Suite("Server: the upstream connection pool")
+struct UpstreamPoolTests {
+    @Test("a pooled connection the upstream closes as a request goes out: an idempotent request is sent again on a new connection, a POST fails as lost (-1005), never sent twice")
+    func staleConnection() async throws {
+        // Given an upstream that answers the first request of each connection (keep-alive) and
+        // closes the connection, unanswered, when a second one arrives on it.
+        let upstream = try OneAnswerUpstream()
+        defer { upstream.stop() }
+        let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:\(upstream.port)")!)
+        defer { client.shutdown() }
+
+        // When three requests go out one after another.
+        let first = try await exchange(client, "GET", "/a")
+        let second = try await exchange(client, "GET", "/b")
+        let post = try await exchange(client, "POST", "/c", body: Data("once".utf8))
+
+        // Then the first is answered on connection 1; the second goes out on it, finds it closed
+        // and is answered on connection 2; the POST goes out on connection 2, finds it closed,
+        // and is reported lost rather than sent again.
+        #expect(first.status == 200 && second.status == 200, "\(first) \(second)")
+        #expect(post.failure == URLError.networkConnectionLost.rawValue, "\(post)")
+        #expect(upstream.requests == ["GET /a", "GET /b", "GET /b", "POST /c"], "\(upstream.requests)")
+        #expect(upstream.connections == 2)
+    }
+
+    private struct Outcome: CustomStringConvertible {
+        var status: Int?
+        var failure: Int?
+        var description: String { "status \(status.map(String.init) ?? "-") failure \(failure.map(String.init) ?? "-")" }
+    }
+
+    private func exchange(_ client: UpstreamClient, _ method: String, _ path: String, body: Data? = nil) async throws -> Outcome {
+        let request = RequestSnapshot(method: .init(method)!, url: URL(string: "http://127.0.0.1\(path)")!, body: body)
+        return await withCheckedContinuation { continuation in
+            client.forward(request) { result in
+                switch result.outcome {
+                case let .response(response): continuation.resume(returning: Outcome(status: response.status))
+                case let .failure(failure): continuation.resume(returning: Outcome(failure: failure.code))
+                }
+            }
+        }
+    }
+}
+
+/// A raw TCP upstream on 127.0.0.1: the first request on each connection gets `200 ok`
+/// (keep-alive); at the second it closes the connection without answering.
+private final class OneAnswerUpstream: @unchecked Sendable {
+    // @unchecked Sendable: the listener and counters are touched by the accept thread and the
+    // test under `state`'s lock only.
+    let port: Int
+    private let listener: Int32
+    private let state = Mutex<(requests: [String], connections: Int)>(([], 0))
+
+    var requests: [String] { state.withLock { $0.requests } }
+    var connections: Int { state.withLock { $0.connections } }
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            state.withLock { $0.connections += 1 }
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var received = Data()
+        var answered = false
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            guard let end = received.range(of: Data("\r\n\r\n".utf8)) else {
+                let count = recv(connection, &buffer, buffer.count, 0)
+                guard count > 0 else { return }
+                received.append(contentsOf: buffer[0..<count])
+                continue
+            }
+            let line = String(decoding: received[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n").first ?? ""
+            let parts = line.split(separator: " ")
+            state.withLock { $0.requests.append("\(parts[0]) \(parts[1])") }
+            guard !answered else { return }   // the second request on this connection: closed, unanswered
+            answered = true
+            received.removeSubrange(..<end.upperBound)
+            let answer = Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+            _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+}
