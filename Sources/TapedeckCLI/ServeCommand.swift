@@ -51,6 +51,22 @@ struct ServeCommand: ParsableCommand {
         if let scheme, !["http", "https"].contains(scheme.lowercased()) { throw ValidationError("--scheme takes http or https (got '\(scheme)')") }
     }
 
+    /// Merges a journal an interrupted recording left, saying so (and what it could not keep);
+    /// leaves alone the journal of a recording still running in another process, saying that too.
+    private func recoverJournal(_ url: URL) throws(CassetteError) {
+        if let pid = CassetteJournal.liveRecorder(of: url) {
+            printError("tapedeck serve: warning: another process\(pid > 0 ? " (pid \(pid))" : "") is recording \(cassette): serving it as last "
+                + "finished, without what that recording journals meanwhile (restart serve once it has stopped)")
+            return
+        }
+        guard let recovery = try CassetteJournal.recover(cassette: url), !quiet else { return }
+        var line = "tapedeck serve: recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
+        if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
+        if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
+        if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
+        printError(line)
+    }
+
     func run() throws {
         let signals = TerminationSignals.block()   // before any thread starts (see TerminationSignals)
         var options = ReplayService.Options(timing: ReplayService.Timing(parsing: timing)!, onMiss: ReplayService.OnMiss(parsing: onMiss)!)
@@ -73,6 +89,7 @@ struct ServeCommand: ParsableCommand {
         if !quiet { options.log = { printError("tapedeck serve: \($0)") } }
         let service: ReplayService
         do {
+            try recoverJournal(URL(fileURLWithPath: cassette))
             service = try ReplayService(contentsOf: URL(fileURLWithPath: cassette), options: options)
         } catch {
             throw ExitStatus.report(error)

@@ -197,7 +197,7 @@ public final class CassetteJournal: Sendable {
             for position in cassette.interactions.indices { cassette.interactions[position].index = position }
         }
         try CassetteFile.write(cassette, to: cassetteURL, options: options)
-        Self.retire(journalURL, damaged: journalled.droppedBytes > 0 || !journalled.skipped.isEmpty)
+        let aside = Self.retire(journalURL, damaged: journalled.droppedBytes > 0 || !journalled.skipped.isEmpty)
         if journalled.droppedBytes > 0 {
             // Not a crash's torn tail (this recording is stopping normally): records past what a
             // cassette may hold, or damage. They are in the `.damaged` copy; nobody may think
@@ -205,7 +205,7 @@ public final class CassetteJournal: Sendable {
             throw CassetteError(
                 .io, file: cassetteURL.path,
                 reason: "the cassette holds \(cassette.interactions.count) interaction\(cassette.interactions.count == 1 ? "" : "s"), but the last \(journalled.droppedBytes) bytes of the journal did not fit "
-                    + "(a cassette holds at most \(CassetteFile.maximumJSONSize / 1_048_576) MiB of JSON): they are kept in \(journalURL.path).damaged",
+                    + "(a cassette holds at most \(CassetteFile.maximumJSONSize / 1_048_576) MiB of JSON): they are kept in \(aside ?? journalURL.path + ".damaged")",
                 hint: "record large bodies into a cassette of their own")
         }
         cassette.skipped = journalled.skipped
@@ -265,11 +265,24 @@ public final class CassetteJournal: Sendable {
         public var droppedBytes: Int
         /// Records that could not be replayed, left out (the journal is kept aside as `.damaged`).
         public var skipped: [SkippedEntry] = []
+        /// Where the journal was kept aside (a damaged one), nil when it was deleted.
+        public var keptAside: String?
+    }
+
+    /// The pid of another process recording `cassette` right now (0 when it wrote none), nil when
+    /// none is: its journal is live, and openers leave it alone.
+    ///
+    /// ```swift
+    /// if let pid = CassetteJournal.liveRecorder(of: url) { print("pid \(pid) is recording it") }
+    /// ```
+    public static func liveRecorder(of cassette: URL) -> Int? {
+        CassetteLock.recorder(of: cassette)
     }
 
     /// Merges a journal left by an interrupted recording into its cassette (atomically) and
-    /// deletes it. Returns nil when there was no journal — or when a recorder in this process is
-    /// using the cassette (its journal is live, not left over), or another opener is recovering it.
+    /// deletes it. Returns nil when there was no journal — or when a recorder in this process or
+    /// another (``CassetteLock``) is using the cassette (its journal is live, not left over), or
+    /// another opener is recovering it.
     @discardableResult
     public static func recover(cassette: URL) throws(CassetteError) -> Recovery? {
         let key = CassetteHolds.key(for: cassette)
@@ -278,18 +291,21 @@ public final class CassetteJournal: Sendable {
         return try recoverHeld(cassette: cassette)
     }
 
-    /// ``recover(cassette:)`` for a caller that already holds the cassette alone.
+    /// ``recover(cassette:)`` for a caller that already holds the cassette alone in this process;
+    /// `lockedByCaller`: it holds the ``CassetteLock`` too (a recorder), else a journal another
+    /// process holds is left alone.
     @discardableResult
-    static func recoverHeld(cassette: URL) throws(CassetteError) -> Recovery? {
+    static func recoverHeld(cassette: URL, lockedByCaller: Bool = false) throws(CassetteError) -> Recovery? {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
+        if !lockedByCaller, CassetteLock.recorder(of: cassette) != nil { return nil }
         let base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
         let contents = try read(journal)
         let merged = merge(base, contents.interactions)
         try CassetteFile.write(merged, to: cassette)
-        retire(journal, damaged: contents.droppedBytes > 0 || !contents.skipped.isEmpty)
+        let aside = retire(journal, damaged: contents.droppedBytes > 0 || !contents.skipped.isEmpty)
         return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes,
-                        skipped: contents.skipped)
+                        skipped: contents.skipped, keptAside: aside)
     }
 
     /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it
@@ -320,14 +336,31 @@ public final class CassetteJournal: Sendable {
         return merged
     }
 
-    /// Deletes a merged journal; one whose tail was damaged is kept beside it as `.damaged`, so no
-    /// byte is lost for good.
-    static func retire(_ journal: URL, damaged: Bool) {
+    /// Deletes a merged journal; one whose tail was damaged is kept beside it as `.damaged` (or
+    /// `.damaged.1`, `.damaged.2`… when an earlier crash left one: each is kept), so no byte is
+    /// lost for good.
+    @discardableResult
+    static func retire(_ journal: URL, damaged: Bool) -> String? {
+        var aside: String?
         if damaged {
-            rename(journal.path, journal.path + ".damaged")
+            let copy = damagedCopy(of: journal)
+            if rename(journal.path, copy) == 0 { aside = copy }
         } else {
             unlink(journal.path)
         }
         CassetteFile.syncDirectory(journal.deletingLastPathComponent().path)
+        return aside
+    }
+
+    /// The first of `<journal>.damaged`, `<journal>.damaged.1`, … that does not exist yet.
+    static func damagedCopy(of journal: URL) -> String {
+        let first = journal.path + ".damaged"
+        var candidate = first
+        var number = 0
+        while FileManager.default.fileExists(atPath: candidate) {
+            number += 1
+            candidate = first + ".\(number)"
+        }
+        return candidate
     }
 }

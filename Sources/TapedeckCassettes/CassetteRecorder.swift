@@ -132,6 +132,8 @@ public final class CassetteRecorder: Responder {
     private let holdIsExclusive: Bool
     /// Claimed by whichever of `finish` and deinit releases the hold first.
     private let holdRelease = OnceFlag()
+    /// The hold across processes of a recorder that may write (nil for a reader).
+    private let lock: CassetteLock?
     private let state: Mutex<State>
     private let forwarder = Mutex<(any LiveTransport)?>(nil)
 
@@ -171,9 +173,11 @@ public final class CassetteRecorder: Responder {
         let recovers = try CassetteHolds.shared.acquire(
             key, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
         do throws(CassetteError) {
+            // Another process recording it would have its journal merged or replaced under it.
+            lock = mayRecord ? try CassetteLock.acquire(for: cassette) : nil
             if recovers {
                 defer { if !mayRecord { CassetteHolds.shared.finishRecovery(key) } }
-                try CassetteJournal.recoverHeld(cassette: cassette)
+                try CassetteJournal.recoverHeld(cassette: cassette, lockedByCaller: mayRecord)
             }
             base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette, strict: options.strictLoading) : Cassette()
             if mayRecord, let first = base.skipped.first {
@@ -372,6 +376,9 @@ public final class CassetteRecorder: Responder {
     }
 
     private func releaseHold() {
-        if holdRelease.claim() { CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive) }
+        if holdRelease.claim() {
+            lock?.release()
+            CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive)
+        }
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckLoopback
+import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One cassette, several processes: a recording holds its cassette across processes, so nobody
+/// else merges or replaces the journal it is writing.
+@Suite("Server: a cassette being recorded by another process", .serialized)
+struct CassetteLockTests {
+    @Test("a second record of the same cassette is refused, naming the first's pid; serve meanwhile leaves the live journal alone and says so; everything acknowledged ends in the cassette")
+    func secondRecorderAndServe() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try secondRecorderAndServe(upstream) }
+    }
+
+    private func secondRecorderAndServe(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("shared.har.gz")
+        // Given a finished recording of three exchanges, and a second one under way with three
+        // more journalled.
+        let earlier = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        for index in 0..<3 { #expect(try curl([earlier.base + "/get?n=\(index)"]).code == 200) }
+        #expect(earlier.stop(SIGTERM) == 0)
+        let live = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
+        for index in 3..<6 { #expect(try curl([live.base + "/get?n=\(index)"]).code == 200) }
+
+        // When a second recorder opens the same cassette, it is refused before it listens.
+        let second = try runTapedeck(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
+        #expect(second.status != 0 && second.errors.contains("pid \(live.process.processIdentifier)")
+                && second.errors.contains("is recording this cassette"), "\(second.status): \(second.errors)")
+
+        // And a replay server opened meanwhile serves the cassette as last finished, leaving the
+        // journal to its recorder and saying so.
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        #expect(try curl([server.base + "/get?n=0"]).code == 200)
+        #expect(try curl([server.base + "/get?n=3"]).code == 404)
+        server.stop()
+        #expect(server.errors.contains("pid \(live.process.processIdentifier)) is recording"), "\(server.errors)")
+        #expect(try curl([live.base + "/get?n=6"]).code == 200)
+
+        // Then the recording ends with all seven, and its lock file is gone.
+        #expect(live.stop(SIGTERM) == 0, "\(live.errors)")
+        #expect(live.errors.contains("cassette has 7 interactions"), "\(live.errors)")
+        let queries = try CassetteFile.read(cassette).interactions.compactMap { $0.request.url.query }
+        #expect(queries == (0..<7).map { "n=\($0)" })
+        #expect(!FileManager.default.fileExists(atPath: cassette.path + ".lock"))
+
+        // A recorder killed mid-recording holds nothing: the next opener recovers its journal.
+        let killed = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
+        #expect(try curl([killed.base + "/get?n=7"]).code == 200)
+        #expect(killed.stop(SIGKILL) == SIGKILL)
+        let after = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        #expect(try curl([after.base + "/get?n=7"]).code == 200)
+        after.stop()
+        #expect(after.errors.contains("recovered 1 interaction"), "\(after.errors)")
+    }
+
+    @Test("a journal damaged twice keeps both damaged copies: a second crash never overwrites the first's evidence")
+    func damagedCopiesAreKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("torn.har")
+        let journal = cassette.path + ".journal"
+        for round in 0..<2 {
+            // A journal whose only record is cut off (a crash mid-write).
+            try Data([0x1f, 0x8b, 0x08, 0x00, UInt8(round)]).write(to: URL(fileURLWithPath: journal))
+            let recovery = try CassetteJournal.recover(cassette: cassette)
+            #expect(recovery?.droppedBytes == 5)
+            #expect(recovery?.keptAside == journal + (round == 0 ? ".damaged" : ".damaged.1"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: journal + ".damaged")).last == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: journal + ".damaged.1")).last == 1)
+    }
+}
