@@ -34,8 +34,27 @@ extension ConnectionHandler {
         if !placedLength, !isBodyless(answer.status), !chunked {
             headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
         }
-        if close { headers.add(name: "Connection", value: "close") }
+        addConnection(&headers, close: close, http10: !chunkedAllowed)
         return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
+    }
+
+    /// `Connection: close` when the connection closes after this answer; `Connection: keep-alive`
+    /// when an HTTP/1.0 client asked to keep it (such a client takes an answer without it as the
+    /// last on the connection, RFC 9112 §9.3).
+    static func addConnection(_ headers: inout HTTPHeaders, close: Bool, http10: Bool) {
+        if close {
+            headers.add(name: "Connection", value: "close")
+        } else if http10 {
+            headers.add(name: "Connection", value: "keep-alive")
+        }
+    }
+
+    /// Whether a request offers a protocol upgrade the way NIO's parser takes one (`Upgrade` and a
+    /// `Connection` naming `upgrade`): after it the parser reads nothing more from the connection,
+    /// so the answer — the offer ignored, as a server may (RFC 9110 §7.8) — is its last.
+    static func offersUpgrade(_ head: HTTPRequestHead) -> Bool {
+        guard head.headers.contains(name: "Upgrade") else { return false }
+        return head.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
     }
 
     /// The answer's status with its reason phrase: the recorded one when it is not the standard

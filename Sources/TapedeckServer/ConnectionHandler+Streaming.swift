@@ -21,7 +21,7 @@ extension ConnectionHandler {
             // An HTTP/1.0 client cannot read chunks: a body of unknown length ends with the connection.
             let untilClose = !chunkedAllowed && !knownLength
             let close = answer.close || !keepAlive || closeAfterAnswer || untilClose
-            var head = Self.streamedHead(answer, close: close, isHead: isHead)
+            var head = Self.streamedHead(answer, close: close, isHead: isHead, http10: !chunkedAllowed)
             if untilClose { head.version = .http1_0 }   // NIO then frames the body by the connection's end
             if !close, let hint = keepAliveHint { head.headers.add(name: "Keep-Alive", value: hint) }
             let length = Self.isBodyless(answer.status) ? 0 : head.headers.first(name: "Content-Length").flatMap { Int($0) }
@@ -84,13 +84,13 @@ extension ConnectionHandler {
 
     /// The head of a streamed answer: the fields as given, hop-by-hop ones dropped; a
     /// `Content-Length` is kept (none: the body goes chunked), and none at all for bodyless statuses.
-    private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool) -> HTTPResponseHead {
+    private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool, http10: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
         for field in answer.headers where !hopByHop.contains(field.name.lowercased()) {
             if isBodyless(answer.status), field.name.equalsIgnoringASCIICase("Content-Length") { continue }
             headers.add(name: field.name, value: field.value)
         }
-        if close { headers.add(name: "Connection", value: "close") }
+        addConnection(&headers, close: close, http10: http10)
         return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
     }
 }

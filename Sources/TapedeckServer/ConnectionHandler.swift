@@ -179,6 +179,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func dispatch(_ context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer) {
         state = .answering(keepAlive: head.isKeepAlive)
         chunkedAllowed = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
+        if Self.offersUpgrade(head) { closeAfterAnswer = true }
         let number = counters.requests.add(1, ordering: .relaxed).newValue
         counters.inFlight.add(1, ordering: .relaxed)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)

@@ -191,13 +191,22 @@ public final class RecordService: ExchangeService {
         let reason: String
         if request.method.uppercased() == "CONNECT" {
             reason = "a CONNECT asks for a tunnel, which is neither forwarded nor recorded"
-        } else if let protocols = request.headers.value(for: "Upgrade") {
+        } else if let protocols = request.headers.value(for: "Upgrade"), !offersOnlyH2C(protocols) {
             let kind = protocols.lowercased().contains("websocket") ? " (a WebSocket)" : ""
             reason = "an upgrade to '\(protocols)'\(kind) is neither forwarded nor recorded: only HTTP/1.1 exchanges are"
         } else {
             return nil
         }
         return (.text(501, "tapedeck: \(reason)\n", headers: [HeaderField("X-Tapedeck-Failure", "upgrade")], close: true), reason)
+    }
+
+    /// Whether an `Upgrade` field offers nothing but HTTP/2 over cleartext (`h2c`), as Java's
+    /// default `HttpClient` and `curl --http2` do on `http://` URLs: an offer a server may ignore
+    /// (RFC 9110 §7.8), so the request is forwarded and recorded as HTTP/1.1 (`Upgrade` and
+    /// `HTTP2-Settings` are the hop's, not forwarded).
+    static func offersOnlyH2C(_ protocols: String) -> Bool {
+        let offered = protocols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return !offered.isEmpty && offered.allSatisfy { $0 == "h2c" }
     }
 
     /// A client's request fields as a proxy passes them on (`record`, and `serve`'s passthrough):
@@ -232,7 +241,7 @@ public final class RecordService: ExchangeService {
     /// Fields that are the proxy's or the connection's, not the request's.
     static let notForwarded: Set<String> = [
         "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
-        "proxy-connection", "proxy-authorization", "expect",
+        "proxy-connection", "proxy-authorization", "expect", "http2-settings",
     ]
 
     /// Closes the upstream connections, then merges what was recorded into the cassette
