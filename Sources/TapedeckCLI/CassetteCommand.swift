@@ -171,7 +171,18 @@ extension CassetteCommand {
             let findings = SecretScanner.scan(cassette)
             guard findings.isEmpty else {
                 for finding in findings { print("\(file): \(finding)") }
-                print("\(file): \(findings.count) possible secret(s); `tapedeck cassette redact \(file)` replaces the known kinds")
+                // Say what `redact` would leave, so its hint never sends anyone round in a loop.
+                var redacted = cassette
+                redacted.interactions = cassette.interactions.map { Redactor().redact($0) }
+                let left = SecretScanner.scan(redacted).count
+                let fixed = max(0, findings.count - left)
+                var line = "\(file): \(findings.count) possible secret(s)"
+                if fixed > 0 { line += "; `tapedeck cassette redact \(file)` replaces \(left == 0 ? "them" : "\(fixed) of them")" }
+                if left > 0 {
+                    line += (left == findings.count ? "; the default rules replace none of them" : "; \(left) the default rules do not replace")
+                        + ": name them with `tapedeck cassette redact \(file) --header NAME --query NAME --json-field NAME`, or edit the entries"
+                }
+                print(line)
                 throw ExitStatus.found
             }
             if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {

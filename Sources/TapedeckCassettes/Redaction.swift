@@ -82,9 +82,12 @@ public struct Redactor: Hashable, Sendable {
     }
 
     /// The interaction with secrets replaced in the request and the response (headers, query, JSON
-    /// bodies — inside compressed wire bodies too, with `Content-Length` kept right).
+    /// bodies — inside compressed wire bodies too, with `Content-Length` kept right), and the
+    /// request's redacted values wherever the response body repeats them (``echoedSecrets(of:)``).
     public func redact(_ interaction: Interaction) -> Interaction {
         var copy = interaction
+        // What the request's rules redact, looked for where the response repeats it.
+        let echoes = echoedSecrets(of: interaction.request)
         copy.request = redact(copy.request)
         if case var .response(response) = copy.outcome {
             response.headers = redact(response.headers)
@@ -98,7 +101,7 @@ public struct Redactor: Hashable, Sendable {
                     response.chunks = refitted
                 }
             } else if response.bodyForm == .decoded || coding == nil {
-                let body = redactBody(response.body, contentType: contentType)
+                let body = redactTokens(Self.replacingEchoes(echoes, in: redactBody(response.body, contentType: contentType)))
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
@@ -107,7 +110,7 @@ public struct Redactor: Hashable, Sendable {
                 }
             } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Self.inspectionLimit) {
                 // Compressed wire bytes: redact inside, compress again only if something changed.
-                let redacted = redactBody(plain, contentType: contentType)
+                let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactBody(plain, contentType: contentType)))
                 if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
                     Self.setContentLength(&response.headers, encoded.count)
                     response.body = encoded

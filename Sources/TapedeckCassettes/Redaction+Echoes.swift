@@ -1,0 +1,131 @@
+import Foundation
+import TapedeckHTTP
+
+/// Secrets a response repeats: an echo server (httpbin's `/anything`, a debugging endpoint, an
+/// error page quoting the request) hands back the request's token inside a JSON string, under a
+/// field name no rule lists, or as a query item turned into a JSON field. Whatever the request's
+/// rules redacted is redacted wherever the response body repeats it, as it was sent.
+extension Redactor {
+    /// The shortest value taken as a secret to look for (shorter ones — `1`, `yes` — would
+    /// replace innocent bytes everywhere).
+    static let shortestEcho = 6
+
+    /// The values `request`'s rules redact: credential headers (and the credential after an
+    /// `Authorization` scheme), cookie values, secret query items (as sent and decoded), and the
+    /// string values of secret JSON and form fields. Longest first.
+    func echoedSecrets(of request: RecordedRequest) -> [String] {
+        var secrets: Set<String> = []
+        func keep(_ value: some StringProtocol) {
+            let text = String(value)
+            if text.utf8.count >= Self.shortestEcho, text != Self.placeholder { secrets.insert(text) }
+        }
+        for field in request.headers {
+            let name = field.name.lowercased()
+            if name == "cookie" || name == "set-cookie" {
+                for pair in field.value.split(separator: ";") {
+                    if let equals = pair.firstIndex(of: "=") { keep(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)) }
+                }
+            } else if isSecretHeader(name) {
+                keep(field.value)
+                if let space = field.value.firstIndex(of: " ") { keep(field.value[field.value.index(after: space)...]) }
+            }
+        }
+        if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
+            for field in Self.formFields(query) where isSecretQueryName(field.name) {
+                guard let value = field.value else { continue }
+                keep(value)
+                keep(MatchRules.formDecoded(String(value)))
+            }
+        }
+        if let body = request.body, !body.isEmpty, body.count <= Self.inspectionLimit {
+            let contentType = request.headers.value(for: "Content-Type")
+            if Self.isForm(contentType), let text = String(data: body, encoding: .utf8) {
+                for field in Self.formFields(text) where isSecretQueryName(field.name) {
+                    guard let value = field.value else { continue }
+                    keep(value)
+                    keep(MatchRules.formDecoded(String(value)))
+                }
+            } else if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+                collectJSONSecrets(object, into: keep)
+            }
+        }
+        return secrets.sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
+    }
+
+    private func collectJSONSecrets(_ value: Any, into keep: (String) -> Void) {
+        if let dictionary = value as? [String: Any] {
+            for (key, inner) in dictionary {
+                if let text = inner as? String, isSecretJSONField(key, value: inner) {
+                    keep(text)
+                } else {
+                    collectJSONSecrets(inner, into: keep)
+                }
+            }
+        } else if let array = value as? [Any] {
+            for element in array { collectJSONSecrets(element, into: keep) }
+        }
+    }
+
+    /// `body` with every occurrence of each secret replaced by the placeholder — as sent, and as
+    /// a JSON string spells it (`/` as `\/`, `"` as `\"`), since an echo is usually quoted in JSON.
+    static func replacingEchoes(_ secrets: [String], in body: Data) -> Data {
+        guard !secrets.isEmpty, !body.isEmpty, body.count <= inspectionLimit else { return body }
+        var result = body
+        let placeholder = Data(Self.placeholder.utf8)
+        for secret in secrets {
+            var spellings = [secret]
+            let escaped = secret.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            spellings.append(escaped)
+            spellings.append(escaped.replacingOccurrences(of: "/", with: "\\/"))
+            for spelling in Set(spellings) {
+                let needle = Data(spelling.utf8)
+                var searchFrom = result.startIndex
+                while let found = result.range(of: needle, in: searchFrom..<result.endIndex) {
+                    result.replaceSubrange(found, with: placeholder)
+                    searchFrom = found.lowerBound + placeholder.count
+                }
+            }
+        }
+        return result
+    }
+
+    /// ``replacingBearerTokens(in:)`` under rules that redact `Authorization` (not ``none``).
+    func redactTokens(_ body: Data) -> Data {
+        isSecretHeader("authorization") ? Self.replacingBearerTokens(in: body) : body
+    }
+
+    /// `body` with every `Bearer <token>` in its text replaced by `Bearer REDACTED` — a token in
+    /// the one syntax that says what it is, wherever it sits (a quoted header in an error page, a
+    /// JSON string under an innocent name). Bodies that are not UTF-8 text are left as they are.
+    static func replacingBearerTokens(in body: Data) -> Data {
+        guard !body.isEmpty, body.count <= inspectionLimit, body.containsBearerWord,
+              let text = String(data: body, encoding: .utf8) else { return body }
+        let replaced = text.replacing(bearerToken) { match in match.output.1 + Self.placeholder }
+        return replaced == text ? body : Data(replaced.utf8)
+    }
+
+    /// `Bearer` (any case), white space, then a token of 8 or more token characters.
+    nonisolated(unsafe) private static let bearerToken = #/(?i)(bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/#
+}
+
+private extension Data {
+    /// Whether `bearer` appears in any case (a cheap test before decoding the text).
+    var containsBearerWord: Bool {
+        let word = Array("bearer".utf8)
+        guard count >= word.count else { return false }
+        return withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index + word.count <= bytes.count {
+                var matched = true
+                for offset in 0..<word.count where bytes[index + offset] | 0x20 != word[offset] {
+                    matched = false
+                    break
+                }
+                if matched { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TapedeckHTTP
+@testable import TapedeckCassettes
+
+/// A response that repeats the request's secrets where no rule would find them: an echo server's
+/// body as a JSON string, query items as JSON fields under their own names, a bearer token quoted
+/// in text.
+@Suite("Redaction: secrets the response repeats")
+struct RedactionEchoTests {
+    /// What httpbin's `/anything` answers to a JSON POST with a token in its query.
+    private func httpbinEcho(encoding: String?) throws -> Interaction {
+        let posted = #"{"apiToken":"JSONSECRET10","secret":"JSONSECRET11","Authorization":"Bearer JSONSECRET12","note":"hello"}"#
+        let request = RecordedRequest(
+            method: "POST", url: URL(string: "http://api.test/anything?sig=SIGSECRET21&color=red")!,
+            headers: [HeaderField("Content-Type", "application/json"), HeaderField("Authorization", "Bearer HEADERTOKEN99")],
+            body: Data(posted.utf8))
+        let quoted = posted.replacingOccurrences(of: "\"", with: "\\\"")
+        let echoed = #"{"args":{"color":"red","sig":"SIGSECRET21"},"data":""# + quoted
+            + #"","headers":{"X-Forwarded-Auth":"Bearer HEADERTOKEN99"},"url":"http:\/\/api.test\/anything?sig=SIGSECRET21&color=red"}"#
+        var body = Data(echoed.utf8)
+        var headers = [HeaderField("Content-Type", "application/json")]
+        if let encoding {
+            body = try #require(try ContentCoding.encode(body, contentEncoding: encoding))
+            headers.append(HeaderField("Content-Encoding", encoding))
+        }
+        headers.append(HeaderField("Content-Length", String(body.count)))
+        return Interaction(index: 0, request: request, outcome: .response(RecordedResponse(status: 200, headers: headers, body: body)))
+    }
+
+    @Test("what the request's rules redact is redacted where the response repeats it, plain or gzip on the wire; the rest stays", arguments: [nil, "gzip"])
+    func echoedSecrets(encoding: String?) throws {
+        // Given an echo of a request with secrets in its JSON body, query and Authorization header
+        let original = try httpbinEcho(encoding: encoding)
+        // When redacted with the default rules
+        let redacted = Redactor().redact(original)
+        // Then no secret is left anywhere in the response, and what is no secret is kept
+        let response = try #require(redacted.response)
+        let body = try ContentCoding.decode(response.body, contentEncoding: encoding)
+        let text = String(decoding: body, as: UTF8.self)
+        for secret in ["JSONSECRET10", "JSONSECRET11", "JSONSECRET12", "SIGSECRET21", "HEADERTOKEN99"] {
+            #expect(!text.contains(secret), "\(secret) left in \(text)")
+        }
+        #expect(text.contains("hello") && text.contains(#""color":"red""#), "\(text)")
+        #expect(response.headers.value(for: "Content-Length") == String(response.body.count))
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty, "validate agrees")
+        // And rules that redact nothing keep every byte
+        #expect(Redactor.none.redact(original) == original)
+    }
+
+    @Test("a bearer token quoted in a body is redacted by cassette redact even when the request that carried it already was")
+    func bearerInText() throws {
+        // Given a stored exchange whose request is redacted but whose error page quotes the token
+        let page = Data("<p>Rejected header: Authorization: Bearer abcDEF123456.xyz</p>".utf8)
+        let stored = Interaction(
+            index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/x")!, headers: [HeaderField("Authorization", "REDACTED")]),
+            outcome: .response(RecordedResponse(status: 401, headers: [HeaderField("Content-Type", "text/html")], body: page)))
+        #expect(!SecretScanner.scan(Cassette(interactions: [stored])).isEmpty, "validate flags it")
+        // When redacted again
+        let redacted = Redactor().redact(stored)
+        // Then the token is gone, the word that says what it was is kept, and validate is content
+        #expect(String(decoding: redacted.response?.body ?? Data(), as: UTF8.self) == "<p>Rejected header: Authorization: Bearer REDACTED</p>")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+    }
+
+    @Test("short values are not looked for in the response: a 4-character password does not blank every 'abcd' of the body")
+    func shortValuesIgnored() {
+        let request = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,
+                                      headers: [HeaderField("Content-Type", "application/json")], body: Data(#"{"password":"abcd"}"#.utf8))
+        let interaction = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Type", "text/plain")], body: Data("abcdefgh".utf8))))
+        #expect(Redactor().redact(interaction).response?.body == Data("abcdefgh".utf8))
+    }
+}
