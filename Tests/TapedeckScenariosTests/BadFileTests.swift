@@ -68,6 +68,21 @@ struct BadFileTests {
                 "\(error.description)")
     }
 
+    @Test("a fault plan file (serve --faults) reports every bad fault at once, as a scenario file does")
+    func faultPlanProblemsAtOnce() throws {
+        let text = """
+            faults:
+              - {kind: reset, route: GET /y}
+              - {kind: latency, delay: -1s}
+              - {kind: stall, routee: GET /z}
+            """
+        let error = try #require(throws: ScenarioError.self) { try FaultPlan.parse(text, file: "plan.yaml") }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(error.description)")
+        #expect(lines[0].contains("plan.yaml:2:") && lines[0].contains("afterBytes") && lines[1].contains("negative")
+                && lines[2].contains("did you mean 'route'"), "\(error.description)")
+    }
+
     @Test("every schedule decision naming an unknown request or fault is reported at once, not the first of them")
     func scheduleProblemsAtOnce() throws {
         let text = """

@@ -25,20 +25,36 @@ public struct FaultPlan: Hashable, Sendable {
         try parse(Scenario.readText(url, what: "fault plan", hint: "give a .yaml or .json file with a 'faults:' list"), file: url.path)
     }
 
-    /// Parses fault plan text; `file` names it in errors.
+    /// Parses fault plan text; `file` names it in errors. As for a scenario file, every problem
+    /// (unknown keys, values that cannot be read, in any fault) is reported at once.
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> FaultPlan {
         let node = try Scenario.compose(text, file: file, empty: "list the faults under 'faults:'")
-        let root = Field(node: node, path: "", file: file)
-        let top = try root.mapping(ScenarioReader.topKeys)
+        let problems = Problems()
+        var root = Field(node: node, path: "", file: file)
+        root.problems = problems
+        let top: Fields
+        do {
+            top = try root.mapping(ScenarioReader.topKeys, extensions: true)
+        } catch {
+            problems.add(error)
+            throw problems.combined ?? error
+        }
         let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
         var plan = FaultPlan()
-        if let seed = top["seed"] { plan.seed = try seed.seed() }
-        let faults = try top.required("faults", hint: "list the faults, e.g. - kind: reset\\n  afterBytes: 10")
-        plan.faults = try faults.list().enumerated().map { (index, item) throws(ScenarioError) in try reader.fault(item, index: index) }
-        var names = Set<String>()
-        for site in plan.faults where !names.insert(site.name).inserted {
-            throw faults.error("two faults are named '\(site.name)'", hint: "give each fault its own name")
+        problems.recovering { () throws(ScenarioError) in if let seed = top["seed"] { plan.seed = try seed.seed() } }
+        let faults = problems.recovering { () throws(ScenarioError) in
+            try top.required("faults", hint: "list the faults, e.g. - kind: reset\\n  afterBytes: 10")
         }
+        if let faults, let items = problems.recovering({ () throws(ScenarioError) in try faults.list() }) {
+            plan.faults = items.enumerated().compactMap { index, item in
+                problems.recovering(item: item) { (item) throws(ScenarioError) in try reader.fault(item, index: index) }
+            }
+            var names = Set<String>()
+            for site in plan.faults where !names.insert(site.name).inserted {
+                problems.add(faults.error("two faults are named '\(site.name)'", hint: "give each fault its own name"))
+            }
+        }
+        if let combined = problems.combined { throw combined }
         return plan
     }
 }
