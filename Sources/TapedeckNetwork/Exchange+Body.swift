@@ -106,9 +106,25 @@ extension Exchange {
             // The plan kept decoded bytes but this client expects the wire form: encode them again.
             let encoded = try ContentCoding.encode(plan.body, contentEncoding: coding) ?? plan.body
             return (encoded, encoded.count)
+        case (true, .decoded) where decodable:
+            // The plan kept decoded bytes (a cassette's `_bodyForm: decoded`) of a body sent
+            // encoded: the client is handed them as they are, but the wire carried the encoded
+            // form, and faults and bandwidth count those bytes.
+            return (plan.body, Self.wireCount(ofDecoded: plan.body, head: head, coding: coding))
         default:
             return (plan.body, plan.body.count)
         }
+    }
+
+    /// How many wire bytes a body kept decoded took when sent with `coding`: the recorded
+    /// `Content-Length` (what the server sent), else the size of encoding the body again. (A
+    /// length of 0 for a body that has bytes is not believed: nothing would be delivered.)
+    static func wireCount(ofDecoded body: Data, head: ResponseHead, coding: String?) -> Int {
+        if let field = head.headerFields[.contentLength], let length = Int(field.trimmingCharacters(in: .whitespaces)),
+           length > 0 || (length == 0 && body.isEmpty) {
+            return length
+        }
+        return ((try? ContentCoding.encode(body, contentEncoding: coding)) ?? nil)?.count ?? body.count
     }
 
     /// Hands the final head to the client and starts its body.

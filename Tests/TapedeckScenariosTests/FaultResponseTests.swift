@@ -61,6 +61,28 @@ struct FaultResponseTests {
         #expect(outcome.timelineShowsFault("cut", on: "report"))
     }
 
+    @Test("truncate and reset count bytes on the wire for a cassette body kept decoded but sent gzip (Content-Length 4116, 23157 decoded)")
+    func cutsCountWireBytesOfDecodedCassetteBody() throws {
+        // Given the api cassette's report: `_bodyForm: decoded`, Content-Encoding gzip, Content-Length 4116
+        func report(_ fault: String) throws -> RequestOutcome {
+            try run("""
+                traffic: {cassette: {file: \(apiCassette.path), match: {url: ignoringQuery}}}
+                script: [{request: GET http://api.shop.test/api/report, name: report}]
+                faults: [\(fault)]
+                """).request("report")
+        }
+        // When a truncation cuts it after 1000 bytes, or after 5000 (past its 4116 wire bytes), or a reset after 1 KiB
+        let cut = try report("{kind: truncate, name: cut, afterBytes: 1000}")
+        let past = try report("{kind: truncate, name: cut, afterBytes: 5000}")
+        let reset = try report("{kind: reset, name: drop, afterBytes: 1KiB}")
+        // Then the remainder is counted in wire bytes, a cut past the wire body changes nothing,
+        // and the client holds the decoded bytes the delivered wire bytes stand for
+        let detail = try #require(cut.errorDetail)
+        #expect(detail.contains("transfer closed with 3116 bytes remaining to read"), "\(detail)")
+        #expect(past.error == .none && past.status == 200 && past.bodyBytes == 23_157, "\(past.result)")
+        #expect(reset.error == .connectionLost && reset.bodyBytes == 23_157 * 1_024 / 4_116, "\(reset.result) \(reset.bodyBytes)")
+    }
+
     @Test("corrupt gzip: the head arrives, then the decoding error URLSession on Linux reports, and no body")
     func corruptGzip() throws {
         let outcome = try run("""
