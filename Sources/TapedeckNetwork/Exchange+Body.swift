@@ -160,6 +160,10 @@ extension Exchange {
             return
         }
         let wireCount = body.wireCount
+        // A cut at or past the body's wire length cuts nothing: the whole body arrives, and the
+        // fault did not happen (it is taken off the list of firings).
+        if let cut = faults.cut, cut.bytes >= wireCount { withdrawFault(.resetAfter(bytes: cut.bytes)) }
+        if let bytes = faults.truncateAfter, bytes >= wireCount { withdrawFault(.truncate(bytes: bytes)) }
         let bandwidth = faults.bandwidth ?? routeOptions.bandwidth
         var sizes = plan.chunkSizes ?? []
         var recordedPace = true
@@ -187,6 +191,13 @@ extension Exchange {
         }
         self.body = plan
         deliverNextChunk()
+    }
+
+    /// Takes back a response-head fault that changed nothing.
+    private func withdrawFault(_ action: FaultAction) {
+        guard let index = fired.lastIndex(where: { $0.point == .responseHead && $0.action == action }) else { return }
+        fired.remove(at: index)
+        network.faultHadNoEffect(action, at: .responseHead, exchange: id)
     }
 
     /// `data` gzip-compressed, then damaged after the gzip header (deterministically), and the

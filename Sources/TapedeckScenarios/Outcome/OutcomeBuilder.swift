@@ -14,7 +14,7 @@ struct OutcomeBuilder {
     func build() -> Outcome {
         let scheduler = run.world.scheduler
         let records = run.world.network.records
-        let fired = run.sites.fired
+        let fired = run.sites.fired.filter(\.effective)
         let entries = run.recorder.entries
         let scripted = run.scenario.requests
         // Indexed once: a run of n requests must not scan every record per request (n² for 10,000).

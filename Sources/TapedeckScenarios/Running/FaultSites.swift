@@ -19,6 +19,8 @@ final class FaultSites: FaultHook {
         let point: FaultPoint
         let action: FaultAction
         let time: VirtualInstant
+        /// False for a firing that changed nothing (a cut past the body): outcomes leave it out.
+        var effective = true
     }
 
     private struct Site: Sendable {
@@ -55,7 +57,7 @@ final class FaultSites: FaultHook {
         state.withLock { $0.sites.filter(\.enabled).map(\.definition.name) }
     }
 
-    /// Every firing so far, in order.
+    /// Every firing so far, in order, with those that changed nothing (`effective` false).
     var fired: [Fired] { state.withLock { $0.fired } }
 
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
@@ -83,6 +85,15 @@ final class FaultSites: FaultHook {
                 return action
             }
             return .proceed
+        }
+    }
+
+    /// A reset or truncation past the body is no firing: it leaves the outcome's faults (its
+    /// decision stays in the schedule, so a replay takes the same steps).
+    func actionHadNoEffect(_ action: FaultAction, at point: FaultPoint, exchange: Int) {
+        state.withLock { state in
+            guard let index = state.fired.lastIndex(where: { $0.exchange == exchange && $0.point == point && $0.action == action }) else { return }
+            state.fired[index].effective = false
         }
     }
 
