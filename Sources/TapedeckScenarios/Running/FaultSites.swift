@@ -144,12 +144,10 @@ final class FaultSites: FaultHook {
             for header in headers { fields[header.name] = header.value }
             if let retryAfter { fields["Retry-After"] = Self.seconds(retryAfter) }
             if let retryAfterDate {
-                // Whole seconds, as the fields are written: `Date` rounded down and `Retry-After`
-                // up, so a client never waits less than the fault asked, whether it counts from
-                // the `Date` field or from its own clock.
                 let now = VirtualInstant.zero.duration(to: time).timeInterval
-                fields["Date"] = HTTPDate.string(from: epoch.addingTimeInterval(now.rounded(.down)))
-                fields["Retry-After"] = HTTPDate.string(from: epoch.addingTimeInterval((now + retryAfterDate.timeInterval).rounded(.up)))
+                let (date, retry) = HTTPDate.retryAfterFields(now: epoch.addingTimeInterval(now), after: retryAfterDate)
+                fields["Date"] = date
+                fields["Retry-After"] = retry
             }
             return .overrideResponse(status: status, headers: fields)
         case let .metrics(order):
