@@ -124,7 +124,7 @@ extension Exchange {
            length > 0 || (length == 0 && body.isEmpty) {
             return length
         }
-        return ((try? ContentCoding.encode(body, contentEncoding: coding)) ?? nil)?.count ?? body.count
+        return (try? ContentCoding.encode(body, contentEncoding: coding))?.count ?? body.count
     }
 
     /// Hands the final head to the client and starts its body.
