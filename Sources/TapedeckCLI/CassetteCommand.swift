@@ -22,7 +22,11 @@ func urlHost(_ host: String) -> String {
     host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
 }
 
+/// Writes a line to standard error, after what was printed to standard output so far: stdout is
+/// buffered when it is a pipe or a file, so without the flush `tapedeck run … 2>&1 | less` shows a
+/// `--report` that cannot be written above the results the run printed before it.
 func printError(_ text: String) {
+    fflush(nil)   // every output stream (naming `stdout` is not concurrency-safe in Swift 6 on Linux)
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 

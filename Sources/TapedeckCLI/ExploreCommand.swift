@@ -72,6 +72,7 @@ struct ExploreSeedsCommand: ParsableCommand {
 
     func run() throws {
         let scenario = try loadScenario(file)
+        for warning in ScenarioRunner().warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let range = try SeedRange(parsing: seeds)
         let selected = range.seeds(in: try shard.map { try Shard(parsing: $0) } ?? .whole)
         var output = ExploreOutput(format: format, progress: ExploreProgress(

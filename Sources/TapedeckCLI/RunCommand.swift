@@ -55,7 +55,7 @@ struct RunCommand: ParsableCommand {
         options.recordMode = record.flatMap(CassetteRecorder.Mode.init(parsing:))
         let runner = ScenarioRunner(options: options)
         // As `serve` does at start: a request that misses an entry dropped at load has the reason on screen.
-        for warning in runner.cassetteWarnings(for: scenario) { printError("tapedeck: warning: " + warning) }
+        for warning in runner.warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let outcome: Outcome
         let steps: [TraceStep]
         do {

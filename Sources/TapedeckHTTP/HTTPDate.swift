@@ -1,4 +1,5 @@
 public import Foundation
+import TapedeckScheduling
 
 /// HTTP's date format, the IMF-fixdate of RFC 9110 §5.6.7 (`Date`, `Retry-After`, `Expires`):
 /// written by the fault catalogue and the socket server, read by `RetryPolicy`.
@@ -8,6 +9,22 @@ public import Foundation
 /// HTTPDate.date(from: "Thu, 01 Jan 2026 00:00:02 GMT")                // that instant
 /// ```
 public enum HTTPDate {
+    /// The `Date` and `Retry-After` fields of a response sent at `now` that asks the client to
+    /// come back `after` it, as a server writes them: `Date` is `now` in whole seconds (rounded
+    /// down, as the field holds no fraction) and `Retry-After` that `Date` plus `after` in whole
+    /// seconds (a fraction rounds up, as `Retry-After: N` seconds does), so a client measuring from
+    /// the `Date` waits exactly the whole seconds asked.
+    ///
+    /// ```swift
+    /// HTTPDate.retryAfterFields(now: Date(timeIntervalSince1970: 1_767_225_602.058), after: .seconds(5))
+    /// // ("Thu, 01 Jan 2026 00:00:02 GMT", "Thu, 01 Jan 2026 00:00:07 GMT")
+    /// ```
+    public static func retryAfterFields(now: Date, after: Duration) -> (date: String, retryAfter: String) {
+        let sent = now.timeIntervalSince1970.rounded(.down)
+        let wait = max(0, after.timeInterval).rounded(.up)
+        return (string(from: Date(timeIntervalSince1970: sent)), string(from: Date(timeIntervalSince1970: sent + wait)))
+    }
+
     /// `date` as an IMF-fixdate.
     public static func string(from date: Date) -> String {
         formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'").string(from: date)

@@ -106,9 +106,25 @@ extension Exchange {
             // The plan kept decoded bytes but this client expects the wire form: encode them again.
             let encoded = try ContentCoding.encode(plan.body, contentEncoding: coding) ?? plan.body
             return (encoded, encoded.count)
+        case (true, .decoded) where decodable:
+            // The plan kept decoded bytes (a cassette's `_bodyForm: decoded`) of a body sent
+            // encoded: the client is handed them as they are, but the wire carried the encoded
+            // form, and faults and bandwidth count those bytes.
+            return (plan.body, Self.wireCount(ofDecoded: plan.body, head: head, coding: coding))
         default:
             return (plan.body, plan.body.count)
         }
+    }
+
+    /// How many wire bytes a body kept decoded took when sent with `coding`: the recorded
+    /// `Content-Length` (what the server sent), else the size of encoding the body again. (A
+    /// length of 0 for a body that has bytes is not believed: nothing would be delivered.)
+    static func wireCount(ofDecoded body: Data, head: ResponseHead, coding: String?) -> Int {
+        if let field = head.headerFields[.contentLength], let length = Int(field.trimmingCharacters(in: .whitespaces)),
+           length > 0 || (length == 0 && body.isEmpty) {
+            return length
+        }
+        return (try? ContentCoding.encode(body, contentEncoding: coding))?.count ?? body.count
     }
 
     /// Hands the final head to the client and starts its body.
@@ -144,6 +160,10 @@ extension Exchange {
             return
         }
         let wireCount = body.wireCount
+        // A cut at or past the body's wire length cuts nothing: the whole body arrives, and the
+        // fault did not happen (it is taken off the list of firings).
+        if let cut = faults.cut, cut.bytes >= wireCount { withdrawFault(.resetAfter(bytes: cut.bytes)) }
+        if let bytes = faults.truncateAfter, bytes >= wireCount { withdrawFault(.truncate(bytes: bytes)) }
         let bandwidth = faults.bandwidth ?? routeOptions.bandwidth
         var sizes = plan.chunkSizes ?? []
         var recordedPace = true
@@ -171,6 +191,13 @@ extension Exchange {
         }
         self.body = plan
         deliverNextChunk()
+    }
+
+    /// Takes back a response-head fault that changed nothing.
+    private func withdrawFault(_ action: FaultAction) {
+        guard let index = fired.lastIndex(where: { $0.point == .responseHead && $0.action == action }) else { return }
+        fired.remove(at: index)
+        network.faultHadNoEffect(action, at: .responseHead, exchange: id)
     }
 
     /// `data` gzip-compressed, then damaged after the gzip header (deterministically), and the

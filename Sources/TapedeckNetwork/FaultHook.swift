@@ -129,6 +129,16 @@ public struct FaultContext: Sendable {
 public protocol FaultHook: Sendable {
     /// What to do at `point` of the exchange `context` describes; draw only from `random`.
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction
+
+    /// Told when an action this hook chose at `point` of exchange `exchange` turned out to change
+    /// nothing: a reset or a truncation at or past the body's length on the wire, so the whole body
+    /// arrived. (The default does nothing.)
+    func actionHadNoEffect(_ action: FaultAction, at point: FaultPoint, exchange: Int)
+}
+
+extension FaultHook {
+    /// Does nothing (a hook that keeps no record of its firings has nothing to take back).
+    public func actionHadNoEffect(_ action: FaultAction, at point: FaultPoint, exchange: Int) {}
 }
 
 /// A fault hook backed by a closure.

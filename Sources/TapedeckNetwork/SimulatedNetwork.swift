@@ -186,6 +186,14 @@ public final class SimulatedNetwork: @unchecked Sendable {
         return action
     }
 
+    /// An action `fault(at:context:)` returned changed nothing (a cut past the body): the trace
+    /// says so, and the hook takes it off its list of firings.
+    func faultHadNoEffect(_ action: FaultAction, at point: FaultPoint, exchange: Int) {
+        guard let hook = config.withLock({ $0.faults }) else { return }
+        scheduler.record("net.fault", "#\(exchange) \(point): \(action): no effect")
+        hook.actionHadNoEffect(action, at: point, exchange: exchange)
+    }
+
     /// The attempt number of a new exchange for `request`: 1 + those started before with the same
     /// tag, or the same method and URL when the request has no tag.
     func nextAttempt(of request: RequestSnapshot, tag: String?) -> Int {

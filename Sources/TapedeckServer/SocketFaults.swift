@@ -218,13 +218,10 @@ public final class SocketFaults: Sendable {
             } else if let retryAfterDate {
                 // The date is read against the answer's own `Date` (as a client does): both now,
                 // not the recorded Date, which would put the retry minutes or days away.
-                // Whole seconds, as the fields are written: `Date` rounded down and `Retry-After`
-                // up, so a client never waits less than the fault asked, whether it counts from
-                // the `Date` field or from its own clock.
-                let now = Date().timeIntervalSince1970
+                let (date, retry) = HTTPDate.retryAfterFields(now: Date(), after: retryAfterDate)
                 answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Date") }
-                answer.headers.append(.init("Date", HTTPDate.string(from: Date(timeIntervalSince1970: now.rounded(.down)))))
-                answer.headers.append(.init("Retry-After", HTTPDate.string(from: Date(timeIntervalSince1970: (now + retryAfterDate.timeInterval).rounded(.up)))))
+                answer.headers.append(.init("Date", date))
+                answer.headers.append(.init("Retry-After", retry))
             }
         case .hostNotFound, .notConnected, .metrics, .duplicateCompletion, .tokenExpiry:
             break

@@ -101,6 +101,23 @@ struct RunSafetyTests {
         #expect(run.output.contains("first — seed 1: passed"), "the results are printed: \(run.output)")
         #expect(run.errors == "tapedeck: --report /nonexistent/r.html: cannot write it: the directory /nonexistent does not exist\n")
         #expect(FileManager.default.fileExists(atPath: svg.path))
+        // With both streams in one file (`2>&1 | less`), the results still come first: stdout,
+        // buffered there, is flushed before the error is written.
+        let combined = directory.file("combined.txt")
+        _ = FileManager.default.createFile(atPath: combined.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: combined)
+        let process = Process()
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = ["run", first.path, "--report", "/nonexistent/r.html"]
+        process.standardOutput = handle
+        process.standardError = handle
+        try launch(process)
+        process.waitUntilExit()
+        try handle.close()
+        let text = try String(contentsOf: combined, encoding: .utf8)
+        let results = try #require(text.range(of: "trace hash:"), "\(text)")
+        let error = try #require(text.range(of: "cannot write it"), "\(text)")
+        #expect(results.lowerBound < error.lowerBound, "\(text)")
         let shrink = try runTapedeck(["shrink", planted.path, "--seed", "2", "--out", "/nonexistent/x.yaml"])
         #expect(shrink.status == 3)
         #expect(shrink.errors == "tapedeck: --out /nonexistent/x.yaml: cannot write it: the directory /nonexistent does not exist\n")

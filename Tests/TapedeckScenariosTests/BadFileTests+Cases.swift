@@ -81,6 +81,12 @@ extension BadFileTests {
             \(stub)
             script: {request: GET http://api.test/a}
             """, line: 2, column: 9, path: "script", message: "expected a list, found a mapping"),
+        BadFile(what: "a mapping where a set of statuses belongs says what a set is", yaml: """
+            \(stub)
+            client: {retry: {statuses: {503: x}}}
+            script: [{request: GET http://api.test/a}]
+            """, line: 2, column: 28, path: "client.retry.statuses",
+            message: "expected a number, a range or a list of them, found a mapping — write e.g. 503, 500-599 or [500, 503] (a mapping's 'key: value' is not a set)"),
         BadFile(what: "a word where true or false belongs", yaml: """
             \(stub)
             client: {auth: sometimes}

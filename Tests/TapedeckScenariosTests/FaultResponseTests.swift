@@ -61,6 +61,28 @@ struct FaultResponseTests {
         #expect(outcome.timelineShowsFault("cut", on: "report"))
     }
 
+    @Test("truncate and reset count bytes on the wire for a cassette body kept decoded but sent gzip (Content-Length 4116, 23157 decoded)")
+    func cutsCountWireBytesOfDecodedCassetteBody() throws {
+        // Given the api cassette's report: `_bodyForm: decoded`, Content-Encoding gzip, Content-Length 4116
+        func report(_ fault: String) throws -> RequestOutcome {
+            try run("""
+                traffic: {cassette: {file: \(apiCassette.path), match: {url: ignoringQuery}}}
+                script: [{request: GET http://api.shop.test/api/report, name: report}]
+                faults: [\(fault)]
+                """).request("report")
+        }
+        // When a truncation cuts it after 1000 bytes, or after 5000 (past its 4116 wire bytes), or a reset after 1 KiB
+        let cut = try report("{kind: truncate, name: cut, afterBytes: 1000}")
+        let past = try report("{kind: truncate, name: cut, afterBytes: 5000}")
+        let reset = try report("{kind: reset, name: drop, afterBytes: 1KiB}")
+        // Then the remainder is counted in wire bytes, a cut past the wire body changes nothing,
+        // and the client holds the decoded bytes the delivered wire bytes stand for
+        let detail = try #require(cut.errorDetail)
+        #expect(detail.contains("transfer closed with 3116 bytes remaining to read"), "\(detail)")
+        #expect(past.error == .none && past.status == 200 && past.bodyBytes == 23_157, "\(past.result)")
+        #expect(reset.error == .connectionLost && reset.bodyBytes == 23_157 * 1_024 / 4_116, "\(reset.result) \(reset.bodyBytes)")
+    }
+
     @Test("corrupt gzip: the head arrives, then the decoding error URLSession on Linux reports, and no body")
     func corruptGzip() throws {
         let outcome = try run("""
@@ -86,13 +108,13 @@ struct FaultResponseTests {
     }
 
     /// A 503 (or 429) on the first attempt carrying Retry-After, a retry policy that may or may not honour it.
-    private func retryAfter(status: Int, header: String, honour: Bool) throws -> Outcome {
+    private func retryAfter(status: Int, header: String, honour: Bool, at start: String = "0s") throws -> Outcome {
         try run("""
             traffic: {stubs: [{url: http://api.test/a, json: {ok: true}}]}
             client:
               retry: {limit: 1, statuses: [\(status)], honourRetryAfter: \(honour)}
               validate: true
-            script: [{request: GET http://api.test/a, name: a}]
+            script: [{request: GET http://api.test/a, name: a, at: \(start)}]
             faults: [{kind: status, name: busy, status: \(status), \(header), attempts: 1}]
             expect:
               requests:
@@ -138,6 +160,37 @@ struct FaultResponseTests {
         let fraction = try retryAfter(status: 503, header: "retryAfterDate: 1500ms", honour: true)
         #expect(fraction.faults.first?.what.contains("Retry-After: Thu, 01 Jan 2026 00:00:02 GMT") == true, "\(fraction.faults)")
         #expect(fraction.request("a").endNanoseconds == 2_000_000_000)
+    }
+
+    @Test("retryAfterDate away from a whole second: Retry-After is the Date (now, rounded down) plus the wait, as a server writes it, and the client waits exactly that")
+    func retryAfterDateIsDatePlusWait() throws {
+        // Given a 503 asking for 5 s as an HTTP date, at t = 2.058 s
+        let outcome = try retryAfter(status: 503, header: "retryAfterDate: 5s", honour: true, at: "2058ms")
+        // Then Date is 00:00:02 and Retry-After 00:00:07 (not 00:00:08: now + 5 s rounded up)
+        let what = try #require(outcome.faults.first?.what)
+        #expect(what.contains("Date: Thu, 01 Jan 2026 00:00:02 GMT") && what.contains("Retry-After: Thu, 01 Jan 2026 00:00:07 GMT"), "\(what)")
+        // And the retry comes 5 s after the 503
+        #expect(outcome.request("a").endNanoseconds == 7_058_000_000)
+    }
+
+    @Test("Retry-After: 1.5 is not delay-seconds (digits only, RFC 9110): the honouring policy ignores it and backs off as usual")
+    func fractionalRetryAfterIgnored() throws {
+        // Given a stub's 503 with Retry-After 1.5, then a 200, and a policy honouring Retry-After
+        let outcome = try run("""
+            traffic:
+              stubs:
+                - url: http://api.test/a
+                  responses:
+                    - {status: 503, headers: {Retry-After: "1.5"}}
+                    - {json: {ok: true}}
+            client:
+              retry: {limit: 1, honourRetryAfter: true}
+              validate: true
+            script: [{request: GET http://api.test/a, name: a}]
+            """)
+        // Then the retry waits the backoff (0.5 s), not 1.5 s
+        #expect(outcome.request("a").status == 200 && outcome.request("a").attempts == 2)
+        #expect(outcome.request("a").endNanoseconds == 500_000_000)
     }
 
     @Test("status override without a retry: the overridden status is what the user sees, headers added")

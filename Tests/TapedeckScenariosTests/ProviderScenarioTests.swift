@@ -186,6 +186,38 @@ struct ProviderScenarioTests {
         #expect(quiet.traceHash != outcome.traceHash)
     }
 
+    @Test("the logger plugin logs a transport error in one fixed form (userInfo keys sorted), so every run of a seed has one trace hash")
+    func loggedErrorIsStable() throws {
+        // Given a provider request with the logger plugin whose only attempt loses its connection
+        let scenario = try parse("""
+            traffic: {stubs: [{url: http://api.app.test/x, json: {ok: true}}]}
+            client:
+              provider:
+                baseURL: http://api.app.test
+                plugins: [logger]
+                targets:
+                  x: {path: /x}
+            script:
+              - target: x
+            faults:
+              - {name: drop, kind: connectionLost}
+            """)
+        // When it runs many times from one seed
+        var hashes: Set<String> = []
+        var errorLines: Set<String> = []
+        for _ in 0..<12 {
+            let (outcome, trace) = try ScenarioRunner().runKeepingTrace(scenario, seed: 1)
+            hashes.insert(outcome.traceHash)
+            errorLines.formUnion(trace.filter { $0.event == "provider.log" && $0.payload.contains("Error") }.map(\.payload))
+        }
+        // Then the error is logged as one line, with the NSError's userInfo keys in sorted order
+        #expect(errorLines == ["""
+            info: Error calling x: the URLSession task failed: Error Domain=NSURLErrorDomain Code=-1005 \
+            UserInfo={NSErrorFailingURLKey=http://api.app.test/x, NSLocalizedDescription=tapedeck: network connection lost}
+            """])
+        #expect(hashes.count == 1)
+    }
+
     @Test("bad provider files name the key and say what to do", arguments: [
         ("script: [{target: a}]\ntraffic: {stubs: [{url: http://api.test/a}]}", "a 'target:' step needs a provider"),
         ("""

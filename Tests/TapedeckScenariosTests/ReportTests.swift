@@ -29,11 +29,30 @@ struct ReportTests {
             }
             #expect(lines.count >= outcome.timeline.lanes.count)
             for lane in outcome.timeline.lanes {
-                #expect(lines.contains { $0.hasPrefix(String(lane.name.prefix(24))) }, "\(outcome.scenario): lane \(lane.name)")
+                // A name of up to 24 characters whole; a longer one cut (with `…`, keeping a `#N`).
+                let shown = lane.name.count <= 24 ? lane.name + " " : String(lane.name.prefix(16))
+                #expect(lines.contains { $0.hasPrefix(shown) }, "\(outcome.scenario): lane \(lane.name)")
             }
             // The whole printout embeds the same timeline.
             #expect(OutcomeText(outcome, width: width).render().contains(TextTimeline(outcome.timeline, width: width).render()))
         }
+    }
+
+    @Test("a long lane name is cut with … and keeps a repeat's #N, so repeats stay apart (text and SVG)")
+    func longNamesKeepRepeatNumbers() throws {
+        // Given two repeats of a step whose name is longer than the name column
+        let name = "this-is-a-very-long-request-name-for-the-user-profile-avatar-thumbnail"
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+            script: [{request: GET http://api.test/a, name: \(name), repeat: 2}]
+            """)
+        // When the timeline is drawn
+        let text = TextTimeline(outcome.timeline, width: 100).render()
+        let svg = SVGTimeline(outcome.timeline).render()
+        // Then each lane's name is cut, says so, and ends in its own repeat number
+        let lanes = text.split(separator: "\n").filter { $0.hasPrefix("this-is") }.map { String($0.prefix { $0 != " " }) }
+        #expect(lanes.count == 2 && lanes[0].hasSuffix("…#1") && lanes[1].hasSuffix("…#2") && lanes[0].count < name.count, "\(lanes)")
+        #expect(svg.contains("…#1") && svg.contains("…#2"), "the SVG's names keep it too")
     }
 
     @Test("the text timeline draws attempts, failed attempts, backoff, faults and the end where they happened")

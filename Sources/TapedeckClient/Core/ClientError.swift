@@ -295,26 +295,33 @@ extension Error {
 }
 
 extension ClientError: CustomStringConvertible {
-    /// What failed, in a sentence.
+    /// What failed, in a sentence. An `NSError` inside (a `URLError`, a `CocoaError`) is described
+    /// with its `userInfo` keys in sorted order (``StableErrorText``), so the sentence is the same in
+    /// every run: it goes into traces and outcomes.
     public var description: String {
+        StableErrorText.stabilizing(sentence, around: self)
+    }
+
+    private var sentence: String {
         switch self {
-        case let .createURLRequestFailed(error): return "creating the URLRequest failed: \(error)"
+        case let .createURLRequestFailed(error): return "creating the URLRequest failed: \(StableErrorText.describe(error))"
         case let .invalidURL(url): return "invalid URL: \(url)"
         case let .parameterEncodingFailed(reason): return "parameter encoding failed: \(reason)"
         case let .parameterEncoderFailed(reason): return "parameter encoding failed: \(reason)"
         case .urlRequestValidationFailed: return "a GET request must not have a body"
-        case let .requestAdaptationFailed(error): return "request adaptation failed: \(error)"
-        case let .requestRetryFailed(retryError, originalError): return "retry failed: \(retryError) (original error: \(originalError))"
-        case let .sessionTaskFailed(error): return "the URLSession task failed: \(error)"
+        case let .requestAdaptationFailed(error): return "request adaptation failed: \(StableErrorText.describe(error))"
+        case let .requestRetryFailed(retryError, originalError):
+            return "retry failed: \(StableErrorText.describe(retryError)) (original error: \(StableErrorText.describe(originalError)))"
+        case let .sessionTaskFailed(error): return "the URLSession task failed: \(StableErrorText.describe(error))"
         case .explicitlyCancelled: return "the request was cancelled"
         case let .responseValidationFailed(reason): return "response validation failed: \(reason)"
         case let .responseSerializationFailed(reason): return "response serialization failed: \(reason)"
         case .sessionDeinitialized: return "the Session was released while the request was running"
-        case let .sessionInvalidated(error): return "the URLSession was invalidated\(error.map { ": \($0)" } ?? "")"
+        case let .sessionInvalidated(error): return "the URLSession was invalidated\(error.map { ": \(StableErrorText.describe($0))" } ?? "")"
         case let .multipartEncodingFailed(reason): return "multipart encoding failed: \(reason)"
-        case let .createUploadableFailed(error): return "the upload's body could not be made: \(error)"
+        case let .createUploadableFailed(error): return "the upload's body could not be made: \(StableErrorText.describe(error))"
         case let .downloadedFileMoveFailed(error, source, destination):
-            return "moving the downloaded file from \(source.path) to \(destination.path) failed: \(error)"
+            return "moving the downloaded file from \(source.path) to \(destination.path) failed: \(StableErrorText.describe(error))"
         }
     }
 }

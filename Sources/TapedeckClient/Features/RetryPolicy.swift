@@ -48,8 +48,9 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     /// URLError codes that call for a retry.
     public let retryableURLErrorCodes: Set<URLError.Code>
     /// Wait what the response's `Retry-After` says, when it says it, instead of the backoff
-    /// (Tapedeck's opt-in; Alamofire ignores `Retry-After`). Seconds are taken as they are; an
-    /// HTTP date is measured from the response's `Date` (without one, the backoff applies).
+    /// (Tapedeck's opt-in; Alamofire ignores `Retry-After`). Whole seconds are taken as they are
+    /// (a value that is not digits only, such as `1.5`, is ignored: the backoff applies); an HTTP
+    /// date is measured from the response's `Date` (without one, the backoff applies).
     public let honoursRetryAfter: Bool
 
     /// A policy; every parameter defaults to the static `default…` value.
@@ -97,13 +98,18 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
 }
 
 extension RetryPolicy {
-    /// The wait a response's `Retry-After` asks for, in seconds: a number of seconds, or an HTTP
-    /// date measured from the response's `Date`. Nil when there is none or it cannot be read.
+    /// The wait a response's `Retry-After` asks for, in seconds: a whole number of seconds
+    /// (RFC 9110's `delay-seconds`, digits only), or an HTTP date measured from the response's
+    /// `Date`. Nil when there is none or it cannot be read — `1.5`, `-1` or `3s` included, which
+    /// are neither (clients that read the field parse an integer and drop anything else).
     public static func retryAfter(_ response: HTTPURLResponse) -> TimeInterval? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
             return nil
         }
-        if let seconds = TimeInterval(value) { return seconds >= 0 && seconds.isFinite ? seconds : nil }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // Digits only; a number too long for an Int is a wait longer than any run.
+            return Int(value).map(TimeInterval.init)
+        }
         guard let date = HTTPDate.date(from: value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.date(from:)) else {
             return nil
         }

@@ -78,17 +78,18 @@ extension ProviderError: LocalizedError, CustomStringConvertible {
     /// What failed, in a sentence.
     public var errorDescription: String? { description }
 
-    /// What failed, in a sentence.
+    /// What failed, in a sentence (an `NSError` inside described with its `userInfo` keys sorted,
+    /// ``StableErrorText``, so the logger plugin logs the same line in every run).
     public var description: String {
         switch self {
         case .jsonMapping: "the response body is not JSON"
         case .stringMapping: "the response body (or the value at the key path) is not a string"
-        case let .objectMapping(error, _): "the response body could not be decoded: \(error)"
-        case let .encodableMapping(error): "the request body could not be encoded: \(error)"
+        case let .objectMapping(error, _): "the response body could not be decoded: \(StableErrorText.describe(error))"
+        case let .encodableMapping(error): "the request body could not be encoded: \(StableErrorText.describe(error))"
         case let .statusCode(response): "status code \(response.statusCode) is outside the accepted range"
-        case let .underlying(error, _): "\(error)"
+        case let .underlying(error, _): StableErrorText.describe(error)
         case let .requestMapping(url): "\(url) is not a URL: the endpoint cannot become a URLRequest"
-        case let .parameterEncoding(error): "the parameters could not be encoded: \(error)"
+        case let .parameterEncoding(error): "the parameters could not be encoded: \(StableErrorText.describe(error))"
         }
     }
 }

@@ -230,7 +230,14 @@ struct Field {
     /// A set of integers: `503`, `[500, 503]`, `500-599`, or a list mixing them.
     func integers(in range: ClosedRange<Int>) throws(ScenarioError) -> IntegerSet {
         var set = IntegerSet()
+        if case .mapping = node {
+            throw error("expected a number, a range or a list of them, found a mapping",
+                        hint: "write e.g. 503, 500-599 or [500, 503] (a mapping's 'key: value' is not a set)")
+        }
         for item in try list(allowingSingle: true) {
+            if case .mapping = item.node {
+                throw item.error("expected a number or a range, found a mapping", hint: "write e.g. 503 or 500-599, without ':'")
+            }
             if item.isQuotedNonText { throw item.error("expected a number or a range, found \(item.kind)", hint: "remove the quotes") }
             let text = try item.string().trimmingCharacters(in: .whitespaces)
             if let dash = text.dropFirst().firstIndex(of: "-"),

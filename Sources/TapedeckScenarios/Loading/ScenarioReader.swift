@@ -63,7 +63,9 @@ struct ScenarioReader {
         if let schedule = top["schedule"], let read = problems.recovering(item: schedule, reader.schedule) { scenario.schedule = read }
         // What the whole file must satisfy is checked only once every part could be read.
         if let error = problems.combined { throw error }
-        try Validation(scenario: scenario, top: top).check()
+        let validation = Validation(scenario: scenario, top: top)
+        try validation.check()
+        scenario.warnings.items = validation.warnings()
         scenario.marks = Self.marks(top)
         return scenario
     }

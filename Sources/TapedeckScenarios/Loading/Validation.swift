@@ -145,7 +145,7 @@ struct Validation {
     }
 
     /// The `index`-th item of the list under `key` (for pointing at it).
-    private func field(_ key: String, _ index: Int) -> Field {
+    func field(_ key: String, _ index: Int) -> Field {
         guard let list = top[key], let items = try? list.list(), index < items.count else { return top.owner }
         return items[index]
     }

@@ -37,6 +37,9 @@ public struct Scenario: Hashable, Sendable {
     /// Where some keys are in the file (`traffic`, `traffic.cassette`), for errors found when the
     /// run starts rather than when the file is read. Not part of the scenario's identity.
     var marks = SourceMarks()
+    /// What the file says that can never take effect (``ScenarioRunner/warnings(for:)`` reports
+    /// them). Not part of the scenario's identity.
+    var warnings = LoadWarnings()
 
     /// An empty scenario named `name` (fill in its parts in code).
     public init(name: String, description: String = "", source: URL? = nil, seed: UInt64 = 1, traffic: Traffic = Traffic(),

@@ -14,7 +14,7 @@ struct OutcomeBuilder {
     func build() -> Outcome {
         let scheduler = run.world.scheduler
         let records = run.world.network.records
-        let fired = run.sites.fired
+        let fired = run.sites.fired.filter(\.effective)
         let entries = run.recorder.entries
         let scripted = run.scenario.requests
         // Indexed once: a run of n requests must not scan every record per request (n² for 10,000).
@@ -154,27 +154,12 @@ struct OutcomeBuilder {
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 
-    /// An error as outcomes show it. An NSError's (or URLError's) description lists its userInfo
-    /// in dictionary order, which differs from run to run; here its keys are sorted, so that a seed
-    /// gives the same outcome (and `--format json`) every time.
+    /// An error as outcomes show it. An NSError's (or URLError's) own description lists its
+    /// userInfo in dictionary order, which differs from run to run; ``StableErrorText`` sorts the
+    /// keys (as the client's and the provider's descriptions do), so that a seed gives the same
+    /// outcome (and `--format json`) every time.
     static func detail(of error: ClientError) -> String {
-        var text = "\(error)"
-        var next = error.underlyingError
-        while let underlying = next {
-            let ns = underlying as NSError
-            let raw = "\(underlying)"
-            // Only an NSError's own description lists its userInfo (a ClientError inside describes
-            // itself, and is kept as it reads).
-            if !(underlying is ClientError), !ns.userInfo.isEmpty, text.contains(raw) {
-                let info = ns.userInfo.keys.sorted().map { key -> String in
-                    let value = ns.userInfo[key]!
-                    return "\(key)=" + ((value as? any Error).map { "\(($0 as NSError).domain) \(($0 as NSError).code)" } ?? "\(value)")
-                }
-                text = text.replacingOccurrences(of: raw, with: "Error Domain=\(ns.domain) Code=\(ns.code) UserInfo={\(info.joined(separator: ", "))}")
-            }
-            next = (underlying as? ClientError)?.underlyingError
-        }
-        return text
+        StableErrorText.describe(error)
     }
 
     static func preview(_ body: Data?) -> String {

@@ -32,7 +32,7 @@ extension SVGTimeline {
             ? #"<g class="lane\#(lane.passed ? "" : " failed")" data-lane="\#(name)" data-passed="\#(lane.passed)">"#
             : #"<g class="support-lane" data-support-lane="\#(name)">"#
         var parts = [group]
-        let (shown, _) = Markup.truncated(lane.name, toWidth: layout.nameColumns)
+        let (shown, _) = Markup.truncated(lane.name, toWidth: layout.nameColumns, keeping: TextTimeline.repeatSuffix(of: lane.name))
         let nameColor = lane.passed ? (lane.isRequest ? Palette.ink : Palette.muted) : Palette.failedCheck
         let check = lane.passed ? "" : #"<tspan class="failed-check" font-weight="bold"> ✗</tspan>"#
         let style = lane.isRequest ? "" : #" font-style="italic""#

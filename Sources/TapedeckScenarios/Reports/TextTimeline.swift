@@ -59,7 +59,7 @@ public struct TextTimeline: Sendable {
                 case .finish: if cells[index] == " " { cells[index] = "|" }
                 }
             }
-            let name = pad(String(lane.name.prefix(nameWidth)), nameWidth)
+            let name = pad(Self.elided(lane.name, toWidth: nameWidth), nameWidth)
             let status = lane.passed ? " " : "✗"
             // A result cut short says so (`validation aft…`): a cut `503` must not read as `5`.
             let result = lane.result.count > resultWidth ? lane.result.prefix(resultWidth - 1) + "…" : lane.result
@@ -83,6 +83,25 @@ public struct TextTimeline: Sendable {
         }
         lines.append(indent + line)
         return lines.joined(separator: "\n")
+    }
+
+    /// A lane's name cut to `width` characters, saying so with `…`, and keeping a repeat's `#N`
+    /// suffix: the repeats of one long-named step differ only there (`this-is-a-lo…#1`, `…#2`).
+    static func elided(_ name: String, toWidth width: Int) -> String {
+        guard name.count > width else { return name }
+        guard width > 1 else { return String(name.prefix(width)) }
+        let suffix = Self.repeatSuffix(of: name)
+        if !suffix.isEmpty, width > suffix.count + 1 {
+            return String(name.prefix(width - 1 - suffix.count)) + "…" + suffix
+        }
+        return String(name.prefix(width - 1)) + "…"
+    }
+
+    /// `#12` of `name#12` (empty when the name has no repeat number).
+    static func repeatSuffix(of name: String) -> String {
+        let digits = name.reversed().prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, name.dropLast(digits.count).last == "#" else { return "" }
+        return "#" + String(digits.reversed())
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

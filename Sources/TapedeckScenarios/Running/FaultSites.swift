@@ -19,6 +19,8 @@ final class FaultSites: FaultHook {
         let point: FaultPoint
         let action: FaultAction
         let time: VirtualInstant
+        /// False for a firing that changed nothing (a cut past the body): outcomes leave it out.
+        var effective = true
     }
 
     private struct Site: Sendable {
@@ -55,7 +57,7 @@ final class FaultSites: FaultHook {
         state.withLock { $0.sites.filter(\.enabled).map(\.definition.name) }
     }
 
-    /// Every firing so far, in order.
+    /// Every firing so far, in order, with those that changed nothing (`effective` false).
     var fired: [Fired] { state.withLock { $0.fired } }
 
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
@@ -83,6 +85,15 @@ final class FaultSites: FaultHook {
                 return action
             }
             return .proceed
+        }
+    }
+
+    /// A reset or truncation past the body is no firing: it leaves the outcome's faults (its
+    /// decision stays in the schedule, so a replay takes the same steps).
+    func actionHadNoEffect(_ action: FaultAction, at point: FaultPoint, exchange: Int) {
+        state.withLock { state in
+            guard let index = state.fired.lastIndex(where: { $0.exchange == exchange && $0.point == point && $0.action == action }) else { return }
+            state.fired[index].effective = false
         }
     }
 
@@ -133,12 +144,10 @@ final class FaultSites: FaultHook {
             for header in headers { fields[header.name] = header.value }
             if let retryAfter { fields["Retry-After"] = Self.seconds(retryAfter) }
             if let retryAfterDate {
-                // Whole seconds, as the fields are written: `Date` rounded down and `Retry-After`
-                // up, so a client never waits less than the fault asked, whether it counts from
-                // the `Date` field or from its own clock.
                 let now = VirtualInstant.zero.duration(to: time).timeInterval
-                fields["Date"] = HTTPDate.string(from: epoch.addingTimeInterval(now.rounded(.down)))
-                fields["Retry-After"] = HTTPDate.string(from: epoch.addingTimeInterval((now + retryAfterDate.timeInterval).rounded(.up)))
+                let (date, retry) = HTTPDate.retryAfterFields(now: epoch.addingTimeInterval(now), after: retryAfterDate)
+                fields["Date"] = date
+                fields["Retry-After"] = retry
             }
             return .overrideResponse(status: status, headers: fields)
         case let .metrics(order):

@@ -71,6 +71,31 @@ public struct ScenarioRunner: Sendable {
         return cassette.skipped.map { "\(url.path): \($0)" } + cassette.notes.map { "\(url.path): \($0)" }
     }
 
+    /// What the scenario's file says that loads but can never take effect, one line each
+    /// (`file:line:column: path: reason — hint`): a fault whose route matches no request of the
+    /// script, nor the token endpoint, nor a redirect's target that the stubs or the cassette
+    /// name; a cancel during a backoff the client never waits in. Then ``cassetteWarnings(for:)``.
+    ///
+    /// ```swift
+    /// for warning in runner.warnings(for: scenario) { print("warning: " + warning) }
+    /// ```
+    public func warnings(for scenario: Scenario) -> [String] {
+        var redirects: [URL] = []
+        if scenario.warnings.items.contains(where: { $0.route != nil }), let url = scenario.traffic.cassette?.url,
+           FileManager.default.fileExists(atPath: url.path), let cassette = try? cassettes.cassette(at: url) {
+            for interaction in cassette.interactions {
+                guard let location = interaction.response?.headers.first(where: { $0.name.lowercased() == "location" })?.value,
+                      let target = URL(string: location, relativeTo: interaction.request.url)?.absoluteURL else { continue }
+                redirects.append(target)
+            }
+        }
+        let own = scenario.warnings.items.filter { warning in
+            guard let route = warning.route else { return true }
+            return !redirects.contains { RequestPattern(url: route.url).matches(method: "GET", url: $0) }
+        }
+        return own.map(\.problem.description) + cassetteWarnings(for: scenario)
+    }
+
     /// Runs `scenario` from `seed` with the client its `client` section describes.
     public func run(_ scenario: Scenario, seed: UInt64) throws(ScenarioError) -> Outcome {
         try run(scenario, seed: seed, makeSession: nil).outcome

@@ -63,19 +63,23 @@ enum Markup {
         }
     }
 
-    /// `text` cut to at most `width` columns, ending in `…` when it was cut; and whether it was.
-    static func truncated(_ text: String, toWidth width: Int) -> (text: String, cut: Bool) {
+    /// `text` cut to at most `width` columns, ending in `…` when it was cut (then `suffix`, a
+    /// repeat's `#2`, when `text` ends with it and there is room); and whether it was cut.
+    static func truncated(_ text: String, toWidth width: Int, keeping suffix: String = "") -> (text: String, cut: Bool) {
         guard displayWidth(text) > width else { return (text, false) }
         guard width > 1 else { return (width == 1 ? "…" : "", true) }
+        // A suffix to keep (a repeat's `#2`) stays after the `…` when there is room for it.
+        let tail = !suffix.isEmpty && text.hasSuffix(suffix) && displayWidth(suffix) + 2 <= width ? suffix : ""
+        let room = width - 1 - displayWidth(tail)
         var kept = ""
         var used = 0
         for character in text {
             let next = Self.width(of: character)
-            if used + next > width - 1 { break }
+            if used + next > room { break }
             kept.append(character)
             used += next
         }
-        return (kept + "…", true)
+        return (kept + "…" + tail, true)
     }
 
     /// `text` padded with spaces to `width` columns (unchanged when it is already that wide).

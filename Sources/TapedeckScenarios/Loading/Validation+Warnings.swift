@@ -1,0 +1,93 @@
+import Foundation
+import Yams
+
+/// What a file says that loads but can never take effect: a fault whose route no request of the
+/// run can match, a cancel waiting for a backoff that never comes. Warnings, not errors: a
+/// redirect (a cassette's, say) may reach a URL the file does not name.
+struct LoadWarning: Sendable {
+    /// Where and what, in the form of a load error (`file:line:column: path: reason — hint`).
+    let problem: ScenarioError
+    /// For a route that matches no request the file names: the route, so that a runner that can
+    /// read the cassette drops the warning when a recorded redirect goes where the route matches.
+    let route: RequestPattern?
+}
+
+/// A scenario's load warnings. Two scenarios that say the same thing are equal however their
+/// files were laid out, so these never take part in equality or hashing.
+struct LoadWarnings: Hashable, Sendable {
+    var items: [LoadWarning] = []
+
+    static func == (lhs: LoadWarnings, rhs: LoadWarnings) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {}
+}
+
+extension Validation {
+    /// What the file says that can never take effect (see ``LoadWarning``), in file order.
+    func warnings() -> [LoadWarning] {
+        var warnings: [LoadWarning] = []
+        let targets = Self.reachable(scenario)
+        for (index, site) in scenario.faults.enumerated() {
+            guard let pattern = site.pattern else { continue }
+            if case .tokenExpiry = site.kind { continue }
+            let matched = targets.contains { target in
+                // A redirect's method may change on the way: only its URL counts.
+                target.method.map { pattern.matches(method: $0, url: target.url) } ?? RequestPattern(url: pattern.url).matches(method: "GET", url: target.url)
+            }
+            if matched { continue }
+            let place = Self.child(field("faults", index), "route")
+            warnings.append(LoadWarning(
+                problem: place.error("'\(pattern)' matches no request of the script; it can never fire",
+                                     hint: "check the method and URL against the script's requests, e.g. \(Self.example(scenario))"),
+                route: pattern))
+        }
+        // With client.auth, a refresh retries a request too (left alone here).
+        let retries = scenario.client.retry?.limit ?? 0
+        for (index, step) in scenario.script.enumerated() where !scenario.client.authenticates {
+            guard case let .cancel(cancel) = step, case let .duringBackoff(number) = cancel.trigger, number > retries else { continue }
+            let place = Self.child(field("script", index), "during")
+            let reason = retries == 0
+                ? "the client does not retry, so '\(cancel.target)' never waits in a backoff; this cancel can never happen"
+                : "the client retries at most \(retries) time\(retries == 1 ? "" : "s"), so '\(cancel.target)' never waits for retry \(number); this cancel can never happen"
+            warnings.append(LoadWarning(problem: place.error(reason, hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')"
+                                                                                     : "raise client.retry.limit, or cancel during an earlier backoff"),
+                                        route: nil))
+        }
+        return warnings
+    }
+
+    /// Where the run's requests can go, as far as the file says: every request of the script,
+    /// the token endpoint the client refreshes at, and where the stubs redirect (`method` nil: any
+    /// method, since a redirect may change it).
+    static func reachable(_ scenario: Scenario) -> [(method: String?, url: URL)] {
+        var targets: [(method: String?, url: URL)] = scenario.requests.map { ($0.step.method, $0.step.url) }
+        if let auth = scenario.traffic.auth, let url = URL(string: auth.token.url), url.scheme != nil {
+            targets.append((auth.token.method, url))
+        }
+        for stub in scenario.traffic.stubs {
+            for response in stub.responses {
+                guard let location = response.headers.first(where: { $0.name.lowercased() == "location" })?.value else { continue }
+                if let absolute = URL(string: location), absolute.scheme != nil {
+                    targets.append((nil, absolute))
+                } else {
+                    // A relative Location resolves against the request the stub answered.
+                    for request in scenario.requests where stub.pattern.matches(method: request.step.method, url: request.step.url) {
+                        if let resolved = URL(string: location, relativeTo: request.step.url)?.absoluteURL { targets.append((nil, resolved)) }
+                    }
+                }
+            }
+        }
+        return targets
+    }
+
+    /// One request of the script, as a route would name it (for a hint).
+    private static func example(_ scenario: Scenario) -> String {
+        scenario.requests.first.map { "'\($0.step.method) \($0.step.url.absoluteString)'" } ?? "'GET http://api.test/items'"
+    }
+
+    /// The value under `key` of a mapping field (the field itself when it has none).
+    static func child(_ field: Field, _ key: String) -> Field {
+        guard case let .mapping(mapping) = field.node, let pair = mapping.first(where: { $0.key.string == key }) else { return field }
+        return field.child(key, pair.value)
+    }
+}

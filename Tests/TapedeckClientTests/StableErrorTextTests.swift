@@ -1,0 +1,39 @@
+import Foundation
+import TapedeckClient
+import Testing
+
+@Suite("StableErrorText: error descriptions that read the same in every run")
+struct StableErrorTextTests {
+    private static var info: [String: Any] { [
+        "Zeta": 1, NSLocalizedDescriptionKey: "timed out", "Alpha": "first",
+        NSUnderlyingErrorKey: NSError(domain: "Inner", code: 7, userInfo: ["b": 2, "a": 1]),
+    ] }
+
+    @Test("a URLError's userInfo is listed in sorted key order, an error among its values as domain and code")
+    func foundationError() {
+        // Given a URLError with several userInfo keys
+        let error = URLError(.timedOut, userInfo: Self.info)
+        // When it is described, and wrapped in a ClientError
+        let text = StableErrorText.describe(error)
+        // Then the keys come sorted, whatever order the dictionary holds them in
+        #expect(text == "Error Domain=NSURLErrorDomain Code=-1001 UserInfo={Alpha=first, NSLocalizedDescription=timed out, NSUnderlyingError=Inner 7, Zeta=1}")
+        #expect("\(ClientError.sessionTaskFailed(error: error))" == "the URLSession task failed: " + text)
+    }
+
+    @Test("an NSError held in a reason's associated value (a serializer's error) is put in the same form")
+    func nestedInReason() {
+        // Given a serialization failure whose error is an NSError with several userInfo keys
+        let inner = NSError(domain: NSCocoaErrorDomain, code: 3840, userInfo: Self.info)
+        let error = ClientError.responseSerializationFailed(reason: .jsonSerializationFailed(error: inner))
+        // When it is described
+        let text = "\(error)"
+        // Then the NSError inside reads in sorted order
+        #expect(text.contains("Error Domain=NSCocoaErrorDomain Code=3840 UserInfo={Alpha=first, NSLocalizedDescription=timed out, NSUnderlyingError=Inner 7, Zeta=1}"),
+                "\(text)")
+    }
+
+    @Test("an error that is not Foundation's describes itself")
+    func swiftError() {
+        #expect(StableErrorText.describe(ClientError.explicitlyCancelled) == "the request was cancelled")
+    }
+}

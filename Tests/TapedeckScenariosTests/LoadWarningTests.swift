@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+
+/// What loads but can never take effect is a warning (file, line, column, key), not an error; and a
+/// cut past the body is no firing.
+@Suite("Scenario files: what can never take effect is a warning")
+struct LoadWarningTests {
+    private func warnings(_ yaml: String) throws -> [String] {
+        try ScenarioRunner().warnings(for: try parse(yaml, file: "warn.yaml"))
+    }
+
+    @Test("a fault route that matches no request of the script is named with its line, column and key")
+    func routeMatchesNothing() throws {
+        // Given a fault whose route has a typo (feeds for feed)
+        let found = try warnings("""
+            traffic: {stubs: [{match: "GET http://feed.test/v1/feed*", json: {}}]}
+            script:
+              - request: GET http://feed.test/v1/feed?page=2
+            faults:
+              - name: busy
+                kind: status
+                status: 503
+                route: GET http://feed.test/v1/feeds?page=2
+            """)
+        // Then one warning points at faults[0].route
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("warn.yaml:8:12: faults[0].route: 'GET http://feed.test/v1/feeds?page=2' matches no request of the script; it can never fire") == true,
+                "\(found)")
+    }
+
+    @Test("a route reached only through a stub's redirect, or the token endpoint the client refreshes at, is no warning")
+    func redirectAndTokenRoutes() throws {
+        let found = try warnings("""
+            traffic:
+              stubs:
+                - {match: GET http://api.test/old, status: 302, headers: {Location: /new}}
+                - {match: GET http://api.test/new, json: {}}
+                - {match: GET http://api.test/me, json: {}}
+              auth: {token: POST http://auth.test/token, protect: [http://api.test/me]}
+            client: {auth: true}
+            script:
+              - request: GET http://api.test/old
+              - request: GET http://api.test/me
+            faults:
+              - {name: moved, kind: connectionLost, route: GET http://api.test/new}
+              - {name: refresh, kind: connectionLost, route: POST http://auth.test/token}
+              - {name: direct, kind: connectionLost, route: http://api.test/old}
+            """)
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    @Test("a cancel during a backoff the client never waits in is a warning; with enough retries it is none")
+    func cancelDuringBackoff() throws {
+        let script = """
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script:
+              - request: GET http://api.test/items
+              - cancel: items
+                during: backoff#2
+            """
+        let none = try warnings(script)
+        #expect(none.count == 1)
+        #expect(none.first?.contains(":5:13: script[1].during: the client does not retry, so 'items' never waits in a backoff") == true, "\(none)")
+        let one = try warnings(script + "\nclient: {retry: {limit: 1}}")
+        #expect(one.first?.contains("the client retries at most 1 time, so 'items' never waits for retry 2") == true, "\(one)")
+        #expect(try warnings(script + "\nclient: {retry: {limit: 2}}").isEmpty)
+    }
+
+    @Test("a reset or truncation at or past the body's length is not listed among the faults that fired; one short of it is")
+    func cutPastTheBodyIsNoFiring() throws {
+        // Given a 100-byte body and cuts after 100 and 99 bytes
+        func outcome(_ fault: String) throws -> Outcome {
+            try run("""
+                traffic: {stubs: [{url: http://api.test/a, body: \(String(repeating: "x", count: 100))}]}
+                script: [{request: GET http://api.test/a, name: a}]
+                faults: [\(fault)]
+                """)
+        }
+        // When each runs
+        let past = try outcome("{kind: truncate, name: cut, afterBytes: 100}")
+        let reset = try outcome("{kind: reset, name: drop, afterBytes: 5000}")
+        let short = try outcome("{kind: truncate, name: cut, afterBytes: 99}")
+        // Then the cuts that cut nothing are no firing, and the body arrives whole
+        #expect(past.faults.isEmpty && past.request("a").faults.isEmpty && past.request("a").bodyBytes == 100)
+        #expect(reset.faults.isEmpty && reset.request("a").error == .none)
+        #expect(short.faults.map(\.site) == ["cut"] && short.request("a").bodyBytes == 99)
+    }
+}
