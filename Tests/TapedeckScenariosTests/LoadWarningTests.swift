@@ -7,7 +7,7 @@ import TapedeckScenarios
 @Suite("Scenario files: what can never take effect is a warning")
 struct LoadWarningTests {
     private func warnings(_ yaml: String) throws -> [String] {
-        try ScenarioRunner().warnings(for: try parse(yaml, file: "warn.yaml"))
+        ScenarioRunner().warnings(for: try parse(yaml, file: "warn.yaml"))
     }
 
     @Test("a fault route that matches no request of the script is named with its line, column and key")

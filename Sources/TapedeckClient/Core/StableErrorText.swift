@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Error descriptions that read the same in every run and every process.
 ///
