@@ -30,7 +30,8 @@ extension Redactor {
                 if let space = field.value.firstIndex(of: " ") { keep(field.value[field.value.index(after: space)...]) }
             }
         }
-        if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
+        if request.url.absoluteString.utf8.contains(UInt8(ascii: "?")),
+           let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
             for field in Self.formFields(query) where isSecretQueryName(field.name) {
                 guard let value = field.value else { continue }
                 keep(value)
