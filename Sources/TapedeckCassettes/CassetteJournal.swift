@@ -281,7 +281,7 @@ public final class CassetteJournal: Sendable {
 
     /// Merges a journal left by an interrupted recording into its cassette (atomically) and
     /// deletes it. Returns nil when there was no journal — or when a recorder in this process or
-    /// another (``CassetteLock``) is using the cassette (its journal is live, not left over), or
+    /// another (holding `<cassette>.lock`) is using the cassette (its journal is live, not left over), or
     /// another opener is recovering it.
     @discardableResult
     public static func recover(cassette: URL) throws(CassetteError) -> Recovery? {

@@ -83,7 +83,7 @@ public struct Redactor: Hashable, Sendable {
 
     /// The interaction with secrets replaced in the request and the response (headers, query, JSON
     /// bodies — inside compressed wire bodies too, with `Content-Length` kept right), and the
-    /// request's redacted values wherever the response body repeats them (``echoedSecrets(of:)``).
+    /// request's redacted values wherever the response body repeats them (docs/cassettes.md, "Echoes").
     public func redact(_ interaction: Interaction) -> Interaction {
         var copy = interaction
         // What the request's rules redact, looked for where the response repeats it.

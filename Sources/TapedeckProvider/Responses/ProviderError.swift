@@ -79,7 +79,7 @@ extension ProviderError: LocalizedError, CustomStringConvertible {
     public var errorDescription: String? { description }
 
     /// What failed, in a sentence (an `NSError` inside described with its `userInfo` keys sorted,
-    /// ``StableErrorText``, so the logger plugin logs the same line in every run).
+    /// `StableErrorText` (TapedeckClient), so the logger plugin logs the same line in every run).
     public var description: String {
         switch self {
         case .jsonMapping: "the response body is not JSON"
