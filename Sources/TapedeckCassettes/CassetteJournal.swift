@@ -298,7 +298,21 @@ public final class CassetteJournal: Sendable {
     static func recoverHeld(cassette: URL, lockedByCaller: Bool = false) throws(CassetteError) -> Recovery? {
         let journal = journalURL(for: cassette)
         guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
-        if !lockedByCaller, CassetteLock.recorder(of: cassette) != nil { return nil }
+        // Held for the merge, so that a recorder starting meanwhile waits instead of opening a
+        // journal this merge would then delete; one recording now keeps its journal.
+        var held: CassetteLock?
+        if !lockedByCaller {
+            do {
+                held = try CassetteLock.acquire(for: cassette, patient: false)
+            } catch {
+                return nil
+            }
+            // No lock file could be made (a read-only place): only a look is possible.
+            if held == nil, CassetteLock.recorder(of: cassette) != nil { return nil }
+        }
+        defer { held?.release() }
+        // A recorder that held the lock a moment ago may have merged it already.
+        guard FileManager.default.fileExists(atPath: journal.path) else { return nil }
         let base = FileManager.default.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette) : Cassette()
         let contents = try read(journal)
         let merged = merge(base, contents.interactions)

@@ -39,21 +39,29 @@ final class CassetteLock: @unchecked Sendable {
 
     /// Takes the lock for a recorder, or throws when another process holds it (naming its pid).
     /// Nil when the lock file cannot be made at all (an unwritable directory): the recorder's own
-    /// checks then say what is wrong with the place.
-    static func acquire(for cassette: URL) throws(CassetteError) -> CassetteLock? {
+    /// checks then say what is wrong with the place. `patient`: a hold that ends within about a
+    /// tenth of a second (a reader's look, a short recovery) is waited out, not reported.
+    static func acquire(for cassette: URL, patient: Bool = true) throws(CassetteError) -> CassetteLock? {
         let path = url(for: cassette).path
+        var waits = patient ? 10 : 0
         // A lock file deleted by its finishing holder between our open and our lock is not the
         // lock any more: try again with the file now at the path.
         for _ in 0..<8 {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            // Another user's lock file: it can still be locked (flock needs no write access).
+            if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
             guard descriptor >= 0 else { return nil }
-            if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                let holder = Self.holder(descriptor)
-                close(descriptor)
-                throw CassetteError(
-                    .io, file: cassette.path,
-                    reason: "another process\(holder.map { " (pid \($0))" } ?? "") is recording this cassette (it holds \(path))",
-                    hint: "stop that recording first, or record into another cassette; two recorders would overwrite each other's entries")
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                guard waits > 0 else {
+                    let holder = Self.holder(descriptor)
+                    close(descriptor)
+                    throw CassetteError(
+                        .io, file: cassette.path,
+                        reason: "another process\(holder.map { " (pid \($0))" } ?? "") is recording this cassette (it holds \(path))",
+                        hint: "stop that recording first, or record into another cassette; two recorders would overwrite each other's entries")
+                }
+                waits -= 1
+                usleep(10_000)   // real files and other processes: this is not the simulated path
             }
             var held = stat(), current = stat()
             guard fstat(descriptor, &held) == 0, stat(path, &current) == 0, held.st_ino == current.st_ino, held.st_dev == current.st_dev else {
@@ -61,8 +69,9 @@ final class CassetteLock: @unchecked Sendable {
                 continue
             }
             let pid = Array("\(getpid())\n".utf8)
-            _ = ftruncate(descriptor, 0)
-            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            if ftruncate(descriptor, 0) == 0 {
+                _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            }
             return CassetteLock(descriptor: descriptor, path: path)
         }
         return nil

@@ -21,11 +21,17 @@ extension Redactor {
         }
         for field in request.headers {
             let name = field.name.lowercased()
+            guard isSecretHeader(name) else { continue }
             if name == "cookie" || name == "set-cookie" {
+                // Every cookie's value is redacted in the header, but most are settings
+                // (`consent=accepted`, `theme=dark`) whose words a body may well use: only values
+                // shaped like an id or a token are looked for.
                 for pair in field.value.split(separator: ";") {
-                    if let equals = pair.firstIndex(of: "=") { keep(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)) }
+                    guard let equals = pair.firstIndex(of: "=") else { continue }
+                    let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    if Self.looksLikeToken(value) { keep(value) }
                 }
-            } else if isSecretHeader(name) {
+            } else {
                 keep(field.value)
                 if let space = field.value.firstIndex(of: " ") { keep(field.value[field.value.index(after: space)...]) }
             }
@@ -51,6 +57,13 @@ extension Redactor {
             }
         }
         return secrets.sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
+    }
+
+    /// A value shaped like an id or a token rather than a word: 12 bytes or more, with letters
+    /// and digits both.
+    static func looksLikeToken(_ value: String) -> Bool {
+        value.utf8.count >= 12 && value.utf8.contains { $0 >= 0x30 && $0 <= 0x39 }
+            && value.utf8.contains { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a }
     }
 
     private func collectJSONSecrets(_ value: Any, into keep: (String) -> Void) {
@@ -79,12 +92,20 @@ extension Redactor {
             spellings.append(escaped)
             spellings.append(escaped.replacingOccurrences(of: "/", with: "\\/"))
             for spelling in Set(spellings) {
+                // One pass: the pieces between occurrences, joined by the placeholder.
                 let needle = Data(spelling.utf8)
-                var searchFrom = result.startIndex
-                while let found = result.range(of: needle, in: searchFrom..<result.endIndex) {
-                    result.replaceSubrange(found, with: placeholder)
-                    searchFrom = found.lowerBound + placeholder.count
+                guard var found = result.range(of: needle) else { continue }
+                var rebuilt = Data(capacity: result.count)
+                var from = result.startIndex
+                while true {
+                    rebuilt.append(result[from..<found.lowerBound])
+                    rebuilt.append(placeholder)
+                    from = found.upperBound
+                    guard let next = result.range(of: needle, in: from..<result.endIndex) else { break }
+                    found = next
                 }
+                rebuilt.append(result[from...])
+                result = rebuilt
             }
         }
         return result
@@ -101,12 +122,32 @@ extension Redactor {
     static func replacingBearerTokens(in body: Data) -> Data {
         guard !body.isEmpty, body.count <= inspectionLimit, body.containsBearerWord,
               let text = String(data: body, encoding: .utf8) else { return body }
-        let replaced = text.replacing(bearerToken) { match in match.output.1 + Self.placeholder }
-        return replaced == text ? body : Data(replaced.utf8)
+        var changed = false
+        let replaced = text.replacing(bearerToken) { match in
+            guard isBearerCredential(match.output.2) else { return match.output.0 }
+            changed = true
+            return match.output.1 + Self.placeholder
+        }
+        return changed ? Data(replaced.utf8) : body
     }
 
-    /// `Bearer` (any case), white space, then a token of 8 or more token characters.
-    nonisolated(unsafe) private static let bearerToken = #/(?i)(bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*/#
+    /// Whether `text` holds `Bearer <token>` (``isBearerCredential(_:)``): what the secrets
+    /// check reports and ``replacingBearerTokens(in:)`` replaces.
+    static func containsBearerToken(_ text: String) -> Bool {
+        text.matches(of: bearerToken).contains { isBearerCredential($0.output.2) }
+    }
+
+    /// A token after `Bearer` that is a credential, not a word ("Bearer authentication required"):
+    /// not the placeholder, and either 16 characters or more or holding a digit or one of the
+    /// token punctuation marks.
+    private static func isBearerCredential(_ token: Substring) -> Bool {
+        guard token != Self.placeholder else { return false }
+        return token.utf8.count >= 16 || token.utf8.contains { ($0 >= 0x30 && $0 <= 0x39) || "-._~+/=".utf8.contains($0) }
+    }
+
+    /// The word `Bearer` (any case, not inside another word), spaces or tabs on one line, then 8
+    /// or more token characters.
+    nonisolated(unsafe) private static let bearerToken = #/(?i)\b(bearer[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)/#
 }
 
 private extension Data {

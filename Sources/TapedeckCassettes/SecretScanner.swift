@@ -186,9 +186,9 @@ public enum SecretScanner {
 
     /// Recognisable secret formats inside a value.
     static func secretShape(_ text: String) -> String? {
+        // The same rule redaction applies (not a word after `Bearer`, not the placeholder).
+        if Redactor.containsBearerToken(text) { return "a bearer token" }
         let patterns: [(String, String)] = [
-            // Not the placeholder a redaction leaves (`Bearer REDACTED`).
-            (#"(?i)bearer\s+(?!REDACTED\b)[A-Za-z0-9\-._~+/]{8,}=*"#, "a bearer token"),
             (#"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
             (#"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
             (#"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),

@@ -182,9 +182,11 @@ extension Exchange {
         let receive = faults.bandwidth == nil ? timeline.receive ?? transferTime(bytes: wireCount, bandwidth: bandwidth)
             : transferTime(bytes: wireCount, bandwidth: bandwidth)
         let dueFractions = recordedPace ? BodyPlan.dueFractions(offsets: plan.chunkOffsets, sizes: sizes, recordedReceive: plan.timings?.receive) : nil
-        var plan = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: faults.cut?.bytes)
+        // A reset after the whole body is no cut: the client has every byte its head announced.
+        let cut = faults.cut.flatMap { $0.bytes < wireCount ? $0 : nil }
+        var plan = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: cut?.bytes)
         plan.dueFractions = dueFractions
-        if let cut = faults.cut { plan.cutFailure = cut.failure }
+        if let cut { plan.cutFailure = cut.failure }
         if let bytes = faults.truncateAfter, bytes < wireCount {
             plan.cut = min(bytes, plan.cut ?? bytes)
             if plan.cut == bytes { plan.cutFailure = .transferClosed(remaining: wireCount - bytes) }

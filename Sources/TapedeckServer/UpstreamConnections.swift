@@ -37,8 +37,12 @@ final class UpstreamConnections: Sendable {
     private let pools = Mutex<[ObjectIdentifier: UpstreamPool]>([:])
     private let closed = Atomic<Bool>(false)
     /// The loop of callers that are on none (in-process use): always the same one, so their
-    /// exchanges share its pool.
-    private let shared = MultiThreadedEventLoopGroup.singleton.next()
+    /// exchanges share its pool; picked on first use (the proxy's callers are all on its loops,
+    /// and picking one starts NIO's shared threads).
+    private let shared = Mutex<(any EventLoop)?>(nil)
+
+    /// A pooled connection unused this long is closed (the upstream may never close it).
+    static let idleTimeout = Duration.seconds(60)
 
     /// At most this many idle connections are kept per event loop; more are closed when done.
     static let maxIdle = 1_024
@@ -59,7 +63,12 @@ final class UpstreamConnections: Sendable {
     /// `exchange` hears the answer. `streamed`: the client reads the answer as it comes, so only
     /// the read timeout bounds it. The returned action cancels the exchange.
     func forward(_ request: RequestSnapshot, exchange: UpstreamExchange, streamed: Bool) -> @Sendable () -> Void {
-        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? shared
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? shared.withLock { picked in
+            if let picked { return picked }
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            picked = loop
+            return loop
+        }
         let job = UpstreamJob(head: head(for: request), body: request.body, exchange: exchange,
                               deadline: streamed ? nil : .now() + .nanoseconds(resourceTimeout.wholeNanoseconds))
         if loop.inEventLoop {
@@ -223,7 +232,14 @@ final class UpstreamPool: Sendable {
 
     init(loop: any EventLoop) {
         self.loop = loop
-        bound = NIOLoopBound(Connections(), eventLoop: loop)
+        let connections = Connections()
+        bound = NIOLoopBound(connections, eventLoop: loop)
+        // Idle connections an upstream never closes are closed here, a minute or so after use.
+        let period = TimeAmount.nanoseconds(UpstreamConnections.idleTimeout.wholeNanoseconds / 2)
+        let sweeping = NIOLoopBound(connections, eventLoop: loop)
+        connections.sweep = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+            sweeping.value.closeIdle(before: .now() - .nanoseconds(UpstreamConnections.idleTimeout.wholeNanoseconds))
+        }
     }
 
     /// The connections (on their loop only).
@@ -235,6 +251,13 @@ final class UpstreamPool: Sendable {
         private var idle: [UpstreamHandler] = []
         /// Every open connection, by identity.
         private var open: [ObjectIdentifier: UpstreamHandler] = [:]
+        /// The repeated sweep of idle connections (cancelled by ``closeAll()``).
+        var sweep: RepeatedTask?
+
+        /// Closes the idle connections parked before `deadline`.
+        func closeIdle(before deadline: NIODeadline) {
+            for handler in idle where handler.idleSince < deadline { handler.closeIfIdle() }
+        }
 
         func opened(_ handler: UpstreamHandler) { open[ObjectIdentifier(handler)] = handler }
 
@@ -260,6 +283,8 @@ final class UpstreamPool: Sendable {
         }
 
         func closeAll() {
+            sweep?.cancel()
+            sweep = nil
             let all = Array(open.values)
             idle.removeAll()
             for handler in all { handler.abort(UpstreamFailure.cancelled) }

@@ -93,7 +93,11 @@ final class UpstreamExchange: @unchecked Sendable {
         }
         if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
             let text = "\(error)"
-            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
+            if text.contains("failedToValidateHostname") {
+                return (URLError.serverCertificateUntrusted.rawValue, "the upstream's TLS certificate does not name the host the "
+                    + "proxy connected to (\(text)); give --upstream the name the certificate is for")
+            }
+            if text.contains("CERTIFICATE_VERIFY_FAILED") {
                 return (URLError.serverCertificateUntrusted.rawValue, "the upstream's TLS certificate is not trusted (\(text)); "
                     + "for a server with its own certificate authority, pass it with --upstream-ca FILE.pem")
             }
@@ -115,6 +119,10 @@ final class UpstreamExchange: @unchecked Sendable {
         }
         if let channel = error as? ChannelError, case .connectTimeout = channel {
             return (URLError.timedOut.rawValue, "connecting to the upstream timed out")
+        }
+        if let parser = error as? HTTPParserError, case .invalidEOFState = parser {
+            // The upstream closed cleanly before the body its head announced was complete.
+            return (URLError.networkConnectionLost.rawValue, UpstreamFailure.lost.message)
         }
         if error is HTTPParserError {
             return (URLError.badServerResponse.rawValue, "the upstream's answer is not HTTP/1.1 (\(error))")

@@ -34,6 +34,8 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var awaitedPiece: Int?
     private var pieceCount = 0
     private var readPending = false
+    /// When the connection went back to the pool (the pool's sweep closes one idle too long).
+    private(set) var idleSince = NIODeadline.now()
 
     init(upstream: UpstreamConnections, pool: UpstreamPool) {
         self.upstream = upstream
@@ -42,6 +44,11 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Whether the connection is still open.
     var isOpen: Bool { context?.channel.isActive ?? false }
+
+    /// Closes the connection if it is idle (the pool's sweep).
+    func closeIfIdle() {
+        if job == nil { context?.close(promise: nil) }
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -204,6 +211,7 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 readPending = false
                 context.read()
             }
+            idleSince = .now()
         } else {
             context.close(promise: nil)
         }
@@ -222,6 +230,7 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// One timer per exchange, due at the read timeout after the last activity or at the job's
     /// deadline, whichever is first; it re-arms itself while the exchange makes progress.
     private func armTimer() {
+        timer?.cancel()
         guard let context, let job else { return }
         var due = lastActivity + .nanoseconds(upstream.readTimeout.wholeNanoseconds)
         if let deadline = job.deadline, deadline < due { due = deadline }

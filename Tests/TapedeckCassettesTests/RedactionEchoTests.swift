@@ -63,6 +63,24 @@ struct RedactionEchoTests {
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
     }
 
+    @Test("cookie settings and words after 'Bearer' stay: only a cookie value shaped like a token is looked for, only a token after Bearer replaced")
+    func settingsAndWordsStay() {
+        // Given a request with a settings cookie and a session cookie, and a response using those words
+        let request = RecordedRequest(method: "GET", url: URL(string: "http://api.test/me")!,
+                                      headers: [HeaderField("Cookie", "consent=accepted; theme=darkmode; session=9f8e7d6c5b4a3210")])
+        let text = #"{"status":"accepted","theme":"darkmode","msg":"Bearer authentication required","cupbearer":"cupbearer x1234567","sid":"9f8e7d6c5b4a3210"}"#
+        let interaction = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 401, headers: [HeaderField("Content-Type", "application/json")], body: Data(text.utf8))))
+        // When redacted with the defaults
+        let body = String(decoding: Redactor().redact(interaction).response?.body ?? Data(), as: UTF8.self)
+        // Then the session id is gone, and the words are as they were
+        #expect(body == text.replacingOccurrences(of: "9f8e7d6c5b4a3210", with: "REDACTED"), "\(body)")
+        #expect(SecretScanner.scan(Cassette(interactions: [interaction])).allSatisfy { !$0.reason.contains("bearer") },
+                "'Bearer authentication' is no token")
+        // And rules that redact nothing keep every byte, cookie or not
+        #expect(Redactor.none.redact(interaction) == interaction)
+    }
+
     @Test("short values are not looked for in the response: a 4-character password does not blank every 'abcd' of the body")
     func shortValuesIgnored() {
         let request = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,

@@ -80,10 +80,14 @@ struct LoadWarningTests {
         // When each runs
         let past = try outcome("{kind: truncate, name: cut, afterBytes: 100}")
         let reset = try outcome("{kind: reset, name: drop, afterBytes: 5000}")
+        let resetAtEnd = try outcome("{kind: reset, name: drop, afterBytes: 100}")
         let short = try outcome("{kind: truncate, name: cut, afterBytes: 99}")
         // Then the cuts that cut nothing are no firing, and the body arrives whole
         #expect(past.faults.isEmpty && past.request("a").faults.isEmpty && past.request("a").bodyBytes == 100)
         #expect(reset.faults.isEmpty && reset.request("a").error == .none)
+        // A reset after exactly the whole body too: the client has every byte its head announced.
+        #expect(resetAtEnd.faults.isEmpty && resetAtEnd.request("a").error == .none && resetAtEnd.request("a").bodyBytes == 100,
+                "\(resetAtEnd.request("a"))")
         #expect(short.faults.map(\.site) == ["cut"] && short.request("a").bodyBytes == 99)
     }
 }

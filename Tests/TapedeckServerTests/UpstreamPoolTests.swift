@@ -35,6 +35,19 @@ struct UpstreamPoolTests {
         #expect(upstream.connections == 2)
     }
 
+    @Test("an upstream that closes cleanly before the body its head announced is recorded as a lost connection (-1005), as URLSession reports it")
+    func closedMidBody() async throws {
+        // Given an upstream that announces 100 bytes, sends 7 and closes
+        let upstream = try OneAnswerUpstream(answer: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", thenClose: true)
+        defer { upstream.stop() }
+        let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:\(upstream.port)")!)
+        defer { client.shutdown() }
+        // When a request goes out
+        let cut = try await exchange(client, "GET", "/cut")
+        // Then it is a lost connection, not a bad answer
+        #expect(cut.failure == URLError.networkConnectionLost.rawValue, "\(cut)")
+    }
+
     private struct Outcome: CustomStringConvertible {
         var status: Int?
         var failure: Int?
@@ -54,19 +67,25 @@ struct UpstreamPoolTests {
     }
 }
 
-/// A raw TCP upstream on 127.0.0.1: the first request on each connection gets `200 ok`
-/// (keep-alive); at the second it closes the connection without answering.
+/// A raw TCP upstream on 127.0.0.1: the first request on each connection gets `answer` (by
+/// default `200 ok`, keep-alive); at the second it closes the connection without answering.
 private final class OneAnswerUpstream: @unchecked Sendable {
     // @unchecked Sendable: the listener and counters are touched by the accept thread and the
     // test under `state`'s lock only.
     let port: Int
     private let listener: Int32
+    private let answer: Data
+    private let thenClose: Bool
     private let state = Mutex<(requests: [String], connections: Int)>(([], 0))
 
     var requests: [String] { state.withLock { $0.requests } }
     var connections: Int { state.withLock { $0.connections } }
 
-    init() throws {
+    /// `answer`: the bytes sent for the first request of each connection; `thenClose`: the
+    /// connection is closed right after them.
+    init(answer: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", thenClose: Bool = false) throws {
+        self.answer = Data(answer.utf8)
+        self.thenClose = thenClose
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -114,8 +133,8 @@ private final class OneAnswerUpstream: @unchecked Sendable {
             guard !answered else { return }   // the second request on this connection: closed, unanswered
             answered = true
             received.removeSubrange(..<end.upperBound)
-            let answer = Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
             _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if thenClose { return }
         }
     }
 }

@@ -107,7 +107,7 @@ extension RetryPolicy {
             return nil
         }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // Digits only; a number too long for an Int is a wait longer than any run.
+            // Digits only; a number too long for an Int is not read (the backoff applies).
             return Int(value).map(TimeInterval.init)
         }
         guard let date = HTTPDate.date(from: value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.date(from:)) else {
