@@ -32,6 +32,18 @@ struct StableErrorTextTests {
                 "\(text)")
     }
 
+    @Test("dictionaries inside lists and under non-string keys in a userInfo are listed in sorted order too")
+    func nestedCollections() {
+        // Given a userInfo whose values hold dictionaries in a list and one keyed by numbers
+        let error = NSError(domain: "Outer", code: 1, userInfo: [
+            "list": [["z": 1, "a": 2, "m": 3], ["y": 1, "b": 2]], "numbers": [AnyHashable(3): "c", AnyHashable(1): "a", AnyHashable(2): "b"],
+        ])
+        // When it is described
+        let text = StableErrorText.describe(error)
+        // Then every level reads in a fixed order
+        #expect(text == "Error Domain=Outer Code=1 UserInfo={list=[{a=2, m=3, z=1}, {b=2, y=1}], numbers={1=a, 2=b, 3=c}}", "\(text)")
+    }
+
     @Test("an error that is not Foundation's describes itself")
     func swiftError() {
         #expect(StableErrorText.describe(ClientError.explicitlyCancelled) == "the request was cancelled")

@@ -58,6 +58,11 @@ public enum StableErrorText {
             return "\(ns.domain) \(ns.code)"
         case let dictionary as [String: Any]:
             return "{" + dictionary.keys.sorted().map { "\($0)=\(Self.value(dictionary[$0]!))" }.joined(separator: ", ") + "}"
+        case let dictionary as [AnyHashable: Any]:
+            let keys = dictionary.keys.sorted { "\($0)" < "\($1)" }
+            return "{" + keys.map { "\($0)=\(Self.value(dictionary[$0]!))" }.joined(separator: ", ") + "}"
+        case let list as [Any]:
+            return "[" + list.map { Self.value($0) }.joined(separator: ", ") + "]"
         default:
             return "\(value)"
         }
