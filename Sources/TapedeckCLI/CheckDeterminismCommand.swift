@@ -38,6 +38,7 @@ struct CheckDeterminismCommand: ParsableCommand {
         let scenario = try loadScenario(file)
         let seed = seed ?? scenario.seed
         let runner = ScenarioRunner()
+        for warning in runner.warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         var traces: [[TraceStep]] = []
         var hashes: [String] = []
         do {

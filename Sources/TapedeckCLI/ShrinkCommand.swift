@@ -41,6 +41,7 @@ struct ShrinkCommand: ParsableCommand {
     func run() throws {
         let input = URL(fileURLWithPath: file)
         let scenario = try loadScenario(file)
+        for warning in ScenarioRunner().warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let seed = seed ?? scenario.seed
         let output = out.map { URL(fileURLWithPath: $0) }
             ?? input.deletingLastPathComponent().appendingPathComponent("\(input.deletingPathExtension().lastPathComponent).seed-\(seed).shrunk.yaml")

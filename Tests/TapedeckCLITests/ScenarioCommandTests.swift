@@ -112,6 +112,28 @@ struct ScenarioCommandTests {
         #expect(bad.output.contains("reproduce: tapedeck check-determinism"))
     }
 
+    @Test("a fault that can never fire is warned of by every command that runs the file: run, check-determinism, explore and shrink")
+    func warningsFromEveryCommand() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let scenario = directory.file("typo.yaml")
+        try Data("""
+        traffic: {stubs: [{url: http://api.test/feed, json: {}}]}
+        script:
+          - request: GET http://api.test/feed
+        faults:
+          - {kind: reset, afterBytes: 1, route: GET http://api.test/feeds}
+        """.utf8).write(to: scenario)
+        let commands: [[String]] = [
+            ["run", scenario.path], ["check-determinism", scenario.path, "--runs", "2"],
+            ["explore", scenario.path, "--seeds", "1..2", "--jobs", "1"], ["shrink", scenario.path, "--out", directory.file("out.yaml").path],
+        ]
+        for command in commands {
+            let run = try runTapedeck(command)
+            #expect(run.errors.contains("warning: \(scenario.path):5:") && run.errors.contains("matches no request"), "\(command[0]): \(run.errors)")
+        }
+    }
+
     @Test("run warns of the cassette's entries skipped at load (a miss then has its reason on screen), and a request named 'token' is a request, not a refresh lane")
     func skippedEntriesAndTokenName() throws {
         let directory = try TemporaryDirectory()
