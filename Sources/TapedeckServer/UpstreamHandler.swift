@@ -121,7 +121,8 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         answered = true
         switch unwrapInboundIn(data) {
         case let .head(head):
-            keepAlive = head.isKeepAlive
+            // After a 101 the connection speaks another protocol (NIO's parser stops): never pooled.
+            keepAlive = head.isKeepAlive && head.status != .switchingProtocols
             job.exchange.received(head: Int(head.status.code), reason: head.status.reasonPhrase, headers: head.headers)
         case let .body(buffer):
             guard job.exchange.progress != nil else {

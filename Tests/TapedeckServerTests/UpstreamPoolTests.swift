@@ -48,6 +48,21 @@ struct UpstreamPoolTests {
         #expect(cut.failure == URLError.networkConnectionLost.rawValue, "\(cut)")
     }
 
+    @Test("an upstream that switches protocols anyway: its 101 is reported, and the connection, no longer HTTP, is not used again")
+    func switchedProtocols() async throws {
+        // Given an upstream that answers every connection's first request with a 101
+        let upstream = try OneAnswerUpstream(answer: "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        defer { upstream.stop() }
+        let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:\(upstream.port)")!, options: LiveForwarder.Options(timeout: .seconds(10)))
+        defer { client.shutdown() }
+        // When two requests go out one after another
+        let first = try await exchange(client, "GET", "/ws")
+        let second = try await exchange(client, "GET", "/ws")
+        // Then both get the 101, each on its own connection
+        #expect(first.status == 101 && second.status == 101, "\(first) \(second)")
+        #expect(upstream.connections == 2 && upstream.requests == ["GET /ws", "GET /ws"], "\(upstream.requests)")
+    }
+
     private struct Outcome: CustomStringConvertible {
         var status: Int?
         var failure: Int?
