@@ -159,7 +159,8 @@ final class UpstreamConnections: Sendable {
                 case .success:
                     handler.value.run(job, reused: false)
                 case let .failure(error):
-                    job.exchange.fail(error)
+                    // A connection under way when the client shut down was cancelled, not lost.
+                    job.exchange.fail(self.isShutDown ? UpstreamFailure.cancelled : error)
                 }
             }
     }
