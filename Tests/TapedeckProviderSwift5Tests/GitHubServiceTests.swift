@@ -94,4 +94,37 @@ struct GitHubServiceTests {
         #expect(settings.body.map { String(decoding: $0, as: UTF8.self) } == #"{"theme":"dark"}"#)
         #expect(settings.headerFields[.authorization] == "Bearer abc")
     }
+
+    @Test("Moya's documented set-ups: stubs chosen per target, a utility callback queue, a cookie-less request closure, a token per target type through MultiTarget, a Session with a ServerTrustManager")
+    func documentedSetUps() throws {
+        // Given
+        let backend = SimulatedBackend()
+        backend.serve(host: "notes.example.com", path: "/*") { request in .json(200, #"{"path":"\#(request.url.path)"}"#) }
+        let (stubbed, utility, cookieless, multi, trusting) = backend.withTransport {
+            (DocsIdioms.perTargetStubs(), DocsIdioms.utilityCallbacks(), DocsIdioms.noCookies(), DocsIdioms.tokenPerTarget(),
+             DocsIdioms.trustingSession())
+        }
+        var bodies: [String: String] = [:]
+        func keep(_ name: String) -> (Result<Moya.Response, MoyaError>) -> Void {
+            { result in bodies[name] = (try? result.get().mapString()) ?? "failed" }
+        }
+
+        // When
+        stubbed.request(.list, completion: keep("stubbed list"))
+        stubbed.request(.login, completion: keep("stubbed login"))
+        utility.request(.list, completion: keep("utility"))
+        cookieless.request(.list, completion: keep("cookieless"))
+        multi.request(MultiTarget(NotesService.login), completion: keep("multi"))
+        trusting.request(.list, completion: keep("trusting"))
+        try backend.run()
+
+        // Then
+        #expect(bodies == [
+            "stubbed list": "[]", "stubbed login": #"{"path":"/login"}"#, "utility": #"{"path":"/notes"}"#,
+            "cookieless": #"{"path":"/notes"}"#, "multi": #"{"path":"/login"}"#, "trusting": #"{"path":"/notes"}"#,
+        ])
+        #expect(backend.requests.count == 5)
+        #expect(backend.requests.filter { $0.method == .post }.map { $0.headerFields[.authorization] ?? "-" }
+            == ["-", "Bearer notes-token"])
+    }
 }
