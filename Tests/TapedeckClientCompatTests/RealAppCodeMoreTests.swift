@@ -170,4 +170,37 @@ struct RealAppCodeMoreTests {
         #expect(lines.value.joined() == "one twodone")
         #expect(lines.value.last == "done")
     }
+
+    @Test("async sequences and hand-built serializers: decodable streams, EmptyResponse values, a downloaded file URL")
+    func asyncSequences() async throws {
+        // Given
+        let backend = SimulatedBackend()
+        backend.serve(path: "/ticks") { _ in
+            var plan = ResponsePlan(status: 200, headers: [("Content-Type", "application/json")], body: Data(#"{"n":1}{"n":2}"#.utf8))
+            plan.chunkSizes = [7, 7]
+            return plan
+        }
+        backend.serve(path: "/text") { _ in ResponsePlan(status: 200, headers: [("Content-Type", "text/plain")], body: Data([0x63, 0x61, 0x66, 0xE9])) }
+        backend.serve(path: "/ack") { _ in .json(200, #"{"ok":false}"#) }
+        backend.serve(path: "/empty") { _ in ResponsePlan(status: 204) }
+        backend.serve(path: "/file") { _ in .text(200, "payload") }
+        let session = backend.withTransport { Session() }
+
+        // When
+        let ticks = await backend.withTransport { await AsyncSequences.ticks(session: session) }
+        let ack = try await backend.withTransport { try await AsyncSequences.ack(session: session) }
+        let emptyAck = try await backend.withTransport { try await AsyncSequences.emptyAck(session: session) }
+        try await backend.withTransport { try await AsyncSequences.nothing(session: session) }
+        let file = try await backend.withTransport { try await AsyncSequences.fileURL(session: session) }
+        let latin1 = Box<String?>(nil)
+        AsyncSequences.latin1(session: session) { latin1.value = $0 }
+        try backend.run()
+
+        // Then
+        #expect(ticks == [Tick(n: 1), Tick(n: 2)])
+        #expect(ack.ok == false)
+        #expect(emptyAck.ok == true)   // 204: EmptyResponse.emptyValue()
+        #expect(try String(contentsOf: file, encoding: .utf8) == "payload")
+        #expect(latin1.value == "café")
+    }
 }
