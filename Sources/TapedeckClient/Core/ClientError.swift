@@ -133,7 +133,7 @@ public enum ClientError: Error, Sendable {
         /// compiles as with Alamofire).
         case dataFileNil
         /// A download's validator could not read the file at this URL (Alamofire's case; never
-        /// produced here, as ``dataFileNil``).
+        /// produced here, as `dataFileNil`).
         case dataFileReadFailed(at: URL)
     }
 

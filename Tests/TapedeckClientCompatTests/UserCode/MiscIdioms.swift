@@ -1,7 +1,7 @@
 // User code written against Alamofire 5: only the `import` line differs (`import Alamofire`).
 // Smaller idioms seen across apps: AF with the full request signature, debugPrint of responses,
-// closure validators, DataResponse accessors, an Authenticator-less AuthenticationInterceptor-free
-// session, getAllTasks on the underlying URLSession, Result helpers.
+// closure validators, DataResponse accessors, getAllTasks on the underlying URLSession, an AFError
+// switch over nested errors.
 import Foundation
 import TapedeckClient
 
