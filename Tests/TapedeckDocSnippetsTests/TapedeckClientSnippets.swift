@@ -162,10 +162,25 @@ private func loggingEventMonitor(harness: Harness, scheduler: SimulatedScheduler
     return session
 }
 
-/// `URLEncodedFormEncoder.init(arrayEncoding:boolEncoding:)`.
+/// `URLEncodedFormEncoder.init(arrayEncoding:boolEncoding:dataEncoding:dateEncoding:keyEncoding:keyPathEncoding:nilEncoding:spaceEncoding:)`.
 private func urlEncodedFormEncoder() -> URLEncodedFormEncoder {
     let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric)
     return encoder
+}
+
+/// `Signup`: what the `URLEncodedFormEncoder` example encodes.
+private struct Signup: Encodable {
+    let userName: String
+    let joined: Date
+}
+
+/// `URLEncodedFormEncoder` (the type's example).
+private func urlEncodedFormEncoderOptions() throws -> String {
+    let encoder = URLEncodedFormEncoder(dateEncoding: .iso8601, keyEncoding: .convertToSnakeCase,
+                                        spaceEncoding: .plusReplaced)
+    let form: String = try encoder.encode(Signup(userName: "ada l", joined: Date(timeIntervalSince1970: 0)))
+    // "joined=1970-01-01T00%3A00%3A00Z&user_name=ada+l"
+    return form
 }
 
 /// `ParameterEncoding` (the requests are returned so that the test can send them).
@@ -345,6 +360,11 @@ struct TapedeckClientSnippetTests {
     func formEncoder() throws {
         struct Form: Encodable { let tags: [String]; let on: Bool }
         #expect(try urlEncodedFormEncoder().encode(Form(tags: ["a", "b"], on: true)) == "on=1&tags=a&tags=b")
+    }
+
+    @Test("URLEncodedFormEncoder's example: ISO 8601 dates, snake-case keys, spaces as +")
+    func formEncoderOptions() throws {
+        #expect(try urlEncodedFormEncoderOptions() == "joined=1970-01-01T00%3A00%3A00Z&user_name=ada+l")
     }
 
     @Test("ParameterEncoding: URLEncoding.default puts a GET's parameters in the query, JSONEncoding a POST's in the body")

@@ -128,6 +128,13 @@ public enum ClientError: Error, Sendable {
         case missingContentType(acceptableContentTypes: [String])
         /// A custom validator failed with this error.
         case customValidationFailed(error: any Error)
+        /// A download's validator had no file to read (Alamofire's case; TapedeckClient's download
+        /// validators do not read the file, so it never produces it: a `switch` over the reasons
+        /// compiles as with Alamofire).
+        case dataFileNil
+        /// A download's validator could not read the file at this URL (Alamofire's case; never
+        /// produced here, as `dataFileNil`).
+        case dataFileReadFailed(at: URL)
     }
 
     /// Why a serializer could not produce its value.

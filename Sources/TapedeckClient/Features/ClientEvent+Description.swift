@@ -123,6 +123,8 @@ extension ClientEvent: CustomStringConvertible {
             case let .unacceptableContentType(_, type): return "unacceptableContentType(\(type))"
             case .missingContentType: return "missingContentType"
             case let .customValidationFailed(error): return "customValidationFailed(\(describe(error)))"
+            case .dataFileNil: return "dataFileNil"
+            case let .dataFileReadFailed(url): return "dataFileReadFailed(\(url.lastPathComponent))"
             }
         case let .responseSerializationFailed(.inputFileReadFailed(url)):
             return "responseSerializationFailed(inputFileReadFailed(\(url.lastPathComponent)))"

@@ -84,6 +84,36 @@ public enum Moya {
     public typealias DownloadDestination = TapedeckProvider.DownloadDestination
     /// ``TapedeckProvider/RequestMultipartFormData`` (TapedeckClient's form).
     public typealias RequestMultipartFormData = TapedeckProvider.RequestMultipartFormData
+    /// ``TapedeckProvider/EndpointSampleResponse`` (apps alias it: `typealias SampleResponse = Moya.EndpointSampleResponse`).
+    public typealias EndpointSampleResponse = TapedeckProvider.EndpointSampleResponse
+    /// ``TapedeckProvider/RequestType``.
+    public typealias RequestType = TapedeckProvider.RequestType
+    /// ``TapedeckProvider/CancellableToken``.
+    public typealias CancellableToken = TapedeckProvider.CancellableToken
+    /// ``TapedeckProvider/TargetProviderType``.
+    public typealias MoyaProviderType = TapedeckProvider.TargetProviderType
+    /// ``TapedeckProvider/AccessTokenPlugin``.
+    public typealias AccessTokenPlugin = TapedeckProvider.AccessTokenPlugin
+    /// ``TapedeckProvider/AccessTokenAuthorizable``.
+    public typealias AccessTokenAuthorizable = TapedeckProvider.AccessTokenAuthorizable
+    /// ``TapedeckProvider/AuthorizationType``.
+    public typealias AuthorizationType = TapedeckProvider.AuthorizationType
+    /// ``TapedeckProvider/NetworkLoggerPlugin``.
+    public typealias NetworkLoggerPlugin = TapedeckProvider.NetworkLoggerPlugin
+    /// ``TapedeckProvider/CredentialsPlugin``.
+    public typealias CredentialsPlugin = TapedeckProvider.CredentialsPlugin
+    /// ``TapedeckProvider/NetworkActivityPlugin``.
+    public typealias NetworkActivityPlugin = TapedeckProvider.NetworkActivityPlugin
+    /// ``TapedeckProvider/NetworkActivityChangeType``.
+    public typealias NetworkActivityChangeType = TapedeckProvider.NetworkActivityChangeType
+    /// TapedeckClient's `ParameterEncoding` (Moya's is Alamofire's).
+    public typealias ParameterEncoding = TapedeckClient.ParameterEncoding
+    /// TapedeckClient's `URLEncoding` (Moya's is Alamofire's).
+    public typealias URLEncoding = TapedeckClient.URLEncoding
+    /// TapedeckClient's `JSONEncoding` (Moya's is Alamofire's).
+    public typealias JSONEncoding = TapedeckClient.JSONEncoding
+    /// TapedeckClient's `RequestInterceptor` (Moya's is Alamofire's).
+    public typealias RequestInterceptor = TapedeckClient.RequestInterceptor
 }
 
 /// What Moya's Rx and Combine extensions (and an app's generic code or mocks) require of a
