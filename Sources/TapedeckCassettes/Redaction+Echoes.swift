@@ -120,7 +120,7 @@ extension Redactor {
     /// the one syntax that says what it is, wherever it sits (a quoted header in an error page, a
     /// JSON string under an innocent name). Bodies that are not UTF-8 text are left as they are.
     static func replacingBearerTokens(in body: Data) -> Data {
-        guard !body.isEmpty, body.count <= inspectionLimit, body.containsBearerWord,
+        guard !body.isEmpty, body.count <= inspectionLimit, body.containsBytes(of: "bearer", foldingCase: true),
               let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false
         let replaced = text.replacing(bearerToken) { match in
@@ -148,26 +148,4 @@ extension Redactor {
     /// The word `Bearer` (any case, not inside another word), spaces or tabs on one line, then 8
     /// or more token characters.
     nonisolated(unsafe) private static let bearerToken = #/(?i)\b(bearer[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)/#
-}
-
-private extension Data {
-    /// Whether `bearer` appears in any case (a cheap test before decoding the text).
-    var containsBearerWord: Bool {
-        let word = Array("bearer".utf8)
-        guard count >= word.count else { return false }
-        return withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var index = 0
-            while index + word.count <= bytes.count {
-                var matched = true
-                for offset in 0..<word.count where bytes[index + offset] | 0x20 != word[offset] {
-                    matched = false
-                    break
-                }
-                if matched { return true }
-                index += 1
-            }
-            return false
-        }
-    }
 }

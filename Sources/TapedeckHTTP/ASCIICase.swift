@@ -1,3 +1,5 @@
+import Foundation
+
 /// Case-insensitive comparisons the HTTP way: only ASCII letters fold, byte by byte. Header field
 /// names, methods and media types are compared like this; Foundation's `caseInsensitiveCompare`
 /// and `contains` go through `NSString` on Linux, which showed in the recording proxy's profile
@@ -45,6 +47,21 @@ extension StringProtocol {
         }
         if let found = needle.utf8.withContiguousStorageIfAvailable(search) { return found }
         return Array(needle.utf8).withUnsafeBufferPointer(search)
+    }
+}
+
+extension Data {
+    /// ``Swift/StringProtocol/containsBytes(of:foldingCase:)`` over bytes: whether `needle`'s
+    /// UTF-8 occurs in them, ASCII capitals folded with `foldingCase` (a needle in small letters).
+    ///
+    /// ```swift
+    /// Data("Bearer x".utf8).containsBytes(of: "bearer", foldingCase: true)   // true
+    /// ```
+    package func containsBytes(of needle: String, foldingCase: Bool = false) -> Bool {
+        let needle = Array(needle.utf8)
+        return withUnsafeBytes { raw in
+            needle.withUnsafeBufferPointer { asciiSearch(raw.bindMemory(to: UInt8.self), $0, foldingCase: foldingCase) }
+        }
     }
 }
 

@@ -73,7 +73,6 @@ final class UpstreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.job = job
         job.handler = self
         self.reused = reused
-        answered = false
         requestSent = false
         keepAlive = true
         awaitedPiece = nil

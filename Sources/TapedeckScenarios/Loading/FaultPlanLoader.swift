@@ -30,15 +30,7 @@ public struct FaultPlan: Hashable, Sendable {
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> FaultPlan {
         let node = try Scenario.compose(text, file: file, empty: "list the faults under 'faults:'")
         let problems = Problems()
-        var root = Field(node: node, path: "", file: file)
-        root.problems = problems
-        let top: Fields
-        do {
-            top = try root.mapping(ScenarioReader.topKeys, extensions: true)
-        } catch {
-            problems.add(error)
-            throw problems.combined ?? error
-        }
+        let top = try ScenarioReader.topFields(of: Field(node: node, path: "", file: file), problems: problems)
         let reader = ScenarioReader(file: file, base: URL(fileURLWithPath: file).deletingLastPathComponent())
         var plan = FaultPlan()
         problems.recovering { () throws(ScenarioError) in if let seed = top["seed"] { plan.seed = try seed.seed() } }

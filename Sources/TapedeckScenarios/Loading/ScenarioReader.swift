@@ -16,19 +16,24 @@ struct ScenarioReader {
     /// The keys a scenario file may have at its top (a fault plan file reads the same ones).
     static let topKeys = ["$schema", "name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"]
 
-    func scenario(_ root: Field, defaultName: String, source: URL?) throws(ScenarioError) -> Scenario {
-        // Unknown keys, and whole sections or items that cannot be read, are collected and reported
-        // together in file order; a mapping or a list of the wrong shape still stops at once.
-        let problems = Problems()
+    /// A file's top-level mapping (a scenario's or a fault plan's), its fields reporting what can
+    /// be read past to `problems`; a top that is no mapping stops at once, with what was noted.
+    static func topFields(of root: Field, problems: Problems) throws(ScenarioError) -> Fields {
         var root = root
         root.problems = problems
-        let top: Fields
         do {
-            top = try root.mapping(Self.topKeys, extensions: true)
+            return try root.mapping(topKeys, extensions: true)
         } catch {
             problems.add(error)
             throw problems.combined ?? error
         }
+    }
+
+    func scenario(_ root: Field, defaultName: String, source: URL?) throws(ScenarioError) -> Scenario {
+        // Unknown keys, and whole sections or items that cannot be read, are collected and reported
+        // together in file order; a mapping or a list of the wrong shape still stops at once.
+        let problems = Problems()
+        let top = try Self.topFields(of: root, problems: problems)
         var reader = self
         reader.requestPatterns = Self.requestPatterns(in: top["script"])
         reader.declaredTargets = Self.declaredTargets(in: top["client"])
