@@ -88,13 +88,16 @@ struct BodyFaults: Sendable {
     /// Bytes per virtual second, instead of the route's.
     var bandwidth: Int?
 
-    /// Whether the body cannot arrive whole and intact (a slower one still can).
-    var breaksBody: Bool { cut != nil || truncateAfter != nil || corruptGzip }
+    /// Whether a body of `wireCount` bytes cannot arrive whole and intact (a slower one still can;
+    /// a cut at or past its end cuts nothing).
+    func breaksBody(of wireCount: Int) -> Bool {
+        corruptGzip || (cut.map { $0.bytes < wireCount } ?? false) || (truncateAfter.map { $0 < wireCount } ?? false)
+    }
 }
 
 extension Exchange {
     /// What the client is handed, and how many wire bytes it stands for.
-    private func clientBody(_ head: ResponseHead, _ plan: ResponsePlan) throws -> (data: Data, wireCount: Int) {
+    func clientBody(_ head: ResponseHead, _ plan: ResponsePlan) throws -> (data: Data, wireCount: Int) {
         // A response to HEAD, a 204 or a 304 has no body on the wire, whatever the plan holds (RFC 9110 §6.4.1).
         if request.method == .head || head.status == 204 || head.status == 304 { return (Data(), 0) }
         let coding = head.contentEncoding
@@ -196,7 +199,7 @@ extension Exchange {
     }
 
     /// Takes back a response-head fault that changed nothing.
-    private func withdrawFault(_ action: FaultAction) {
+    func withdrawFault(_ action: FaultAction) {
         guard let index = fired.lastIndex(where: { $0.point == .responseHead && $0.action == action }) else { return }
         fired.remove(at: index)
         network.faultHadNoEffect(action, at: .responseHead, exchange: id)

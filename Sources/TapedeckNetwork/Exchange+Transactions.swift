@@ -18,11 +18,16 @@ extension Exchange {
     func beginTransaction() {
         current = TransactionMetrics(method: request.method, url: request.url, fetchStart: now)
         current.bytesSent = request.body?.count ?? 0
-        switch fault(at: .beforeConnect).0 {
+        let (action, decided) = fault(at: .beforeConnect)
+        switch action {
         case .proceed:
             connect()
         case let .delay(duration):
-            at(now.advanced(by: duration), "net.connect", .connect) { [self] in connect() }
+            // A delay's companions (a combined action) act once it is over.
+            let rest = decided.afterDelays
+            at(now.advanced(by: duration), "net.connect", .connect) { [self] in
+                if rest == .proceed || handle(.fault(.beforeConnect, rest)) == .proceed { connect() }
+            }
         default:
             break   // failed or stalled
         }
@@ -120,41 +125,50 @@ extension Exchange {
         current.requestStart = timeline.requestStart
         current.requestEnd = timeline.requestEnd
         current.responseStart = now
-        var head = plan.head
-        let (action, decided) = fault(at: .responseHead, head: head)
+        let (action, decided) = fault(at: .responseHead, head: plan.head)
         switch action {
         case .proceed:
-            break
+            applyHeadFaults(decided, plan, timeline, routeOptions)
         case let .delay(duration):
             var delayed = timeline
             delayed.responseStart = now.advanced(by: duration)
-            at(delayed.responseStart, "net.head", .head) { [self, head, delayed] in
-                proceedWithHead(head, plan, delayed, routeOptions, BodyFaults())
+            // A delay's companions (a combined action: a slow 503) act when the head arrives.
+            let rest = decided.afterDelays
+            at(delayed.responseStart, "net.head", .head) { [self, delayed] in
+                guard rest == .proceed || handle(.fault(.responseHead, rest)) == .proceed else { return }   // failed or stalled
+                applyHeadFaults(rest, plan, delayed, routeOptions)
             }
-            return
         default:
-            return   // failed or stalled
+            break   // failed or stalled
         }
+    }
+
+    /// The head with what `decided` changes in it (status, fields), and the faults it puts on the
+    /// body (a cut, a truncation, corrupt gzip, a pace).
+    private func applyHeadFaults(_ decided: FaultAction, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions) {
+        var head = plan.head
         var faults = BodyFaults()
-        switch decided {
-        case let .overrideStatus(status):
-            head.status = status
-        case let .overrideResponse(status, headers):
-            head.status = status
-            for name in headers.keys.sorted() {
-                guard let field = HTTPField.Name(name) else { continue }
-                head.headerFields[field] = headers[name]
+        for part in decided.parts {
+            switch part {
+            case let .overrideStatus(status):
+                head.status = status
+            case let .overrideResponse(status, headers):
+                head.status = status
+                for name in headers.keys.sorted() {
+                    guard let field = HTTPField.Name(name) else { continue }
+                    head.headerFields[field] = headers[name]
+                }
+            case let .resetAfter(bytes):
+                faults.cut = (bytes, .networkConnectionLost)
+            case let .truncate(bytes):
+                faults.truncateAfter = bytes
+            case .corruptGzip:
+                faults.corruptGzip = true
+            case let .throttle(rate):
+                faults.bandwidth = max(1, rate)
+            default:
+                break
             }
-        case let .resetAfter(bytes):
-            faults.cut = (bytes, .networkConnectionLost)
-        case let .truncate(bytes):
-            faults.truncateAfter = bytes
-        case .corruptGzip:
-            faults.corruptGzip = true
-        case let .throttle(rate):
-            faults.bandwidth = max(1, rate)
-        default:
-            break
         }
         proceedWithHead(head, plan, timeline, routeOptions, faults)
     }
@@ -166,13 +180,23 @@ extension Exchange {
         resetIdleTimer()
         // A redirect is followed once its body has been read, as libcurl reads it: a fault that
         // breaks that body (a reset, a truncation, corrupt gzip) fails the transfer there instead.
-        if head.isRedirect, !faults.breaksBody {
-            guard transactionIndex < Self.maximumRedirects else {
-                handle(.fail(.urlError(.httpTooManyRedirects)))
-                return
-            }
-            if let proposed = Self.redirectRequest(from: request, head: head) {
-                askRedirect(head, proposed: proposed, plan: plan, timeline: timeline, options: routeOptions)
+        if head.isRedirect, let proposed = Self.redirectRequest(from: request, head: head) {
+            let wireCount = (try? clientBody(head, plan))?.wireCount ?? plan.body.count
+            if !faults.breaksBody(of: wireCount) {
+                // A cut at or past the redirect's body cut nothing: it did not happen.
+                if let cut = faults.cut { withdrawFault(.resetAfter(bytes: cut.bytes)) }
+                if let bytes = faults.truncateAfter { withdrawFault(.truncate(bytes: bytes)) }
+                guard transactionIndex < Self.maximumRedirects else {
+                    handle(.fail(.urlError(.httpTooManyRedirects)))
+                    return
+                }
+                // Reading the body takes its time: as recorded, or at the hop's bandwidth.
+                let bandwidth = faults.bandwidth ?? routeOptions.bandwidth
+                let receive = faults.bandwidth == nil ? timeline.receive ?? transferTime(bytes: wireCount, bandwidth: bandwidth)
+                    : transferTime(bytes: wireCount, bandwidth: bandwidth)
+                at(now.advanced(by: receive), "net.redirect-body", .head) { [self] in
+                    askRedirect(head, proposed: proposed, plan: plan, timeline: timeline, options: routeOptions)
+                }
                 return
             }
         }

@@ -86,7 +86,7 @@ final class Exchange: @unchecked Sendable {
     /// lifecycle's action and the hook's own action (for what a fault adjusts: status, reset).
     func fault(at point: FaultPoint, head: ResponseHead? = nil) -> (ExchangeLifecycle.Action, FaultAction) {
         let decided = network.fault(at: point, context: context(head: head))
-        if decided != .proceed { fired.append(FiredFault(point: point, action: decided, time: now)) }
+        for part in decided.parts { fired.append(FiredFault(point: point, action: part, time: now)) }
         return (handle(.fault(point, decided)), decided)
     }
 

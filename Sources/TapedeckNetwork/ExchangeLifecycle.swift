@@ -235,6 +235,16 @@ struct ExchangeLifecycle: Hashable, Sendable {
             return .stall
         case let .delay(duration):
             return .delay(duration)
+        case .combined:
+            // The delays first; what comes after them is decided when they are over.
+            if let delay = action.totalDelay { return .delay(delay) }
+            let ending = action.parts.first {
+                switch $0 {
+                case .fail, .stall: return true
+                default: return false
+                }
+            }
+            return ending.map { decide($0) } ?? .proceed
         default:
             return .proceed
         }

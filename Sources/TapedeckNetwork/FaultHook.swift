@@ -57,6 +57,11 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
     case throttle(bytesPerSecond: Int)
     /// The client's completion callback is delivered twice (`completion` only).
     case duplicateCompletion
+    /// Several actions at one point (`beforeConnect` or `responseHead`): the `delay`s first (they
+    /// add up), then the rest together — a slow `503`, a late head with a throttled body. Build it
+    /// with ``combining(_:)``; at other points only its delays act (or, without one, its first
+    /// `fail` or `stall`).
+    case combined([FaultAction])
 
     /// The action as traces print it (`status 503`, `reset after 100 bytes`).
     public var description: String {
@@ -75,7 +80,49 @@ public enum FaultAction: Hashable, Sendable, CustomStringConvertible {
         case .corruptGzip: return "corrupt gzip"
         case let .throttle(rate): return "throttle \(rate) B/s"
         case .duplicateCompletion: return "duplicate completion"
+        case let .combined(parts): return parts.map(\.description).joined(separator: " + ")
         }
+    }
+
+    /// One action doing all of `actions`, in order: `.proceed` for none, the action itself for
+    /// one, else ``combined(_:)`` (nested combinations and `.proceed`s flattened away).
+    ///
+    /// ```swift
+    /// FaultAction.combining([.delay(.seconds(2)), .overrideStatus(503)])   // a 503, two seconds late
+    /// ```
+    public static func combining(_ actions: [FaultAction]) -> FaultAction {
+        let parts = actions.flatMap(\.parts)
+        switch parts.count {
+        case 0: return .proceed
+        case 1: return parts[0]
+        default: return .combined(parts)
+        }
+    }
+
+    /// The actions it is made of: a combination's parts, nothing for `.proceed`, else itself.
+    public var parts: [FaultAction] {
+        switch self {
+        case .proceed: return []
+        case let .combined(parts): return parts.flatMap(\.parts)
+        default: return [self]
+        }
+    }
+
+    /// How long its `delay` parts hold the step up in all (nil: it has none).
+    var totalDelay: Duration? {
+        let delays = parts.compactMap { part -> Duration? in
+            if case let .delay(duration) = part { return duration }
+            return nil
+        }
+        return delays.isEmpty ? nil : delays.reduce(.zero, +)
+    }
+
+    /// What acts once its delays are over: the parts that are not delays (`.proceed` for none).
+    var afterDelays: FaultAction {
+        .combining(parts.filter {
+            if case .delay = $0 { return false }
+            return true
+        })
     }
 }
 

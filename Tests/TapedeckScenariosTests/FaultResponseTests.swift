@@ -45,6 +45,29 @@ struct FaultResponseTests {
         #expect(slowed.error == .none && slowed.status == 200, "\(slowed.result)")
     }
 
+    @Test("on a redirect, a cut at or past its body cuts nothing (the hop is followed, no fault listed), and a bandwidth slows the hop by its body's transfer time")
+    func redirectBodyTiming() throws {
+        let yaml = """
+            traffic:
+              stubs:
+                - {url: http://api.test/old, status: 301, headers: {Location: http://api.test/new}, body: 12345}
+                - {url: http://api.test/new, json: {moved: true}}
+            script: [{request: GET http://api.test/old, name: hop}]
+            faults: [FAULT]
+            """
+        // Given a reset after 1 KiB on every route, When a 5-byte redirect comes, Then it is followed whole
+        let uncut = try run(yaml.replacingOccurrences(of: "FAULT", with: "{kind: reset, name: big, afterBytes: 1KiB}"))
+        #expect(uncut.request("hop").status == 200 && uncut.request("hop").error == .none, "\(uncut.request("hop").result)")
+        #expect(uncut.faults.isEmpty, "\(uncut.faults)")
+        let truncated = try run(yaml.replacingOccurrences(of: "FAULT", with: "{kind: truncate, name: big, afterBytes: 5, route: GET http://api.test/old}"))
+        #expect(truncated.request("hop").status == 200 && truncated.faults.isEmpty)
+        // Given 1 byte per second on the redirect, Then its 5 bytes take 5 s before the hop
+        let paced = try run(yaml.replacingOccurrences(of: "FAULT", with: "{kind: bandwidth, name: slow, bytesPerSecond: 1, route: GET http://api.test/old}"))
+        #expect(paced.request("hop").status == 200)
+        let end = try #require(paced.request("hop").endNanoseconds)
+        #expect((5_000_000_000...5_100_000_000).contains(end), "ended at \(end) ns")
+    }
+
     @Test("truncate: fewer bytes than Content-Length, then the error corelibs' libcurl reports")
     func truncate() throws {
         let outcome = try run("""

@@ -121,6 +121,37 @@ struct FaultSiteTests {
         #expect(other.faults.map { "\($0.site) \($0.request ?? "")" } != original.faults.map { "\($0.site) \($0.request ?? "")" })
     }
 
+    @Test("sites at one point combine: latencies add up, a bandwidth paces, and the first other site that fires acts (a slow 503 with a slow body)")
+    func sitesCombine() throws {
+        let yaml = """
+            traffic: {stubs: [{url: http://api.test/a, body: "0123456789012345678901234567890123456789"}]}
+            client: {validate: true}
+            script: [{request: GET http://api.test/a, name: a}]
+            faults:
+              - {kind: status, name: busy, status: 503, retryAfter: 2s}
+              - {kind: latency, name: lag, delay: 300ms}
+              - {kind: reset, name: cut, afterBytes: 10}
+              - {kind: bandwidth, name: pace, bytesPerSecond: 20}
+              - {kind: bandwidth, name: pace2, bytesPerSecond: 1}
+              - {kind: slowFirstByte, name: lag2, delay: 200ms}
+            """
+        // Given a 503 ahead of two delays, a reset and two paces on one route, When it runs,
+        let outcome = try run(yaml)
+        let request = outcome.request("a")
+        // Then the 503 acts (the reset after it is not tried), both delays hold the head up, and the
+        // first pace brings the 40 body bytes in over two seconds
+        #expect(request.status == 503 && request.attempts == 1)
+        #expect(outcome.faults.map(\.site) == ["busy", "lag", "pace", "lag2"])
+        let end = try #require(request.endNanoseconds)
+        #expect((2_500_000_000...2_600_000_000).contains(end), "500 ms late, then 40 bytes at 20 B/s: ended at \(end) ns")
+        #expect(outcome.timelineShowsFault("busy", on: "a") && outcome.timelineShowsFault("lag", on: "a"))
+        // And without the status the reset acts after the delays: 10 bytes, then the lost connection
+        let reset = try run(yaml.replacingOccurrences(of: "  - {kind: status, name: busy, status: 503, retryAfter: 2s}\n", with: ""))
+        #expect(reset.request("a").error == .connectionLost, "\(reset.request("a"))")
+        #expect(reset.faults.map(\.site) == ["lag", "cut", "pace", "lag2"])
+        #expect((500_000_000...1_100_000_000).contains(reset.request("a").endNanoseconds ?? 0), "\(String(describing: reset.request("a").endNanoseconds))")
+    }
+
     @Test("an empty schedule fires nothing, even for sites that always fire")
     func emptySchedule() throws {
         let outcome = try run("""
