@@ -204,20 +204,17 @@ public final class CassettePlayer: Responder {
         }
     }
 
-    /// Whether a skipped entry names `live`'s method, scheme, host, port and path (the query and
-    /// the rest are not compared: the entry never got as far as the rules).
+    /// Whether a skipped entry names `live`'s method, host and path. The scheme, port and query
+    /// are not compared: the entry never got as far as the rules, and `serve`, which speaks plain
+    /// HTTP, sees an https entry asked for as `http://host/path` by a proxy-style client.
     static func isSkippedCandidate(_ skipped: SkippedEntry, for live: RecordedRequest) -> Bool {
         guard skipped.method.uppercased() == live.method.uppercased(),
               let url = LenientURL.parse(LenientURL.droppingFragment(skipped.url)) else { return false }
-        func port(_ url: URL) -> Int? {
-            url.port ?? ["http": 80, "https": 443][url.scheme?.lowercased() ?? ""]
-        }
         func path(_ url: URL) -> String {
             let path = url.path(percentEncoded: true)
             return path.isEmpty ? "/" : path
         }
-        return url.scheme?.lowercased() == live.url.scheme?.lowercased() && url.host?.lowercased() == live.url.host?.lowercased()
-            && port(url) == port(live.url) && path(url) == path(live.url)
+        return url.host?.lowercased() == live.url.host?.lowercased() && path(url) == path(live.url)
     }
 
     /// How far apart two paths are: 0 when equal, else 1,000 plus a rank that puts paths sharing
@@ -291,8 +288,8 @@ public final class CassettePlayer: Responder {
             let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
             lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
         }
-        // An entry of this very request that was skipped when the file was read (its body left out
-        // by the writer, say): the likeliest reason for the miss, so it is named with its reason.
+        // An entry for this very resource that was skipped when the file was read (its body left
+        // out by the writer, say): the likeliest reason for the miss, so it is named with its reason.
         for skip in cassette.skipped.lazy.filter({ Self.isSkippedCandidate($0, for: live) }).prefix(3) {
             lines.append("  entry \(skip.position) \(skip.method) \(skip.url.prefix(200)): skipped when the cassette was read, so it cannot "
                          + "answer: \(skip.error.reason)")

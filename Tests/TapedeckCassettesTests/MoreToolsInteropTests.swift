@@ -245,7 +245,7 @@ struct MoreToolsInteropTests {
         #expect(try other.finish().replayed == 1)
     }
 
-    @Test("a miss names only skipped entries of the same method and resource, not every skipped entry")
+    @Test("a miss names only skipped entries of the same method, host and path, not every skipped entry")
     func skippedCandidatesAreTheSameResource() throws {
         let cassette = try CassetteFile.read(url("httptoolkit.har"))
         let player = CassettePlayer(cassette: cassette)
@@ -253,9 +253,11 @@ struct MoreToolsInteropTests {
         #expect(!other.contains("skipped when the cassette was read"), "\(other)")
         let post = player.explainMiss(RecordedRequest(method: "POST", url: URL(string: "https://cdn.example.com/catalog/full.json")!))
         #expect(!post.contains("skipped when the cassette was read"), "\(post)")
-        // The default port and a query do not hide it
-        let same = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "https://CDN.example.com:443/catalog/full.json?v=2")!))
-        #expect(same.contains("entry 3 GET https://cdn.example.com/catalog/full.json: skipped"), "\(same)")
+        // The host's case, a port, the scheme (serve speaks plain HTTP) and a query do not hide it
+        for address in ["https://CDN.example.com:443/catalog/full.json?v=2", "http://cdn.example.com/catalog/full.json"] {
+            let same = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: address)!))
+            #expect(same.contains("entry 3 GET https://cdn.example.com/catalog/full.json: skipped"), "\(same)")
+        }
     }
 
     @Test("log.version as a JSON number (newman-reporter-har) reads as that version; a number that is not 1.x is still refused")

@@ -28,8 +28,8 @@ struct ServeMoreToolsTests {
         // Then serve warned at start about the skipped entry and the request body left out
         #expect(server.errors.contains("skipped entry 3") && server.errors.contains("734003 bytes"), "\(server.errors)")
         #expect(server.errors.contains("note entry 2 (request._requestBodyStatus)"), "\(server.errors)")
-        // When curl asks for the response that is not in the file
-        let missing = try curl(["-H", "Host: cdn.example.com", server.base + "/catalog/full.json"])
+        // When curl, proxy-style, asks for the response that is not in the file
+        let missing = try curl(["-x", server.base, "http://cdn.example.com/catalog/full.json"])
         // Then it is a miss saying why, not an empty 200
         #expect(missing.code == 404 && values("X-Tapedeck-Miss", in: missing.head) == ["1"], "\(missing.head)")
         let text = String(decoding: missing.body, as: UTF8.self)
