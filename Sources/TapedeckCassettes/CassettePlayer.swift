@@ -204,6 +204,19 @@ public final class CassettePlayer: Responder {
         }
     }
 
+    /// Whether a skipped entry names `live`'s method, host and path. The scheme, port and query
+    /// are not compared: the entry never got as far as the rules, and `serve`, which speaks plain
+    /// HTTP, sees an https entry asked for as `http://host/path` by a proxy-style client.
+    static func isSkippedCandidate(_ skipped: SkippedEntry, for live: RecordedRequest) -> Bool {
+        guard skipped.method.uppercased() == live.method.uppercased(),
+              let url = LenientURL.parse(LenientURL.droppingFragment(skipped.url)) else { return false }
+        func path(_ url: URL) -> String {
+            let path = url.path(percentEncoded: true)
+            return path.isEmpty ? "/" : path
+        }
+        return url.host?.lowercased() == live.url.host?.lowercased() && path(url) == path(live.url)
+    }
+
     /// How far apart two paths are: 0 when equal, else 1,000 plus a rank that puts paths sharing
     /// more of their start and end with the other first (`/api/slowx` is closer to `/api/slow`
     /// than `/` is, `/nope` closer to `/nothing-here` than to `/json`, and a long path differing
@@ -274,6 +287,12 @@ public final class CassettePlayer: Responder {
         } else if cassette.interactions.isEmpty {
             let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
             lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
+        }
+        // An entry for this very resource that was skipped when the file was read (its body left
+        // out by the writer, say): the likeliest reason for the miss, so it is named with its reason.
+        for skip in cassette.skipped.lazy.filter({ Self.isSkippedCandidate($0, for: live) }).prefix(3) {
+            lines.append("  entry \(skip.position) \(skip.method) \(skip.url.prefix(200)): skipped when the cassette was read, so it cannot "
+                         + "answer: \(skip.error.reason)")
         }
         for (position, reasons, _, _) in closest {
             let recorded = cassette.interactions[position].request

@@ -13,6 +13,14 @@ package struct HARUnreadable: Hashable, Sendable {
         self.field = field
         self.reason = reason
     }
+
+    /// An entry without a `response`.
+    static let noResponse = HARUnreadable(field: "response", reason: "the entry records no response, so there is nothing to replay: a "
+        + "request still in flight when the file was exported (Proxyman writes those), or a request-only HAR (such as an input "
+        + "for k6's har-to-k6)")
+    /// An entry whose `response` is null.
+    static let nullResponse = HARUnreadable(field: "response", reason: "the entry's response is null, so there is nothing to replay: "
+        + "a request still in flight when the file was exported (Proxyman writes those), or a request-only entry")
 }
 
 /// Decodes one entry without ever failing: a decoding error becomes an unreadable placeholder
@@ -106,15 +114,14 @@ struct LenientEntry: Decodable {
         switch error {
         case let .keyNotFound(key, context):
             if key.stringValue == "response", path(context.codingPath).isEmpty {
-                return HARUnreadable(field: "response", reason: "the entry records no response: a request-only HAR (such as an input "
-                    + "for k6's har-to-k6) has nothing to replay")
+                return .noResponse
             }
             return HARUnreadable(field: path(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing")
         case let .typeMismatch(type, context):
             return HARUnreadable(field: path(context.codingPath), reason: typeMismatch(type, context))
         case let .valueNotFound(type, context):
             if path(context.codingPath) == "response" {
-                return HARUnreadable(field: "response", reason: "the entry's response is null: a request-only entry has nothing to replay")
+                return .nullResponse
             }
             return HARUnreadable(field: path(context.codingPath), reason: "expected \(kind(type)), found null")
         case let .dataCorrupted(context):

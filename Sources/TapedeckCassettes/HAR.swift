@@ -38,12 +38,22 @@ package struct HARLog: Codable, Hashable, Sendable {
     /// that does not decode becomes an unreadable placeholder instead of failing the file.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
+        if let number = try? container.decode(Double.self, forKey: .version) {
+            version = Self.versionText(number)
+        } else {
+            version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
+        }
         creator = (try? container.decodeIfPresent(HARCreator.self, forKey: .creator)) ?? HARCreator(name: "unknown", version: "")
         browser = try? container.decodeIfPresent(HARCreator.self, forKey: .browser)
         comment = try? container.decodeIfPresent(String.self, forKey: .comment)
         tapedeck = try container.decodeIfPresent(HARTapedeckInfo.self, forKey: .tapedeck)
         entries = try container.decode([LenientEntry].self, forKey: .entries).map(\.entry)
+    }
+
+    /// A `version` written as a JSON number (newman-reporter-har passes `1.2`, a number) as the
+    /// text HAR gives it: `1.2` → "1.2", `1` → "1.0".
+    static func versionText(_ number: Double) -> String {
+        "\(number)"
     }
 }
 package struct HARTapedeckInfo: Codable, Hashable, Sendable {

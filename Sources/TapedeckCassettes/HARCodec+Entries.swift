@@ -58,11 +58,33 @@ extension HARCodec {
         if let postData = entry.request.postData {
             typeFromMimeType(postData.mimeType, into: &requestHeaders)
             let type = requestHeaders.value(for: "Content-Type") ?? postData.mimeType
-            let sizes = recordedSizes(bodySize: entry.request.bodySize, sizeField: "request.bodySize", headers: requestHeaders)
-            let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, sizes: sizes,
-                                                    field: "request.postData.text", bad: bad)
-            requestBody = data
-            note("request.postData", text)
+            if let name = postData.file, (postData.text ?? "").isEmpty {
+                // Playwright `content: 'attach'`: the body is in a file beside the HAR, `text` is "".
+                requestBody = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (request.postData._file)")
+            } else if let bytes = insomniaFileBody(postData, contentType: type, writer: context.writer) {
+                requestBody = bytes
+                note("request.postData.text", "Insomnia writes a file sent as the body as base64 with no 'encoding' to say so: this "
+                        + "'\(HARBodyText.essence(type))' body is read as base64")
+            } else {
+                let sizes = recordedSizes(bodySize: entry.request.bodySize, sizeField: "request.bodySize", headers: requestHeaders)
+                let (data, text) = try HARPostBody.body(postData, contentType: type, writer: context.writer, sizes: sizes,
+                                                        field: "request.postData.text", bad: bad)
+                requestBody = data
+                note("request.postData", text)
+            }
+        } else if let content = entry.request.content, let text = content.text {
+            // HTTP Toolkit: a body that is not UTF-8 goes in `_content`, base64, instead of `postData`.
+            let type = requestHeaders.value(for: "Content-Type") ?? ""
+            let read = try bodyBytes(text, encoding: content.encoding, isBinary: nil, contentType: type, writer: context.writer,
+                                     field: "request._content.text", bad: bad)
+            requestBody = read.data
+            note("request._content.text", read.note)
+        } else if let status = entry.request.bodyStatus, status.lowercased().hasPrefix("discarded") {
+            // HTTP Toolkit left the body out (over its export limit, or not decodable). The answer
+            // is whole, so the entry replays; only a body rule needs what is missing.
+            let size = entry.request.bodySize > 0 ? " (\(entry.request.bodySize) bytes)" : ""
+            note("request._requestBodyStatus", "the writer left the request body\(size) out of the file ('\(status)'): the entry "
+                    + "replays, but under a body match rule (--match-body, MatchRules(body:)) no request can match it")
         }
         let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
 
@@ -88,6 +110,9 @@ extension HARCodec {
             guard response.status >= 200 else {
                 // 100 Continue, 103 Early Hints: interim answers, which a request never ends with.
                 throw bad("response.status", "status \(response.status) is an interim answer (1xx), not one a request ends with")
+            }
+            if let reason = discardedBody(response.content, writer: context.writer) {
+                throw bad("response.content", reason)
             }
             var headers = headerFields(response.headers)
             if response.content.text != nil || response.content.file != nil {
@@ -197,7 +222,9 @@ extension HARCodec {
                 }
                 return (data, nil)
             }
-            return HARBodyText.bytes(text, contentType: contentType, writer: writer, sizes: sizes)
+            let read = HARBodyText.bytes(text, contentType: contentType, writer: writer, sizes: sizes)
+            guard let lost = lostBytesNote(text, contentType: contentType) else { return read }
+            return (read.data, read.note.map { $0 + "; " + lost } ?? lost)
         case "base64":
             guard let data = base64Bytes(text) else {
                 throw bad(field, "the text is marked base64 but does not decode (only the base64 and base64url alphabets, '=' padding and line breaks may appear)")

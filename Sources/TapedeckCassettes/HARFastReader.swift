@@ -36,7 +36,13 @@ enum HARFastReader {
         var browser: HARCreator?
         let ok = cursor.object { cursor, key in
             switch key {
-            case "version": return cursor.string(into: &version)
+            case "version":
+                guard cursor.peek() != UInt8(ascii: "\"") else { return cursor.string(into: &version) }
+                // newman-reporter-har writes the version as a number (1.2).
+                var number: Double?
+                guard cursor.optionalLenientDouble(into: &number), let number else { return false }
+                version = HARLog.versionText(number)
+                return true
             case "creator": creator = readCreator(&cursor); return creator != nil
             case "browser": return cursor.nullable(into: &browser, readCreator)
             case "comment": return stringIfAny(&cursor, into: &comment)
@@ -59,8 +65,10 @@ enum HARFastReader {
             default: return cursor.skipValue()
             }
         }
-        guard ok, let version, let creator, let entries else { return nil }
-        var log = HARLog(version: version, creator: creator, entries: entries, tapedeck: tapedeck)
+        guard ok, let entries else { return nil }
+        // A missing version or creator is accepted, as the model accepts it.
+        var log = HARLog(version: version ?? "1.2", creator: creator ?? HARCreator(name: "unknown", version: ""), entries: entries,
+                         tapedeck: tapedeck)
         log.comment = comment
         log.browser = browser
         return log
@@ -94,12 +102,19 @@ enum HARFastReader {
         var serverIPAddress: String?
         var connection: String?
         var comment: String?
+        var responseIsNull = false
         guard cursor.object({ cursor, key in
             switch key {
             case "startedDateTime": return cursor.optionalString(into: &started)
             case "time": return cursor.optionalLenientDouble(into: &time)
             case "request": request = readRequest(&cursor); return request != nil
-            case "response": response = readResponse(&cursor); return response != nil
+            case "response":
+                if cursor.null() {
+                    responseIsNull = true
+                    return true
+                }
+                response = readResponse(&cursor)
+                return response != nil
             case "timings": return cursor.nullable(into: &timings, readTimings)
             case "_index": return cursor.optionalInt(into: &index)
             case "_error": return cursor.nullable(into: &error, readTransportError)
@@ -111,7 +126,15 @@ enum HARFastReader {
                 return cursor.null() || cursor.object { cursor, _ in cursor.skipValue() }
             default: return cursor.skipValue()
             }
-        }), let request, let response else { return nil }
+        }), let request else { return nil }
+        guard let response else {
+            // No response, or a null one (a request still in flight when exported, a request-only
+            // HAR): the placeholder the model makes, so both readers give the same document.
+            var placeholder = HAREntry.unreadable(responseIsNull ? .nullResponse : .noResponse)
+            placeholder.request.method = request.method
+            placeholder.request.url = request.url
+            return placeholder
+        }
         var entry = HAREntry(
             startedDateTime: started ?? "", time: time ?? -1, request: request, response: response,
             timings: timings ?? HARTimings(send: 0, wait: 0, receive: 0), index: index, error: error)
@@ -225,6 +248,8 @@ enum HARFastReader {
         var headersSize: Int?
         var bodySize: Int?
         var comment: String?
+        var bodyStatus: String?
+        var content: HARPostData?
         guard cursor.object({ cursor, key in
             switch key {
             case "method": return cursor.string(into: &method)
@@ -237,6 +262,16 @@ enum HARFastReader {
             case "headersSize": return cursor.optionalLenientInt(into: &headersSize)
             case "bodySize": return cursor.optionalLenientInt(into: &bodySize)
             case "comment": return stringIfAny(&cursor, into: &comment)
+            case "_requestBodyStatus": return stringIfAny(&cursor, into: &bodyStatus)
+            case "_content":
+                // HTTP Toolkit's base64 body; any other shape is ignored, as the model does.
+                var attempt = cursor
+                if attempt.nullable(into: &content, readPostData) {
+                    cursor = attempt
+                    return true
+                }
+                content = nil
+                return cursor.skipValue()
             default: return cursor.skipValue()
             }
         }), let method, let url else { return nil }
@@ -244,6 +279,8 @@ enum HARFastReader {
         request.httpVersion = httpVersion ?? "HTTP/1.1"
         request.headersSize = headersSize ?? -1
         request.comment = comment
+        request.bodyStatus = bodyStatus
+        request.content = content
         return request
     }
 
@@ -253,9 +290,11 @@ enum HARFastReader {
         var encoding: String?
         var comment: String?
         var params: [HARParam]?
+        var file: String?
         guard cursor.object({ cursor, key in
             switch key {
             case "mimeType": return cursor.optionalString(into: &mimeType)
+            case "_file": return cursor.optionalString(into: &file)
             case "text": return cursor.optionalString(into: &text)
             case "encoding", "_encoding": return cursor.optionalString(into: &encoding)
             case "comment": return stringIfAny(&cursor, into: &comment)
@@ -267,6 +306,7 @@ enum HARFastReader {
         postData.text = text
         postData.params = params
         postData.comment = comment
+        postData.file = file
         return postData
     }
 

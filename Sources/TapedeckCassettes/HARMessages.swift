@@ -11,6 +11,19 @@ package struct HARRequest: Codable, Hashable, Sendable {
     package var headersSize: Int
     package var bodySize: Int
     package var comment: String?
+    /// HTTP Toolkit: what became of the body when the file was written — `discarded:too-large`,
+    /// `discarded:not-decodable` (left out), `discarded:not-representable` (not text: the bytes
+    /// are in ``content`` instead of `postData`). Nil when absent. Never written.
+    package var bodyStatus: String?
+    /// HTTP Toolkit (`_content`): a body that is not UTF-8, as `{text, size, encoding: "base64"}`,
+    /// in place of `postData`. Never written.
+    package var content: HARPostData?
+
+    enum CodingKeys: String, CodingKey {
+        case method, url, httpVersion, cookies, headers, queryString, postData, headersSize, bodySize, comment
+        case bodyStatus = "_requestBodyStatus"
+        case content = "_content"
+    }
 
     package init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue], postData: HARPostData?, bodySize: Int) {
         self.method = method
@@ -36,6 +49,23 @@ package struct HARRequest: Codable, Hashable, Sendable {
         headersSize = try container.decodeLenientInt(forKey: .headersSize) ?? -1
         bodySize = try container.decodeLenientInt(forKey: .bodySize) ?? -1
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
+        bodyStatus = (try? container.decodeIfPresent(String.self, forKey: .bodyStatus)) ?? nil
+        // A `_content` of another shape costs nothing: HTTP Toolkit is the only writer of it.
+        content = (try? container.decodeIfPresent(HARPostData.self, forKey: .content)) ?? nil
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(httpVersion, forKey: .httpVersion)
+        try container.encode(cookies, forKey: .cookies)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(queryString, forKey: .queryString)
+        try container.encodeIfPresent(postData, forKey: .postData)
+        try container.encode(headersSize, forKey: .headersSize)
+        try container.encode(bodySize, forKey: .bodySize)
+        try container.encodeIfPresent(comment, forKey: .comment)
     }
 }
 
@@ -48,10 +78,14 @@ package struct HARPostData: Codable, Hashable, Sendable {
     /// Tapedeck before 2026-11-26 wrote `_encoding`, still read).
     package var encoding: String?
     package var comment: String?
+    /// Playwright (`content: 'attach'`): the name of the file beside the HAR that holds the body,
+    /// with `text` empty. Never written.
+    package var file: String?
 
     enum CodingKeys: String, CodingKey {
         case mimeType, text, params, comment, encoding
         case legacyEncoding = "_encoding"
+        case file = "_file"
     }
 
     package init(mimeType: String, text: String, encoding: String?) {
@@ -68,6 +102,7 @@ package struct HARPostData: Codable, Hashable, Sendable {
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
             ?? container.decodeIfPresent(String.self, forKey: .legacyEncoding)
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
+        file = try container.decodeIfPresent(String.self, forKey: .file)
     }
 
     package func encode(to encoder: any Encoder) throws {

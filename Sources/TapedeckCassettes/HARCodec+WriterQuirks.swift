@@ -1,0 +1,44 @@
+import Foundation
+
+// Habits of single writers that reading an entry must know about (docs/cassettes.md, "Interop";
+// fixtures/interop/README.md, "More tools"): bodies their writer says it left out, Insomnia's
+// unmarked base64 file bodies, and binary bodies stored as lossy text.
+
+extension HARCodec {
+    /// Why a response body cannot be replayed when its writer says it left the body out
+    /// (HTTP Toolkit: no `text`, and a `comment` "Body discarded during HAR generation: longer than
+    /// limit of 500000 bytes"); nil for every other content. Such an entry is skipped: replayed, it
+    /// would hand the client an empty body with a status and headers that promise a whole one, a
+    /// silent error in the app under test; skipped, the request misses and the miss names this
+    /// entry and this reason.
+    static func discardedBody(_ content: HARContent, writer: HARWriter) -> String? {
+        guard content.text == nil, content.file == nil, content.wire == nil, let comment = content.comment,
+              comment.lowercased().contains("discarded") else { return nil }
+        let size = content.size > 0 ? " (\(content.size) bytes)" : ""
+        let who = writer.name.isEmpty ? "the writer" : writer.name
+        return "the response body\(size) is not in the file: \(who) left it out ('\(comment.prefix(160))'). Replayed, the client "
+            + "would get an empty body, so the entry is skipped; export the file again with a larger body limit, or record the "
+            + "exchange with tapedeck record"
+    }
+
+    /// Insomnia's file body: a `postData.text` holding a file's bytes as base64 with no
+    /// `encoding`, under the file's (non-text) type. Nil for every other body, other writers' included.
+    static func insomniaFileBody(_ postData: HARPostData, contentType: String, writer: HARWriter) -> Data? {
+        guard writer.name.lowercased().hasPrefix("insomnia"), postData.encoding == nil, (postData.params ?? []).isEmpty,
+              let text = postData.text, !text.isEmpty else { return nil }
+        let type = HARBodyText.essence(contentType)
+        guard !type.isEmpty, !HARBodyText.isTextual(type) else { return nil }
+        return Data(base64Encoded: text)
+    }
+
+    /// A note when a binary body's text holds U+FFFD: its writer decoded bytes that were not UTF-8
+    /// as UTF-8 text (Insomnia, node-fetch-har, older HTTP Toolkit), which replaces each with
+    /// U+FFFD, so the bytes the server sent are gone and the body replays as that text. Nil for
+    /// text types, where U+FFFD may be the real content.
+    static func lostBytesNote(_ text: String, contentType: String) -> String? {
+        let type = HARBodyText.essence(contentType)
+        guard !type.isEmpty, !HARBodyText.isTextual(type), text.unicodeScalars.contains("\u{FFFD}") else { return nil }
+        return "this '\(type)' body was stored as text with U+FFFD in place of bytes that are not UTF-8: the writer lost them, "
+            + "so it replays as that text, not as the bytes the server sent; export with a tool that stores binary bodies as base64"
+    }
+}
