@@ -30,7 +30,7 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var match: MatchFlags
 
-    @Option(help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
+    @Option(parsing: .unconditional, help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
     var upstreamTimeout: Double = 60
 
     @Option(help: ArgumentHelp("A PEM file of certificate authorities an https upstream's certificate may chain to, besides the system's (repeatable).",
@@ -45,9 +45,7 @@ struct RecordCommand: ParsableCommand {
         guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {
             throw ValidationError("--mode takes once, new_episodes or all (got '\(mode)'); to replay, use tapedeck serve")
         }
-        guard upstreamTimeout.isFinite, upstreamTimeout > 0, upstreamTimeout <= 86_400 else {
-            throw ValidationError("--upstream-timeout takes seconds between 0 and 86400 (got \(upstreamTimeout))")
-        }
+        try ServerFlags.checkSeconds(upstreamTimeout, flag: "--upstream-timeout")
         if !upstreamCa.isEmpty, URL(string: upstream)?.scheme?.lowercased() != "https" {
             throw ValidationError("--upstream-ca is for an https upstream (got '\(upstream)')")
         }

@@ -33,7 +33,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "A fault plan: a YAML file with a 'faults:' list (a scenario file's faults section).")
     var faults: String?
 
-    @Option(help: "The fault plan's seed (default: the plan's 'seed', else 1).")
+    @Option(parsing: .unconditional, help: "The fault plan's seed (default: the plan's 'seed', else 1).", transform: parseSeed)
     var seed: UInt64?
 
     @Option(help: "On a miss: 404, 502 or passthrough=URL (forwarded there, not recorded).")

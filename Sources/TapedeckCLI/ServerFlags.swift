@@ -10,19 +10,21 @@ struct ServerFlags: ParsableArguments {
     @Flag(help: "Allow a non-loopback --listen address (the server then answers anyone who can reach it).")
     var allowNonLoopback = false
 
-    @Option(help: "The most connections open at once (one more gets 503).")
+    // `.unconditional`: a value that starts with '-' (`--max-body-bytes -1`) is taken as the value
+    // and refused by `validate()` with the flag and its range, not read as a missing value.
+    @Option(parsing: .unconditional, help: "The most connections open at once (one more gets 503).")
     var maxConnections: Int = 4_096
 
-    @Option(help: "The most bytes of request head (more gets 431).")
+    @Option(parsing: .unconditional, help: "The most bytes of request head (more gets 431).")
     var maxHeaderBytes: Int = 32 * 1024
 
-    @Option(help: "The most bytes of request body (more gets 413).")
+    @Option(parsing: .unconditional, help: "The most bytes of request body (more gets 413).")
     var maxBodyBytes: Int = 64 * 1024 * 1024
 
-    @Option(help: "Seconds a connection may take to send a request head (then 408), or sit idle (then it is closed).")
+    @Option(parsing: .unconditional, help: "Seconds a connection may take to send a request head (then 408), or sit idle (then it is closed).")
     var headerTimeout: Double = 10
 
-    @Option(help: "Event loop threads (0: one per core).")
+    @Option(parsing: .unconditional, help: "Event loop threads (0: one per core).")
     var threads: Int = 0
 
     func validate() throws {
@@ -32,12 +34,29 @@ struct ServerFlags: ParsableArguments {
         if !ServerOptions.isLoopback(host) && !allowNonLoopback {
             throw ValidationError("--listen \(listen) is not a loopback address; add --allow-non-loopback to serve other machines")
         }
-        guard headerTimeout.isFinite, headerTimeout > 0, headerTimeout <= 86_400 else {
-            throw ValidationError("--header-timeout takes seconds between 0 and 86400 (got \(headerTimeout))")
+        try Self.checkSeconds(headerTimeout, flag: "--header-timeout")
+        try Self.check(maxConnections, flag: "--max-connections", atLeast: 1)
+        try Self.check(maxHeaderBytes, flag: "--max-header-bytes", atLeast: 256)
+        try Self.check(maxBodyBytes, flag: "--max-body-bytes", atLeast: 0)
+        try Self.check(threads, flag: "--threads", atLeast: 0)
+    }
+
+    /// Refuses `value` below `minimum`, naming the flag, the value and the range.
+    static func check(_ value: Int, flag: String, atLeast minimum: Int) throws {
+        guard value < minimum else { return }
+        throw ValidationError("\(flag) takes a whole number of at least \(minimum) (got \(value))")
+    }
+
+    /// Refuses a number of seconds that is not more than 0 and at most a day (86400), naming the flag.
+    static func checkSeconds(_ seconds: Double, flag: String) throws {
+        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw ValidationError("\(flag) takes seconds more than 0 and at most 86400 (got \(shown(seconds)))")
         }
-        if maxConnections < 1 || maxHeaderBytes < 256 || maxBodyBytes < 0 || threads < 0 {
-            throw ValidationError("limits must be positive (--max-header-bytes at least 256)")
-        }
+    }
+
+    /// A number of seconds as the user would write it: `0`, `1.5`, `nan`.
+    static func shown(_ seconds: Double) -> String {
+        seconds.isFinite && seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : "\(seconds)"
     }
 
     /// The server options these flags describe (a warning printed for a non-loopback address).
