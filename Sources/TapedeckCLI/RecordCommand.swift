@@ -76,6 +76,7 @@ struct RecordCommand: ParsableCommand {
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         options.rules = match.rules
         let trusted = try trustedCertificates()
+        _ = try server.checkThreads()   // before the cassette is opened and locked
         let service: RecordService
         do {
             service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options,

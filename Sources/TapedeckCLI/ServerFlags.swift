@@ -39,7 +39,18 @@ struct ServerFlags: ParsableArguments {
         try Self.check(maxHeaderBytes, flag: "--max-header-bytes", atLeast: 256)
         try Self.check(maxBodyBytes, flag: "--max-body-bytes", atLeast: 0)
         try Self.check(threads, flag: "--threads", atLeast: 0)
+        if threads > Self.maxThreads {
+            throw ValidationError("--threads takes a whole number from 0 to \(Self.maxThreads) (got \(threads))")
+        }
     }
+
+    /// The most event loop threads: each holds descriptors of its own (see ``descriptorsPerThread``),
+    /// and a loop that cannot make them stops the process (NIO treats it as fatal).
+    static let maxThreads = 1_024
+    /// Descriptors one event loop thread holds (its epoll, eventfd and timerfd on Linux).
+    static let descriptorsPerThread = 3
+    /// Descriptors kept for the rest: standard streams, the listening socket, the cassette and its journal.
+    static let reservedDescriptors = 64
 
     /// Refuses `value` below `minimum`, naming the flag, the value and the range.
     static func check(_ value: Int, flag: String, atLeast minimum: Int) throws {
@@ -84,7 +95,8 @@ extension ServerFlags {
     /// no 503 for anyone.
     func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
         var options = options()
-        let usable = max(1, (Self.raiseDescriptorLimit() - 64) / max(1, service.descriptorsPerConnection))
+        let (limit, forLoops) = try checkThreads()
+        let usable = max(1, (limit - Self.reservedDescriptors - forLoops) / max(1, service.descriptorsPerConnection))
         if options.maxConnections > usable {
             printError("tapedeck: warning: --max-connections \(options.maxConnections) is more than this process can open "
                        + "(ulimit -n); using \(usable)")
@@ -104,6 +116,25 @@ extension ServerFlags {
 }
 
 extension ServerFlags {
+    /// Raises the descriptor limit and checks that the event loop threads fit in it; returns the
+    /// limit and the descriptors the loops take. Threads that do not fit are a usage error (64),
+    /// said before any starts: NIO stops the process when a loop cannot open its descriptors.
+    func checkThreads() throws -> (limit: Int, forLoops: Int) {
+        let limit = Self.raiseDescriptorLimit()
+        var wanted = ServerOptions()
+        wanted.threads = threads
+        let loops = wanted.loopThreads
+        let forLoops = loops * Self.descriptorsPerThread
+        guard forLoops + Self.reservedDescriptors < limit else {
+            let most = max(0, (limit - Self.reservedDescriptors - 1) / Self.descriptorsPerThread)
+            printError("tapedeck: \(threads > 0 ? "--threads \(threads)" : "one event loop thread per core (\(loops))") needs "
+                       + "\(forLoops) descriptors (\(Self.descriptorsPerThread) a thread) besides \(Self.reservedDescriptors) for the rest, "
+                       + "more than this process may open (ulimit -n \(limit)): give --threads \(most) or fewer, or raise ulimit -n")
+            throw ExitCode.validationFailure
+        }
+        return (limit, forLoops)
+    }
+
     /// Raises the soft limit on open descriptors to the hard one; returns the soft limit after.
     static func raiseDescriptorLimit() -> Int {
         #if canImport(Glibc)

@@ -31,7 +31,7 @@ public final class TapedeckHTTPServer: Sendable {
     /// Binds and starts serving; throws when the address cannot be bound.
     public init(service: any ExchangeService, options: ServerOptions) throws {
         self.options = options
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads > 0 ? options.threads : System.coreCount)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: options.loopThreads)
         let counters = ServerCounters()
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = options.maxHeaderBytes

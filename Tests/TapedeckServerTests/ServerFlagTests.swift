@@ -38,4 +38,34 @@ struct ServerFlagTests {
         let negative = try runTapedeck(["record", "--upstream", "http://127.0.0.1:9", "--cassette", "/tmp/never-written.har", "--upstream-timeout", "-3"])
         #expect(errorLine(negative) == "Error: --upstream-timeout takes seconds more than 0 and at most 86400 (got -3)", "\(negative.errors)")
     }
+
+    @Test("--threads past its range is a usage error before any thread starts; threads the descriptor limit cannot hold are one too, not NIO's fatal error")
+    func threads() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("empty.har")
+        try Data(#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[]}}"#.utf8).write(to: cassette)
+        // Given far more threads than any machine needs.
+        let huge = try runTapedeck(["serve", cassette.path, "--threads", "20100"])
+        // Then serve refuses them as a usage error naming the range.
+        #expect(huge.status == 64)
+        #expect(errorLine(huge) == "Error: --threads takes a whole number from 0 to 1024 (got 20100)", "\(huge.errors)")
+
+        // Given a process that may open 256 descriptors and 100 threads (3 descriptors each).
+        for command in [["serve", cassette.path], ["record", "--upstream", "http://127.0.0.1:9", "--cassette", directory.file("new.har").path]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n 256 && exec \"$0\" \"$@\"", try tapedeckExecutable().path] + command + ["--threads", "100"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try launch(process)
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            // Then it exits 64 saying how many threads fit, instead of crashing in an event loop.
+            #expect(process.terminationReason == .exit && process.terminationStatus == 64, "\(command[0]): \(text)")
+            #expect(text.contains("--threads 100 needs 300 descriptors") && text.contains("ulimit -n 256")
+                    && text.contains("give --threads 63 or fewer"), "\(command[0]): \(text)")
+        }
+    }
 }
