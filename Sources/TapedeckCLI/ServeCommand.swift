@@ -60,11 +60,7 @@ struct ServeCommand: ParsableCommand {
             return
         }
         guard let recovery = try CassetteJournal.recover(cassette: url), !quiet else { return }
-        var line = "tapedeck serve: recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
-        if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
-        if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
-        if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
-        printError(line)
+        printError(recoveryLine(recovery, command: "serve"))
     }
 
     func run() throws {

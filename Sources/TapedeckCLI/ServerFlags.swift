@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TapedeckCassettes
 import TapedeckServer
 
 /// The listening and limit options `tapedeck serve` and `tapedeck record` share.
@@ -189,6 +190,16 @@ struct TerminationSignals {
             return number
         }
     }
+}
+
+/// What `tapedeck COMMAND` says when opening a cassette merged an interrupted recording's journal:
+/// how many interactions it brought back, what it could not, and where a damaged journal went.
+func recoveryLine(_ recovery: CassetteJournal.Recovery, command: String) -> String {
+    var line = "tapedeck \(command): recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
+    if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
+    if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
+    if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
+    return line
 }
 
 /// Prints the readiness line tests and scripts wait for, and flushes it.

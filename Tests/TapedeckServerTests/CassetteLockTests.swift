@@ -61,6 +61,37 @@ struct CassetteLockTests {
         #expect(after.errors.contains("recovered 1 interaction"), "\(after.errors)")
     }
 
+    @Test("record opening a cassette whose recording was killed says what it recovered from the journal and where the torn record went, as serve does")
+    func recordSaysWhatItRecovered() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try recordSaysWhatItRecovered(upstream) }
+    }
+
+    private func recordSaysWhatItRecovered(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("crashed.har")
+        let journal = URL(fileURLWithPath: cassette.path + ".journal")
+        // Given a first recording killed after three exchanges, its journal's last record torn.
+        let killed = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        for index in 0..<3 { #expect(try curl([killed.base + "/get?n=\(index)"]).code == 200) }
+        #expect(killed.stop(SIGKILL) == SIGKILL)
+        let written = try Data(contentsOf: journal)
+        try written.dropLast(10).write(to: journal)
+
+        // When record opens the cassette again and stops.
+        let next = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
+        #expect(try curl([next.base + "/get?n=3"]).code == 200)
+        #expect(next.stop(SIGTERM) == 0, "\(next.errors)")
+
+        // Then its standard error says what it recovered and where the damaged journal is kept.
+        #expect(next.errors.contains("tapedeck record: recovered 2 interactions from the journal of an interrupted recording; its last ")
+                && next.errors.contains("bytes were a cut-off record (the journal is kept as \(journal.path).damaged)"), "\(next.errors)")
+        #expect(FileManager.default.fileExists(atPath: journal.path + ".damaged"))
+        #expect(try CassetteFile.read(cassette).interactions.compactMap(\.request.url.query) == ["n=0", "n=1", "n=3"])
+    }
+
     @Test("a journal damaged twice keeps both damaged copies: a second crash never overwrites the first's evidence")
     func damagedCopiesAreKept() throws {
         let directory = try TemporaryDirectory()
