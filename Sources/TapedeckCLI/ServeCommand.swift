@@ -53,8 +53,16 @@ struct ServeCommand: ParsableCommand {
 
     /// Merges a journal an interrupted recording left, saying so (and what it could not keep);
     /// leaves alone the journal of a recording still running in another process, saying that too.
-    private func recoverJournal(_ url: URL) throws(CassetteError) {
+    /// A first recording still running (only its journal exists) leaves nothing to serve: that is
+    /// said, and the command fails with exit status 2.
+    private func recoverJournal(_ url: URL) throws {
         if let pid = CassetteJournal.liveRecorder(of: url) {
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                printError("tapedeck serve: \(cassette) has nothing finished to serve yet: its first recording is in progress"
+                    + "\(pid > 0 ? " (pid \(pid))" : "") and only its journal exists — stop the recorder (SIGINT or SIGTERM) "
+                    + "or wait for it to finish, then serve it")
+                throw ExitStatus.badInput
+            }
             printError("tapedeck serve: warning: another process\(pid > 0 ? " (pid \(pid))" : "") is recording \(cassette): serving it as last "
                 + "finished, without what that recording journals meanwhile (restart serve once it has stopped)")
             return
@@ -87,7 +95,7 @@ struct ServeCommand: ParsableCommand {
         do {
             try recoverJournal(URL(fileURLWithPath: cassette))
             service = try ReplayService(contentsOf: URL(fileURLWithPath: cassette), options: options)
-        } catch {
+        } catch let error as CassetteError {
             throw ExitStatus.report(error)
         }
         if !quiet {
