@@ -109,6 +109,7 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded"
                 + (summary.journal.map { " in \($0.fsyncs) fsyncs" } ?? "") + ", \(summary.replayed) replayed"
                 + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
+                + (service.unrecordedFailures == 0 ? "" : ", \(service.unrecordedFailures) upstream failures answered 502 and not recorded")
                 + (summary.misses.isEmpty ? "" : ", \(summary.misses.count) misses")
                 + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
             for skipped in summary.written?.skipped ?? [] {

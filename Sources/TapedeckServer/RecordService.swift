@@ -33,8 +33,15 @@ public final class RecordService: ExchangeService {
     private let upstreamOrigin: String
     /// The upstream's other loopback names, whose `Location`s point back at the proxy too.
     private let upstreamAliases: [String]
-    /// Where misses and refused upgrades are told (a line each), if anywhere.
+    /// Where misses, refused upgrades and upstream failures that are not recorded are told (a
+    /// line each), if anywhere.
     private let log: (@Sendable (String) -> Void)?
+    /// Upstream failures answered `502` but not recorded (an upstream that switched protocols).
+    private let unrecorded = Atomic<Int>(0)
+
+    /// How many upstream failures were answered `502` without being recorded: an upstream that
+    /// answered a plain request with `101 Switching Protocols` (no cassette can replay that).
+    public var unrecordedFailures: Int { unrecorded.load(ordering: .relaxed) }
 
     /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching;
     /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``);
@@ -105,7 +112,8 @@ public final class RecordService: ExchangeService {
         let host = request.headers.value(for: "Host")
         let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
         if case let .deferred(deferred) = reply, let reporting = deferred.startReporting, let stream = request.stream {
-            forwardStreaming(reporting, to: stream, host: host, answer: answer)
+            let shown = "\(request.method) \(recorder.options.redactor.redactURLText(target))"
+            forwardStreaming(reporting, to: stream, shown: shown, host: host, answer: answer)
         } else {
             deliver(reply, host: host, answer: answer)
         }
@@ -115,12 +123,17 @@ public final class RecordService: ExchangeService {
     /// once, but for what would complete the answer (``AnswerStream``); the recorder journals the
     /// whole interaction before it delivers the final reply, and only then does the stream end. An upstream that fails
     /// before its head is answered 502 as usual; after its head, the client's connection is reset.
-    /// A client that goes away stops the upstream exchange (which is then not recorded).
+    /// A client that goes away stops the upstream exchange (which is then not recorded). An
+    /// interim head (`101 Switching Protocols` to a plain request) is not passed on: the recorder
+    /// turns it into a failure it does not keep, answered 502, logged and counted here.
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
-                                  to stream: AnswerStream, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+                                  to stream: AnswerStream, shown: String, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         let headSent = Atomic<Bool>(false)
+        let interim = Atomic<Int>(0)
         let cancel = reporting({ [upstreamOrigin, upstreamAliases] progress in
             switch progress {
+            case let .head(head, _) where head.status < 200:
+                interim.store(head.status, ordering: .releasing)
             case let .head(head, reason):
                 headSent.store(true, ordering: .releasing)
                 var plan = ResponsePlan(head: head)
@@ -130,7 +143,13 @@ public final class RecordService: ExchangeService {
                 stream.body(piece, taken: taken)
             }
         }, { [self] final in
-            guard headSent.load(ordering: .acquiring) else { return finished(final, host: host, answer: answer) }
+            guard headSent.load(ordering: .acquiring) else {
+                if interim.load(ordering: .acquiring) != 0, case let .failure(failure, _) = final {
+                    unrecorded.add(1, ordering: .relaxed)
+                    log?("upstream failure, answered 502 and not recorded: \(shown): \(failure.detail ?? failure.description)")
+                }
+                return finished(final, host: host, answer: answer)
+            }
             if case .response = final { stream.end() } else { stream.abort() }
         })
         stream.whenClientGone(cancel)
