@@ -99,9 +99,7 @@ struct RecordCommand: ParsableCommand {
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
         let deadline = ContinuousClock.now + drain
         while http.inFlight > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if http.inFlight > 0 {
-            printError("tapedeck record: \(http.inFlight) requests still under way after \(drain) were cut off (not recorded)")
-        }
+        cutOff(service, after: drain)
         do {
             // Before the event loops stop: the upstream connections close on them.
             defer { try? http.shutdown() }
@@ -119,5 +117,21 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: \(error) (the journal beside the cassette keeps what was recorded)")
             throw ExitStatus.otherFailure
         }
+    }
+
+    /// Cuts off the exchanges still under way after the drain (a slow client still reading a
+    /// large answer): their clients' connections are reset and nothing of them is recorded — a
+    /// stop is not the upstream's failure, and kept as one it would replay as a 502 — and each
+    /// is named. Waits (briefly: a cancel is heard at once) until the recorder has heard of
+    /// every cancel, so that finishing reports nothing still running.
+    private func cutOff(_ service: RecordService, after drain: Duration) {
+        guard !service.cutOff().isEmpty else { return }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !service.settled && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let cut = service.cutOffNotRecorded
+        guard !cut.isEmpty else { return }
+        let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"
+        printError("tapedeck record: \(count) still under way after \(drain) and cut off: not recorded, "
+            + "\(cut.count == 1 ? "its client's connection" : "their clients' connections") reset: \(cut.joined(separator: ", "))")
     }
 }

@@ -301,7 +301,7 @@ public final class CassetteRecorder: Responder {
             guard !state.finished else {
                 let error = CassetteError(
                     .io, file: cassetteURL.path, reason: "interaction \(interaction.index) arrived after finish() and was not recorded",
-                    hint: "finish the recorder only after the simulation has run")
+                    hint: "finish the recorder only once every request it forwarded has been answered")
                 state.storeErrors.append(error)
                 return .failure(error)
             }
@@ -337,6 +337,13 @@ public final class CassetteRecorder: Responder {
         }
     }
 
+    /// Live requests forwarded and not yet done with: neither kept and answered nor, when
+    /// cancelled, told of their cancel. ``finish(succeeded:)`` reports any still running, so a
+    /// tool that cancels requests to stop waits for this to reach 0 first.
+    public var liveRequests: Int {
+        state.withLock { $0.inFlight }
+    }
+
     /// Requests nothing answered so far, each explained.
     public var misses: [String] {
         state.withLock { $0.misses }
@@ -359,7 +366,7 @@ public final class CassetteRecorder: Responder {
         if snapshot.inFlight > 0 {
             problems.append(CassetteError(
                 .io, file: cassetteURL.path, reason: "\(snapshot.inFlight) live request(s) were still running and were not recorded",
-                hint: "finish the recorder after the simulation has run to the end"))
+                hint: "finish the recorder only once every request it forwarded has been answered (or cancelled)"))
         }
         var written: Cassette?
         if let journal {

@@ -38,6 +38,8 @@ public final class RecordService: ExchangeService {
     private let log: (@Sendable (String) -> Void)?
     /// Upstream failures answered `502` but not recorded (an upstream that switched protocols).
     private let unrecorded = Atomic<Int>(0)
+    /// The live exchanges under way, for ``cutOff()``.
+    private let exchanges = LiveExchanges()
 
     /// How many upstream failures were answered `502` without being recorded: an upstream that
     /// answered a plain request with `101 Switching Protocols` (no cassette can replay that).
@@ -128,6 +130,10 @@ public final class RecordService: ExchangeService {
     /// turns it into a failure it does not keep, answered 502, logged and counted here.
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
                                   to stream: AnswerStream, shown: String, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        guard let id = exchanges.begin(shown, stream: stream) else {
+            // Stopping: the upstream exchange could be neither finished nor recorded.
+            return answer(.text(503, "tapedeck: record is stopping; \(shown) was not forwarded\n", close: true))
+        }
         let headSent = Atomic<Bool>(false)
         let interim = Atomic<Int>(0)
         let cancel = reporting({ [upstreamOrigin, upstreamAliases] progress in
@@ -143,6 +149,7 @@ public final class RecordService: ExchangeService {
                 stream.body(piece, taken: taken)
             }
         }, { [self] final in
+            exchanges.ended(id, delivered: true)
             guard headSent.load(ordering: .acquiring) else {
                 if interim.load(ordering: .acquiring) != 0, case let .failure(failure, _) = final {
                     unrecorded.add(1, ordering: .relaxed)
@@ -152,7 +159,11 @@ public final class RecordService: ExchangeService {
             }
             if case .response = final { stream.end() } else { stream.abort() }
         })
-        stream.whenClientGone(cancel)
+        exchanges.started(id, cancel: cancel)
+        stream.whenClientGone { [exchanges] in
+            exchanges.ended(id, delivered: false)
+            cancel()
+        }
     }
 
     private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
@@ -262,6 +273,29 @@ public final class RecordService: ExchangeService {
         "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
         "proxy-connection", "proxy-authorization", "expect", "http2-settings",
     ]
+
+    /// Stops, for good, the live exchanges still under way (after a stop's wait for them): each
+    /// upstream exchange is cancelled, so the recorder keeps nothing of it — a request cut off by
+    /// the proxy's own stop says nothing about the upstream, and kept as a failure it would be
+    /// replayed as one — and its client's connection is reset (a cut-off answer, never a
+    /// complete one). A live request arriving after this is answered `503`. Returns the exchanges
+    /// cut off (method and redacted target); wait for ``settled`` before ``finish()``.
+    @discardableResult
+    public func cutOff() -> [String] {
+        exchanges.cutOff()
+    }
+
+    /// The exchanges ``cutOff()`` stopped that nothing was recorded for: those whose upstream
+    /// exchange had not completed before the cut (one that had is journalled and kept).
+    public var cutOffNotRecorded: [String] {
+        exchanges.notRecorded
+    }
+
+    /// Whether no live exchange is running in the recorder (each cut off one has heard of its
+    /// cancel): ``finish()`` then reports none still running.
+    public var settled: Bool {
+        recorder.liveRequests == 0
+    }
 
     /// Closes the upstream connections, then merges what was recorded into the cassette
     /// (`CassetteRecorder.finish(succeeded:)`). Call it before the server's event loops stop.
