@@ -59,6 +59,8 @@ public final class TapedeckHTTPServer: Sendable {
                     }
                     let outlet = RawOutlet()
                     try channel.pipeline.syncOperations.addHandler(outlet)
+                    // Before the parser, which refuses raw non-ASCII in a request target.
+                    try channel.pipeline.syncOperations.addHandler(RequestTargetEscaper())
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false,
                         withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
