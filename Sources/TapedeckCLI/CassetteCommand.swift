@@ -86,8 +86,16 @@ private func loadWithBase(_ path: String, strict: Bool = false, warn: Bool = tru
         if warn {
             for skipped in merged.skipped.dropFirst(base.skipped.count) { printError("tapedeck: warning: \(journal.path): \(skipped)") }
         }
-        let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
-        printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(added) interaction\(added == 1 ? "" : "s") not in the cassette\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
+        let interactions = "\(added) interaction\(added == 1 ? "" : "s") not in the cassette"
+        if let pid = CassetteJournal.liveRecorder(of: url) {
+            // Its recorder holds the cassette's lock: the recording is running, not interrupted.
+            let writing = dropped > 0 ? "; \(dropped) bytes at its end are a record still being written, not shown" : ""
+            printError("tapedeck: note: \(journal.path) holds a recording in progress\(pid > 0 ? " (pid \(pid))" : "") (\(interactions) yet\(writing)); "
+                + "shown here as merged. Its recorder merges it into \(path) when it stops")
+        } else {
+            let torn = dropped > 0 ? "; \(dropped) bytes at its end are a torn record, kept aside when it is merged" : ""
+            printError("tapedeck: note: \(journal.path) holds an interrupted recording (\(interactions)\(torn)); shown here as merged. Replaying (tapedeck serve, a Tape, tapedeck run) or recording into it merges it into \(path)")
+        }
         return (base, merged)
     } catch {
         throw ExitStatus.report(error)

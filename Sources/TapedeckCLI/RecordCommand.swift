@@ -30,7 +30,7 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var match: MatchFlags
 
-    @Option(help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
+    @Option(parsing: .unconditional, help: "Seconds an upstream request may go without data (recorded as a timeout failure).")
     var upstreamTimeout: Double = 60
 
     @Option(help: ArgumentHelp("A PEM file of certificate authorities an https upstream's certificate may chain to, besides the system's (repeatable).",
@@ -45,9 +45,7 @@ struct RecordCommand: ParsableCommand {
         guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {
             throw ValidationError("--mode takes once, new_episodes or all (got '\(mode)'); to replay, use tapedeck serve")
         }
-        guard upstreamTimeout.isFinite, upstreamTimeout > 0, upstreamTimeout <= 86_400 else {
-            throw ValidationError("--upstream-timeout takes seconds between 0 and 86400 (got \(upstreamTimeout))")
-        }
+        try ServerFlags.checkSeconds(upstreamTimeout, flag: "--upstream-timeout")
         if !upstreamCa.isEmpty, URL(string: upstream)?.scheme?.lowercased() != "https" {
             throw ValidationError("--upstream-ca is for an https upstream (got '\(upstream)')")
         }
@@ -78,6 +76,7 @@ struct RecordCommand: ParsableCommand {
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         options.rules = match.rules
         let trusted = try trustedCertificates()
+        _ = try server.checkThreads()   // before the cassette is opened and locked
         let service: RecordService
         do {
             service = try RecordService(upstream: URL(string: upstream)!, cassette: URL(fileURLWithPath: cassette), options: options,
@@ -85,6 +84,7 @@ struct RecordCommand: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
+        if let recovery = service.recorder.recovery { printError(recoveryLine(recovery, command: "record")) }
         let http = try server.start(service)
         let existing = service.recorder.base.interactions.count
         if options.mode == .all, existing > 0 {
@@ -99,9 +99,7 @@ struct RecordCommand: ParsableCommand {
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
         let deadline = ContinuousClock.now + drain
         while http.inFlight > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if http.inFlight > 0 {
-            printError("tapedeck record: \(http.inFlight) requests still under way after \(drain) were cut off (not recorded)")
-        }
+        cutOff(service, after: drain)
         do {
             // Before the event loops stop: the upstream connections close on them.
             defer { try? http.shutdown() }
@@ -109,6 +107,7 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: stopped (signal \(signal)); \(summary.recorded) recorded"
                 + (summary.journal.map { " in \($0.fsyncs) fsyncs" } ?? "") + ", \(summary.replayed) replayed"
                 + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
+                + (service.unrecordedFailures == 0 ? "" : ", \(service.unrecordedFailures) upstream failures answered 502 and not recorded")
                 + (summary.misses.isEmpty ? "" : ", \(summary.misses.count) misses")
                 + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
             for skipped in summary.written?.skipped ?? [] {
@@ -118,5 +117,21 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: \(error) (the journal beside the cassette keeps what was recorded)")
             throw ExitStatus.otherFailure
         }
+    }
+
+    /// Cuts off the exchanges still under way after the drain (a slow client still reading a
+    /// large answer): their clients' connections are reset and nothing of them is recorded — a
+    /// stop is not the upstream's failure, and kept as one it would replay as a 502 — and each
+    /// is named. Waits (briefly: a cancel is heard at once) until the recorder has heard of
+    /// every cancel, so that finishing reports nothing still running.
+    private func cutOff(_ service: RecordService, after drain: Duration) {
+        guard !service.cutOff().isEmpty else { return }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !service.settled && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let cut = service.cutOffNotRecorded
+        guard !cut.isEmpty else { return }
+        let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"
+        printError("tapedeck record: \(count) still under way after \(drain) and cut off: not recorded, "
+            + "\(cut.count == 1 ? "its client's connection" : "their clients' connections") reset: \(cut.joined(separator: ", "))")
     }
 }

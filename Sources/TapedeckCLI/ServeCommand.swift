@@ -33,7 +33,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "A fault plan: a YAML file with a 'faults:' list (a scenario file's faults section).")
     var faults: String?
 
-    @Option(help: "The fault plan's seed (default: the plan's 'seed', else 1).")
+    @Option(parsing: .unconditional, help: "The fault plan's seed (default: the plan's 'seed', else 1).", transform: parseSeed)
     var seed: UInt64?
 
     @Option(help: "On a miss: 404, 502 or passthrough=URL (forwarded there, not recorded).")
@@ -53,18 +53,22 @@ struct ServeCommand: ParsableCommand {
 
     /// Merges a journal an interrupted recording left, saying so (and what it could not keep);
     /// leaves alone the journal of a recording still running in another process, saying that too.
-    private func recoverJournal(_ url: URL) throws(CassetteError) {
+    /// A first recording still running (only its journal exists) leaves nothing to serve: that is
+    /// said, and the command fails with exit status 2.
+    private func recoverJournal(_ url: URL) throws {
         if let pid = CassetteJournal.liveRecorder(of: url) {
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                printError("tapedeck serve: \(cassette) has nothing finished to serve yet: its first recording is in progress"
+                    + "\(pid > 0 ? " (pid \(pid))" : "") and only its journal exists — stop the recorder (SIGINT or SIGTERM) "
+                    + "or wait for it to finish, then serve it")
+                throw ExitStatus.badInput
+            }
             printError("tapedeck serve: warning: another process\(pid > 0 ? " (pid \(pid))" : "") is recording \(cassette): serving it as last "
                 + "finished, without what that recording journals meanwhile (restart serve once it has stopped)")
             return
         }
         guard let recovery = try CassetteJournal.recover(cassette: url), !quiet else { return }
-        var line = "tapedeck serve: recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
-        if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
-        if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
-        if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
-        printError(line)
+        printError(recoveryLine(recovery, command: "serve"))
     }
 
     func run() throws {
@@ -91,7 +95,7 @@ struct ServeCommand: ParsableCommand {
         do {
             try recoverJournal(URL(fileURLWithPath: cassette))
             service = try ReplayService(contentsOf: URL(fileURLWithPath: cassette), options: options)
-        } catch {
+        } catch let error as CassetteError {
             throw ExitStatus.report(error)
         }
         if !quiet {

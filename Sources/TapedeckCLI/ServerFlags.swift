@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TapedeckCassettes
 import TapedeckServer
 
 /// The listening and limit options `tapedeck serve` and `tapedeck record` share.
@@ -10,19 +11,21 @@ struct ServerFlags: ParsableArguments {
     @Flag(help: "Allow a non-loopback --listen address (the server then answers anyone who can reach it).")
     var allowNonLoopback = false
 
-    @Option(help: "The most connections open at once (one more gets 503).")
+    // `.unconditional`: a value that starts with '-' (`--max-body-bytes -1`) is taken as the value
+    // and refused by `validate()` with the flag and its range, not read as a missing value.
+    @Option(parsing: .unconditional, help: "The most connections open at once (one more gets 503).")
     var maxConnections: Int = 4_096
 
-    @Option(help: "The most bytes of request head (more gets 431).")
+    @Option(parsing: .unconditional, help: "The most bytes of request head (more gets 431).")
     var maxHeaderBytes: Int = 32 * 1024
 
-    @Option(help: "The most bytes of request body (more gets 413).")
+    @Option(parsing: .unconditional, help: "The most bytes of request body (more gets 413).")
     var maxBodyBytes: Int = 64 * 1024 * 1024
 
-    @Option(help: "Seconds a connection may take to send a request head (then 408), or sit idle (then it is closed).")
+    @Option(parsing: .unconditional, help: "Seconds a connection may take to send a request head (then 408), or sit idle (then it is closed).")
     var headerTimeout: Double = 10
 
-    @Option(help: "Event loop threads (0: one per core).")
+    @Option(parsing: .unconditional, help: "Event loop threads (0: one per core).")
     var threads: Int = 0
 
     func validate() throws {
@@ -32,12 +35,40 @@ struct ServerFlags: ParsableArguments {
         if !ServerOptions.isLoopback(host) && !allowNonLoopback {
             throw ValidationError("--listen \(listen) is not a loopback address; add --allow-non-loopback to serve other machines")
         }
-        guard headerTimeout.isFinite, headerTimeout > 0, headerTimeout <= 86_400 else {
-            throw ValidationError("--header-timeout takes seconds between 0 and 86400 (got \(headerTimeout))")
+        try Self.checkSeconds(headerTimeout, flag: "--header-timeout")
+        try Self.check(maxConnections, flag: "--max-connections", atLeast: 1)
+        try Self.check(maxHeaderBytes, flag: "--max-header-bytes", atLeast: 256)
+        try Self.check(maxBodyBytes, flag: "--max-body-bytes", atLeast: 0)
+        try Self.check(threads, flag: "--threads", atLeast: 0)
+        if threads > Self.maxThreads {
+            throw ValidationError("--threads takes a whole number from 0 to \(Self.maxThreads) (got \(threads))")
         }
-        if maxConnections < 1 || maxHeaderBytes < 256 || maxBodyBytes < 0 || threads < 0 {
-            throw ValidationError("limits must be positive (--max-header-bytes at least 256)")
+    }
+
+    /// The most event loop threads: each holds descriptors of its own (see ``descriptorsPerThread``),
+    /// and a loop that cannot make them stops the process (NIO treats it as fatal).
+    static let maxThreads = 1_024
+    /// Descriptors one event loop thread holds (its epoll, eventfd and timerfd on Linux).
+    static let descriptorsPerThread = 3
+    /// Descriptors kept for the rest: standard streams, the listening socket, the cassette and its journal.
+    static let reservedDescriptors = 64
+
+    /// Refuses `value` below `minimum`, naming the flag, the value and the range.
+    static func check(_ value: Int, flag: String, atLeast minimum: Int) throws {
+        guard value < minimum else { return }
+        throw ValidationError("\(flag) takes a whole number of at least \(minimum) (got \(value))")
+    }
+
+    /// Refuses a number of seconds that is not more than 0 and at most a day (86400), naming the flag.
+    static func checkSeconds(_ seconds: Double, flag: String) throws {
+        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw ValidationError("\(flag) takes seconds more than 0 and at most 86400 (got \(shown(seconds)))")
         }
+    }
+
+    /// A number of seconds as the user would write it: `0`, `1.5`, `nan`.
+    static func shown(_ seconds: Double) -> String {
+        seconds.isFinite && seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : "\(seconds)"
     }
 
     /// The server options these flags describe (a warning printed for a non-loopback address).
@@ -65,7 +96,8 @@ extension ServerFlags {
     /// no 503 for anyone.
     func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
         var options = options()
-        let usable = max(1, (Self.raiseDescriptorLimit() - 64) / max(1, service.descriptorsPerConnection))
+        let (limit, forLoops) = try checkThreads()
+        let usable = max(1, (limit - Self.reservedDescriptors - forLoops) / max(1, service.descriptorsPerConnection))
         if options.maxConnections > usable {
             printError("tapedeck: warning: --max-connections \(options.maxConnections) is more than this process can open "
                        + "(ulimit -n); using \(usable)")
@@ -85,6 +117,25 @@ extension ServerFlags {
 }
 
 extension ServerFlags {
+    /// Raises the descriptor limit and checks that the event loop threads fit in it; returns the
+    /// limit and the descriptors the loops take. Threads that do not fit are a usage error (64),
+    /// said before any starts: NIO stops the process when a loop cannot open its descriptors.
+    func checkThreads() throws -> (limit: Int, forLoops: Int) {
+        let limit = Self.raiseDescriptorLimit()
+        var wanted = ServerOptions()
+        wanted.threads = threads
+        let loops = wanted.loopThreads
+        let forLoops = loops * Self.descriptorsPerThread
+        guard forLoops + Self.reservedDescriptors < limit else {
+            let most = max(0, (limit - Self.reservedDescriptors - 1) / Self.descriptorsPerThread)
+            printError("tapedeck: \(threads > 0 ? "--threads \(threads)" : "one event loop thread per core (\(loops))") needs "
+                       + "\(forLoops) descriptors (\(Self.descriptorsPerThread) a thread) besides \(Self.reservedDescriptors) for the rest, "
+                       + "more than this process may open (ulimit -n \(limit)): give --threads \(most) or fewer, or raise ulimit -n")
+            throw ExitCode.validationFailure
+        }
+        return (limit, forLoops)
+    }
+
     /// Raises the soft limit on open descriptors to the hard one; returns the soft limit after.
     static func raiseDescriptorLimit() -> Int {
         #if canImport(Glibc)
@@ -139,6 +190,16 @@ struct TerminationSignals {
             return number
         }
     }
+}
+
+/// What `tapedeck COMMAND` says when opening a cassette merged an interrupted recording's journal:
+/// how many interactions it brought back, what it could not, and where a damaged journal went.
+func recoveryLine(_ recovery: CassetteJournal.Recovery, command: String) -> String {
+    var line = "tapedeck \(command): recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
+    if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
+    if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
+    if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
+    return line
 }
 
 /// Prints the readiness line tests and scripts wait for, and flushes it.

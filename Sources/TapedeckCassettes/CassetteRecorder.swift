@@ -125,6 +125,9 @@ public final class CassetteRecorder: Responder {
     public let isRecording: Bool
     /// The cassette as it was when the recorder opened it (empty when it did not exist).
     public let base: Cassette
+    /// What opening the cassette recovered from an interrupted recording's journal (nil: there
+    /// was none to merge), for a tool to tell its user — `tapedeck record` does, as `serve` does.
+    public let recovery: CassetteJournal.Recovery?
 
     private let player: CassettePlayer?
     /// This recorder's entry in ``CassetteHolds`` (released by `finish` or deinit).
@@ -172,12 +175,13 @@ public final class CassetteRecorder: Responder {
         // A reader that finds a journal holds the cassette alone while it recovers it.
         let recovers = try CassetteHolds.shared.acquire(
             key, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
+        var recovered: CassetteJournal.Recovery?
         do throws(CassetteError) {
             // Another process recording it would have its journal merged or replaced under it.
             lock = mayRecord ? try CassetteLock.acquire(for: cassette) : nil
             if recovers {
                 defer { if !mayRecord { CassetteHolds.shared.finishRecovery(key) } }
-                try CassetteJournal.recoverHeld(cassette: cassette, lockedByCaller: mayRecord)
+                recovered = try CassetteJournal.recoverHeld(cassette: cassette, lockedByCaller: mayRecord)
             }
             base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette, strict: options.strictLoading) : Cassette()
             if mayRecord, let first = base.skipped.first {
@@ -190,6 +194,7 @@ public final class CassetteRecorder: Responder {
             CassetteHolds.shared.release(key, exclusive: mayRecord)
             throw error
         }
+        recovery = recovered
         let exists = files.fileExists(atPath: cassette.path)
         isRecording = switch options.mode {
         case .replayOnly: false
@@ -296,7 +301,7 @@ public final class CassetteRecorder: Responder {
             guard !state.finished else {
                 let error = CassetteError(
                     .io, file: cassetteURL.path, reason: "interaction \(interaction.index) arrived after finish() and was not recorded",
-                    hint: "finish the recorder only after the simulation has run")
+                    hint: "finish the recorder only once every request it forwarded has been answered")
                 state.storeErrors.append(error)
                 return .failure(error)
             }
@@ -332,6 +337,13 @@ public final class CassetteRecorder: Responder {
         }
     }
 
+    /// Live requests forwarded and not yet done with: neither kept and answered nor, when
+    /// cancelled, told of their cancel. ``finish(succeeded:)`` reports any still running, so a
+    /// tool that cancels requests to stop waits for this to reach 0 first.
+    public var liveRequests: Int {
+        state.withLock { $0.inFlight }
+    }
+
     /// Requests nothing answered so far, each explained.
     public var misses: [String] {
         state.withLock { $0.misses }
@@ -354,7 +366,7 @@ public final class CassetteRecorder: Responder {
         if snapshot.inFlight > 0 {
             problems.append(CassetteError(
                 .io, file: cassetteURL.path, reason: "\(snapshot.inFlight) live request(s) were still running and were not recorded",
-                hint: "finish the recorder after the simulation has run to the end"))
+                hint: "finish the recorder only once every request it forwarded has been answered (or cancelled)"))
         }
         var written: Cassette?
         if let journal {

@@ -33,8 +33,17 @@ public final class RecordService: ExchangeService {
     private let upstreamOrigin: String
     /// The upstream's other loopback names, whose `Location`s point back at the proxy too.
     private let upstreamAliases: [String]
-    /// Where misses and refused upgrades are told (a line each), if anywhere.
+    /// Where misses, refused upgrades and upstream failures that are not recorded are told (a
+    /// line each), if anywhere.
     private let log: (@Sendable (String) -> Void)?
+    /// Upstream failures answered `502` but not recorded (an upstream that switched protocols).
+    private let unrecorded = Atomic<Int>(0)
+    /// The live exchanges under way, for ``cutOff()``.
+    private let exchanges = LiveExchanges()
+
+    /// How many upstream failures were answered `502` without being recorded: an upstream that
+    /// answered a plain request with `101 Switching Protocols` (no cassette can replay that).
+    public var unrecordedFailures: Int { unrecorded.load(ordering: .relaxed) }
 
     /// A proxy to `upstream` recording into `cassette` with `options` (mode, redaction, matching;
     /// `options.live` gives the upstream timeouts, and the transport is always an ``UpstreamClient``);
@@ -105,7 +114,8 @@ public final class RecordService: ExchangeService {
         let host = request.headers.value(for: "Host")
         let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
         if case let .deferred(deferred) = reply, let reporting = deferred.startReporting, let stream = request.stream {
-            forwardStreaming(reporting, to: stream, host: host, answer: answer)
+            let shown = "\(request.method) \(recorder.options.redactor.redactURLText(target))"
+            forwardStreaming(reporting, to: stream, shown: shown, host: host, answer: answer)
         } else {
             deliver(reply, host: host, answer: answer)
         }
@@ -115,12 +125,21 @@ public final class RecordService: ExchangeService {
     /// once, but for what would complete the answer (``AnswerStream``); the recorder journals the
     /// whole interaction before it delivers the final reply, and only then does the stream end. An upstream that fails
     /// before its head is answered 502 as usual; after its head, the client's connection is reset.
-    /// A client that goes away stops the upstream exchange (which is then not recorded).
+    /// A client that goes away stops the upstream exchange (which is then not recorded). An
+    /// interim head (`101 Switching Protocols` to a plain request) is not passed on: the recorder
+    /// turns it into a failure it does not keep, answered 502, logged and counted here.
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
-                                  to stream: AnswerStream, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+                                  to stream: AnswerStream, shown: String, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        guard let id = exchanges.begin(shown, stream: stream) else {
+            // Stopping: the upstream exchange could be neither finished nor recorded.
+            return answer(.text(503, "tapedeck: record is stopping; \(shown) was not forwarded\n", close: true))
+        }
         let headSent = Atomic<Bool>(false)
+        let interim = Atomic<Int>(0)
         let cancel = reporting({ [upstreamOrigin, upstreamAliases] progress in
             switch progress {
+            case let .head(head, _) where head.status < 200:
+                interim.store(head.status, ordering: .releasing)
             case let .head(head, reason):
                 headSent.store(true, ordering: .releasing)
                 var plan = ResponsePlan(head: head)
@@ -130,10 +149,21 @@ public final class RecordService: ExchangeService {
                 stream.body(piece, taken: taken)
             }
         }, { [self] final in
-            guard headSent.load(ordering: .acquiring) else { return finished(final, host: host, answer: answer) }
+            exchanges.ended(id, delivered: true)
+            guard headSent.load(ordering: .acquiring) else {
+                if interim.load(ordering: .acquiring) != 0, case let .failure(failure, _) = final {
+                    unrecorded.add(1, ordering: .relaxed)
+                    log?("upstream failure, answered 502 and not recorded: \(shown): \(failure.detail ?? failure.description)")
+                }
+                return finished(final, host: host, answer: answer)
+            }
             if case .response = final { stream.end() } else { stream.abort() }
         })
-        stream.whenClientGone(cancel)
+        exchanges.started(id, cancel: cancel)
+        stream.whenClientGone { [exchanges] in
+            exchanges.ended(id, delivered: false)
+            cancel()
+        }
     }
 
     private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
@@ -243,6 +273,29 @@ public final class RecordService: ExchangeService {
         "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
         "proxy-connection", "proxy-authorization", "expect", "http2-settings",
     ]
+
+    /// Stops, for good, the live exchanges still under way (after a stop's wait for them): each
+    /// upstream exchange is cancelled, so the recorder keeps nothing of it — a request cut off by
+    /// the proxy's own stop says nothing about the upstream, and kept as a failure it would be
+    /// replayed as one — and its client's connection is reset (a cut-off answer, never a
+    /// complete one). A live request arriving after this is answered `503`. Returns the exchanges
+    /// cut off (method and redacted target); wait for ``settled`` before ``finish()``.
+    @discardableResult
+    public func cutOff() -> [String] {
+        exchanges.cutOff()
+    }
+
+    /// The exchanges ``cutOff()`` stopped that nothing was recorded for: those whose upstream
+    /// exchange had not completed before the cut (one that had is journalled and kept).
+    public var cutOffNotRecorded: [String] {
+        exchanges.notRecorded
+    }
+
+    /// Whether no live exchange is running in the recorder (each cut off one has heard of its
+    /// cancel): ``finish()`` then reports none still running.
+    public var settled: Bool {
+        recorder.liveRequests == 0
+    }
 
     /// Closes the upstream connections, then merges what was recorded into the cassette
     /// (`CassetteRecorder.finish(succeeded:)`). Call it before the server's event loops stop.

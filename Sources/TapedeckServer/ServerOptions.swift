@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TapedeckHTTP
 
 /// Where a server listens and what it refuses: the limits that keep a slow or hostile client from
@@ -25,6 +26,9 @@ public struct ServerOptions: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// Event loop threads (0: one per core).
     public var threads: Int = 0
+
+    /// The event loop threads the server starts: ``threads``, or one per core when it is 0.
+    public var loopThreads: Int { threads > 0 ? threads : System.coreCount }
 
     /// The defaults: 127.0.0.1, any port, 4,096 connections, 32 KiB heads, 64 MiB bodies, 10 s.
     public init() {}

@@ -31,7 +31,7 @@ public final class TapedeckHTTPServer: Sendable {
     /// Binds and starts serving; throws when the address cannot be bound.
     public init(service: any ExchangeService, options: ServerOptions) throws {
         self.options = options
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads > 0 ? options.threads : System.coreCount)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: options.loopThreads)
         let counters = ServerCounters()
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = options.maxHeaderBytes
@@ -59,6 +59,8 @@ public final class TapedeckHTTPServer: Sendable {
                     }
                     let outlet = RawOutlet()
                     try channel.pipeline.syncOperations.addHandler(outlet)
+                    // Before the parser, which refuses raw non-ASCII in a request target.
+                    try channel.pipeline.syncOperations.addHandler(RequestTargetEscaper())
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false,
                         withEncoderConfiguration: HTTPResponseEncoder.Configuration(),

@@ -84,7 +84,7 @@ struct UpstreamPoolTests {
 
 /// A raw TCP upstream on 127.0.0.1: the first request on each connection gets `answer` (by
 /// default `200 ok`, keep-alive); at the second it closes the connection without answering.
-private final class OneAnswerUpstream: @unchecked Sendable {
+final class OneAnswerUpstream: @unchecked Sendable {
     // @unchecked Sendable: the listener and counters are touched by the accept thread and the
     // test under `state`'s lock only.
     let port: Int

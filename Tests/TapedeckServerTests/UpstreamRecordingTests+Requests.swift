@@ -189,6 +189,28 @@ extension UpstreamRecordingTests {
         #expect(try failureCode(cut) == URLError.networkConnectionLost.rawValue)
     }
 
+    @Test("an upstream answering a plain request with 101 Switching Protocols: the client gets 502 saying so, standard error names the request, the stop line counts it, nothing is recorded")
+    func upstreamSwitchesProtocols() throws {
+        // Given an upstream that answers a plain GET with a 101.
+        let upstream = try OneAnswerUpstream(answer: "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        defer { upstream.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("switched.har")
+        let proxy = try ServerProcess(["record", "--upstream", "http://127.0.0.1:\(upstream.port)", "--cassette", cassette.path])
+        // When a client asks for a page through the proxy.
+        let page = try curl([proxy.base + "/page?token=abc"])
+        // Then it gets a 502 naming the failure, not a reset connection.
+        #expect(page.status == 0 && page.code == 502, "\(page.status) \(page.errors) \(page.head)")
+        #expect(page.head.contains("X-Tapedeck-Failure: upstream"), "\(page.head)")
+        #expect(String(decoding: page.body, as: UTF8.self).contains("switched protocols (101"), "\(String(decoding: page.body, as: UTF8.self))")
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+        // And standard error names the request and counts it; the cassette is not written.
+        #expect(proxy.errors.contains("upstream failure, answered 502 and not recorded: GET /page?token="), "\(proxy.errors)")
+        #expect(proxy.errors.contains("1 upstream failures answered 502 and not recorded"), "\(proxy.errors)")
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+    }
+
     private func failureCode(_ cassette: URL) throws -> Int? {
         let entries = try CassetteFile.read(cassette).interactions
         guard entries.count == 1, case let .failure(failure) = entries[0].outcome else {

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckLoopback
+import TapedeckTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stopping `tapedeck record` (SIGTERM) while a client is still reading a large answer: what
+/// standard error says, what the cassette holds and the exit status tell one story.
+@Suite("Server: stopping record with a request under way", .serialized)
+struct RecordStopTests {
+    @Test("a slow download still under way at SIGTERM is cut off, named on stderr and left out of the cassette; the stop exits 0 and a replay misses it instead of answering 502")
+    func slowDownloadAtStop() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try slowDownloadAtStop(upstream) }
+    }
+
+    private func slowDownloadAtStop(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("stopped.har")
+        // Given a recording with one exchange done, and a client that asked for 32 MB and reads
+        // nothing after the first bytes (the proxy paces the upstream by the client: the answer
+        // cannot complete while it does not read).
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path,
+                                       "--upstream-timeout", "1"])
+        #expect(try curl([proxy.base + "/get?n=1"]).code == 200)
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /large/32?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        _ = try client.readBody(atLeast: 1)
+
+        // When the recorder is stopped (it waits the upstream timeout plus 2 s, then cuts off).
+        let status = proxy.stop(SIGTERM)
+
+        // Then it exits 0 having written the cassette, and names the request it cut off.
+        #expect(status == 0, "\(proxy.errors)")
+        #expect(proxy.errors.contains("1 request was still under way after") && proxy.errors.contains("cut off: not recorded")
+                && proxy.errors.contains(": GET /large/32?token="), "\(proxy.errors)")
+        #expect(!proxy.errors.contains("s3cret") && !proxy.errors.contains("simulation") && !proxy.errors.contains("problem"), "\(proxy.errors)")
+        #expect(proxy.errors.contains("cassette has 1 interactions"), "\(proxy.errors)")
+        // And the cassette holds only the finished exchange: no failure entry for the cut one.
+        let recorded = try CassetteFile.read(cassette).interactions
+        #expect(recorded.map(\.request.url.path) == ["/get"], "\(recorded.map(\.outcome))")
+        // And the client never got the whole answer.
+        #expect((try? client.readToEnd().count).map { $0 < 32 * 1_048_576 } ?? true)
+
+        // A replay of the cassette misses the cut-off request (404), rather than answering it 502.
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        defer { server.stop() }
+        #expect(try curl([server.base + "/large/32?token=s3cret"]).code == 404)
+    }
+}
