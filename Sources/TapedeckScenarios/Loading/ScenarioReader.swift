@@ -85,7 +85,14 @@ struct ScenarioReader {
         } else if let timing = keys["timing"] {
             throw timing.error("'timing' applies to a cassette, and there is none", hint: "add 'cassette: FILE.har.gz' or remove 'timing'")
         }
-        try keys.read("stubs") { (stubs) throws(ScenarioError) in traffic.stubs = try stubs.list().map { (item) throws(ScenarioError) in try stub(item) } }
+        try keys.read("stubs") { (stubs) throws(ScenarioError) in
+            // Each stub on its own, as steps and faults are: one whose `match` is wrong (a required
+            // key, so the stub cannot be read past) hides no later stub's problems.
+            for item in try stubs.list() {
+                guard let problems = item.problems else { traffic.stubs.append(try stub(item)); continue }
+                if let read = problems.recovering(item: item, stub) { traffic.stubs.append(read) }
+            }
+        }
         try keys.read("auth") { (auth) throws(ScenarioError) in traffic.auth = try self.auth(auth) }
         try keys.read("upstream") { (upstream) throws(ScenarioError) in
             let text = try upstream.string()

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TapedeckScenarios
+
+/// Bad values whose error used to hide others or say too little: every stub's problems at once,
+/// empty windows, an upstream with a path, a provider's bad base URL and mode words.
+@Suite("Scenario files: each item's problems, and the values that cannot work")
+struct ItemProblemTests {
+    @Test("a stub whose match is a bad pattern hides no later stub's problems: all four stubs are reported, in file order")
+    func everyStubReported() throws {
+        // Given four stubs, each wrong in its own way, two of them with a bad `match`
+        let error = try #require(parseError("""
+            traffic:
+              stubs:
+                - match: GET http://api.test/x
+                  latency: fast
+                - match: GET http://api.test/y
+                  latency: slow
+                - match: GET http://api.test/y*z
+                  json: {}
+                - match: GET api.test/q
+                  json: {}
+            script:
+              - request: GET http://api.test/x
+            """))
+        // Then each stub's problem is named at its place
+        let all = [error] + error.more
+        #expect(all.map(\.path) == ["traffic.stubs[0].latency", "traffic.stubs[1].latency", "traffic.stubs[2].match", "traffic.stubs[3].match"],
+                "\(error)")
+        #expect(all.last?.reason.contains("the URL has no scheme") == true, "\(error)")
+    }
+}
