@@ -29,4 +29,24 @@ struct ItemProblemTests {
                 "\(error)")
         #expect(all.last?.reason.contains("the URL has no scheme") == true, "\(error)")
     }
+
+    @Test("a window with only 'until: 0s' is empty (from defaults to 0 s) and refused as '{from: 0s, until: 0s}' is; 'until: 1ms' loads")
+    func emptyWindowFromDefault() throws {
+        func file(_ window: String) -> String {
+            """
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script: [{request: GET http://api.test/a}]
+            faults:
+              - {kind: status, status: 503, window: \(window)}
+            """
+        }
+        // Given the empty window written both ways, and a window of one millisecond
+        let defaulted = try #require(parseError(file("{until: 0s}")))
+        let explicit = try #require(parseError(file("{from: 0s, until: 0s}")))
+        // Then both are refused at the window, and the short one loads
+        #expect(defaulted.path == "faults[0].window" && defaulted.line == 4, "\(defaulted)")
+        #expect(defaulted.reason == "the window is empty: the start (0s, the default 'from') is not before 'until' (0s)", "\(defaulted)")
+        #expect(explicit.reason.hasPrefix("the window is empty: 'from' (0s) is not before 'until' (0s)"), "\(explicit)")
+        #expect(try parse(file("{until: 1ms}")).faults.first?.until == .milliseconds(1))
+    }
 }
