@@ -49,4 +49,26 @@ struct ItemProblemTests {
         #expect(explicit.reason.hasPrefix("the window is empty: 'from' (0s) is not before 'until' (0s)"), "\(explicit)")
         #expect(try parse(file("{until: 1ms}")).faults.first?.until == .milliseconds(1))
     }
+
+    @Test("an upstream with a path or a query is refused at its place, saying requests keep their own path and what to write; an origin loads",
+          arguments: [("http://127.0.0.1:18932/api/v2?key=abc", "has a path (/api/v2) and a query (?key=abc)"),
+                      ("http://127.0.0.1:18932/api", "has a path (/api)"), ("http://127.0.0.1:18932?key=abc", "has a query (?key=abc)")])
+    func upstreamWithPath(upstream: String, what: String) throws {
+        func file(_ upstream: String) -> String {
+            """
+            traffic:
+              cassette: recordings/none.har.gz
+              upstream: \(upstream)
+            script: [{request: GET http://api.test/items}]
+            """
+        }
+        // Given an upstream that names more than an origin
+        let error = try #require(parseError(file(upstream)))
+        // Then it is refused at the value, with the origin to write instead
+        #expect(error.path == "traffic.upstream" && (error.line, error.column) == (3, 13), "\(error)")
+        #expect(error.reason.hasPrefix("'\(upstream)' \(what): the upstream is an origin only"), "\(error)")
+        #expect(error.hint == "write 'upstream: http://127.0.0.1:18932' and put the path in the script's URLs", "\(error)")
+        #expect(try parse(file("http://127.0.0.1:18932")).traffic.upstream?.absoluteString == "http://127.0.0.1:18932")
+        #expect(try parse(file("http://127.0.0.1:18932/")).traffic.upstream != nil)
+    }
 }

@@ -99,6 +99,17 @@ struct ScenarioReader {
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw upstream.error("'\(text)' is not an http(s) URL", hint: "e.g. http://127.0.0.1:8080")
             }
+            // A recorded request keeps its own path and query; only the scheme, host and port are
+            // the upstream's. A path or query here would be silently dropped, so it is refused.
+            let path = url.path, extra = [path.isEmpty || path == "/" ? nil : "a path (\(path))", url.query.map { "a query (?\($0))" },
+                                          url.fragment.map { "a fragment (#\($0))" }].compactMap { $0 }
+            if !extra.isEmpty {
+                var origin = "\(scheme)://\(url.host!)"
+                if let port = url.port { origin += ":\(port)" }
+                throw upstream.error("'\(text)' has \(extra.joined(separator: " and ")): the upstream is an origin only — a request is sent "
+                                     + "with its own path and query, only the scheme, host and port are replaced",
+                                     hint: "write 'upstream: \(origin)' and put the path in the script's URLs")
+            }
             traffic.upstream = url
         }
         return traffic
