@@ -71,4 +71,40 @@ struct ItemProblemTests {
         #expect(try parse(file("http://127.0.0.1:18932")).traffic.upstream?.absoluteString == "http://127.0.0.1:18932")
         #expect(try parse(file("http://127.0.0.1:18932/")).traffic.upstream != nil)
     }
+
+    @Test("a provider baseURL with a query is one error: no target is said to lack a base URL")
+    func badProviderBaseURLIsOneError() throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            client:
+              provider:
+                baseURL: http://api.test/v1?lang=en
+                targets:
+                  items: {path: /items}
+                  orders: {path: /orders}
+            script: [{target: items}, {target: orders}]
+            """))
+        #expect(error.path == "client.provider.baseURL" && error.more.isEmpty, "\(error)")
+        #expect(!error.description.contains("has no base URL"), "\(error)")
+    }
+
+    @Test("a provider's stub mode and plugins: a wrong word lists the mapping form too, and a near miss of the mapping's key points at it",
+          arguments: [("stub: sometimes", "'sometimes' is not one of never, immediate, {delayed: DURATION} — choose one of them"),
+                      ("stub: delayd", "'delayd' is not one of never, immediate, {delayed: DURATION} — did you mean '{delayed: DURATION}'? choose one of them"),
+                      ("stub: delayed", "'delayed' needs a value — write {delayed: DURATION}"),
+                      ("plugins: [accessTokn]", "'accessTokn' is not one of activity, logger, {accessToken: TOKEN} — did you mean '{accessToken: TOKEN}'? choose one of them"),
+                      ("plugins: [loger]", "'loger' is not one of activity, logger, {accessToken: TOKEN} — did you mean 'logger'? choose one of them")])
+    func providerWords(line: String, message: String) throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            client:
+              provider:
+                baseURL: http://api.test
+                \(line)
+                targets: {items: {path: /items}}
+            script: [{target: items}]
+            """))
+        #expect(error.line == 5 && error.more.isEmpty, "\(error)")
+        #expect(error.description.hasSuffix(message), "\(error)")
+    }
 }
