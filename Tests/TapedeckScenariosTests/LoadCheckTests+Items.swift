@@ -107,4 +107,17 @@ struct ItemProblemTests {
         #expect(error.line == 5 && error.more.isEmpty, "\(error)")
         #expect(error.description.hasSuffix(message), "\(error)")
     }
+
+    @Test("an alias that names no anchor is named in the error")
+    func undefinedAlias() throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script:
+              - request: GET http://api.test/a
+                headers: *nope
+            """))
+        #expect(error.line == 4, "\(error)")
+        #expect(error.reason == "not valid YAML: the alias '*nope' names no anchor", "\(error)")
+        #expect(error.hint.contains("&nope"), "\(error)")
+    }
 }
