@@ -9,7 +9,8 @@ struct ExploreMergeCommand: ParsableCommand {
         abstract: "Merge the JSON lines of sharded explore runs into the summary one run would print.",
         discussion: """
         The inputs must hold records of one scenario file, format version 1, and no seed twice; an \
-        empty input is refused (a shard that did not run). With --seeds, every seed of the range must \
+        empty input is refused (a shard that did not run), while the one line a shard with no seeds \
+        writes counts as a shard that ran. With --seeds, every seed of the range must \
         be in an input and no other; without it, seeds missing between the lowest and the highest \
         are named in a warning.
         Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (unreadable, empty, malformed, \

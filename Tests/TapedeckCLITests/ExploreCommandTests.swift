@@ -148,4 +148,36 @@ struct ExploreCommandTests {
         let whole = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..9"])
         #expect(whole.status == 0 && !whole.errors.contains("warning"), "\(whole.errors)")
     }
+
+    @Test("a shard holding no seed of the range passes, names its scenario, and writes one line saying so, which merge accepts (a matrix of 4 shards over 1..3)")
+    func shardWithNoSeeds() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Given four shards of a three-seed range: shard 0/4 holds none of 1, 2, 3
+        var shards: [String] = []
+        for index in 0..<4 {
+            let shard = directory.file("shard\(index).jsonl")
+            let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..3", "--shard", "\(index)/4", "--out", shard.path])
+            #expect(run.status == 0, "shard \(index): \(run.output)\(run.errors)")
+            if index == 0 {
+                #expect(run.output.hasPrefix("retry-storm: 0 seeds, 0 failed"), "\(run.output)")
+                #expect(run.output.contains("shard 0/4 of 1..3 holds no seed"), "\(run.output)")
+            }
+            shards.append(shard.path)
+        }
+        let line = try lines(URL(fileURLWithPath: shards[0]))
+        #expect(line.count == 1 && line[0].contains(#""emptyShard":"0/4""#) && line[0].contains(#""seeds":"1..3""#), "\(line)")
+        // When they are merged, with and without --seeds
+        let merged = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..3", "--out", directory.file("all.jsonl").path])
+        let plain = try runTapedeck(["explore", "merge"] + shards)
+        // Then the merge is the unsharded run: three seeds, no empty-shard line among them
+        #expect(merged.status == 0 && plain.status == 0, "\(merged.errors)\(plain.errors)")
+        #expect(merged.output.hasPrefix("retry-storm: 3 seeds (seeds 1..3), 0 failed"), "\(merged.output)")
+        let whole = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..3", "--out", directory.file("whole.jsonl").path])
+        #expect(try Data(contentsOf: directory.file("all.jsonl")) == Data(contentsOf: directory.file("whole.jsonl")))
+        #expect(merged.output == whole.output)
+        // An empty file is still a shard that did not run
+        try Data().write(to: URL(fileURLWithPath: shards[0]))
+        #expect(try runTapedeck(["explore", "merge"] + shards).status == 2)
+    }
 }
