@@ -180,4 +180,20 @@ struct ExploreCommandTests {
         try Data().write(to: URL(fileURLWithPath: shards[0]))
         #expect(try runTapedeck(["explore", "merge"] + shards).status == 2)
     }
+
+    @Test("one seed (and one trace hash) is counted in the singular: in the summary, and in merge's missing-seed messages")
+    func singularSeed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let one = directory.file("one.jsonl"), three = directory.file("three.jsonl")
+        let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..1", "--out", one.path])
+        #expect(run.output.hasPrefix("retry-storm: 1 seed (seeds 1..1), 0 failed, 1 distinct trace hash, 19 attempts (retries included)\n"),
+                "\(run.output)")
+        #expect(run.output.contains("  busy: 12 times in 1 of 1 seed\n"), "\(run.output)")
+        #expect(try runTapedeck(["explore", retryStorm.path, "--seeds", "3..3", "--out", three.path]).status == 0)
+        let gap = try runTapedeck(["explore", "merge", one.path, three.path])
+        #expect(gap.errors.contains("warning: merge: 1 seed between 1 and 3 is in no input"), "\(gap.errors)")
+        let missing = try runTapedeck(["explore", "merge", one.path, three.path, "--seeds", "1..3"])
+        #expect(missing.status == 2 && missing.errors.contains("1 seed of 1..3 is in no input (first: 2)"), "\(missing.errors)")
+    }
 }
