@@ -74,8 +74,9 @@ struct ExploreSeedsCommand: ParsableCommand {
         let scenario = try loadScenario(file)
         for warning in ScenarioRunner().warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let range = try SeedRange(parsing: seeds)
-        let selected = range.seeds(in: try shard.map { try Shard(parsing: $0) } ?? .whole)
-        var output = ExploreOutput(format: format, progress: ExploreProgress(
+        let part = try shard.map { try Shard(parsing: $0) } ?? .whole
+        let selected = range.seeds(in: part)
+        var output = ExploreOutput(scenario: scenario.name, format: format, progress: ExploreProgress(
             total: selected.count, terminal: isatty(STDERR_FILENO) != 0, interval: progressInterval, start: monotonicSeconds()))
         if let out {
             guard FileManager.default.createFile(atPath: out, contents: nil), let handle = FileHandle(forWritingAtPath: out) else {
@@ -83,6 +84,17 @@ struct ExploreSeedsCommand: ParsableCommand {
                 throw ExitStatus.otherFailure
             }
             output.file = handle
+        }
+        if selected.isEmpty {
+            // A shard whose residue class holds no seed of the range: its lines say it ran, so that
+            // merge tells it from a shard that did not (an empty file).
+            do {
+                try output.emitEmptyShard(EmptyShardRecord(scenario: scenario, seeds: range, shard: part))
+            } catch {
+                output.abandon()
+                printError("tapedeck: --out \(out ?? "-"): cannot write it: \(error.localizedDescription)")
+                throw ExitStatus.otherFailure
+            }
         }
         let kind = workers ?? (jobs > 1 ? .processes : .threads)
         // A worker process that dies must not take this one with it when a seed is written to it.
@@ -140,15 +152,27 @@ func monotonicSeconds() -> Double {
 
 /// What `explore` writes as records arrive: JSON lines, progress, and the summary at the end.
 struct ExploreOutput {
+    /// The scenario's name (the summary's first word, also when no seed ran).
+    let scenario: String
     let format: ExploreFormat
     var progress: ExploreProgress
     var file: FileHandle?
     private(set) var records: [SeedRecord] = []
     private(set) var failed = 0
+    private var emptyShard: EmptyShardRecord?
 
-    init(format: ExploreFormat, progress: ExploreProgress) {
+    init(scenario: String, format: ExploreFormat, progress: ExploreProgress) {
+        self.scenario = scenario
         self.format = format
         self.progress = progress
+    }
+
+    /// Writes the line of a shard that holds no seed where seed lines go.
+    mutating func emitEmptyShard(_ record: EmptyShardRecord) throws {
+        emptyShard = record
+        let line = Data((try record.jsonLine() + "\n").utf8)
+        if format == .jsonl { FileHandle.standardOutput.write(line) }
+        try file?.write(contentsOf: line)
     }
 
     mutating func emit(_ record: SeedRecord) throws {
@@ -171,7 +195,12 @@ struct ExploreOutput {
     mutating func finish(stoppedEarly stopAfter: Int?, interruptedOf total: Int? = nil) {
         FileHandle.standardError.write(Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
         try? file?.close()
-        var summary = ExploreSummary(records).render()
+        var totals = ExploreSummary(records)
+        if totals.scenario.isEmpty { totals.scenario = scenario }
+        var summary = totals.render()
+        if let emptyShard {
+            summary += "\nshard \(emptyShard.emptyShard) of \(emptyShard.seeds) holds no seed; its JSON lines say so, and merge counts it as run"
+        }
         if let stopAfter { summary += "\nstopped after \(stopAfter) failing seed\(stopAfter == 1 ? "" : "s") (--stop-after)" }
         if let total { summary += "\ninterrupted: \(records.count) of \(total) seeds ran (Ctrl-C); the rest did not" }
         if format == .jsonl {

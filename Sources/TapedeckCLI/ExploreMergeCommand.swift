@@ -9,7 +9,8 @@ struct ExploreMergeCommand: ParsableCommand {
         abstract: "Merge the JSON lines of sharded explore runs into the summary one run would print.",
         discussion: """
         The inputs must hold records of one scenario file, format version 1, and no seed twice; an \
-        empty input is refused (a shard that did not run). With --seeds, every seed of the range must \
+        empty input is refused (a shard that did not run), while the one line a shard with no seeds \
+        writes counts as a shard that ran. With --seeds, every seed of the range must \
         be in an input and no other; without it, seeds missing between the lowest and the highest \
         are named in a warning.
         Exit status: 0 every seed passed; 1 a seed failed; 2 bad input (unreadable, empty, malformed, \
@@ -54,17 +55,18 @@ struct ExploreMergeCommand: ParsableCommand {
             if missing > 0 || !outside.isEmpty {
                 var problems: [String] = []
                 if missing > 0 {
-                    problems.append("\(missing) seeds of \(seeds) are in no input (first: \(firstMissing.map(String.init).joined(separator: ", ")))")
+                    problems.append("\(missing == 1 ? "1 seed" : "\(missing) seeds") of \(seeds) \(missing == 1 ? "is" : "are") in no input (first: \(firstMissing.map(String.init).joined(separator: ", ")))")
                 }
                 if !outside.isEmpty {
-                    problems.append("\(outside.count) seeds are outside \(seeds) (first: \(outside.prefix(5).map(String.init).joined(separator: ", ")))")
+                    problems.append("\(outside.count == 1 ? "1 seed is" : "\(outside.count) seeds are") outside \(seeds) (first: \(outside.prefix(5).map(String.init).joined(separator: ", ")))")
                 }
                 printError("tapedeck: merge: " + problems.joined(separator: "; ") + "; give every shard's file")
                 throw ExitStatus.badInput
             }
         } else if let low = records.first?.seed, let high = records.last?.seed, high - low >= UInt64(records.count) {
             // high − low + 1 overflows for seeds 0 and 2⁶⁴ − 1: counted without the + 1.
-            printError("tapedeck: warning: merge: \(high - low - UInt64(records.count - 1)) seeds between \(low) and \(high) are in no input "
+            let missing = high - low - UInt64(records.count - 1)
+            printError("tapedeck: warning: merge: \(missing == 1 ? "1 seed" : "\(missing) seeds") between \(low) and \(high) \(missing == 1 ? "is" : "are") in no input "
                        + "(a shard left out? --seeds \(low)..\(high) makes this an error)")
         }
         if let out {

@@ -148,4 +148,52 @@ struct ExploreCommandTests {
         let whole = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..9"])
         #expect(whole.status == 0 && !whole.errors.contains("warning"), "\(whole.errors)")
     }
+
+    @Test("a shard holding no seed of the range passes, names its scenario, and writes one line saying so, which merge accepts (a matrix of 4 shards over 1..3)")
+    func shardWithNoSeeds() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Given four shards of a three-seed range: shard 0/4 holds none of 1, 2, 3
+        var shards: [String] = []
+        for index in 0..<4 {
+            let shard = directory.file("shard\(index).jsonl")
+            let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..3", "--shard", "\(index)/4", "--out", shard.path])
+            #expect(run.status == 0, "shard \(index): \(run.output)\(run.errors)")
+            if index == 0 {
+                #expect(run.output.hasPrefix("retry-storm: 0 seeds, 0 failed"), "\(run.output)")
+                #expect(run.output.contains("shard 0/4 of 1..3 holds no seed"), "\(run.output)")
+            }
+            shards.append(shard.path)
+        }
+        let line = try lines(URL(fileURLWithPath: shards[0]))
+        #expect(line.count == 1 && line[0].contains(#""emptyShard":"0/4""#) && line[0].contains(#""seeds":"1..3""#), "\(line)")
+        // When they are merged, with and without --seeds
+        let merged = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..3", "--out", directory.file("all.jsonl").path])
+        let plain = try runTapedeck(["explore", "merge"] + shards)
+        // Then the merge is the unsharded run: three seeds, no empty-shard line among them
+        #expect(merged.status == 0 && plain.status == 0, "\(merged.errors)\(plain.errors)")
+        #expect(merged.output.hasPrefix("retry-storm: 3 seeds (seeds 1..3), 0 failed"), "\(merged.output)")
+        let whole = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..3", "--out", directory.file("whole.jsonl").path])
+        #expect(try Data(contentsOf: directory.file("all.jsonl")) == Data(contentsOf: directory.file("whole.jsonl")))
+        #expect(merged.output == whole.output)
+        // An empty file is still a shard that did not run
+        try Data().write(to: URL(fileURLWithPath: shards[0]))
+        #expect(try runTapedeck(["explore", "merge"] + shards).status == 2)
+    }
+
+    @Test("one seed (and one trace hash) is counted in the singular: in the summary, and in merge's missing-seed messages")
+    func singularSeed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let one = directory.file("one.jsonl"), three = directory.file("three.jsonl")
+        let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..1", "--out", one.path])
+        #expect(run.output.hasPrefix("retry-storm: 1 seed (seeds 1..1), 0 failed, 1 distinct trace hash, 19 attempts (retries included)\n"),
+                "\(run.output)")
+        #expect(run.output.contains("  busy: 12 times in 1 of 1 seed\n"), "\(run.output)")
+        #expect(try runTapedeck(["explore", retryStorm.path, "--seeds", "3..3", "--out", three.path]).status == 0)
+        let gap = try runTapedeck(["explore", "merge", one.path, three.path])
+        #expect(gap.errors.contains("warning: merge: 1 seed between 1 and 3 is in no input"), "\(gap.errors)")
+        let missing = try runTapedeck(["explore", "merge", one.path, three.path, "--seeds", "1..3"])
+        #expect(missing.status == 2 && missing.errors.contains("1 seed of 1..3 is in no input (first: 2)"), "\(missing.errors)")
+    }
 }

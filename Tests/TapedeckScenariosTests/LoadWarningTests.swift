@@ -67,6 +67,41 @@ struct LoadWarningTests {
         #expect(try warnings(script + "\nclient: {retry: {limit: 2}}").isEmpty)
     }
 
+    @Test("a cancel at an attempt, and a fault on attempts, past the client's retry limit are warnings; within it, or with client.auth, none")
+    func attemptsPastTheRetryLimit() throws {
+        let script = """
+            traffic: {stubs: [{match: "*", status: 503}]}
+            script:
+              - request: GET http://api.test/items
+              - cancel: items
+                atAttempt: 5
+            faults:
+              - {name: late, kind: status, status: 500, attempts: 7-9}
+              - {name: some, kind: status, status: 500, attempts: [1, 7]}
+            """
+        // Given one retry: at most two attempts
+        let one = try warnings(script + "\nclient: {retry: {limit: 1}}")
+        #expect(one.count == 2, "\(one)")
+        #expect(one.first?.contains(":5:16: script[1].atAttempt: the client retries at most 1 time, so 'items' makes at most 2 attempts "
+                                    + "and never reaches attempt 5; this cancel can never happen — raise client.retry.limit, or cancel at an earlier attempt") == true,
+                "\(one)")
+        #expect(one.last?.contains(":7:55: faults[0].attempts: the client retries at most 1 time, so no request makes more than 2 attempts "
+                                   + "and attempts 7-9 never come; this fault can never fire") == true, "\(one)")
+        // Without retry: the same two, said so
+        let none = try warnings(script)
+        #expect(none.count == 2 && none.first?.contains("the client does not retry, so 'items' makes at most 1 attempt and never reaches attempt 5") == true,
+                "\(none)")
+        // With enough retries, or with refreshes that retry too, nothing
+        #expect(try warnings(script + "\nclient: {retry: {limit: 8}}").isEmpty)
+        let authenticated = script.replacingOccurrences(of: "traffic: {stubs: [{match: \"*\", status: 503}]}", with: """
+            traffic:
+              stubs: [{match: "*", status: 503}]
+              auth: {token: POST http://auth.test/token, protect: [http://api.test/items]}
+            client: {auth: true}
+            """)
+        #expect(try warnings(authenticated).isEmpty)
+    }
+
     @Test("a reset or truncation at or past the body's length is not listed among the faults that fired; one short of it is")
     func cutPastTheBodyIsNoFiring() throws {
         // Given a 100-byte body and cuts after 100 and 99 bytes

@@ -87,6 +87,57 @@ struct ShrinkTests {
         let written = try Scenario.load(output)
         #expect(try ScenarioRunner().run(written, seed: 9).traceHash == outcome.traceHash)
     }
+    @Test("a multipart part's file: and a stub's bodyFile: are rewritten to resolve from a written file in another directory")
+    func multipartFilePathsAreRebased() throws {
+        // Given a scenario whose upload reads bodies/photo.jpg beside it
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("shrink-\(UUID().uuidString)")
+        let bodies = root.appendingPathComponent("scen/bodies"), out = root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: bodies, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("photo bytes".utf8).write(to: bodies.appendingPathComponent("photo.jpg"))
+        try Data(#"{"ok": true}"#.utf8).write(to: bodies.appendingPathComponent("ok.json"))
+        let input = root.appendingPathComponent("scen/upload.yaml")
+        try Data("""
+            name: upload
+            traffic:
+              stubs:
+                - match: PUT http://api.test/photo
+                  bodyFile: bodies/ok.json
+            script:
+              - request: PUT http://api.test/photo
+                name: photo
+                multipart:
+                  - {name: photo, file: bodies/photo.jpg}
+              - request: PUT http://api.test/photo
+                name: single
+                multipart: {name: photo, file: bodies/photo.jpg}
+            faults:
+              - {name: busy, kind: status, status: 503}
+            expect:
+              requests:
+                photo: {status: 200}
+            """.utf8).write(to: input)
+        let scenario = try Scenario.load(input)
+        let (outcome, decisions) = try ScenarioRunner().runRecordingDecisions(scenario, seed: 1)
+        var shrunk = scenario
+        shrunk.schedule = decisions
+        let result = Shrinker.Result(scenario: shrunk, original: decisions, shrunk: decisions, failure: FailureIdentity(outcome),
+                                     seededOutcome: outcome, outcome: outcome, steps: [], runs: 1, complete: true)
+        // When it is written into another directory
+        let output = out.appendingPathComponent("min.yaml")
+        let text = try ShrunkScenarioWriter.yaml(result, original: input, output: output)
+        try text.write(to: output, atomically: true, encoding: .utf8)
+        // Then both parts' files resolve from there: it loads, sends the same bytes, and replays the same trace
+        #expect(text.contains("../scen/bodies/photo.jpg"), "\(text)")
+        let written = try Scenario.load(output)
+        let parts = written.script.compactMap { step -> [MultipartPart]? in
+            if case let .request(request) = step { return request.multipart } else { return nil }
+        }
+        #expect(parts.count == 2)
+        #expect(parts.allSatisfy { $0.first?.content == Data("photo bytes".utf8) && $0.first?.fileName == "photo.jpg" })
+        #expect(try ScenarioRunner().run(written, seed: 9).traceHash == outcome.traceHash)
+    }
 }
 
 @Suite("ddmin as a value")

@@ -65,14 +65,14 @@ public struct ExploreSummary: Hashable, Sendable {
     public func render(failingShown: Int = 20) -> String {
         var lines: [String] = []
         let bounds = seedBounds.map { " (seeds \($0.lowerBound)..\($0.upperBound))" } ?? ""
-        lines.append("\(scenario.isEmpty ? "explore" : scenario): \(seeds) seeds\(bounds), \(failed) failed, "
-                     + "\(distinctHashes) distinct trace hashes, \(attempts) attempts (retries included)")
+        lines.append("\(scenario.isEmpty ? "explore" : scenario): \(Self.count(seeds, "seed"))\(bounds), \(failed) failed, "
+                     + "\(Self.count(distinctHashes, "distinct trace hash", plural: "distinct trace hashes")), \(Self.count(attempts, "attempt")) (retries included)")
         if sites.isEmpty {
             lines.append("faults fired: none")
         } else {
             lines.append("faults fired:")
             for tally in sites {
-                lines.append("  \(tally.site): \(tally.firings) times in \(tally.seeds) of \(seeds) seeds")
+                lines.append("  \(tally.site): \(Self.count(tally.firings, "time")) in \(tally.seeds) of \(Self.count(seeds, "seed"))")
             }
         }
         if !slowest.isEmpty {
@@ -93,6 +93,11 @@ public struct ExploreSummary: Hashable, Sendable {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `1 seed`, `2 seeds`.
+    static func count(_ number: some BinaryInteger, _ noun: String, plural: String? = nil) -> String {
+        "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
     }
 
     /// `4.013s`.

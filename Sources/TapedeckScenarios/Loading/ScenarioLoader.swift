@@ -118,6 +118,14 @@ extension Scenario {
                                      hint: "in the [ or { opened at line \(context.mark.line), column \(context.mark.column): separate its items with commas, "
                                          + "close it, and quote a value that holds [ ] { } or a comma (path: \"items[1]\")")
             }
+            if problem.contains("undefined alias") {
+                // Yams does not name it: the alias is the `*name` at the mark.
+                let name = aliasName(at: mark, text: text)
+                return ScenarioError(file: file, line: mark.line, column: mark.column,
+                                     reason: "not valid \(language): \(name.map { "the alias '*\($0)' names no anchor" } ?? what)",
+                                     hint: "an alias (*\(name ?? "name")) repeats a value given an anchor (&\(name ?? "name")) earlier in the file: "
+                                         + "add the anchor, or check the spelling")
+            }
             return ScenarioError(file: file, line: mark.line, column: mark.column, reason: "not valid \(language): \(what)",
                                  hint: syntaxHint(problem: what, line: mark.line, text: text))
         case let .duplicatedKeysInMapping(duplicates, context):
@@ -152,6 +160,16 @@ extension Scenario {
             }
         }
         return nil
+    }
+
+    /// The name of the alias (`*name`) that starts at `mark`, if one does.
+    private static func aliasName(at mark: Mark, text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard mark.line >= 1, mark.line <= lines.count, mark.column >= 1 else { return nil }
+        let rest = lines[mark.line - 1].dropFirst(mark.column - 1)
+        guard rest.first == "*" else { return nil }
+        let name = rest.dropFirst().prefix { !$0.isWhitespace && !",[]{}".contains($0) }
+        return name.isEmpty ? nil : String(name)
     }
 
     /// What usually causes a syntax error like this one: a tab, or a line indented differently

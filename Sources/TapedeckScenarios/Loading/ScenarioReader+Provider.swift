@@ -20,7 +20,8 @@ extension ScenarioReader {
         for (key, value) in mapping {
             guard let name = key.string, !name.isEmpty else { throw targets.error("a target's name must be text") }
             let target = try self.target(targets.child(name, value), name: name)
-            if target.baseURL == nil && provider.baseURL == nil {
+            // A provider baseURL that is there but wrong has its own error: no target lacks one then.
+            if target.baseURL == nil && provider.baseURL == nil && keys["baseURL"] == nil {
                 throw targets.child(name, value).error("target '\(name)' has no base URL",
                                                        hint: "give 'baseURL:' here or in client.provider")
             }
@@ -114,7 +115,7 @@ extension ScenarioReader {
     /// `never`, `immediate`, or `{delayed: 2s}`.
     private func stubMode(_ field: Field) throws(ScenarioError) -> StubMode {
         if field.isScalar {
-            return try field.choice(["never", "immediate"]) == "never" ? .never : .immediate
+            return try word(field, ["never", "immediate"], forms: [("delayed", "{delayed: DURATION}")]) == "never" ? .never : .immediate
         }
         let keys = try field.mapping(["delayed"])
         return .delayed(try keys.required("delayed").duration())
@@ -123,10 +124,25 @@ extension ScenarioReader {
     /// `{accessToken: TOKEN}`, `activity`, or `logger`.
     private func plugin(_ field: Field) throws(ScenarioError) -> PluginSetup {
         if field.isScalar {
-            return try field.choice(["activity", "logger"]) == "activity" ? .activity : .logger
+            return try word(field, ["activity", "logger"], forms: [("accessToken", "{accessToken: TOKEN}")]) == "activity" ? .activity : .logger
         }
         let keys = try field.mapping(["accessToken"])
         return .accessToken(try keys.required("accessToken").string())
+    }
+
+    /// A scalar that must be one of `words`, where a mapping of one of `forms` (`{delayed:
+    /// DURATION}`) is allowed instead: the error lists every form, and a word that is (or is close
+    /// to) a form's key points at that form.
+    private func word(_ field: Field, _ words: [String], forms: [(key: String, form: String)]) throws(ScenarioError) -> String {
+        let text = try field.string()
+        if words.contains(text) { return text }
+        let every = (words + forms.map(\.form)).joined(separator: ", ")
+        if let form = forms.first(where: { $0.key == text }) {
+            throw field.error("'\(text)' needs a value", hint: "write \(form.form)")
+        }
+        let close = Field.closest(to: text, in: words + forms.map(\.key))
+        let meant = close.map { close in forms.first { $0.key == close }?.form ?? close }
+        throw field.error("'\(text)' is not one of \(every)", hint: (meant.map { "did you mean '\($0)'? " } ?? "") + "choose one of them")
     }
 
     private func absoluteURL(_ field: Field) throws(ScenarioError) -> URL {
@@ -144,11 +160,12 @@ extension ScenarioReader {
         let field = try keys.required("target")
         let name = try field.string()
         var step: RequestStep
-        if let provider, let target = provider.target(named: name) {
+        if let provider, let target = provider.target(named: name), target.baseURL != nil || provider.baseURL != nil {
             step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: provider.url(of: target))
         } else if declaredTargets?.contains(name) == true {
-            // The target is in the file but could not be read: its own error says why, and the
-            // file is refused for it; the step's other values are still checked.
+            // The target is in the file but could not be read (or the provider's base URL it
+            // needs could not): its own error says why, and the file is refused for it; the
+            // step's other values are still checked.
             step = RequestStep(name: try keys["name"]?.string() ?? name, method: "GET", url: URL(string: "http://unreadable.target")!)
         } else if let names = provider.map({ $0.targets.map(\.name) }) ?? declaredTargets.map({ $0.sorted() }) {
             let close = Field.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""

@@ -197,9 +197,13 @@ extension ScenarioReader {
             let bounds = try window.mapping(["from", "until"])
             site.from = try bounds["from"]?.duration()
             site.until = try bounds["until"]?.duration()
-            if let from = site.from, let until = site.until, from >= until {
-                throw window.error("the window is empty: 'from' (\(TextTimeline.format(Int64(from.wholeNanoseconds)))) is not before 'until' (\(TextTimeline.format(Int64(until.wholeNanoseconds))))",
-                                   hint: "the fault may strike from 'from' up to (not including) 'until'; swap them or widen the window")
+            // A missing 'from' is the start (0 s): `{until: 0s}` is as empty as `{from: 0s, until: 0s}`.
+            if let until = site.until, (site.from ?? .zero) >= until {
+                let from = site.from ?? .zero
+                let start = site.from == nil ? "the start (0s, the default 'from')" : "'from' (\(TextTimeline.format(Int64(from.wholeNanoseconds))))"
+                throw window.error("the window is empty: \(start) is not before 'until' (\(TextTimeline.format(Int64(until.wholeNanoseconds))))",
+                                   hint: site.from == nil ? "the fault may strike from the start up to (not including) 'until'; give 'until' a later time"
+                                                          : "the fault may strike from 'from' up to (not including) 'until'; swap them or widen the window")
             }
         }
         try keys.read("probability") { (probability) throws(ScenarioError) in site.probabilityPerMille = try probability.int(in: 0...1_000) }

@@ -85,12 +85,30 @@ struct ScenarioReader {
         } else if let timing = keys["timing"] {
             throw timing.error("'timing' applies to a cassette, and there is none", hint: "add 'cassette: FILE.har.gz' or remove 'timing'")
         }
-        try keys.read("stubs") { (stubs) throws(ScenarioError) in traffic.stubs = try stubs.list().map { (item) throws(ScenarioError) in try stub(item) } }
+        try keys.read("stubs") { (stubs) throws(ScenarioError) in
+            // Each stub on its own, as steps and faults are: one whose `match` is wrong (a required
+            // key, so the stub cannot be read past) hides no later stub's problems.
+            for item in try stubs.list() {
+                guard let problems = item.problems else { traffic.stubs.append(try stub(item)); continue }
+                if let read = problems.recovering(item: item, stub) { traffic.stubs.append(read) }
+            }
+        }
         try keys.read("auth") { (auth) throws(ScenarioError) in traffic.auth = try self.auth(auth) }
         try keys.read("upstream") { (upstream) throws(ScenarioError) in
             let text = try upstream.string()
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw upstream.error("'\(text)' is not an http(s) URL", hint: "e.g. http://127.0.0.1:8080")
+            }
+            // A recorded request keeps its own path and query; only the scheme, host and port are
+            // the upstream's. A path or query here would be silently dropped, so it is refused.
+            let path = url.path, extra = [path.isEmpty || path == "/" ? nil : "a path (\(path))", url.query.map { "a query (?\($0))" },
+                                          url.fragment.map { "a fragment (#\($0))" }].compactMap { $0 }
+            if !extra.isEmpty {
+                var origin = "\(scheme)://\(url.host!)"
+                if let port = url.port { origin += ":\(port)" }
+                throw upstream.error("'\(text)' has \(extra.joined(separator: " and ")): the upstream is an origin only — a request is sent "
+                                     + "with its own path and query, only the scheme, host and port are replaced",
+                                     hint: "write 'upstream: \(origin)' and put the path in the script's URLs")
             }
             traffic.upstream = url
         }

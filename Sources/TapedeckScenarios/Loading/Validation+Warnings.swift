@@ -2,7 +2,8 @@ import Foundation
 import Yams
 
 /// What a file says that loads but can never take effect: a fault whose route no request of the
-/// run can match, a cancel waiting for a backoff that never comes. Warnings, not errors: a
+/// run can match, a cancel waiting for a backoff or an attempt that never comes, a fault on
+/// attempts past the client's retry limit. Warnings, not errors: a
 /// redirect (a cassette's, say) may reach a URL the file does not name.
 struct LoadWarning: Sendable {
     /// Where and what, in the form of a load error (`file:line:column: path: reason — hint`).
@@ -41,16 +42,41 @@ extension Validation {
                                      hint: "check the method and URL against the script's requests, e.g. \(Self.example(scenario))"),
                 route: pattern))
         }
-        // With client.auth, a refresh retries a request too (left alone here).
+        // With client.auth, a refresh retries a request too, and the token route's attempts count
+        // refreshes over the whole run: the attempt numbers have no bound then (left alone here).
+        guard !scenario.client.authenticates else { return warnings }
         let retries = scenario.client.retry?.limit ?? 0
-        for (index, step) in scenario.script.enumerated() where !scenario.client.authenticates {
-            guard case let .cancel(cancel) = step, case let .duringBackoff(number) = cancel.trigger, number > retries else { continue }
-            let place = Self.child(field("script", index), "during")
-            let reason = retries == 0
-                ? "the client does not retry, so '\(cancel.target)' never waits in a backoff; this cancel can never happen"
-                : "the client retries at most \(retries) time\(retries == 1 ? "" : "s"), so '\(cancel.target)' never waits for retry \(number); this cancel can never happen"
-            warnings.append(LoadWarning(problem: place.error(reason, hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')"
-                                                                                     : "raise client.retry.limit, or cancel during an earlier backoff"),
+        let most = "the client \(retries == 0 ? "does not retry" : "retries at most \(retries) time\(retries == 1 ? "" : "s")")"
+        for (index, step) in scenario.script.enumerated() {
+            guard case let .cancel(cancel) = step else { continue }
+            switch cancel.trigger {
+            case let .duringBackoff(number) where number > retries:
+                let place = Self.child(field("script", index), "during")
+                let reason = retries == 0
+                    ? "the client does not retry, so '\(cancel.target)' never waits in a backoff; this cancel can never happen"
+                    : "\(most), so '\(cancel.target)' never waits for retry \(number); this cancel can never happen"
+                warnings.append(LoadWarning(problem: place.error(reason, hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')"
+                                                                                         : "raise client.retry.limit, or cancel during an earlier backoff"),
+                                            route: nil))
+            case let .atAttempt(number) where number > retries + 1:
+                let place = Self.child(field("script", index), "atAttempt")
+                warnings.append(LoadWarning(problem: place.error(
+                    "\(most), so '\(cancel.target)' makes at most \(retries + 1) attempt\(retries == 0 ? "" : "s") and never reaches attempt \(number); "
+                        + "this cancel can never happen",
+                    hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')" : "raise client.retry.limit, or cancel at an earlier attempt"),
+                                            route: nil))
+            default:
+                continue
+            }
+        }
+        for (index, site) in scenario.faults.enumerated() {
+            guard let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > retries + 1 else { continue }
+            if case .tokenExpiry = site.kind { continue }
+            let place = Self.child(field("faults", index), "attempts")
+            warnings.append(LoadWarning(problem: place.error(
+                "\(most), so no request makes more than \(retries + 1) attempt\(retries == 0 ? "" : "s") and attempts \(site.attempts!) never come; "
+                    + "this fault can never fire",
+                hint: retries == 0 ? "add client.retry, or strike attempt 1" : "raise client.retry.limit, or strike attempts up to \(retries + 1)"),
                                         route: nil))
         }
         return warnings

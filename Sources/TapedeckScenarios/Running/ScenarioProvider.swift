@@ -18,6 +18,10 @@ final class ScenarioProvider: Sendable {
     let setup: ProviderSetup
     private let clientHeaders: [Header]
     private let attempts: AttemptWatcher
+    /// With `trackInflights`: the name of the request that opened each endpoint's flight (the
+    /// name its attempts are tagged with), so that a caller that joins it knows whose attempts
+    /// and backoffs it waits through.
+    private let flightOwners = Mutex<[Endpoint: String]>([:])
 
     init(setup: ProviderSetup, session: Session, scheduler: SimulatedScheduler, clientHeaders: [Header]) {
         self.setup = setup
@@ -50,14 +54,37 @@ final class ScenarioProvider: Sendable {
             authorizationType: target.auth.map(Self.authorization))
     }
 
-    /// Sends the scripted request; `cancelAttempts` lists attempts at whose start it is cancelled.
-    func send(_ scripted: ScriptRequest, cancelAttempts: [Int], completion: @escaping @Sendable (Result<Response, ProviderError>) -> Void)
-        -> CancellableToken {
+    /// A caller the script sent: its token, and the name of the request whose flight it waits
+    /// for — its own, or (with `trackInflights`) the one whose flight it joined, whose attempts
+    /// and backoffs are then the ones it waits through.
+    struct SentCaller {
+        let token: CancellableToken
+        let flight: String
+    }
+
+    /// Sends the scripted request.
+    func send(_ scripted: ScriptRequest, completion: @escaping @Sendable (Result<Response, ProviderError>) -> Void) -> SentCaller {
         let target = target(for: scripted)
+        let endpoint = setup.trackInflights ? provider.endpoint(target) : nil
+        let waiting = endpoint.flatMap { provider.inflightRequests[$0] }
         // The scheduler-queue form hands back the concrete token (Moya's form returns `any Cancellable`).
         let token = provider.request(target, callbackQueue: provider.session.defaultResponseQueue, completion: completion)
-        if !cancelAttempts.isEmpty { attempts.watch(scripted.name, attempts: cancelAttempts, token: token) }
-        return token
+        var flight = scripted.name
+        if let endpoint {
+            // One more caller waiting for a flight that was there: it joined that flight.
+            let joined = waiting.map { provider.inflightRequests[endpoint] == $0 + 1 } ?? false
+            flight = flightOwners.withLock { owners in
+                if joined, let owner = owners[endpoint] { return owner }
+                owners[endpoint] = scripted.name
+                return scripted.name
+            }
+        }
+        return SentCaller(token: token, flight: flight)
+    }
+
+    /// Runs `cancel` (a caller's cancel) as each of `attempts` of the flight named `flight` starts.
+    func cancel(atAttempts attempts: [Int], of flight: String, _ cancel: @escaping @Sendable () -> Void) {
+        self.attempts.watch(flight: flight, attempts: attempts, cancel: cancel)
     }
 
     // MARK: file values as provider values
@@ -149,29 +176,35 @@ private struct RunnerPlugin: PluginType {
     }
 }
 
-/// Counts each provider request's attempts (its `willSend` calls) and cancels the ones the script
-/// cancels at an attempt, through their tokens, as that attempt starts (before its task exists).
+/// Counts each provider flight's attempts (its `willSend` calls, by the name its attempts are
+/// tagged with) and cancels the callers the script cancels at an attempt of the flight they wait
+/// for, as that attempt starts (before its task exists): the request's own caller, and callers
+/// that joined its flight.
 final class AttemptWatcher: Sendable {
     private struct Watch {
-        var attempts: [Int]
-        var seen = 0
-        let token: CancellableToken
+        let flight: String
+        let attempts: [Int]
+        let cancel: @Sendable () -> Void
     }
 
-    private let watches = Mutex<[String: Watch]>([:])
-
-    func watch(_ name: String, attempts: [Int], token: CancellableToken) {
-        watches.withLock { $0[name] = Watch(attempts: attempts, token: token) }
+    private struct State {
+        var watches: [Watch] = []
+        var started: [String: Int] = [:]
     }
 
-    func started(_ name: String) {
-        let token = watches.withLock { watches -> CancellableToken? in
-            guard var watch = watches[name] else { return nil }
-            watch.seen += 1
-            watches[name] = watch
-            return watch.attempts.contains(watch.seen) ? watch.token : nil
+    private let state = Mutex(State())
+
+    func watch(flight: String, attempts: [Int], cancel: @escaping @Sendable () -> Void) {
+        state.withLock { $0.watches.append(Watch(flight: flight, attempts: attempts, cancel: cancel)) }
+    }
+
+    func started(_ flight: String) {
+        let cancels = state.withLock { state -> [@Sendable () -> Void] in
+            state.started[flight, default: 0] += 1
+            let attempt = state.started[flight]!
+            return state.watches.filter { $0.flight == flight && $0.attempts.contains(attempt) }.map(\.cancel)
         }
-        token?.cancel()
+        for cancel in cancels { cancel() }
     }
 }
 

@@ -21,6 +21,9 @@ struct ScriptDriver {
             let name: String
             let step: String
             let request: Request?
+            /// For a provider caller: the name of the request whose flight it waits for (its
+            /// own, or the one whose flight it joined).
+            var flight: String?
             let cancel: @Sendable () -> Void
         }
 
@@ -30,8 +33,15 @@ struct ScriptDriver {
             requests.withLock { $0.append(Entry(name: name, step: step, request: request, cancel: { request.cancel() })) }
         }
 
-        func add(_ name: String, step: String, cancel: @escaping @Sendable () -> Void) {
-            requests.withLock { $0.append(Entry(name: name, step: step, request: nil, cancel: cancel)) }
+        func add(_ name: String, step: String, flight: String, cancel: @escaping @Sendable () -> Void) {
+            requests.withLock { $0.append(Entry(name: name, step: step, request: nil, flight: flight, cancel: cancel)) }
+        }
+
+        /// The provider callers waiting for the flight of the request named `name` (that
+        /// request's own caller and those that joined it), or `name` itself for any other request.
+        func callers(waitingFor name: String) -> [String] {
+            let joined = requests.withLock { $0.filter { $0.flight == name && $0.name != name }.map(\.name) }
+            return [name] + joined
         }
 
         /// Cancels every request `target` names.
@@ -76,9 +86,12 @@ struct ScriptDriver {
             // In the middle of the wait: the retry is armed, its attempt not started.
             let backoffCancels = backoffCancels
             retryObserver.listen { request, retry, delay in
-                guard let name = sent.name(of: request),
-                      backoffCancels.contains(where: { $0.retry == retry && (name == $0.target || name.hasPrefix($0.target + "#")) }) else { return }
-                request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: name) }
+                guard let name = sent.name(of: request) else { return }
+                // A provider caller that joined this request's flight waits through its backoffs too.
+                for caller in sent.callers(waitingFor: name)
+                where backoffCancels.contains(where: { $0.retry == retry && (caller == $0.target || caller.hasPrefix($0.target + "#")) }) {
+                    request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: caller) }
+                }
             }
         }
         for step in run.scenario.script {
@@ -108,14 +121,19 @@ struct ScriptDriver {
         if step.target != nil, let provider = run.provider {
             let recorder = run.recorder
             let index = recorder.sentThroughProvider(scripted.name)
-            let token = provider.send(scripted, cancelAttempts: cancelAttempts) { result in
+            let caller = provider.send(scripted) { result in
                 let (status, error, body) = ScenarioProvider.recorded(result)
                 recorder.completed(index, status: status, error: error, body: body, attempts: 1)
             }
-            sent.add(scripted.name, step: step.name) {
+            // Every cancel of the caller — at an instant, in a backoff, at an attempt — is recorded
+            // (the outcome and the timeline show it) and ends only its own wait.
+            let token = caller.token
+            let cancel: @Sendable () -> Void = {
                 recorder.cancelled(index)
                 token.cancel()
             }
+            sent.add(scripted.name, step: step.name, flight: caller.flight, cancel: cancel)
+            if !cancelAttempts.isEmpty { provider.cancel(atAttempts: cancelAttempts, of: caller.flight, cancel) }
             return
         }
         var urlRequest = URLRequest(url: step.url)

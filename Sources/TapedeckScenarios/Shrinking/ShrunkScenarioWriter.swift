@@ -40,6 +40,7 @@ public enum ShrunkScenarioWriter {
             switch name {
             case "name", "description", "seed", "schedule": continue
             case "traffic": pairs.append((key, rebase(traffic: value, from: from, to: to)))
+            case "script": pairs.append((key, rebase(script: value, from: from, to: to)))
             case "faults":
                 let faults = explicitFaults(value, sites: result.scenario.faults)
                 if !faults.isEmpty { pairs.append((key, Node(faults))) }
@@ -121,6 +122,21 @@ public enum ShrunkScenarioWriter {
             }
         }
         return Node(pairs)
+    }
+
+    /// A script with each request step's multipart `file:` parts rebased (a `multipart:` is a
+    /// list of parts or a single part).
+    private static func rebase(script: Node, from: URL, to: URL) -> Node {
+        guard case let .sequence(steps) = script else { return script }
+        return Node(steps.map { step in
+            guard case let .mapping(fields) = step, let parts = value(fields, "multipart") else { return step }
+            let rebased: Node
+            switch parts {
+            case let .sequence(items): rebased = Node(items.map { rewriting($0, keys: ["file"], from: from, to: to) })
+            default: rebased = rewriting(parts, keys: ["file"], from: from, to: to)
+            }
+            return replacing(fields, "multipart", rebased)
+        })
     }
 
     private static func rewriting(_ node: Node, keys: Set<String>, from: URL, to: URL) -> Node {
