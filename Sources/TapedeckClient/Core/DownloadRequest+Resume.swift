@@ -244,12 +244,14 @@ extension Session {
     /// ```
     @preconcurrency
     public func download(
-        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil, to destination: DownloadRequest.Destination? = nil
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let point = ResumePoint.read(data)
         let request = DownloadRequest(
             id: nextRequestID(), convertible: ResumeConvertible(point: point), destination: destination, underlyingQueue: rootQueue,
             serializationQueue: serializationQueue, eventMonitor: eventMonitor, interceptor: interceptor, delegate: self, resumingFrom: point)
+        if let shouldAutomaticallyResume { request.shouldAutomaticallyResume(shouldAutomaticallyResume) }
         if requestSetup == .eager { perform(request) }
         return request
     }

@@ -14,11 +14,12 @@ extension Session {
     public func download(
         _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         download(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding, headers: headers,
-                                    requestModifier: requestModifier), interceptor: interceptor, to: destination)
+                                    requestModifier: requestModifier), interceptor: interceptor,
+                 shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
     }
 
     /// Downloads `url` with `Encodable` parameters put in by `encoder`.
@@ -26,21 +27,25 @@ extension Session {
     public func download<Parameters: Encodable & Sendable>(
         _ convertible: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         download(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder, headers: headers,
-                                             requestModifier: requestModifier), interceptor: interceptor, to: destination)
+                                             requestModifier: requestModifier), interceptor: interceptor,
+                 shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
     }
 
     /// Downloads what the URLRequest `convertible` builds (asked again on every attempt).
+    /// `shouldAutomaticallyResume` nil: ``startRequestsImmediately`` decides, as for data requests.
     @preconcurrency
     public func download(
-        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, to destination: DownloadRequest.Destination? = nil
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let request = DownloadRequest(
             id: nextRequestID(), convertible: convertible, destination: destination, underlyingQueue: rootQueue,
             serializationQueue: serializationQueue, eventMonitor: eventMonitor, interceptor: interceptor, delegate: self)
+        if let shouldAutomaticallyResume { request.shouldAutomaticallyResume(shouldAutomaticallyResume) }
         if requestSetup == .eager { perform(request) }
         return request
     }

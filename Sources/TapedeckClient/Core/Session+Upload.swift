@@ -14,33 +14,39 @@ extension Session {
     /// ```
     public func upload(
         _ data: Data, to convertible: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(data, with: Self.plainRequest(convertible, method, headers, requestModifier), interceptor: interceptor, fileManager: fileManager)
+        upload(data, with: Self.plainRequest(convertible, method, headers, requestModifier), interceptor: interceptor,
+               shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Uploads `data` with the URLRequest `convertible` builds (asked again on every attempt).
     public func upload(
         _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        fileManager: FileManager = .default
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(UploadRequest.Uploadable.data(data), request: convertible, interceptor: interceptor, fileManager: fileManager)
+        upload(UploadRequest.Uploadable.data(data), request: convertible, interceptor: interceptor,
+               shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Uploads the file at `fileURL` to `url` (POST unless `method` says otherwise).
     public func upload(
         _ fileURL: URL, to convertible: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(fileURL, with: Self.plainRequest(convertible, method, headers, requestModifier), interceptor: interceptor, fileManager: fileManager)
+        upload(fileURL, with: Self.plainRequest(convertible, method, headers, requestModifier), interceptor: interceptor,
+               shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Uploads the file at `fileURL` with the URLRequest `convertible` builds.
     public func upload(
         _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        fileManager: FileManager = .default
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(UploadRequest.Uploadable.file(fileURL, shouldRemove: false), request: convertible, interceptor: interceptor, fileManager: fileManager)
+        upload(UploadRequest.Uploadable.file(fileURL, shouldRemove: false), request: convertible, interceptor: interceptor,
+               shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Uploads what `stream` gives to `url` (read once: a retry cannot send it again).
@@ -54,9 +60,10 @@ extension Session {
     /// Uploads what `stream` gives with the URLRequest `convertible` builds.
     public func upload(
         _ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        fileManager: FileManager = .default
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(UploadRequest.Uploadable.stream(stream), request: convertible, interceptor: interceptor, fileManager: fileManager)
+        upload(UploadRequest.Uploadable.stream(stream), request: convertible, interceptor: interceptor,
+               shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Uploads the multipart form `multipartFormData` fills, to `url` (POST unless `method` says
@@ -97,32 +104,38 @@ extension Session {
     public func upload(
         multipartFormData: MultipartFormData, to url: any URLConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
-        requestModifier: RequestModifier? = nil
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         upload(multipartFormData: multipartFormData, with: Self.plainRequest(url, method, headers, requestModifier),
-               usingThreshold: encodingMemoryThreshold, interceptor: interceptor, fileManager: fileManager)
+               usingThreshold: encodingMemoryThreshold, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+               fileManager: fileManager)
     }
 
     /// Uploads a multipart form built beforehand, with the URLRequest `request` builds.
     public func upload(
         multipartFormData: MultipartFormData, with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         let multipart = MultipartUpload(form: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold, request: request,
                                         fileManager: fileManager)
-        return upload(multipart, request: multipart, interceptor: interceptor, fileManager: fileManager)
+        return upload(multipart, request: multipart, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                      fileManager: fileManager)
     }
 
     /// An upload request for any body source and URLRequest (what every `upload` method ends in).
+    /// `shouldAutomaticallyResume` nil: ``startRequestsImmediately`` decides, as for data requests
+    /// (Alamofire takes it on the data, file and built-form uploads, and on the stream upload `with:`
+    /// a URLRequest; so do we).
     public func upload(
         _ upload: any UploadableConvertible, request convertible: any URLRequestConvertible,
-        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         let request = UploadRequest(
             id: nextRequestID(), convertible: convertible, upload: upload, fileManager: fileManager, underlyingQueue: rootQueue,
             serializationQueue: serializationQueue, eventMonitor: eventMonitor, interceptor: interceptor, delegate: self)
+        if let shouldAutomaticallyResume { request.shouldAutomaticallyResume(shouldAutomaticallyResume) }
         if requestSetup == .eager { perform(request) }
         return request
     }

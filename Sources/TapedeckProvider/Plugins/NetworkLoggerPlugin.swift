@@ -1,5 +1,6 @@
 public import Logging
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,20 +17,29 @@ import FoundationNetworking
 ///
 /// Entries carry no timestamps or addresses (Moya's default entry has the date; a log handler
 /// adds its own), so the same run logs the same text.
-public struct NetworkLoggerPlugin: PluginType {
+///
+/// A `final class`, as Moya's is, so an app may make one and adjust it afterwards
+/// (`logger.configuration.logOptions = .verbose`); a change applies to the requests whose hooks
+/// run after it.
+public final class NetworkLoggerPlugin: PluginType, Sendable {
     /// What the plugin writes (``Configuration/LogOptions``).
     public typealias LogOptions = Configuration.LogOptions
 
-    /// How it logs.
-    public var configuration: Configuration
+    private let storedConfiguration: Mutex<Configuration>
+
+    /// How it logs; settable, as in Moya (each hook reads it once, when it runs).
+    public var configuration: Configuration {
+        get { storedConfiguration.withLock { $0 } }
+        set { storedConfiguration.withLock { $0 = newValue } }
+    }
 
     /// A plugin logging as `configuration` says (default: method and header fields, to the console).
     public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+        storedConfiguration = Mutex(configuration)
     }
 
     /// A plugin writing `options` to a swift-log `logger` at `level`, one log message per entry.
-    public init(logger: Logger, level: Logger.Level = .info, options: LogOptions = .default) {
+    public convenience init(logger: Logger, level: Logger.Level = .info, options: LogOptions = .default) {
         self.init(configuration: Configuration(
             output: { _, entries in
                 for entry in entries { logger.log(level: level, "\(entry)") }
@@ -46,6 +56,7 @@ public struct NetworkLoggerPlugin: PluginType {
     /// Logs the request about to be sent: the URL, then header fields, method and body as the
     /// options say — or, with ``Configuration/LogOptions/formatRequestAscURL``, a `curl` command.
     public func willSend(_ request: any RequestType, target: any TargetType) {
+        let configuration = self.configuration
         let options = configuration.logOptions
         let formatter = configuration.formatter
         var entries: [String] = []
@@ -74,15 +85,16 @@ public struct NetworkLoggerPlugin: PluginType {
 
     /// Logs the response (its body as the options say), or the error.
     public func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) {
+        let configuration = self.configuration
         let options = configuration.logOptions
         let formatter = configuration.formatter
         var entries: [String] = []
         switch result {
         case let .success(response):
-            entries += responseEntries(response, target: target, body: options.contains(.successResponseBody))
+            entries += responseEntries(response, target: target, formatter: formatter, body: options.contains(.successResponseBody))
         case let .failure(error):
             if let response = error.response {
-                entries += responseEntries(response, target: target, body: options.contains(.errorResponseBody))
+                entries += responseEntries(response, target: target, formatter: formatter, body: options.contains(.errorResponseBody))
                 entries.append(formatter.entry("Error", "\(error)", target))
             } else {
                 entries.append(formatter.entry("Error calling \(target)", "\(error)", target))
@@ -91,8 +103,8 @@ public struct NetworkLoggerPlugin: PluginType {
         configuration.output(target, entries)
     }
 
-    private func responseEntries(_ response: Response, target: any TargetType, body: Bool) -> [String] {
-        let formatter = configuration.formatter
+    private func responseEntries(_ response: Response, target: any TargetType, formatter: Configuration.Formatter,
+                                 body: Bool) -> [String] {
         let url = response.request?.url?.absoluteString ?? "\(target)"
         var entries = [formatter.entry("Response", "\(response.statusCode) \(url)", target)]
         if body { entries.append(formatter.entry("Response Body", formatter.responseData(response.data), target)) }
