@@ -44,7 +44,7 @@ extension Redactor {
                 keep(MatchRules.formDecoded(String(value)))
             }
         }
-        if let body = request.body, !body.isEmpty, body.count <= Self.inspectionLimit {
+        if let body = request.content, !body.isEmpty, body.count <= Self.inspectionLimit {
             let contentType = request.headers.value(for: "Content-Type")
             if Self.isForm(contentType), let text = String(data: body, encoding: .utf8) {
                 for field in Self.formFields(text) where isSecretQueryName(field.name) {

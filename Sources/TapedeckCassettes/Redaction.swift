@@ -123,12 +123,19 @@ public struct Redactor: Hashable, Sendable {
         return copy
     }
 
-    /// The request with secrets replaced in its headers, URL and JSON body.
+    /// The request with secrets replaced in its headers, URL and body. A body the client
+    /// compressed (`Content-Encoding: gzip`, `deflate`, `br`, `zstd` or a list of them) is
+    /// decoded, redacted and compressed again with the same codings when something changed.
     public func redact(_ request: RecordedRequest) -> RecordedRequest {
         var copy = request
         copy.url = redact(request.url)
         copy.headers = redact(request.headers)
-        copy.body = request.body.map { redactBody($0, contentType: request.headers.value(for: "Content-Type")) }
+        let contentType = request.headers.value(for: "Content-Type")
+        copy.body = request.body.map { body in
+            BodyCodings.transforming(body, contentEncoding: request.headers.value(for: "Content-Encoding")) {
+                redactBody($0, contentType: contentType)
+            }
+        }
         if let body = copy.body, body != request.body { Self.setContentLength(&copy.headers, body.count) }
         return copy
     }

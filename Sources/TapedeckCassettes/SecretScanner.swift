@@ -75,8 +75,15 @@ public enum SecretScanner {
                     report("request.url query '\(item.name)'", "the value looks like \(kind)")
                 }
             }
-            var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
-            if let body = interaction.request.body, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
+            // A compressed upload is checked decoded.
+            let requestCoding = interaction.request.headers.value(for: "Content-Encoding")
+            var requestBody = interaction.request.body, requestPlace = "request.body"
+            if let body = requestBody, case let .decoded(content, _) = BodyCodings.read(body, contentEncoding: requestCoding) {
+                requestBody = content
+                requestPlace = "request.body (decoded \(requestCoding ?? ""))"
+            }
+            var bodies: [(String, Data)] = requestBody.map { [(requestPlace, $0)] } ?? []
+            if let body = requestBody, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
                let text = String(data: body, encoding: .utf8) {
                 for field in Redactor.formFields(text) {
                     guard let value = field.value, value != Redactor.placeholder, !value.isEmpty else { continue }
@@ -85,7 +92,7 @@ public enum SecretScanner {
                     }
                 }
             }
-            if let body = interaction.request.body,
+            if let body = requestBody,
                let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
                 for part in parts {
                     let content = body[part.content]

@@ -13,8 +13,13 @@ import NIOCore
 /// | `/handoff` | 302 to `/session/whoami?token=handoff-7d1e&step=2` |
 /// | `/pages/1` | JSON whose `next` is `/pages/2?access_token=page-secret-91&page=2` |
 /// | `/brotli` | ``LoopbackServer/brotliJSON`` sent with `Content-Encoding: br` |
+/// | `/login` (POST) | reads the body (compressed or not), answers `{"ok":true}` |
 extension LoopbackServer {
     static func addSessionRoutes(to router: Router<BasicRequestContext>) {
+        router.post("login") { request, _ in
+            _ = try await request.body.collect(upTo: 1_048_576)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true}"#)))
+        }
         router.get("session/start") { _, _ in
             Response(status: .found, headers: [.location: "/session/whoami", .setCookie: "deck=side-a-4411; Path=/"])
         }

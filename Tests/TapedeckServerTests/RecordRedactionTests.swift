@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckLoopback
+import TapedeckTestSupport
+@testable import TapedeckServer
+
+/// What `tapedeck record` redacts: secrets inside compressed request bodies.
+@Suite("Server: what the recording proxy redacts", .serialized)
+struct RecordRedactionTests {
+    private static let login = #"{"user": "bob", "password": "hunter22secret", "access_token": "tok_abcdef123456"}"#
+
+    /// The cassette's whole text (the .har.gz decompressed), and each stored body's content with
+    /// its codings undone: where a secret could hide.
+    private func everything(in cassette: URL) throws -> String {
+        var text = String(decoding: try Zlib.decompress(try Data(contentsOf: cassette), format: .gzip), as: UTF8.self)
+        for interaction in try CassetteFile.read(cassette).interactions {
+            if let body = interaction.request.body {
+                text += String(decoding: try undo(body, interaction.request.headers.value(for: "Content-Encoding")), as: UTF8.self)
+            }
+            if let response = interaction.response, response.bodyForm == .wire {
+                text += String(decoding: try undo(response.body, response.headers.value(for: "Content-Encoding")), as: UTF8.self)
+            }
+        }
+        return text
+    }
+
+    private func undo(_ body: Data, _ coding: String?) throws -> Data {
+        var content = body
+        for name in (coding ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).reversed() where !name.isEmpty {
+            content = try ContentCoding.decode(content, contentEncoding: name)
+        }
+        return content
+    }
+
+    @Test("a login body the client gzipped is recorded redacted inside its gzip; validate finds nothing; serve matches the same login gzipped anew, not another")
+    func gzippedUpload() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("login.har.gz")
+            let sent = directory.file("login.json.gz"), again = directory.file("again.json.gz"), other = directory.file("other.json.gz")
+            try Zlib.compress(Data(Self.login.utf8), format: .gzip).write(to: sent)
+            try Zlib.compress(Data(Self.login.utf8), format: .gzip, level: 1).write(to: again)
+            try Zlib.compress(Data(#"{"user": "eve", "password": "pw-eve-0001"}"#.utf8), format: .gzip).write(to: other)
+            func post(_ base: String, _ file: URL) throws -> CurlRun {
+                try curl([base + "/login", "-H", "Content-Type: application/json", "-H", "Content-Encoding: gzip", "--data-binary", "@" + file.path])
+            }
+            // Given a client that compresses its login through record
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let live = try post(proxy.base, sent)
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(live.code == 200, "the upstream read the gzip body as sent: \(live.head)")
+            // Then no secret is anywhere in the cassette, even with the body's gzip undone
+            let stored = try everything(in: cassette)
+            #expect(!stored.contains("hunter22secret") && !stored.contains("tok_abcdef123456"), "\(stored)")
+            #expect(stored.contains(#""password":"REDACTED""#), "\(stored)")
+            let request = try #require(try CassetteFile.read(cassette).interactions.first).request
+            #expect(request.headers.value(for: "Content-Encoding") == "gzip", "kept in its coding, as sent")
+            // And validate calls it clean
+            let check = try runTapedeck(["cassette", "validate", cassette.path])
+            #expect(check.status == 0 && check.output.contains("no secrets found"), "\(check.output)")
+            // When served with JSON body matching, the same login compressed with other bytes matches; another login misses
+            let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--match-body", "json"])
+            defer { server.stop() }
+            let replayed = try post(server.base, again)
+            #expect(replayed.code == 200 && String(decoding: replayed.body, as: UTF8.self) == #"{"ok":true}"#, "\(replayed.head)")
+            #expect(try post(server.base, other).code == 404)
+        }
+    }
+}
