@@ -93,14 +93,16 @@ public struct Redactor: Hashable, Sendable {
             response.headers = redact(response.headers)
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
-            if response.bodyForm == .decoded || coding == nil, let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType) {
+            // `identity` (alone or in a list) is no coding: such a body is its own content.
+            let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
+            if plain, let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType) {
                 // A stream's pieces follow its redacted lines.
                 if let (body, refitted) = linePieces(chunks, of: response.body) {
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
                     response.body = body
                     response.chunks = refitted
                 }
-            } else if response.bodyForm == .decoded || coding == nil {
+            } else if plain {
                 let body = redactTokens(Self.replacingEchoes(echoes, in: redactBody(response.body, contentType: contentType)))
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
@@ -108,12 +110,15 @@ public struct Redactor: Hashable, Sendable {
                     response.chunks = nil   // only a stream's pieces follow its redaction (above)
                     response.body = body
                 }
-            } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Self.inspectionLimit) {
-                // Compressed wire bytes: redact inside, compress again only if something changed.
-                let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactBody(plain, contentType: contentType)))
-                if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
-                    Self.setContentLength(&response.headers, encoded.count)
-                    response.body = encoded
+            } else {
+                // Compressed wire bytes (one coding or a list of them): redact inside, compress
+                // again only if something changed.
+                let body = BodyCodings.transforming(response.body, contentEncoding: coding) { content in
+                    redactTokens(Self.replacingEchoes(echoes, in: redactBody(content, contentType: contentType)))
+                }
+                if body != response.body {
+                    Self.setContentLength(&response.headers, body.count)
+                    response.body = body
                     // Compressed again in one piece: the recorded wire pieces no longer exist.
                     response.chunks = nil
                 }

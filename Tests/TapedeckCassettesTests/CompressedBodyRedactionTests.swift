@@ -3,9 +3,10 @@ import Testing
 import TapedeckHTTP
 @testable import TapedeckCassettes
 
-/// Secrets inside compressed request bodies (`Content-Encoding` on an upload): redacted inside
-/// their codings, checked by the secrets scan, and matched by content on replay.
-@Suite("Redaction: compressed request bodies")
+/// Secrets inside compressed bodies: a request body a client compressed (`Content-Encoding` on an
+/// upload) and a response coded more than once (`gzip, gzip`) are redacted inside their codings,
+/// checked by the secrets scan, and matched by content on replay.
+@Suite("Redaction: compressed request bodies and stacked codings")
 struct CompressedBodyRedactionTests {
     private static let login = #"{"user":"bob","password":"hunter22secret","access_token":"tok_abcdef123456"}"#
     private static let secrets = ["hunter22secret", "tok_abcdef123456"]
@@ -72,6 +73,49 @@ struct CompressedBodyRedactionTests {
         #expect(String(decoding: try #require(stored.response).body, as: UTF8.self) == "bad password REDACTED")
     }
 
+    @Test("a response coded twice (gzip, gzip) is redacted inside both codings; identity is no coding")
+    func stackedResponse() throws {
+        // Given a response gzipped twice, and one labelled identity
+        let json = Data(#"{"access_token":"tok-twice-5521x9","password":"hunter22secret"}"#.utf8)
+        let twice = try Zlib.compress(Zlib.compress(json, format: .gzip), format: .gzip)
+        let request = RecordedRequest(method: "GET", url: URL(string: "http://api.test/me")!)
+        let stacked = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Type", "application/json"), HeaderField("Content-Encoding", "gzip, gzip"),
+                                   HeaderField("Content-Length", String(twice.count))], body: twice)))
+        let identity = Interaction(index: 1, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Type", "application/json"), HeaderField("Content-Encoding", "identity")], body: json)))
+        #expect(Set(SecretScanner.scan(Cassette(interactions: [stacked, identity])).map(\.entry)) == [0, 1], "the check reads both")
+        // When redacted
+        let redacted = [stacked, identity].map(Redactor().redact)
+        // Then both bodies' contents hold the placeholder and no secret
+        let first = try #require(redacted[0].response)
+        let text = try decoded(first.body, coding: "gzip, gzip")
+        #expect(text == #"{"access_token":"REDACTED","password":"REDACTED"}"#)
+        #expect(first.headers.value(for: "Content-Length") == String(first.body.count))
+        #expect(String(decoding: try #require(redacted[1].response).body, as: UTF8.self) == #"{"access_token":"REDACTED","password":"REDACTED"}"#)
+        #expect(SecretScanner.scan(Cassette(interactions: redacted)).isEmpty)
+    }
+
+    @Test("a body under a coding Tapedeck cannot decode is named as unchecked, never passed as clean")
+    func unknownCodingNamed() throws {
+        // Given a response under a list holding an unknown coding, a request under one, and a body that does not decode
+        let binary = Data([0x1F, 0x9D, 0x90, 0xFF, 0x00, 0x7B])   // compressed bytes: not UTF-8 text
+        let request = RecordedRequest(method: "POST", url: URL(string: "http://api.test/up")!,
+                                      headers: [HeaderField("Content-Encoding", "x-custom")], body: binary)
+        let unknown = Interaction(index: 3, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Encoding", "gzip, compress")], body: binary)))
+        let corrupt = Interaction(index: 4, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/z")!), outcome: .response(
+            RecordedResponse(status: 200, headers: [HeaderField("Content-Encoding", "gzip")], body: Data([0x1F, 0x8B, 0x08, 0xFF, 0xFE]))))
+        let plain = exchange(RecordedRequest(method: "GET", url: URL(string: "http://api.test/ok")!), index: 5)
+        // When the secrets check looks
+        let unread = SecretScanner.unreadBodies(in: Cassette(interactions: [unknown, corrupt, plain]))
+        // Then each unreadable body is named by entry and place, with why
+        #expect(unread.map(\.entry) == [3, 3, 4])
+        #expect(unread.map(\.place) == ["request.body", "response.body", "response.body"])
+        #expect(unread[0].reason.contains("'x-custom'") && unread[1].reason.contains("'compress'"), "\(unread)")
+        #expect(unread[2].reason.contains("does not decode"), "\(unread)")
+    }
+
     @Test("a request body another tool stored decoded beside its Content-Encoding: gzip is still redacted as the text it is")
     func decodedBesideItsCoding() throws {
         // Given a HAR's login whose text is JSON although the request says gzip
@@ -79,6 +123,7 @@ struct CompressedBodyRedactionTests {
                                       headers: [HeaderField("Content-Type", "application/json"), HeaderField("Content-Encoding", "gzip")],
                                       body: Data(Self.login.utf8))
         #expect(!SecretScanner.scan(Cassette(interactions: [exchange(request)])).isEmpty, "the check reads the text as it stands")
+        #expect(SecretScanner.unreadBodies(in: Cassette(interactions: [exchange(request)])).isEmpty)
         // When redacted
         let stored = Redactor().redact(request)
         // Then the text is redacted in place

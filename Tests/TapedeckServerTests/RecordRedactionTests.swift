@@ -6,7 +6,8 @@ import TapedeckLoopback
 import TapedeckTestSupport
 @testable import TapedeckServer
 
-/// What `tapedeck record` redacts: secrets inside compressed request bodies.
+/// What `tapedeck record` redacts: secrets inside compressed request bodies and inside responses
+/// coded twice.
 @Suite("Server: what the recording proxy redacts", .serialized)
 struct RecordRedactionTests {
     private static let login = #"{"user": "bob", "password": "hunter22secret", "access_token": "tok_abcdef123456"}"#
@@ -68,6 +69,27 @@ struct RecordRedactionTests {
             let replayed = try post(server.base, again)
             #expect(replayed.code == 200 && String(decoding: replayed.body, as: UTF8.self) == #"{"ok":true}"#, "\(replayed.head)")
             #expect(try post(server.base, other).code == 404)
+        }
+    }
+
+    @Test("a response coded twice (gzip, gzip) is recorded redacted inside both codings; validate finds nothing")
+    func twiceGzippedResponse() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("twice.har.gz")
+            // Given an upstream answering with two gzip codings
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let live = try curl([proxy.base + "/twice-gzipped", "-H", "Accept-Encoding: gzip"])
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(String(decoding: try undo(live.body, "gzip, gzip"), as: UTF8.self) == LoopbackServer.twiceGzippedJSON, "the client got it as sent")
+            // Then the cassette holds neither secret, in any layer
+            let stored = try everything(in: cassette)
+            #expect(!stored.contains("tok-twice-5521x9") && !stored.contains("hunter22secret"), "\(stored)")
+            #expect(stored.contains(#"{"access_token":"REDACTED","password":"REDACTED"}"#), "\(stored)")
+            let check = try runTapedeck(["cassette", "validate", cassette.path])
+            #expect(check.status == 0, "\(check.output)")
         }
     }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 import Hummingbird
 import NIOCore
+import TapedeckHTTP
 
 /// Routes for recording a signed-in session: cookies set on a redirect, a redirect whose
 /// `Location` carries a token, a JSON page linking to the next one with a token in its URL, and a
@@ -14,11 +15,20 @@ import NIOCore
 /// | `/pages/1` | JSON whose `next` is `/pages/2?access_token=page-secret-91&page=2` |
 /// | `/brotli` | ``LoopbackServer/brotliJSON`` sent with `Content-Encoding: br` |
 /// | `/login` (POST) | reads the body (compressed or not), answers `{"ok":true}` |
+/// | `/twice-gzipped` | ``LoopbackServer/twiceGzippedJSON`` sent gzipped twice, `Content-Encoding: gzip, gzip` |
 extension LoopbackServer {
+    /// The JSON `/twice-gzipped` sends, before its two codings.
+    public static let twiceGzippedJSON = #"{"access_token":"tok-twice-5521x9","password":"hunter22secret"}"#
+
     static func addSessionRoutes(to router: Router<BasicRequestContext>) {
         router.post("login") { request, _ in
             _ = try await request.body.collect(upTo: 1_048_576)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true}"#)))
+        }
+        router.get("twice-gzipped") { _, _ in
+            let body = try Zlib.compress(Zlib.compress(Data(twiceGzippedJSON.utf8), format: .gzip), format: .gzip)
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip, gzip"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
         router.get("session/start") { _, _ in
             Response(status: .found, headers: [.location: "/session/whoami", .setCookie: "deck=side-a-4411; Path=/"])
