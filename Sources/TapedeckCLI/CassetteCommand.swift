@@ -170,9 +170,14 @@ extension CassetteCommand {
         @Flag(help: "Treat entries that cannot be replayed as errors (exit 2), and bodies that cannot be checked as findings (exit 1), instead of warnings.")
         var strict = false
 
+        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp(
+            "A cookie recorded in clear on purpose (`tapedeck record --keep-cookie`): its value is not reported (repeatable).", valueName: "NAME"))
+        var keptCookies: [String] = []
+
         func run() throws {
             let cassette = try load(file, strict: strict)
-            let rules = Redactor()
+            var rules = Redactor()
+            rules.keptCookies = Set(keptCookies)
             let findings = SecretScanner.scan(cassette, rules: rules)
             // Bodies under a coding Tapedeck cannot undo: never called clean.
             let unread = SecretScanner.unreadBodies(in: cassette)
@@ -233,6 +238,9 @@ extension CassetteCommand {
         @Option(name: .customLong("json-field"), help: "Another JSON field to redact (repeatable).")
         var jsonFields: [String] = []
 
+        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp("A cookie whose value is kept in clear (repeatable).", valueName: "NAME"))
+        var keptCookies: [String] = []
+
         func run() throws {
             var cassette = try load(file)
             if output == nil && !cassette.skipped.isEmpty {
@@ -240,7 +248,8 @@ extension CassetteCommand {
                 printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
                 throw ExitStatus.badInput
             }
-            let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
+            var redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
+            redactor.keptCookies = Set(keptCookies)
             let before = cassette
             cassette.interactions = cassette.interactions.map(redactor.redact)
             let destination = output ?? file

@@ -27,7 +27,7 @@ extension Redactor {
                 // (`consent=accepted`, `theme=dark`) whose words a body may well use: only values
                 // shaped like an id or a token are looked for.
                 for pair in field.value.split(separator: ";") {
-                    guard let equals = pair.firstIndex(of: "=") else { continue }
+                    guard let equals = pair.firstIndex(of: "="), !keptCookies.contains(Self.cookieName(pair)) else { continue }
                     let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
                     if Self.looksLikeToken(value) { keep(value) }
                 }

@@ -35,6 +35,15 @@ public struct Redactor: Hashable, Sendable {
     /// is a string. On for the default rules, off for rules given exactly
     /// (``init(headers:queryItems:jsonFields:)``) and for ``none``.
     public var secretLookingNames: Bool
+    /// Cookies whose values are kept in clear in `Cookie` and `Set-Cookie` fields (names compared
+    /// exactly): settings a replayed page reads back (`theme`, `lang`, an A/B bucket). Every other
+    /// cookie's value is replaced. Empty by default.
+    ///
+    /// ```swift
+    /// var redactor = Redactor()
+    /// redactor.keptCookies = ["theme"]   // "theme=dark; sid=REDACTED"
+    /// ```
+    public var keptCookies: Set<String> = []
 
     /// Credential headers: authorization, cookies, API keys, CSRF tokens.
     public static let defaultHeaders: Set<String> = [
@@ -162,7 +171,7 @@ public struct Redactor: Hashable, Sendable {
         headers.map { field in
             let name = field.name.lowercased()
             if name == "cookie" || name == "set-cookie", isSecretHeader(name) {
-                return HeaderField(field.name, Self.redactCookies(field.value, setCookie: name == "set-cookie"))
+                return HeaderField(field.name, Self.redactCookies(field.value, setCookie: name == "set-cookie", kept: keptCookies))
             }
             if isSecretHeader(name) { return HeaderField(field.name, Self.placeholder) }
             if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }

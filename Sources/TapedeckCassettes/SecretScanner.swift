@@ -47,7 +47,7 @@ public enum SecretScanner {
                     let name = field.name.lowercased()
                     // Cookies are redacted value by value: names and attributes stay.
                     if name == "cookie" || name == "set-cookie",
-                       Redactor.redactCookies(field.value, setCookie: name == "set-cookie") == field.value { continue }
+                       Redactor.redactCookies(field.value, setCookie: name == "set-cookie", kept: rules.keptCookies) == field.value { continue }
                     if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
                     } else if Redactor.urlHeaders.contains(name), Self.holdsPassword(field.value) {

@@ -7,7 +7,7 @@ import TapedeckTestSupport
 @testable import TapedeckServer
 
 /// What `tapedeck record` redacts: secrets inside compressed request bodies and inside responses
-/// coded twice.
+/// coded twice, and the cookies it may keep in clear when told.
 @Suite("Server: what the recording proxy redacts", .serialized)
 struct RecordRedactionTests {
     private static let login = #"{"user": "bob", "password": "hunter22secret", "access_token": "tok_abcdef123456"}"#
@@ -90,6 +90,43 @@ struct RecordRedactionTests {
             #expect(stored.contains(#"{"access_token":"REDACTED","password":"REDACTED"}"#), "\(stored)")
             let check = try runTapedeck(["cassette", "validate", cassette.path])
             #expect(check.status == 0, "\(check.output)")
+        }
+    }
+
+    @Test("record redacts every cookie value by default; --keep-cookie NAME keeps that one in clear (replayed as set) and validate --keep-cookie accepts it; --no-redact keeps all")
+    func keptCookies() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            func record(_ name: String, _ flags: [String]) throws -> [String] {
+                let cassette = directory.file(name)
+                let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path] + flags)
+                _ = try curl([proxy.base + "/prefs"])
+                #expect(proxy.stop() == 0, "\(proxy.errors)")
+                let response = try #require(try CassetteFile.read(cassette).interactions.first?.response)
+                return response.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+            }
+            let sid = LoopbackServer.sessionCookieValue
+            // Given the default rules: both values redacted
+            #expect(try record("default.har.gz", []) == ["theme=REDACTED; Path=/", "sid=REDACTED; Path=/; HttpOnly"])
+            // When told to keep theme: theme in clear, the session still redacted
+            #expect(try record("kept.har.gz", ["--keep-cookie", "theme"]) == ["theme=dark; Path=/", "sid=REDACTED; Path=/; HttpOnly"])
+            let kept = directory.file("kept.har.gz").path
+            #expect(try runTapedeck(["cassette", "validate", kept]).status == 1, "the default check flags a cookie value in clear")
+            let accepted = try runTapedeck(["cassette", "validate", "--keep-cookie", "theme", kept])
+            #expect(accepted.status == 0, "\(accepted.output)")
+            // And serve replays it as set
+            let server = try ServerProcess(["serve", kept, "--timing", "instant"])
+            let replayed = try curl([server.base + "/prefs"])
+            server.stop()
+            #expect(replayed.head.contains("theme=dark; Path=/") && replayed.head.contains("sid=REDACTED"), "\(replayed.head)")
+            // With --no-redact nothing is redacted
+            #expect(try record("clear.har.gz", ["--no-redact"]) == ["theme=dark; Path=/", "sid=\(sid); Path=/; HttpOnly"])
+            // And --no-redact with --keep-cookie is a usage error
+            let both = try runTapedeck(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", directory.file("x.har").path,
+                                        "--no-redact", "--keep-cookie", "theme"])
+            #expect(both.status == 64 && both.errors.contains("--no-redact"), "\(both.errors)")
         }
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 import Hummingbird
+import HTTPTypes
 import NIOCore
 import TapedeckHTTP
 
@@ -16,9 +17,13 @@ import TapedeckHTTP
 /// | `/brotli` | ``LoopbackServer/brotliJSON`` sent with `Content-Encoding: br` |
 /// | `/login` (POST) | reads the body (compressed or not), answers `{"ok":true}` |
 /// | `/twice-gzipped` | ``LoopbackServer/twiceGzippedJSON`` sent gzipped twice, `Content-Encoding: gzip, gzip` |
+/// | `/prefs` | sets the cookies `theme=dark` and `sid=` ``LoopbackServer/sessionCookieValue`` |
 extension LoopbackServer {
     /// The JSON `/twice-gzipped` sends, before its two codings.
     public static let twiceGzippedJSON = #"{"access_token":"tok-twice-5521x9","password":"hunter22secret"}"#
+
+    /// The session cookie `/prefs` sets (token-shaped), beside `theme=dark`.
+    public static let sessionCookieValue = "s3ss10n-7f2a9c41b8"
 
     static func addSessionRoutes(to router: Router<BasicRequestContext>) {
         router.post("login") { request, _ in
@@ -29,6 +34,13 @@ extension LoopbackServer {
             let body = try Zlib.compress(Zlib.compress(Data(twiceGzippedJSON.utf8), format: .gzip), format: .gzip)
             return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip, gzip"],
                             body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("prefs") { _, _ in
+            var headers = HTTPFields()
+            headers.append(HTTPField(name: .contentType, value: "text/html"))
+            headers.append(HTTPField(name: .setCookie, value: "theme=dark; Path=/"))
+            headers.append(HTTPField(name: .setCookie, value: "sid=\(sessionCookieValue); Path=/; HttpOnly"))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "<p>prefs</p>")))
         }
         router.get("session/start") { _, _ in
             Response(status: .found, headers: [.location: "/session/whoami", .setCookie: "deck=side-a-4411; Path=/"])
