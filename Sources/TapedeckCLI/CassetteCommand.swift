@@ -175,18 +175,29 @@ extension CassetteCommand {
         @Argument(help: "The cassette.")
         var file: String
 
-        @Flag(help: "Treat entries that cannot be replayed as errors (exit 2) instead of warnings.")
+        @Flag(help: "Treat entries that cannot be replayed as errors (exit 2), and bodies that cannot be checked as findings (exit 1), instead of warnings.")
         var strict = false
+
+        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp(
+            "A cookie recorded in clear on purpose (`tapedeck record --keep-cookie`): its value is not reported (repeatable).", valueName: "NAME"))
+        var keptCookies: [String] = []
 
         func run() throws {
             let cassette = try load(file, strict: strict)
-            let findings = SecretScanner.scan(cassette)
+            var rules = Redactor()
+            rules.keptCookies = Set(keptCookies)
+            let findings = SecretScanner.scan(cassette, rules: rules)
+            // Bodies under a coding Tapedeck cannot undo: never called clean.
+            let unread = SecretScanner.unreadBodies(in: cassette)
+            for body in unread { printError("tapedeck: warning: \(file): \(body)") }
+            let unreadNote = unread.isEmpty ? ""
+                : "; \(unread.count) bod\(unread.count == 1 ? "y" : "ies") could not be checked (see the warnings): check them by hand, or remove those entries"
             guard findings.isEmpty else {
                 for finding in findings { print("\(file): \(finding)") }
                 // Say what `redact` would leave, so its hint never sends anyone round in a loop.
                 var redacted = cassette
-                redacted.interactions = cassette.interactions.map { Redactor().redact($0) }
-                let left = SecretScanner.scan(redacted).count
+                redacted.interactions = cassette.interactions.map { rules.redact($0) }
+                let left = SecretScanner.scan(redacted, rules: rules).count
                 let fixed = max(0, findings.count - left)
                 var line = "\(file): \(findings.count) possible secret(s)"
                 if fixed > 0 { line += "; `tapedeck cassette redact \(file)` replaces \(left == 0 ? "them" : "\(fixed) of them")" }
@@ -194,10 +205,13 @@ extension CassetteCommand {
                     line += (left == findings.count ? "; the default rules replace none of them" : "; \(left) the default rules do not replace")
                         + ": name them with `tapedeck cassette redact \(file) --header NAME --query NAME --json-field NAME`, or edit the entries"
                 }
-                print(line)
+                print(line + unreadNote)
                 throw ExitStatus.found
             }
-            if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {
+            if !unread.isEmpty {
+                print("\(file): \(entries(cassette.interactions.count)), no secrets found in what could be read\(unreadNote)")
+                if strict { throw ExitStatus.found }
+            } else if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {
                 print("\(file): ok, \(entries(cassette.interactions.count)), no secrets found")
             } else {
                 // Another tool's file may hold what no replay reads: said, not claimed clean.
@@ -232,6 +246,9 @@ extension CassetteCommand {
         @Option(name: .customLong("json-field"), help: "Another JSON field to redact (repeatable).")
         var jsonFields: [String] = []
 
+        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp("A cookie whose value is kept in clear (repeatable).", valueName: "NAME"))
+        var keptCookies: [String] = []
+
         func run() throws {
             var cassette = try load(file)
             if output == nil && !cassette.skipped.isEmpty {
@@ -239,7 +256,8 @@ extension CassetteCommand {
                 printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
                 throw ExitStatus.badInput
             }
-            let redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
+            var redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
+            redactor.keptCookies = Set(keptCookies)
             let before = cassette
             cassette.interactions = cassette.interactions.map(redactor.redact)
             let destination = output ?? file

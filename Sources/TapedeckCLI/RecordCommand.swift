@@ -11,7 +11,8 @@ struct RecordCommand: ParsableCommand {
         discussion: """
         Forwards every request to --upstream (only there: never an open relay) and journals each \
         completed interaction (fsynced) before the client gets its answer, redacted as in-process \
-        recording is. Prints 'tapedeck record: listening on http://HOST:PORT' when ready. \
+        recording is (the default rules; --keep-cookie, --redact-header/-query/-json-field and \
+        --no-redact change them). Prints 'tapedeck record: listening on http://HOST:PORT' when ready. \
         SIGINT/SIGTERM merge the journal into the cassette and exit 0; after SIGKILL the next \
         open of the cassette recovers the journal.
         """
@@ -37,7 +38,36 @@ struct RecordCommand: ParsableCommand {
                                valueName: "FILE.pem"))
     var upstreamCa: [String] = []
 
+    @Option(name: .customLong("keep-cookie"), help: ArgumentHelp(
+        "A cookie whose value is recorded in clear in Cookie and Set-Cookie fields (repeatable; the name as sent). Every other cookie's value is redacted.",
+        valueName: "NAME"))
+    var keptCookies: [String] = []
+
+    @Option(name: .customLong("redact-header"), help: ArgumentHelp("Another header to redact (repeatable).", valueName: "NAME"))
+    var redactHeaders: [String] = []
+
+    @Option(name: .customLong("redact-query"), help: ArgumentHelp("Another query item (or form field) to redact (repeatable).", valueName: "NAME"))
+    var redactQueryItems: [String] = []
+
+    @Option(name: .customLong("redact-json-field"), help: ArgumentHelp("Another JSON field to redact (repeatable).", valueName: "NAME"))
+    var redactJSONFields: [String] = []
+
+    @Flag(help: "Record every byte as sent and received: no redaction at all (the cassette then holds your secrets; check it with tapedeck cassette validate).")
+    var noRedact = false
+
+    /// The redaction rules the flags ask for: the defaults with the named additions and kept
+    /// cookies, or none at all.
+    var redactor: Redactor {
+        if noRedact { return .none }
+        var redactor = Redactor(extraHeaders: Set(redactHeaders), extraQueryItems: Set(redactQueryItems), extraJSONFields: Set(redactJSONFields))
+        redactor.keptCookies = Set(keptCookies)
+        return redactor
+    }
+
     func validate() throws {
+        if noRedact, !(keptCookies.isEmpty && redactHeaders.isEmpty && redactQueryItems.isEmpty && redactJSONFields.isEmpty) {
+            throw ValidationError("--no-redact records everything in clear: it does not go with --keep-cookie or --redact-header/-query/-json-field")
+        }
         guard let url = URL(string: upstream), ReplayService.isOrigin(url) else {
             throw ValidationError("--upstream takes an http(s) origin such as http://127.0.0.1:8080, without a path or query: "
                 + "each request goes to its own path there (got '\(upstream)')")
@@ -75,6 +105,7 @@ struct RecordCommand: ParsableCommand {
         var options = CassetteRecorder.Options(mode: CassetteRecorder.Mode(parsing: mode)!)
         options.live = LiveForwarder.Options(timeout: .milliseconds(Int64(upstreamTimeout * 1_000)))
         options.rules = match.rules
+        options.redactor = redactor
         let trusted = try trustedCertificates()
         _ = try server.checkThreads()   // before the cassette is opened and locked
         let service: RecordService

@@ -2,12 +2,18 @@ import Foundation
 
 /// Cookies are redacted value by value: the names and a `Set-Cookie`'s attributes stay, so a
 /// replayed page still finds its cookies by name (and sends them back, matching the redacted
-/// recording), while no value reaches the disk.
+/// recording), while no value reaches the disk — except the values of the cookies named in
+/// ``Redactor/keptCookies`` (settings such as `theme=dark` a page's script reads back).
 extension Redactor {
     /// The value of a `Cookie` (`a=1; b=2`) or `Set-Cookie` (`sid=abc; Path=/; HttpOnly`) field
-    /// with every cookie's value replaced; a `Set-Cookie` folded from several fields
-    /// (`a=1; Path=/, b=2`) has each of its cookies' values replaced.
-    static func redactCookies(_ value: String, setCookie: Bool) -> String {
+    /// with every cookie's value replaced but those of the cookies named in `kept` (names compared
+    /// exactly, as RFC 6265 does); a `Set-Cookie` folded from several fields (`a=1; Path=/, b=2`)
+    /// has each of its cookies' values replaced.
+    static func redactCookies(_ value: String, setCookie: Bool, kept: Set<String> = []) -> String {
+        func redactedPair(_ pair: Substring) -> String {
+            if !kept.isEmpty, pair.contains("="), kept.contains(cookieName(pair)) { return String(pair) }
+            return Self.redactedPair(pair)
+        }
         if !setCookie {
             return value.split(separator: ";", omittingEmptySubsequences: false).map { pair in
                 redactedPair(pair)
@@ -32,6 +38,11 @@ extension Redactor {
     private static let cookieAttributes: Set<String> = [
         "path", "domain", "expires", "max-age", "secure", "httponly", "samesite", "partitioned", "priority", "version",
     ]
+
+    /// The name of a `name=value` pair, without the spaces around it.
+    static func cookieName(_ pair: Substring) -> String {
+        pair.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces)
+    }
 
     /// `name=value` with the value replaced, the spacing around it kept; a pair with no `=`
     /// is all value.

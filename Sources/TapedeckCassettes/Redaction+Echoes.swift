@@ -27,7 +27,7 @@ extension Redactor {
                 // (`consent=accepted`, `theme=dark`) whose words a body may well use: only values
                 // shaped like an id or a token are looked for.
                 for pair in field.value.split(separator: ";") {
-                    guard let equals = pair.firstIndex(of: "=") else { continue }
+                    guard let equals = pair.firstIndex(of: "="), !keptCookies.contains(Self.cookieName(pair)) else { continue }
                     let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
                     if Self.looksLikeToken(value) { keep(value) }
                 }
@@ -44,7 +44,7 @@ extension Redactor {
                 keep(MatchRules.formDecoded(String(value)))
             }
         }
-        if let body = request.body, !body.isEmpty, body.count <= Self.inspectionLimit {
+        if let body = request.content, !body.isEmpty, body.count <= Self.inspectionLimit {
             let contentType = request.headers.value(for: "Content-Type")
             if Self.isForm(contentType), let text = String(data: body, encoding: .utf8) {
                 for field in Self.formFields(text) where isSecretQueryName(field.name) {

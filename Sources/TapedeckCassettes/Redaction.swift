@@ -35,6 +35,15 @@ public struct Redactor: Hashable, Sendable {
     /// is a string. On for the default rules, off for rules given exactly
     /// (``init(headers:queryItems:jsonFields:)``) and for ``none``.
     public var secretLookingNames: Bool
+    /// Cookies whose values are kept in clear in `Cookie` and `Set-Cookie` fields (names compared
+    /// exactly): settings a replayed page reads back (`theme`, `lang`, an A/B bucket). Every other
+    /// cookie's value is replaced. Empty by default.
+    ///
+    /// ```swift
+    /// var redactor = Redactor()
+    /// redactor.keptCookies = ["theme"]   // "theme=dark; sid=REDACTED"
+    /// ```
+    public var keptCookies: Set<String> = []
 
     /// Credential headers: authorization, cookies, API keys, CSRF tokens.
     public static let defaultHeaders: Set<String> = [
@@ -93,14 +102,16 @@ public struct Redactor: Hashable, Sendable {
             response.headers = redact(response.headers)
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
-            if response.bodyForm == .decoded || coding == nil, let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType) {
+            // `identity` (alone or in a list) is no coding: such a body is its own content.
+            let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
+            if plain, let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType) {
                 // A stream's pieces follow its redacted lines.
                 if let (body, refitted) = linePieces(chunks, of: response.body) {
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
                     response.body = body
                     response.chunks = refitted
                 }
-            } else if response.bodyForm == .decoded || coding == nil {
+            } else if plain {
                 let body = redactTokens(Self.replacingEchoes(echoes, in: redactBody(response.body, contentType: contentType)))
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
@@ -108,12 +119,15 @@ public struct Redactor: Hashable, Sendable {
                     response.chunks = nil   // only a stream's pieces follow its redaction (above)
                     response.body = body
                 }
-            } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Self.inspectionLimit) {
-                // Compressed wire bytes: redact inside, compress again only if something changed.
-                let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactBody(plain, contentType: contentType)))
-                if redacted != plain, let encoded = try? ContentCoding.encode(redacted, contentEncoding: coding) {
-                    Self.setContentLength(&response.headers, encoded.count)
-                    response.body = encoded
+            } else {
+                // Compressed wire bytes (one coding or a list of them): redact inside, compress
+                // again only if something changed.
+                let body = BodyCodings.transforming(response.body, contentEncoding: coding) { content in
+                    redactTokens(Self.replacingEchoes(echoes, in: redactBody(content, contentType: contentType)))
+                }
+                if body != response.body {
+                    Self.setContentLength(&response.headers, body.count)
+                    response.body = body
                     // Compressed again in one piece: the recorded wire pieces no longer exist.
                     response.chunks = nil
                 }
@@ -123,12 +137,19 @@ public struct Redactor: Hashable, Sendable {
         return copy
     }
 
-    /// The request with secrets replaced in its headers, URL and JSON body.
+    /// The request with secrets replaced in its headers, URL and body. A body the client
+    /// compressed (`Content-Encoding: gzip`, `deflate`, `br`, `zstd` or a list of them) is
+    /// decoded, redacted and compressed again with the same codings when something changed.
     public func redact(_ request: RecordedRequest) -> RecordedRequest {
         var copy = request
         copy.url = redact(request.url)
         copy.headers = redact(request.headers)
-        copy.body = request.body.map { redactBody($0, contentType: request.headers.value(for: "Content-Type")) }
+        let contentType = request.headers.value(for: "Content-Type")
+        copy.body = request.body.map { body in
+            BodyCodings.transforming(body, contentEncoding: request.headers.value(for: "Content-Encoding")) {
+                redactBody($0, contentType: contentType)
+            }
+        }
         if let body = copy.body, body != request.body { Self.setContentLength(&copy.headers, body.count) }
         return copy
     }
@@ -150,7 +171,7 @@ public struct Redactor: Hashable, Sendable {
         headers.map { field in
             let name = field.name.lowercased()
             if name == "cookie" || name == "set-cookie", isSecretHeader(name) {
-                return HeaderField(field.name, Self.redactCookies(field.value, setCookie: name == "set-cookie"))
+                return HeaderField(field.name, Self.redactCookies(field.value, setCookie: name == "set-cookie", kept: keptCookies))
             }
             if isSecretHeader(name) { return HeaderField(field.name, Self.placeholder) }
             if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }

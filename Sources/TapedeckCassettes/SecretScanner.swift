@@ -47,7 +47,7 @@ public enum SecretScanner {
                     let name = field.name.lowercased()
                     // Cookies are redacted value by value: names and attributes stay.
                     if name == "cookie" || name == "set-cookie",
-                       Redactor.redactCookies(field.value, setCookie: name == "set-cookie") == field.value { continue }
+                       Redactor.redactCookies(field.value, setCookie: name == "set-cookie", kept: rules.keptCookies) == field.value { continue }
                     if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
                     } else if Redactor.urlHeaders.contains(name), Self.holdsPassword(field.value) {
@@ -75,8 +75,15 @@ public enum SecretScanner {
                     report("request.url query '\(item.name)'", "the value looks like \(kind)")
                 }
             }
-            var bodies: [(String, Data)] = interaction.request.body.map { [("request.body", $0)] } ?? []
-            if let body = interaction.request.body, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
+            // A compressed upload is checked decoded (``unreadBodies(in:)`` names one that is not).
+            let requestCoding = interaction.request.headers.value(for: "Content-Encoding")
+            var requestBody = interaction.request.body, requestPlace = "request.body"
+            if let body = requestBody, case let .decoded(content, _) = BodyCodings.read(body, contentEncoding: requestCoding) {
+                requestBody = content
+                requestPlace = "request.body (decoded \(requestCoding ?? ""))"
+            }
+            var bodies: [(String, Data)] = requestBody.map { [(requestPlace, $0)] } ?? []
+            if let body = requestBody, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
                let text = String(data: body, encoding: .utf8) {
                 for field in Redactor.formFields(text) {
                     guard let value = field.value, value != Redactor.placeholder, !value.isEmpty else { continue }
@@ -85,7 +92,7 @@ public enum SecretScanner {
                     }
                 }
             }
-            if let body = interaction.request.body,
+            if let body = requestBody,
                let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
                 for part in parts {
                     let content = body[part.content]
@@ -101,10 +108,14 @@ public enum SecretScanner {
             if let response = interaction.response {
                 checkHeaders(response.headers, "response")
                 let coding = response.headers.value(for: "Content-Encoding")
-                if response.bodyForm == .decoded || coding == nil {
+                if response.bodyForm == .decoded {
                     bodies.append(("response.body", response.body))
-                } else if let plain = try? ContentCoding.decode(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit) {
-                    bodies.append(("response.body (decoded \(coding ?? ""))", plain))
+                } else {
+                    switch BodyCodings.read(response.body, contentEncoding: coding) {
+                    case .plain: bodies.append(("response.body", response.body))
+                    case let .decoded(plain, _): bodies.append(("response.body (decoded \(coding ?? ""))", plain))
+                    case .unreadable: break   // named by unreadBodies(in:)
+                    }
                 }
             }
             for (place, body) in bodies {
@@ -124,6 +135,25 @@ public enum SecretScanner {
             }
         }
         return findings
+    }
+
+    /// The bodies ``scan(_:rules:)`` could not look into, each with why: a request or response
+    /// body under a `Content-Encoding` Tapedeck cannot decode (`compress`, a coding of its own, a
+    /// list holding one), or whose bytes do not decode as it says. Such a body may hold secrets:
+    /// the check cannot say it holds none.
+    public static func unreadBodies(in cassette: Cassette) -> [Finding] {
+        var unread: [Finding] = []
+        for interaction in cassette.interactions {
+            if let body = interaction.request.body,
+               case let .unreadable(reason) = BodyCodings.read(body, contentEncoding: interaction.request.headers.value(for: "Content-Encoding")) {
+                unread.append(Finding(entry: interaction.index, place: "request.body", reason: "not checked for secrets: \(reason)"))
+            }
+            if let response = interaction.response, response.bodyForm == .wire,
+               case let .unreadable(reason) = BodyCodings.read(response.body, contentEncoding: response.headers.value(for: "Content-Encoding")) {
+                unread.append(Finding(entry: interaction.index, place: "response.body", reason: "not checked for secrets: \(reason)"))
+            }
+        }
+        return unread
     }
 
     private static func secretFields(in value: Any, isSecret: (String) -> Bool) -> [String] {

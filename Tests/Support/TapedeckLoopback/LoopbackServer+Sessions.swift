@@ -1,6 +1,8 @@
 public import Foundation
 import Hummingbird
+import HTTPTypes
 import NIOCore
+import TapedeckHTTP
 
 /// Routes for recording a signed-in session: cookies set on a redirect, a redirect whose
 /// `Location` carries a token, a JSON page linking to the next one with a token in its URL, and a
@@ -13,8 +15,33 @@ import NIOCore
 /// | `/handoff` | 302 to `/session/whoami?token=handoff-7d1e&step=2` |
 /// | `/pages/1` | JSON whose `next` is `/pages/2?access_token=page-secret-91&page=2` |
 /// | `/brotli` | ``LoopbackServer/brotliJSON`` sent with `Content-Encoding: br` |
+/// | `/login` (POST) | reads the body (compressed or not), answers `{"ok":true}` |
+/// | `/twice-gzipped` | ``LoopbackServer/twiceGzippedJSON`` sent gzipped twice, `Content-Encoding: gzip, gzip` |
+/// | `/prefs` | sets the cookies `theme=dark` and `sid=` ``LoopbackServer/sessionCookieValue`` |
 extension LoopbackServer {
+    /// The JSON `/twice-gzipped` sends, before its two codings.
+    public static let twiceGzippedJSON = #"{"access_token":"tok-twice-5521x9","password":"hunter22secret"}"#
+
+    /// The session cookie `/prefs` sets (token-shaped), beside `theme=dark`.
+    public static let sessionCookieValue = "s3ss10n-7f2a9c41b8"
+
     static func addSessionRoutes(to router: Router<BasicRequestContext>) {
+        router.post("login") { request, _ in
+            _ = try await request.body.collect(upTo: 1_048_576)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true}"#)))
+        }
+        router.get("twice-gzipped") { _, _ in
+            let body = try Zlib.compress(Zlib.compress(Data(twiceGzippedJSON.utf8), format: .gzip), format: .gzip)
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip, gzip"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("prefs") { _, _ in
+            var headers = HTTPFields()
+            headers.append(HTTPField(name: .contentType, value: "text/html"))
+            headers.append(HTTPField(name: .setCookie, value: "theme=dark; Path=/"))
+            headers.append(HTTPField(name: .setCookie, value: "sid=\(sessionCookieValue); Path=/; HttpOnly"))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "<p>prefs</p>")))
+        }
         router.get("session/start") { _, _ in
             Response(status: .found, headers: [.location: "/session/whoami", .setCookie: "deck=side-a-4411; Path=/"])
         }
