@@ -134,7 +134,7 @@ struct RequestFraming {
     /// A line of the head, a chunk size, a chunk's end or a trailer ended.
     private mutating func endLine() {
         defer {
-            line = []
+            line.removeAll(keepingCapacity: true)
             lineOverflowed = false
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
@@ -153,8 +153,10 @@ struct RequestFraming {
             field()
         case .chunkSize:
             let digits = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-            guard !lineOverflowed, !digits.isEmpty, digits.count <= 15,
-                  let size = Int(String(decoding: digits, as: UTF8.self), radix: 16) else {
+            // Hex digits only: `Int(_:radix:)` would also take a sign (`-5`), and a negative size
+            // would walk the position backwards.
+            guard !lineOverflowed, !digits.isEmpty, digits.count <= 15, digits.allSatisfy(Self.isHexDigit),
+                  let size = Int(String(decoding: digits, as: UTF8.self), radix: 16), size >= 0 else {
                 phase = .passingThrough
                 return
             }
@@ -175,6 +177,8 @@ struct RequestFraming {
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        // Only three names frame a body: others (most lines) are passed over without a String.
+        guard Self.framingNameLengths.contains(colon) else { return }
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
         let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingASCIISpaces()
         switch name {
@@ -194,6 +198,13 @@ struct RequestFraming {
             break
         }
         if contentLength != nil && chunked { unframed = true }
+    }
+
+    /// The lengths of `upgrade`, `content-length` and `transfer-encoding`.
+    private static let framingNameLengths: Set<Int> = [7, 14, 17]
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
     }
 
     private static func hex(_ nibble: UInt8) -> UInt8 {

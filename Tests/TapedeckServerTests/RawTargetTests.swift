@@ -49,6 +49,20 @@ struct RawTargetTests {
         #expect(ambiguous.withUnsafeBytes { framing.pass($0) } == nil && framing.isPassingThrough)
     }
 
+    @Test("a chunk size that is not plain hex digits (a sign, 0x, too long) stops the framing: the rest passes as it came, in one step")
+    func badChunkSizes() {
+        for size in ["-5", "+5", "0x5", "-0", " -1", "1234567890abcdef0"] {
+            // Given a chunked upload whose size line is not hex digits, followed by a request line to escape
+            let text = "POST /é HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nGET /ü HTTP/1.1\r\n\r\n"
+            var framing = RequestFraming()
+            let escaped = Array(text.utf8).withUnsafeBytes { framing.pass($0) }
+            // Then only the first request line is escaped, and the framing gives up (never walks backwards)
+            let expected = text.replacingOccurrences(of: "POST /é ", with: "POST /%C3%A9 ")
+            #expect(escaped.map { String(decoding: $0, as: UTF8.self) } == expected, "size \(size)")
+            #expect(framing.isPassingThrough, "size \(size)")
+        }
+    }
+
     @Test("record forwards and records a raw UTF-8 query (curl) and path bytes escaped; serve matches the raw and the escaped forms")
     func recordAndServe() async throws {
         let upstream = try await LoopbackServer.start()
