@@ -117,18 +117,9 @@ struct MoreToolsInteropTests {
     @Test("each file loads through the fast reader, equal to what JSONDecoder reads, with exactly the expected entries skipped and notes made",
           arguments: cases)
     func loads(_ test: Case) throws {
-        // Given the file's bytes
-        let data = try Data(contentsOf: url(test.file))
-        // When both readers read them
-        let fast = try #require(HARCodec.decodeFast(data), "the fast reader declined \(test.file)")
-        #expect(fast == (try HARCodec.decodeWithFoundation(data, file: test.file)))
-        // Then the cassette holds what the file can replay, and says what it left out or assumed
-        let cassette = try CassetteFile.read(url(test.file))
-        #expect(cassette.interactions.count == test.interactions)
-        #expect(cassette.skipped.map(\.position) == test.skipped.map(\.0), "\(cassette.skipped)")
-        for (skipped, expected) in zip(cassette.skipped, test.skipped) {
-            #expect(skipped.description.contains(expected.1), "\(skipped)")
-        }
+        // Given the file's bytes, When both readers read them, Then they agree, and the cassette
+        // holds what the file can replay and says what it left out or assumed
+        let cassette = try expectBothReadersLoad(url(test.file), interactions: test.interactions, skipped: test.skipped)
         #expect(cassette.notes.map(\.position) == test.notes.map(\.0), "\(cassette.notes)")
         for (note, expected) in zip(cassette.notes, test.notes) {
             #expect(note.field == expected.1 && note.text.contains(expected.2), "\(note)")

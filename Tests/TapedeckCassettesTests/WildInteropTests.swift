@@ -59,15 +59,7 @@ struct WildInteropTests {
     @Test("each file loads through the fast reader, equal to what JSONDecoder reads, with exactly the expected entries skipped",
           arguments: cases)
     func loads(_ test: Case) throws {
-        let data = try Data(contentsOf: url(test.file))
-        let fast = try #require(HARCodec.decodeFast(data), "the fast reader declined \(test.file)")
-        #expect(fast == (try HARCodec.decodeWithFoundation(data, file: test.file)))
-        let cassette = try CassetteFile.read(url(test.file))
-        #expect(cassette.interactions.count == test.interactions)
-        #expect(cassette.skipped.map(\.position) == test.skipped.map(\.0), "\(cassette.skipped)")
-        for (skipped, expected) in zip(cassette.skipped, test.skipped) {
-            #expect(skipped.description.contains(expected.1), "\(skipped)")
-        }
+        _ = try expectBothReadersLoad(url(test.file), interactions: test.interactions, skipped: test.skipped)
     }
 
     @Test("a chosen entry of each file replays through a real URLSession: status, body bytes and a header", arguments: cases)
@@ -167,4 +159,20 @@ struct WildInteropTests {
         #expect(cassette.skipped.count == 1)
         #expect(cassette.skipped.first?.description.contains("not UTF-8") == true, "\(cassette.skipped)")
     }
+}
+
+/// Reads the HAR at `url` with the fast reader and with JSONDecoder, expects the same document,
+/// then reads it as a cassette and expects `interactions` entries and exactly the `skipped` ones
+/// (position, a part of the reason). Returns the cassette.
+func expectBothReadersLoad(_ url: URL, interactions: Int, skipped: [(Int, String)]) throws -> Cassette {
+    let data = try Data(contentsOf: url)
+    let fast = try #require(HARCodec.decodeFast(data), "the fast reader declined \(url.lastPathComponent)")
+    #expect(fast == (try HARCodec.decodeWithFoundation(data, file: url.lastPathComponent)))
+    let cassette = try CassetteFile.read(url)
+    #expect(cassette.interactions.count == interactions)
+    #expect(cassette.skipped.map(\.position) == skipped.map(\.0), "\(cassette.skipped)")
+    for (entry, expected) in zip(cassette.skipped, skipped) {
+        #expect(entry.description.contains(expected.1), "\(entry)")
+    }
+    return cassette
 }
