@@ -128,8 +128,7 @@ struct RecordCommand: ParsableCommand {
         // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
-        let deadline = ContinuousClock.now + drain
-        while http.inFlight > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Self.wait(upTo: drain) { http.inFlight == 0 }
         cutOff(service, after: drain)
         do {
             // Before the event loops stop: the upstream connections close on them.
@@ -150,6 +149,13 @@ struct RecordCommand: ParsableCommand {
         }
     }
 
+    /// Polls `done` every 10 ms until it holds or `limit` has passed (the live shutdown path: wall
+    /// time is what a stopping proxy has).
+    private static func wait(upTo limit: Duration, until done: () -> Bool) {
+        let deadline = ContinuousClock.now + limit
+        while !done() && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
     /// Cuts off the exchanges still under way after the drain (a slow client still reading a
     /// large answer): their clients' connections are reset and nothing of them is recorded — a
     /// stop is not the upstream's failure, and kept as one it would replay as a 502 — and each
@@ -157,8 +163,7 @@ struct RecordCommand: ParsableCommand {
     /// every cancel, so that finishing reports nothing still running.
     private func cutOff(_ service: RecordService, after drain: Duration) {
         guard !service.cutOff().isEmpty else { return }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !service.settled && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Self.wait(upTo: .seconds(5)) { service.settled }
         let cut = service.cutOffNotRecorded
         guard !cut.isEmpty else { return }
         let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"

@@ -8,16 +8,20 @@ import Synchronization
 /// cancels and resets it hands back run outside the lock.
 ///
 /// ```swift
-/// guard let id = exchanges.begin("GET /big", stream: stream) else { return answer(stopping) }
+/// guard let id = exchanges.begin({ "GET /big" }, stream: stream) else { return answer(stopping) }
 /// let cancel = reporting(progress) { final in exchanges.ended(id, delivered: true); … }
 /// exchanges.started(id, cancel: cancel)
 /// // … on SIGTERM, after the drain:
 /// let cut = exchanges.cutOff()            // ["GET /big"]: cancelled, their clients reset
 /// ```
 final class LiveExchanges: Sendable {
+    /// What an exchange is called (method and redacted target), made only when it is shown: most
+    /// exchanges never are.
+    typealias Name = @Sendable () -> String
+
     /// One exchange under way: what it is called, how to stop it, the answer it feeds.
     struct Entry: Sendable {
-        var shown: String
+        var shown: Name
         var cancel: (@Sendable () -> Void)?
         var stream: AnswerStream
     }
@@ -28,10 +32,10 @@ final class LiveExchanges: Sendable {
         private var next = 0
         private var running: [Int: Entry] = [:]
         /// Exchanges cut off whose final reply has not come (if it comes, the recorder kept them).
-        private var cut: [Int: String] = [:]
+        private var cut: [Int: Name] = [:]
 
         /// A new exchange, or nil once stopping (it must not start).
-        mutating func begin(_ shown: String, stream: AnswerStream) -> Int? {
+        mutating func begin(_ shown: @escaping Name, stream: AnswerStream) -> Int? {
             guard !stopping else { return nil }
             next += 1
             running[next] = Entry(shown: shown, cancel: nil, stream: stream)
@@ -66,7 +70,7 @@ final class LiveExchanges: Sendable {
 
         /// The exchanges cut off that never got a final reply (so nothing of them was recorded).
         var notRecorded: [String] {
-            cut.sorted { $0.key < $1.key }.map(\.value)
+            cut.sorted { $0.key < $1.key }.map { $0.value() }
         }
     }
 
@@ -74,7 +78,7 @@ final class LiveExchanges: Sendable {
 
     /// Registers an exchange named `shown` (method and redacted target) answered through
     /// `stream`; nil once ``cutOff()`` ran: the caller answers without starting it.
-    func begin(_ shown: String, stream: AnswerStream) -> Int? {
+    func begin(_ shown: @escaping Name, stream: AnswerStream) -> Int? {
         book.withLock { $0.begin(shown, stream: stream) }
     }
 
@@ -98,7 +102,7 @@ final class LiveExchanges: Sendable {
             entry.cancel?()
             entry.stream.abort()
         }
-        return taken.map(\.entry.shown)
+        return taken.map { $0.entry.shown() }
     }
 
     /// The exchanges cut off whose final reply never came: not recorded.

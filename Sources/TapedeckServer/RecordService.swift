@@ -114,8 +114,8 @@ public final class RecordService: ExchangeService {
         let host = request.headers.value(for: "Host")
         let reply = recorder.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
         if case let .deferred(deferred) = reply, let reporting = deferred.startReporting, let stream = request.stream {
-            let shown = "\(request.method) \(recorder.options.redactor.redactURLText(target))"
-            forwardStreaming(reporting, to: stream, shown: shown, host: host, answer: answer)
+            let (method, redactor) = (request.method, recorder.options.redactor)
+            forwardStreaming(reporting, to: stream, shown: { "\(method) \(redactor.redactURLText(target))" }, host: host, answer: answer)
         } else {
             deliver(reply, host: host, answer: answer)
         }
@@ -129,10 +129,10 @@ public final class RecordService: ExchangeService {
     /// interim head (`101 Switching Protocols` to a plain request) is not passed on: the recorder
     /// turns it into a failure it does not keep, answered 502, logged and counted here.
     private func forwardStreaming(_ reporting: @Sendable (@escaping DeferredReply.Progress, @escaping DeferredReply.Deliver) -> DeferredReply.Cancel,
-                                  to stream: AnswerStream, shown: String, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+                                  to stream: AnswerStream, shown: @escaping LiveExchanges.Name, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         guard let id = exchanges.begin(shown, stream: stream) else {
             // Stopping: the upstream exchange could be neither finished nor recorded.
-            return answer(.text(503, "tapedeck: record is stopping; \(shown) was not forwarded\n", close: true))
+            return answer(.text(503, "tapedeck: record is stopping; \(shown()) was not forwarded\n", close: true))
         }
         let headSent = Atomic<Bool>(false)
         let interim = Atomic<Int>(0)
@@ -153,7 +153,7 @@ public final class RecordService: ExchangeService {
             guard headSent.load(ordering: .acquiring) else {
                 if interim.load(ordering: .acquiring) != 0, case let .failure(failure, _) = final {
                     unrecorded.add(1, ordering: .relaxed)
-                    log?("upstream failure, answered 502 and not recorded: \(shown): \(failure.detail ?? failure.description)")
+                    log?("upstream failure, answered 502 and not recorded: \(shown()): \(failure.detail ?? failure.description)")
                 }
                 return finished(final, host: host, answer: answer)
             }
