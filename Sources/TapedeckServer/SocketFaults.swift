@@ -145,9 +145,8 @@ public final class SocketFaults: Sendable {
 
     /// Applies the sites that fire on request number `exchange` (`method` `url`) to `answer`:
     /// delays, a pace, a cut, a status override or a corrupt gzip. As in a scenario run, sites are
-    /// tried in file order — a routed `refused` first, since it strikes before the connection, and
-    /// nothing else then — and every `latency` that fires adds its delay, the first `bandwidth` its
-    /// pace, and the first site of any other kind acts (other kinds after it are not tried): a
+    /// tried in file order — a routed `refused` first, since it strikes before the connection — and
+    /// those that fire combine as `FaultStack` says (after a refusal nothing is tried: no head comes): a
     /// latency and a status make a slow 503. Returns what fired, in order.
     @discardableResult
     public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
@@ -162,14 +161,9 @@ public final class SocketFaults: Sendable {
         // in which a run meets them.
         let ordered = sites.indices.filter { if case .refused = sites[$0].kind { true } else { false } }
             + sites.indices.filter { if case .refused = sites[$0].kind { false } else { true } }
-        var acted = false, paced = false
-        loop: for index in ordered where Self.isSocketLevel(sites[index].kind) {
+        var stack = FaultStack()
+        for index in ordered where Self.isSocketLevel(sites[index].kind) && stack.admits(sites[index].kind) {
             let site = sites[index]
-            switch site.kind {
-            case .latency: break
-            case .bandwidth: if paced { continue }
-            default: if acted { continue }
-            }
             if let pattern = site.pattern, !pattern.matches(method: method, url: url) { continue }
             if let attempts = site.attempts, !attempts.contains(occurrence) { continue }
             if let exchanges = site.exchanges, !exchanges.contains(exchange) { continue }
@@ -178,12 +172,8 @@ public final class SocketFaults: Sendable {
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
             fired.append(Fired(site: site.name, kind: site.kind.name, target: key, occurrence: occurrence))
-            switch site.kind {
-            case .latency: break
-            case .bandwidth: paced = true
-            case .refused: break loop   // struck before the connection: nothing else happens
-            default: acted = true
-            }
+            stack.fired(site.kind)
+            if case .refused = site.kind { break }   // struck before the connection: no head comes to delay
         }
         if !fired.isEmpty { state.withLock { $0.fired.append(contentsOf: fired) } }
         return fired

@@ -60,21 +60,15 @@ final class FaultSites: FaultHook {
     /// Every firing so far, in order, with those that changed nothing (`effective` false).
     var fired: [Fired] { state.withLock { $0.fired } }
 
-    /// Every eligible site is tried, in file order: a `latency` that fires adds its delay and a
-    /// `bandwidth` its pace (the first one only), and the first site of any other kind that fires
-    /// acts; sites of other kinds after it are not tried. So a latency and a status make a slow 503.
+    /// Every eligible site is tried, in file order, and those that fire combine as `FaultStack`
+    /// says: a latency and a status make a slow 503.
     func action(at point: FaultPoint, context: FaultContext, random: inout SeededGenerator) -> FaultAction {
         state.withLock { state in
             var actions: [FaultAction] = []
-            var acted = false, paced = false
+            var stack = FaultStack()
             for index in state.sites.indices {
                 let site = state.sites[index].definition
-                guard state.sites[index].enabled, Self.strikes(site.kind, at: point), eligible(site, context) else { continue }
-                switch site.kind {
-                case .latency: break
-                case .bandwidth: if paced { continue }
-                default: if acted { continue }
-                }
+                guard state.sites[index].enabled, stack.admits(site.kind), Self.strikes(site.kind, at: point), eligible(site, context) else { continue }
                 let key = "\(site.name)|\(context.tag ?? "")|\(context.attempt)"
                 state.occurrences[key, default: 0] += 1
                 let occurrence = state.occurrences[key]!
@@ -93,11 +87,7 @@ final class FaultSites: FaultHook {
                 state.fired.append(Fired(site: site.name, decision: decision, exchange: context.exchange, point: point,
                                          action: action, time: context.time))
                 actions.append(action)
-                switch site.kind {
-                case .latency: break
-                case .bandwidth: paced = true
-                default: acted = true
-                }
+                stack.fired(site.kind)
             }
             return .combining(actions)
         }
