@@ -15,7 +15,7 @@ struct MatchFlags: ParsableArguments {
     }
 
     @Option(name: .customLong("match-url"),
-            help: "How URLs are compared: ignoringQueryOrder (the query's items in any order), exact, or ignoringQuery.")
+            help: "How URLs are compared: ignoringQueryOrder (the query's items in any order), exact (in their order), or ignoringQuery.")
     var url: URLRule = .ignoringQueryOrder
 
     @Option(name: .customLong("match-body"),

@@ -3,7 +3,7 @@ import Foundation
 /// Where a ``CassettePlayer`` looks for a request's matches. Every URL rule requires the method
 /// (when compared) and the scheme, host, port and path to be equal, so interactions are bucketed
 /// by those; within a bucket they are listed again by what the URL rule compares of the rest —
-/// the query items as a multiset (the default rule), or the whole URL (`.exact`) — so a lookup
+/// the query items as a multiset (the default rule), or in their order (`.exact`) — so a lookup
 /// on a paginated or query-keyed API reads the few entries with the same query, not every entry
 /// on the path. Every list is in recording order (`_index`, then file position).
 package struct LookupIndex: Sendable {
@@ -79,22 +79,16 @@ package struct LookupIndex: Sendable {
     /// What the URL rule compares beyond the bucket, as a key: equal keys match on the URL. Nil
     /// when a query value is the redaction placeholder (it matches anything).
     private static func queryKey(_ url: URL, rules: MatchRules) -> String? {
-        switch rules.url {
-        case .exact:
-            return String(MatchRules.sentForm(url))
-        case .ignoringQuery:
-            return ""
-        case .ignoringQueryOrder:
-            let items = MatchRules.queryItems(URLComponents(url: url, resolvingAgainstBaseURL: false))
-            var pairs: [(String, String)] = []
-            pairs.reserveCapacity(items.count)
-            for item in items {
-                if item.value == Redactor.placeholder { return nil }
-                pairs.append((item.name, item.value))
-            }
-            pairs.sort { $0 < $1 }
-            // Unit and record separators cannot occur unescaped in a URL's query.
-            return pairs.map { $0.0 + "\u{1F}" + $0.1 }.joined(separator: "\u{1E}")
+        guard rules.url != .ignoringQuery else { return "" }
+        let items = MatchRules.readQueryItems(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        var pairs: [(String, String)] = []
+        pairs.reserveCapacity(items.count)
+        for item in items {
+            if item.value == Redactor.placeholder { return nil }
+            pairs.append((item.name, item.value))
         }
+        if rules.url == .ignoringQueryOrder { pairs.sort { $0 < $1 } }
+        // Unit and record separators cannot occur unescaped in a URL's query.
+        return pairs.map { $0.0 + "\u{1F}" + $0.1 }.joined(separator: "\u{1E}")
     }
 }

@@ -86,8 +86,9 @@ public final class CassettePlayer: Responder {
     /// matched, without its body and without using it up: what a server answers to a `HEAD`
     /// (RFC 9110 §9.3.2).
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
-        let live = redactor.redact(RecordedRequest(request))
-        if let chosen = choose(live, consuming: true)?.position { return Self.reply(for: cassette.interactions[chosen]) }
+        let raw = RecordedRequest(request)
+        let live = redactor.redact(raw)
+        if let chosen = choose(live, raw: raw, consuming: true)?.position { return Self.reply(for: cassette.interactions[chosen]) }
         if let get = asGet(live), !index.hasBucket(for: RecordedRequest(method: "HEAD", url: live.url)),
            let position = choose(get, consuming: false)?.position,
            case var .response(plan) = Self.reply(for: cassette.interactions[position]) {
@@ -113,8 +114,8 @@ public final class CassettePlayer: Responder {
     /// repeats). Nil when nothing matches.
     package func nextMatch(for request: RequestSnapshot) -> (position: Int, unplayed: Bool)? {
         // Redaction leaves method and path alone: a request no bucket holds is not redacted first.
-        if index.hasBucket(for: RecordedRequest(method: request.method.rawValue, url: request.url)),
-           let match = choose(redactor.redact(RecordedRequest(request)), consuming: false) { return match }
+        let raw = RecordedRequest(request)
+        if index.hasBucket(for: raw), let match = choose(redactor.redact(raw), raw: raw, consuming: false) { return match }
         // A HEAD answered by the head of a GET (see reply(to:context:)), which it never uses up.
         guard request.method == .head, index.hasBucket(for: RecordedRequest(method: "GET", url: request.url)),
               !index.hasBucket(for: RecordedRequest(method: "HEAD", url: request.url)),
@@ -124,10 +125,20 @@ public final class CassettePlayer: Responder {
 
     /// The first unplayed candidate that matches (marked played when `consuming`), else what
     /// `afterLast` says. Matching, which may run a custom closure, happens outside the lock.
-    private func choose(_ live: RecordedRequest, consuming: Bool) -> (position: Int, unplayed: Bool)? {
+    ///
+    /// `live` is the request redacted; `raw`, when given, as the client sent it. When redaction
+    /// changed it, an unplayed entry whose request as recorded matches `raw` is preferred: two
+    /// entries that differ only in a value the redactor hides (`?key=alpha`, `?key=beta`) are
+    /// the same request once redacted, and the one the client asked for is the one it meant.
+    private func choose(_ live: RecordedRequest, raw: RecordedRequest? = nil, consuming: Bool) -> (position: Int, unplayed: Bool)? {
         let (candidates, list) = index.candidates(for: live)
         func matches(_ position: Int) -> Bool {
             rules.mismatches(live, matchable[position]).isEmpty && Self.cannotAnswer(live, with: cassette.interactions[position]) == nil
+        }
+        if let raw, raw != live, afterLast != .alwaysFirst, candidates.count > 1,
+           let exact = claimUnredactedMatch(raw, among: candidates[(list.map { list in state.withLock { $0.cursors[list] } } ?? 0)...],
+                                            consuming: consuming) {
+            return (exact, true)
         }
         if afterLast == .alwaysFirst {
             guard let first = candidates.first(where: matches) else { return nil }
@@ -159,6 +170,24 @@ public final class CassettePlayer: Responder {
         }
         guard afterLast == .repeatLast, let last = candidates.last(where: matches) else { return nil }
         return (last, false)
+    }
+
+    /// The first unplayed candidate whose request as recorded (not redacted by this player)
+    /// matches `raw`, claimed when `consuming`; `candidates` start at their list's cursor (the
+    /// entries before it are all played). Cursors are left to ``choose(_:raw:consuming:)``,
+    /// which steps over the claimed entry as played.
+    private func claimUnredactedMatch(_ raw: RecordedRequest, among candidates: ArraySlice<Int>, consuming: Bool) -> Int? {
+        for position in candidates where !state.withLock({ $0.consumed[position] }) {
+            let interaction = cassette.interactions[position]
+            guard rules.mismatches(raw, interaction.request).isEmpty, Self.cannotAnswer(raw, with: interaction) == nil else { continue }
+            let claimed: Bool = state.withLock { state in
+                guard !state.consumed[position] else { return false }
+                if consuming { state.consumed[position] = true }
+                return true
+            }
+            if claimed { return position }
+        }
+        return nil
     }
 
     /// The answer a recorded interaction gives.

@@ -43,7 +43,9 @@ struct HARWriter: Hashable, Sendable {
 ///    characters included) are exactly as long as one, is those Latin-1 bytes, with a note. The
 ///    writer decoded the body one byte per character: Firefox stores an unlabelled page that way,
 ///    and Firebug stored UTF-8 scripts as mojibake (`C2 A0` as `Â` and a no-break space).
-///    Sizes that agree with UTF-8, or no sizes (absent, -1), change nothing.
+///    Sizes that agree with UTF-8 and not with Latin-1 (and no charset) settle UTF-8: Chromium
+///    records a multipart upload holding `café` as text with its UTF-8 size. No sizes (absent,
+///    -1), or sizes that agree with neither, change nothing.
 /// 3. Without a charset, text that is ASCII, or holds a character above U+00FF, is UTF-8.
 /// 4. Otherwise (characters U+0080–U+00FF only) the text is ambiguous: UTF-8 and Latin-1 give
 ///    different bytes.
@@ -78,6 +80,9 @@ enum HARBodyText {
         if !writer.isMitmproxy, let read = latin1BySize(text, sizes: sizes, label: label) {
             return read
         }
+        if !writer.isMitmproxy, label == nil, sizesSayUTF8(text, sizes: sizes) {
+            return (Data(text.utf8), nil)
+        }
         if let label {
             return encode(text, label: label, scan: scan)
         }
@@ -111,6 +116,15 @@ enum HARBodyText {
         return (bytes, "read as Latin-1: the text has \(charset) and is \(utf8Count) bytes as UTF-8, but \(size.source) records "
                     + "\(size.bytes) bytes, the length of its Latin-1 bytes (one per character), so the writer decoded the body as "
                     + "Latin-1 and those bytes are used; if that is wrong, add a charset to the Content-Type")
+    }
+
+    /// Whether the recorded sizes say the body was UTF-8: one is the text's UTF-8 length and none
+    /// its Latin-1 length (one byte per character). Chromium writes a multipart upload with
+    /// `café` as text and its UTF-8 size; read as Latin-1 it would be a byte short.
+    static func sizesSayUTF8(_ text: String, sizes: [RecordedSize]) -> Bool {
+        let sizes = sizes.filter { $0.bytes > 0 }
+        let characters = text.unicodeScalars.count
+        return sizes.contains { $0.bytes == text.utf8.count } && !sizes.contains { $0.bytes == characters }
     }
 
     /// What one pass over the text's UTF-8 found.

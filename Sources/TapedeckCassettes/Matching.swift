@@ -13,7 +13,8 @@ public struct MatchRules: Sendable {
     public enum URLRule: Hashable, Sendable {
         /// Scheme, host, port, path and the query items as a multiset (order ignored).
         case ignoringQueryOrder
-        /// The URL string exactly.
+        /// Scheme, host, port and path (normalised as for every rule), and the query items in
+        /// their order: `?a=1&b=2` is not `?b=2&a=1`.
         case exact
         /// Scheme, host, port and path; the query is ignored.
         case ignoringQuery
@@ -77,33 +78,47 @@ public struct MatchRules: Sendable {
         return reasons
     }
 
-    /// A URL as a client sends it: its text without a fragment (no client sends one, so a
-    /// `#section` on either side never decides a match).
-    static func sentForm(_ url: URL) -> Substring {
-        let text = url.absoluteString
-        return text[..<(text.firstIndex(of: "#") ?? text.endIndex)]
+    private func urlMismatch(_ live: URL, _ recorded: URL) -> String? {
+        let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
+        let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
+        if Self.resource(a) != Self.resource(b) {
+            return Self.resourceMismatch(a, b)
+        }
+        guard url != .ignoringQuery else { return nil }
+        var liveItems = Self.readQueryItems(a)
+        var recordedItems = Self.readQueryItems(b)
+        if url == .ignoringQueryOrder {
+            liveItems.sort { ($0.name, $0.value) < ($1.name, $1.value) }
+            recordedItems.sort { ($0.name, $0.value) < ($1.name, $1.value) }
+        }
+        guard Self.fieldsMatch(liveItems, recordedItems) else {
+            let order = url == .exact && liveItems.count == recordedItems.count ? " (in this order)" : ""
+            return "query \(a?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)") ≠ \(b?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")\(order)"
+        }
+        return nil
     }
 
-    private func urlMismatch(_ live: URL, _ recorded: URL) -> String? {
-        switch url {
-        case .exact:
-            return Self.sentForm(live) == Self.sentForm(recorded) ? nil : "URL \(live.absoluteString) ≠ \(recorded.absoluteString)"
-        case .ignoringQuery, .ignoringQueryOrder:
-            let a = URLComponents(url: live, resolvingAgainstBaseURL: false)
-            let b = URLComponents(url: recorded, resolvingAgainstBaseURL: false)
-            if Self.resource(a) != Self.resource(b) {
-                return Self.resourceMismatch(a, b)
-            }
-            guard url == .ignoringQueryOrder else { return nil }
-            // An empty pair (`?a=1&`, `?&a=1`) is nothing a server reads.
-            let liveItems = Self.queryItems(a).filter { !$0.name.isEmpty || !$0.value.isEmpty }.map(QueryItem.init).sorted()
-            let recordedItems = Self.queryItems(b).filter { !$0.name.isEmpty || !$0.value.isEmpty }.map(QueryItem.init).sorted()
-            guard liveItems.count == recordedItems.count,
-                  zip(liveItems, recordedItems).allSatisfy({ $0.name == $1.name && ($0.value == $1.value || $0.value == Redactor.placeholder || $1.value == Redactor.placeholder) }) else {
-                return "query \(a?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)") ≠ \(b?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")"
-            }
-            return nil
-        }
+    /// Two lists of decoded fields (query items, form fields) are equal name for name and value for
+    /// value, a redacted value (``Redactor/placeholder``) on either side matching any value.
+    static func fieldsMatch(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && ($0.value == $1.value || $0.value == Redactor.placeholder || $1.value == Redactor.placeholder) }
+    }
+
+    /// The query items a server reads, decoded (``queryItems(_:)``), without empty pairs: `?a=1&`
+    /// and `?&a=1` are `?a=1`.
+    static func readQueryItems(_ components: URLComponents?) -> [(name: String, value: String)] {
+        queryItems(components).filter { !$0.name.isEmpty || !$0.value.isEmpty }
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` body, decoded as a server reads them
+    /// (`%xx` escapes, `+` as a space), without empty pairs, sorted.
+    static func formFields(_ body: Data) -> [(name: String, value: String)] {
+        String(decoding: body, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: true).compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = formDecoded(String(parts[0]))
+            let value = parts.count > 1 ? formDecoded(String(parts[1])) : ""
+            return name.isEmpty && value.isEmpty ? nil : (name, value)
+        }.sorted { ($0.name, $0.value) < ($1.name, $1.value) }
     }
 
     /// A URL's query items, decoded as servers read a query: `%xx` escapes, and `+` as a space
@@ -118,7 +133,9 @@ public struct MatchRules: Sendable {
     static func formDecoded(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "+")) || text.utf8.contains(UInt8(ascii: "%")) else { return text }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        // Escapes that are not UTF-8 (`caf%E9`, a Latin-1 form; a binary value) stay escaped,
+        // spelt one way: `%e9` is `%E9`.
+        return spaced.removingPercentEncoding ?? upperCasingEscapes(spaced)
     }
 
     /// Scheme, host, port and path, normalised: what every URL rule requires to be equal. The
@@ -200,20 +217,6 @@ public struct MatchRules: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private struct QueryItem: Comparable {
-        var name: String
-        var value: String
-
-        init(_ item: (name: String, value: String)) {
-            name = item.name
-            value = item.value
-        }
-
-        static func < (lhs: QueryItem, rhs: QueryItem) -> Bool {
-            (lhs.name, lhs.value) < (rhs.name, rhs.value)
-        }
-    }
-
     private func bodyMismatch(_ live: RecordedRequest, _ recorded: RecordedRequest) -> String? {
         if case .ignore = body { return nil }
         // Bodies are compared by content: a compressed upload decoded (its compressed bytes
@@ -229,12 +232,9 @@ public struct MatchRules: Sendable {
             let left = try? JSONSerialization.jsonObject(with: a, options: [.fragmentsAllowed])
             let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed])
             guard let left, let right else { return a == b ? nil : "body is not JSON on both sides and differs" }
-            return canonicalJSON(left) == canonicalJSON(right) ? nil : "JSON body differs"
+            return canonicalJSON(left) == canonicalJSON(right) || jsonMatches(left, right) ? nil : "JSON body differs"
         case .form:
-            func fields(_ data: Data) -> [String] {
-                String(decoding: data, as: UTF8.self).split(separator: "&").map(String.init).sorted()
-            }
-            return fields(a) == fields(b) ? nil : "form fields differ"
+            return Self.fieldsMatch(Self.formFields(a), Self.formFields(b)) ? nil : "form fields differ"
         case .multipart:
             return multipartMismatch(a, live: live, b, recorded: recorded)
         }
@@ -266,11 +266,14 @@ public struct MatchRules: Sendable {
             default: return "body is a multipart form; the recorded one is not"
             }
         }
+        let redacted = Data(Redactor.placeholder.utf8)
         for (index, (mine, theirs)) in zip(left, right).enumerated() where a[mine.whole] != b[theirs.whole] {
             let label = "body part \(index + 1)" + (mine.name.map { " ('\($0)')" } ?? "")
             if a[mine.whole.lowerBound..<mine.content.lowerBound] != b[theirs.whole.lowerBound..<theirs.content.lowerBound] {
                 return "\(label) differs in its headers (name, file name or type)"
             }
+            // A redacted part (a password field) matches any content.
+            if a[mine.content].elementsEqual(redacted) || b[theirs.content].elementsEqual(redacted) { continue }
             return "\(label) differs in its content (\(mine.content.count) vs \(theirs.content.count) bytes)"
         }
         return left.count == right.count ? nil : "body has \(left.count) parts, the recorded one \(right.count)"
@@ -288,6 +291,21 @@ public struct MatchRules: Sendable {
             return differing + abs(left.count - right.count)
         }
         return abs(a.count - b.count) + 1
+    }
+
+    /// Whether two JSON values are equal, key order aside, a redacted string
+    /// (``Redactor/placeholder``, a field redacted when recorded) on either side matching any value.
+    private func jsonMatches(_ left: Any, _ right: Any) -> Bool {
+        if let text = left as? String, text == Redactor.placeholder { return true }
+        if let text = right as? String, text == Redactor.placeholder { return true }
+        switch (left, right) {
+        case let (left as [String: Any], right as [String: Any]):
+            return left.count == right.count && left.allSatisfy { key, value in right[key].map { jsonMatches(value, $0) } ?? false }
+        case let (left as [Any], right as [Any]):
+            return left.count == right.count && zip(left, right).allSatisfy { jsonMatches($0, $1) }
+        default:
+            return canonicalJSON(left) == canonicalJSON(right)
+        }
     }
 
     /// JSON with object keys sorted, so equal values compare equal as data.
