@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// How a live request is matched against recorded ones. Default: method and URL, with the order of
 /// query items ignored. Every rule explains a mismatch in words, for "no match" errors.
@@ -106,7 +106,7 @@ public struct MatchRules: Sendable {
 
     /// The query items a server reads, decoded (``queryItems(_:)``), without empty pairs: `?a=1&`
     /// and `?&a=1` are `?a=1`.
-    static func readQueryItems(_ components: URLComponents?) -> [(name: String, value: String)] {
+    package static func readQueryItems(_ components: URLComponents?) -> [(name: String, value: String)] {
         queryItems(components).filter { !$0.name.isEmpty || !$0.value.isEmpty }
     }
 
@@ -178,7 +178,7 @@ public struct MatchRules: Sendable {
     /// `%xx` escapes normalised as RFC 3986 §6.2.2 says they may be: hex digits upper-cased
     /// (`%2f` is `%2F`), and an escaped unreserved character written as itself (`%7E` is `~`,
     /// `%41` is `A`), so that two spellings of one path are one path.
-    static func upperCasingEscapes(_ text: String) -> String {
+    package static func upperCasingEscapes(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []

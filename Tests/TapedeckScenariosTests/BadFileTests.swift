@@ -46,6 +46,20 @@ struct BadFileTests {
         #expect(error.description == "\(url.path): no such file — check the path")
     }
 
+    @Test("a cassette given where a scenario goes (`tapedeck run api.har`) is named as a cassette, with how a scenario uses it")
+    func cassetteGivenAsScenario() throws {
+        let compressed = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../fixtures/cassettes/api.har.gz").standardizedFileURL
+        let gzip = try #require(throws: ScenarioError.self) { try Scenario.load(compressed) }
+        #expect(gzip.reason == "is gzip-compressed (a .har.gz cassette?), not a scenario file", "\(gzip)")
+        #expect(gzip.hint.contains("traffic.cassette"))
+
+        let har = #"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": []}}"#
+        let plain = try #require(throws: ScenarioError.self) { try Scenario.parse(har, file: "site.har", source: URL(fileURLWithPath: "/tmp/site.har")) }
+        #expect(plain.description.hasPrefix("site.har:1:1: is a HAR file (a cassette), not a scenario — a scenario replays it from traffic.cassette: "
+                                            + "write a .yaml file with 'traffic: {cassette: site.har}'"), "\(plain)")
+    }
+
     @Test("problems across a file's parts (a cancel naming no request, two faults of one name, an unknown expectation) come at once, in file order")
     func crossPartProblemsAtOnce() throws {
         let text = """

@@ -29,6 +29,23 @@ struct LoadWarningTests {
                 "\(found)")
     }
 
+    @Test("the warning's example is the script's request most like the route, not its first")
+    func exampleIsTheClosestRequest() throws {
+        let found = try warnings("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script:
+              - request: GET http://api.test/json
+              - request: GET http://api.test/headers
+              - request: GET http://api.test/anything/items?a=1&b=2
+            faults:
+              - {name: typo, kind: status, status: 503, route: GET http://api.test/header}
+              - {name: order, kind: status, status: 503, route: GET http://api.test/anything/item?b=2&a=1}
+            """)
+        #expect(found.count == 2)
+        #expect(found.first?.contains("e.g. 'GET http://api.test/headers'") == true, "\(found)")
+        #expect(found.last?.contains("e.g. 'GET http://api.test/anything/items?a=1&b=2'") == true, "\(found)")
+    }
+
     @Test("a route reached only through a stub's redirect, or the token endpoint the client refreshes at, is no warning")
     func redirectAndTokenRoutes() throws {
         let found = try warnings("""

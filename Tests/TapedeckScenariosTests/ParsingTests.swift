@@ -67,6 +67,25 @@ struct ParsingTests {
         #expect(RequestPattern(parsing: "GET http://api.test/items*").description == "GET http://api.test/items*")
     }
 
+    @Test("request patterns compare URLs as cassettes do: host case, default ports, escapes, fragments, query order")
+    func patternsNormalise() {
+        // A browser HAR (Logger++) spells the default port; a stub or fault route leaves it out.
+        let robots = URL(string: "https://portal.example.com:443/robots.txt")!
+        #expect(RequestPattern(parsing: "GET https://portal.example.com/robots.txt").matches(method: "GET", url: robots))
+        #expect(RequestPattern(parsing: "https://PORTAL.example.com/robots*").matches(method: "GET", url: robots))
+        #expect(RequestPattern(parsing: "https://portal.example.com:443/robots.txt").matches(method: "GET", url: URL(string: "https://portal.example.com/robots.txt")!))
+        #expect(!RequestPattern(parsing: "https://portal.example.com:8443/robots.txt").matches(method: "GET", url: robots))
+        #expect(RequestPattern(parsing: "https://api.local/caps").matches(method: "GET", url: URL(string: "https://API.LOCAL/caps#top")!))
+        #expect(RequestPattern(parsing: "http://api.test").matches(method: "GET", url: URL(string: "http://api.test/")!))
+        #expect(RequestPattern(parsing: "/caf%c3%a9").matches(method: "GET", url: URL(string: "http://any.test/caf%C3%A9")!))
+        // A whole pattern's query matches in any order, spelt as a server reads it.
+        let search = URL(string: "http://api.test/anything/items?a=1&b=hello%20world")!
+        #expect(RequestPattern(parsing: "http://api.test/anything/items?b=hello+world&a=1").matches(method: "GET", url: search))
+        #expect(!RequestPattern(parsing: "http://api.test/anything/items?b=2&a=1").matches(method: "GET", url: search))
+        // A prefix keeps its query's order (it is text up to the star).
+        #expect(RequestPattern(parsing: "http://api.test/anything/items?a=1*").matches(method: "GET", url: search))
+    }
+
     @Test("traffic: a cassette with timing, matching and afterLast; stubs with sequences, files, gzip and failures; a token server; an upstream")
     func traffic() throws {
         let scenario = try parse("""

@@ -319,7 +319,8 @@ struct Field {
         }
     }
 
-    private static func editDistance(_ a: String, _ b: String) -> Int {
+    /// How many single-character edits turn `a` into `b` (Levenshtein).
+    static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }

@@ -15,6 +15,11 @@ extension Scenario {
     /// `file` ending in `.json` must be strict JSON (no trailing commas, no comments).
     public static func parse(_ text: String, file: String, source: URL? = nil) throws(ScenarioError) -> Scenario {
         let node = try compose(text, file: file, empty: "start from a file in docs/examples/scenarios")
+        if case let .mapping(root) = node, let log = root["log"], case let .mapping(inner) = log, inner["entries"] != nil {
+            throw ScenarioError(file: file, line: 1, column: 1, reason: "is a HAR file (a cassette), not a scenario",
+                                hint: "a scenario replays it from traffic.cassette: write a .yaml file with 'traffic: {cassette: \(source.map { $0.lastPathComponent } ?? "FILE.har")}' "
+                                    + "and a script of its requests (docs/scenarios.md); `tapedeck cassette inspect` lists what it holds")
+        }
         let defaultName = source.map { $0.deletingPathExtension().lastPathComponent } ?? "scenario"
         return try ScenarioReader(file: file, base: source?.deletingLastPathComponent()).scenario(Field(node: node, path: "", file: file),
                                                                                                defaultName: defaultName, source: source)
@@ -36,6 +41,10 @@ extension Scenario {
             data = try handle.readToEnd() ?? Data()
         } catch {
             throw ScenarioError(file: url.path, reason: "cannot read the file (\(error.localizedDescription))", hint: "check that it is a readable file")
+        }
+        if data.starts(with: [0x1F, 0x8B]) {
+            throw ScenarioError(file: url.path, reason: "is gzip-compressed (a .har.gz cassette?), not a \(what)",
+                                hint: what == "scenario file" ? "a scenario names a cassette under traffic.cassette; \(hint)" : hint)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: url.path, reason: "is not UTF-8 text", hint: "save it as UTF-8")

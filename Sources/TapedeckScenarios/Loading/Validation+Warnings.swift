@@ -39,7 +39,7 @@ extension Validation {
             let place = Self.child(field("faults", index), "route")
             warnings.append(LoadWarning(
                 problem: place.error("'\(pattern)' matches no request of the script; it can never fire",
-                                     hint: "check the method and URL against the script's requests, e.g. \(Self.example(scenario))"),
+                                     hint: "check the method and URL against the script's requests, e.g. \(Self.example(scenario, closestTo: pattern))"),
                 route: pattern))
         }
         // With client.auth, a refresh retries a request too, and the token route's attempts count
@@ -106,9 +106,19 @@ extension Validation {
         return targets
     }
 
-    /// One request of the script, as a route would name it (for a hint).
-    private static func example(_ scenario: Scenario) -> String {
-        scenario.requests.first.map { "'\($0.step.method) \($0.step.url.absoluteString)'" } ?? "'GET http://api.test/items'"
+    /// The request of the script most like `pattern` (fewest edits between the URLs, as far as
+    /// the pattern spells them; a path pattern against paths), as a route would name it (for a hint).
+    private static func example(_ scenario: Scenario, closestTo pattern: RequestPattern) -> String {
+        let wanted = pattern.url.hasSuffix("*") ? String(pattern.url.dropLast()) : pattern.url
+        func spelt(_ url: URL) -> String {
+            guard wanted.hasPrefix("/"), let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+            return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+        func distance(_ step: RequestStep) -> Int {
+            Field.editDistance(wanted, String(spelt(step.url).prefix(wanted.count + 8))) + (pattern.method.map { $0 == step.method ? 0 : 2 } ?? 0)
+        }
+        let best = scenario.requests.min { distance($0.step) < distance($1.step) }
+        return best.map { "'\($0.step.method) \($0.step.url.absoluteString)'" } ?? "'GET http://api.test/items'"
     }
 
     /// The value under `key` of a mapping field (the field itself when it has none).

@@ -58,16 +58,26 @@ public struct CassetteSource: Hashable, Sendable {
 
 /// Which requests a stub, a fault or a protected route applies to: a method (nil: any) and a URL
 /// pattern — `http://api.test/items`, `http://api.test/items*` (a prefix), `/items*` (any host), `*`.
+///
+/// URLs are compared as cassettes compare them: scheme and host case, a default port (`:443`),
+/// an empty path, a fragment and the case of `%xx` escapes do not matter, so
+/// `https://API.test:443/items#top` is `https://api.test/items`. A pattern without a query
+/// matches any query; one with a query (and no `*`) matches its items in any order.
 public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
     /// The method, uppercased (nil: any).
     public var method: String?
-    /// The URL pattern.
-    public var url: String
+    /// The URL pattern, as written.
+    public var url: String {
+        didSet { form = Form(url) }
+    }
+    /// The pattern as matching reads it, made once from ``url``.
+    private var form: Form
 
     /// A pattern; `url` may end in `*` (a prefix) and may leave out the scheme and host.
     public init(method: String? = nil, url: String = "*") {
         self.method = method?.uppercased()
         self.url = url
+        form = Form(url)
     }
 
     /// Parses `GET http://api.test/items*` or `http://api.test/items` or `*`.
@@ -83,22 +93,78 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
     /// Whether a request with `method` and `url` matches.
     public func matches(method other: String, url target: URL) -> Bool {
         if let method, method != other.uppercased() { return false }
-        if url == "*" { return true }
-        let candidate = url.hasPrefix("/") ? Self.pathAndQuery(target) : target.absoluteString
-        if url.hasSuffix("*") { return candidate.hasPrefix(String(url.dropLast())) }
-        if candidate == url { return true }
-        // Without a query in the pattern, any query matches.
-        return !url.utf8.contains(UInt8(ascii: "?")) && Self.withoutQuery(candidate) == url
+        switch form.kind {
+        case .any:
+            return true
+        case .prefix:
+            let (resource, query) = Self.normalised(target, pathOnly: form.pathOnly)
+            return (resource + (query.map { "?" + $0 } ?? "")).hasPrefix(form.resource)
+        case .whole:
+            let (resource, _) = Self.normalised(target, pathOnly: form.pathOnly)
+            guard resource == form.resource else { return false }
+            // Without a query in the pattern, any query matches.
+            guard let items = form.queryItems else { return true }
+            return Self.sortedItems(URLComponents(url: target, resolvingAgainstBaseURL: false)) == items
+        }
     }
 
-    private static func pathAndQuery(_ url: URL) -> String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let path = components?.percentEncodedPath ?? url.path
-        return (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
+    /// What matching reads of a pattern.
+    private struct Form: Hashable, Sendable {
+        enum Kind: Hashable, Sendable { case any, prefix, whole }
+        var kind: Kind
+        /// A path with no scheme and host (`/items*`): any host.
+        var pathOnly: Bool
+        /// The normalised URL (a prefix's text before `*`, query included; else without the query).
+        var resource: String
+        /// A whole pattern's query items, decoded and sorted (nil: it has no query).
+        var queryItems: [String]?
+
+        init(_ pattern: String) {
+            pathOnly = pattern.hasPrefix("/")
+            queryItems = nil
+            if pattern == "*" {
+                kind = .any
+                resource = ""
+                return
+            }
+            let prefix = pattern.hasSuffix("*")
+            kind = prefix ? .prefix : .whole
+            let text = prefix ? String(pattern.dropLast()) : pattern
+            guard let components = URLComponents(string: text), pathOnly || (components.scheme != nil && components.host != nil) else {
+                resource = text
+                return
+            }
+            let (base, query) = RequestPattern.normalised(components, pathOnly: pathOnly, emptyPathIsRoot: !prefix)
+            if prefix {
+                resource = base + (query.map { "?" + $0 } ?? (text.hasSuffix("?") ? "?" : ""))
+            } else {
+                resource = base
+                queryItems = components.percentEncodedQuery == nil ? nil : RequestPattern.sortedItems(components)
+            }
+        }
     }
 
-    private static func withoutQuery(_ text: String) -> String {
-        text.split(separator: "?", maxSplits: 1).first.map(String.init) ?? text
+    /// A URL's scheme, host, port and path normalised (or only its path, for a path pattern), and
+    /// its query with escapes upper-cased.
+    private static func normalised(_ url: URL, pathOnly: Bool) -> (resource: String, query: String?) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return (url.absoluteString, nil) }
+        return normalised(components, pathOnly: pathOnly, emptyPathIsRoot: true)
+    }
+
+    private static func normalised(_ components: URLComponents, pathOnly: Bool, emptyPathIsRoot: Bool) -> (resource: String, query: String?) {
+        let rawPath = components.percentEncodedPath
+        let path = rawPath.isEmpty && emptyPathIsRoot ? "/" : MatchRules.upperCasingEscapes(rawPath)
+        let query = components.percentEncodedQuery.map(MatchRules.upperCasingEscapes)
+        if pathOnly { return (path, query) }
+        let scheme = components.scheme?.lowercased() ?? ""
+        var port = components.port.map { ":\($0)" } ?? ""
+        if (scheme == "http" && port == ":80") || (scheme == "https" && port == ":443") { port = "" }
+        return ("\(scheme)://\(components.host?.lowercased() ?? "")\(port)\(path)", query)
+    }
+
+    /// Query items as a server reads them, sorted: `?b=2&a=1` is `?a=1&b=2`.
+    private static func sortedItems(_ components: URLComponents?) -> [String] {
+        MatchRules.readQueryItems(components).map { $0.name + "\u{1F}" + $0.value }.sorted()
     }
 
     /// `GET http://api.test/items*`.
