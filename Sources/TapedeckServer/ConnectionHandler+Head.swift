@@ -1,4 +1,5 @@
 import NIOHTTP1
+import TapedeckCassettes
 
 /// How an answer becomes the response head on the wire.
 extension ConnectionHandler {
@@ -16,6 +17,7 @@ extension ConnectionHandler {
         // The length goes where the recording had it (the answer's bytes then match what was
         // recorded, field for field), with the body's real length; at the end when it had none.
         var placedLength = false
+        let hopByHop = Self.hopByHopNames(in: answer.headers)
         for field in answer.headers {
             let name = field.name.lowercased()
             if name == "content-length" {
@@ -31,8 +33,9 @@ extension ConnectionHandler {
         // recorded: a client that reads a known length to its end (Python's requests does) would
         // wait for the last piece before handing over the first.
         let chunked = answer.delivery.pieces != nil && !isHead && chunkedAllowed
-        if !placedLength, !isBodyless(answer.status), !chunked {
-            headers.add(name: "Content-Length", value: isHead ? "0" : String(answer.body.count))
+        // A HEAD whose recording gave no length gets none: `0` would say the GET's body is empty.
+        if !placedLength, !isBodyless(answer.status), !chunked, !isHead {
+            headers.add(name: "Content-Length", value: String(answer.body.count))
         }
         addConnection(&headers, close: close, http10: !chunkedAllowed)
         return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
@@ -70,4 +73,19 @@ extension ConnectionHandler {
 
     /// Fields that describe one hop, not the message: never replayed.
     static let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]
+
+    /// The hop-by-hop fields of `fields`, lower-cased: ``hopByHop``, and those its `Connection`
+    /// fields name (`Connection: X-Hop` makes `X-Hop` one, RFC 9110 §7.6.1).
+    static func hopByHopNames(in fields: [HeaderField]) -> Set<String> {
+        var names = hopByHop
+        for field in fields where field.name.equalsIgnoringASCIICase("Connection") {
+            for token in field.value.split(separator: ",") {
+                let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+                let trimmed = token.drop(while: isSpace)
+                let name = String(trimmed[..<(trimmed.lastIndex { !isSpace($0) }.map(trimmed.index(after:)) ?? trimmed.startIndex)]).lowercased()
+                if !name.isEmpty, !names.contains(name) { names.insert(name) }
+            }
+        }
+        return names
+    }
 }

@@ -86,6 +86,7 @@ extension ConnectionHandler {
     /// `Content-Length` is kept (none: the body goes chunked), and none at all for bodyless statuses.
     private static func streamedHead(_ answer: ServerAnswer, close: Bool, isHead: Bool, http10: Bool) -> HTTPResponseHead {
         var headers = HTTPHeaders()
+        let hopByHop = Self.hopByHopNames(in: answer.headers)
         for field in answer.headers where !hopByHop.contains(field.name.lowercased()) {
             if isBodyless(answer.status), field.name.equalsIgnoringASCIICase("Content-Length") { continue }
             headers.add(name: field.name, value: field.value)

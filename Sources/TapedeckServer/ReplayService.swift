@@ -141,8 +141,10 @@ public final class ReplayService: ExchangeService {
     /// Interactions played and misses before the last reset, and how many resets there were.
     private let earlier = Mutex<(played: Int, misses: Int, resets: Int)>((0, 0, 0))
     private let forwarder: UpstreamClient?
-    /// Each recorded origin's other loopback names (see ``loopbackAliases(of:)``), worked out once.
-    private let originAliases: [String: [String]]
+    /// Every recorded origin and its loopback aliases (see ``loopbackAliases(of:)``), worked out once: a `Location` naming any of them is
+    /// rewritten to this server, so a redirect to another recorded origin (http to https, the
+    /// apex to `www`) is followed here, not to the real site.
+    private let allOriginNames: [String]
 
     /// Serves `cassette`; `source` names it in miss explanations.
     public init(cassette: Cassette, source: String = "cassette", options: Options = Options()) {
@@ -152,7 +154,7 @@ public final class ReplayService: ExchangeService {
         var seen = Set<String>()
         origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
         parsedOrigins = origins.compactMap { URL(string: $0).flatMap(Origin.init) }
-        originAliases = Dictionary(uniqueKeysWithValues: origins.map { ($0, Self.loopbackAliases(of: $0)) })
+        allOriginNames = origins.flatMap { [$0] + Self.loopbackAliases(of: $0) }
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))
         if case let .passthrough(url) = options.onMiss {
             forwarder = UpstreamClient(upstream: url)
@@ -232,8 +234,19 @@ public final class ReplayService: ExchangeService {
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             let origin = Self.origin(of: url)
-            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: origin.flatMap { originAliases[$0] } ?? [], served: served)
+            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: allOriginNames, served: served)
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
+            if Self.isConnect(request) {
+                // A recorded tunnel that opened cannot be replayed (what went through it was
+                // encrypted): a 2xx here would leave the client talking TLS to a plain server.
+                if (200..<300).contains(result.status) {
+                    result = .text(502, "tapedeck: a recorded CONNECT tunnel to \(request.target) cannot be replayed: serve speaks plain HTTP; "
+                                   + "point the client at this server directly (not as its proxy)\n",
+                                   headers: [HeaderField("X-Tapedeck-Failure", "tunnel")], close: true)
+                } else {
+                    result.close = true
+                }
+            }
         case let .failure(failure, after):
             result = .text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
                            headers: [HeaderField("X-Tapedeck-Failure", "recorded")])
@@ -282,9 +295,21 @@ public final class ReplayService: ExchangeService {
         }
     }
 
+    /// What follows the origin in an absolute `Location` (its path, query and fragment) when that
+    /// origin is one of `origins` — compared as origins are, so `https://host:443/` is
+    /// `https://host/`; nil for a relative `Location` or another origin.
+    static func pathAfterOrigin(_ value: String, among origins: [Origin]) -> Substring? {
+        guard let url = URL(string: value), let named = Origin(url),
+              origins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }),
+              let separator = value.range(of: "://") else { return nil }
+        let authority = value[separator.upperBound...]
+        return authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...]
+    }
+
     /// The answer a recorded response gives: a body stored decoded goes out decoded (its
     /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin — or at one of
-    /// its `aliases`, the same origin by another name — points here.
+    /// `aliases`: the same origin by another name, or another origin of the cassette (its next hop
+    /// is replayed here too) — points here.
     static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, aliases: [String] = [], served host: String?) -> ServerAnswer {
         var headers: [HeaderField] = []
         for field in plan.head.headerFields {
@@ -295,16 +320,11 @@ public final class ReplayService: ExchangeService {
         if let sizes = plan.chunkSizes, let offsets = plan.chunkOffsets, sizes.count == offsets.count {
             response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
         }
-        if let origin, let host {
+        if let origin, let host, response.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Location") }) {
+            let names = ([origin] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) }
             response.headers = response.headers.map { field in
-                guard field.name.equalsIgnoringASCIICase("Location") else { return field }
-                for name in [origin] + aliases where field.value.lowercased().hasPrefix(name) {
-                    // The origin itself, not a longer host or another port that starts the same way.
-                    let rest = field.value.dropFirst(name.count)
-                    guard rest.first.map({ "/?#".contains($0) }) ?? true else { continue }
-                    return HeaderField(field.name, "http://\(host)" + rest)
-                }
-                return field
+                guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
+                return HeaderField(field.name, "http://\(host)" + rest)
             }
         }
         return answer(response, timings: plan.timings, timing: timing)

@@ -71,6 +71,10 @@ struct UpstreamRecordingTests {
         let other = ReplayService.answer(ResponsePlan(status: 302, headers: [("Location", "http://localhost:8081/x")]), timing: .instant,
                                          origin: origin, aliases: ReplayService.loopbackAliases(of: origin), served: "127.0.0.1:9999")
         #expect(other.headers.value(for: "Location") == "http://localhost:8081/x")
+        // A default port spelt out is the same origin (record --upstream http://127.0.0.1:80).
+        let spelt = ReplayService.answer(ResponsePlan(status: 302, headers: [("Location", "http://127.0.0.1/next")]), timing: .instant,
+                                         origin: "http://127.0.0.1:80", served: "127.0.0.1:9999")
+        #expect(spelt.headers.value(for: "Location") == "http://127.0.0.1:9999/next")
     }
 
     @Test("a gzip body reaches the client and the cassette as the upstream sent it; header order and case are kept; 24 MB pass whole")
