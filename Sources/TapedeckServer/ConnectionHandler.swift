@@ -39,6 +39,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var headerTimer: Scheduled<Void>?
     /// The client half-closed while an answer was under way: close after it.
     var closeAfterAnswer = false
+    /// Whether body bytes came since the header timer was last started (see `startHeaderTimer`).
+    var bodyProgressed = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
     /// The producer of a streamed answer waiting to hear its last piece was taken (see
@@ -131,9 +133,14 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.close(promise: nil)
             case .waitingForHead:
                 handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
+            case .readingBody where handler.bodyProgressed:
+                // Bytes came within the bound: a slow upload still moving gets another (the
+                // timeout is between reads, as nginx's client_body_timeout is).
+                handler.bodyProgressed = false
+                handler.startHeaderTimer(context)
             case .readingBody:
-                // A body that trickles or never comes would hold the connection (and its buffer) forever.
-                handler.refuse(context, status: 408, "no complete request body within \(handler.options.headerTimeout) of its head")
+                // A body that stops coming would hold the connection (and its buffer) forever.
+                handler.refuse(context, status: 408, "no request body bytes for \(handler.options.headerTimeout)")
             default:
                 return
             }
@@ -143,7 +150,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
-            startHeaderTimer(context)   // the same bound again, now for the body
+            bodyProgressed = false
+            startHeaderTimer(context)   // the same bound again, now between the body's reads
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
                 return
@@ -164,6 +172,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
             if requestBody.capacity < expectedBodyBytes { requestBody.reserveCapacity(expectedBodyBytes) }
             requestBody.writeBuffer(&chunk)
+            bodyProgressed = true
         case (.end, .readingBody(let head)):
             let body = requestBody
             requestBody = ByteBuffer()

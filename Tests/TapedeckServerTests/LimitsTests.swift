@@ -55,6 +55,22 @@ struct LimitsTests {
         #expect(fine.statusLine == "HTTP/1.1 200 OK" && String(decoding: fine.received, as: UTF8.self).hasSuffix("fine"))
     }
 
+    @Test("a slow upload that keeps sending is not cut at the header timeout: the bound is between the body's reads")
+    func slowUploadStillMoving() throws {
+        // The bound is 1.5 s; the body takes 2.4 s to come, 0.6 s between pieces.
+        let server = try server { $0.headerTimeout = .milliseconds(1_500) }
+        defer { try? server.shutdown() }
+        let client = try RawClient(port: server.port)
+        try client.send("POST /ok HTTP/1.1\r\nHost: api.test\r\nContent-Length: 4\r\nConnection: close\r\n\r\n")
+        for piece in ["a", "b", "c", "d"] {
+            Thread.sleep(forTimeInterval: 0.6)
+            try client.send(piece)
+        }
+        _ = try client.readToEnd()
+        // The whole request reached the cassette (which recorded only a GET: a miss), not a 408.
+        #expect(client.head?.hasPrefix("http/1.1 404") == true, "\(client.head ?? "no head")")
+    }
+
     @Test("an idle keep-alive connection, and one that never sends a byte, are closed quietly at the header timeout: no 408 waits in the socket for the next request")
     func idleConnectionsCloseQuietly() throws {
         let server = try server { $0.headerTimeout = .milliseconds(200) }
