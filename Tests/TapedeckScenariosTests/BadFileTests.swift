@@ -136,6 +136,17 @@ struct BadFileTests {
             traffic: {stubs: [{url: http://api.test/a, x-note: hi}]}
             script: [{request: GET http://api.test/a}]
             """)?.path == "traffic.stubs[0].x-note")
+        // A merge key in header fields is named at its own line, not at the anchor the alias names.
+        let merge = parseError("""
+            x-common: &common
+              Accept: application/json
+            script:
+              - request: GET http://api.test/a
+                headers:
+                  <<: *common
+            """)
+        #expect(merge?.line == 6 && merge?.path == "script[0].headers.<<", "\(String(describing: merge))")
+        #expect(merge?.hint.contains("no merge keys") == true, "\(String(describing: merge))")
     }
 
     @Test("every wrong value of one item, one section and the top comes at once, not only the first of each")

@@ -328,6 +328,12 @@ struct ScenarioReader {
         guard case let .mapping(mapping) = field.node else { throw field.error("expected header fields as 'Name: value' lines") }
         return try mapping.map { (key, value) throws(ScenarioError) in
             guard let name = key.string, !name.isEmpty else { throw Field(node: key, path: field.path, file: file).error("a header name must be text") }
+            if name == "<<" {
+                // A merge key's value is an alias, whose place is its anchor's: name the key's place.
+                throw Field(node: key, path: field.path + ".<<", file: file).error(
+                    "'<<' is no header name", hint: "YAML 1.2, which scenario files are read as, has no merge keys: write the header fields out, "
+                        + "or give an anchor (&name) to the whole headers mapping and use *name where it goes")
+            }
             let valueField = field.child(name, value)
             return Header(name, try valueField.string())
         }
