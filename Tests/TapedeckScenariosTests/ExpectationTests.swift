@@ -112,9 +112,23 @@ struct ExpectationTests {
             """
         let cut = try run(yaml)
         #expect(cut.request("a").status == 200 && cut.request("a").error == .connectionLost)
-        #expect(cut.failures.map(\.message) == ["expected 200, got 200, then the transfer failed (connectionLost)"])
+        #expect(cut.failures.map(\.message) == ["expected 200, got a 200 head, then the transfer failed (connectionLost)"])
         let whole = try run(yaml.replacingOccurrences(of: "afterBytes: 100", with: "afterBytes: 100000"))
         #expect(whole.passed)
+    }
+
+    @Test("a request cancelled during a retry's backoff is said to be cancelled after its last answer, not to have failed a transfer")
+    func statusOfARequestCancelledInBackoff() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, status: 503}]}
+            client: {validate: true, retry: {limit: 2, statuses: [503]}}
+            script:
+              - {request: GET http://api.test/a, name: a}
+              - {cancel: a, during: backoff}
+            expect: {requests: {a: {status: 200}}}
+            """)
+        #expect(outcome.request("a").error == .cancelled)
+        #expect(outcome.failures.map(\.message) == ["expected 200, got 503, then the request was cancelled"])
     }
 }
 

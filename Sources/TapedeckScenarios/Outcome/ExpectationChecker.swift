@@ -33,8 +33,12 @@ struct ExpectationChecker {
         // A status counts only when its response arrived whole: a head followed by a reset, a
         // timeout or a cancel mid-body is a failed transfer, not that status.
         let whole = [.none, .validation, .serialization].contains(request.error)
-        let got = request.status.map { whole ? String($0) : "\($0), then the transfer failed (\(request.error.rawValue))" }
-            ?? "no response (\(request.error.rawValue))"
+        let got = request.status.map { status in
+            if whole { return String(status) }
+            // Cancelled after an answer came (during a retry's backoff, or mid-body): no transfer failed.
+            if request.error == .cancelled { return "\(status), then the request was cancelled" }
+            return "a \(status) head, then the transfer failed (\(request.error.rawValue))"
+        } ?? "no response (\(request.error.rawValue))"
         if let statuses = expected.status, !(whole && request.status.map(statuses.contains) == true) {
             problems.append(("status", "expected \(statuses), got \(got)"))
         }
