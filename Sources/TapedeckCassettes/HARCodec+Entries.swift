@@ -134,6 +134,8 @@ extension HARCodec {
                 note("response.content.text", read.note)
             } else if let name = response.content.file {
                 data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
+            } else if response.content.size > 0, response.status != 304, response.status != 204, entry.request.method.uppercased() != "HEAD" {
+                note("response.content", HARCodec.uncapturedNote + " (content.size says \(response.content.size) bytes)")
             }
             let form: ResponsePlan.BodyForm
             switch response.content.bodyForm {

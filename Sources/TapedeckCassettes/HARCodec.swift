@@ -142,8 +142,23 @@ public enum HARCodec {
         }
         var cassette = Cassette(interactions: interactions, creator: document.log.creator.name, creatorVersion: document.log.creator.version)
         cassette.skipped = skipped
-        cassette.notes = notes
+        cassette.notes = collapsingUncaptured(notes)
         return cassette
+    }
+
+    /// How a note on a response body the writer did not capture begins (``collapsingUncaptured(_:)``).
+    static let uncapturedNote = "the file has no text for this response's body, though it had one: the writer did not capture it "
+        + "(Playwright's content: 'omit', BrowserMob without content capture, a browser's large or binary bodies), so it replays empty"
+
+    /// `notes` with those on uncaptured bodies made one, on the first such entry, counting the
+    /// others: a page's HAR without bodies would otherwise warn once per image.
+    static func collapsingUncaptured(_ notes: [LoadNote]) -> [LoadNote] {
+        let uncaptured = notes.indices.filter { notes[$0].field == "response.content" && notes[$0].text.hasPrefix(uncapturedNote) }
+        guard uncaptured.count > 1 else { return notes }
+        var kept = notes
+        kept[uncaptured[0]].text += "; so do \(uncaptured.count - 1) more entr\(uncaptured.count == 2 ? "y" : "ies") of this file"
+        for index in uncaptured.dropFirst().reversed() { kept.remove(at: index) }
+        return kept
     }
 
     /// The total time, in milliseconds, that the HAR text `json` records for each interaction of

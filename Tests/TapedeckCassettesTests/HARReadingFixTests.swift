@@ -302,4 +302,22 @@ struct HARReadingFixTests {
         // Then entry 0 shows its time, entry 2 blocked 192 + connect 192 + wait 209 (ssl is part of connect)
         #expect(HARCodec.recordedTimes(of: cassette, json: Data(json.utf8)) == [576, 593])
     }
+
+    @Test("bodies the writer did not capture (content.size but no text) are one note for the file, counting them; HEAD, 204 and 304 are none")
+    func uncapturedBodiesNoted() throws {
+        func entry(_ method: String, _ path: String, status: Int, size: Int) -> String {
+            #"{"startedDateTime":"2026-11-27T03:00:00Z","time":1,"request":{"method":"\#(method)","url":"http://site.test\#(path)","headers":[],"#
+                + #""queryString":[],"bodySize":0},"response":{"status":\#(status),"headers":[],"content":{"size":\#(size),"mimeType":"image/png"}},"#
+                + #""timings":{"send":0,"wait":1,"receive":0}}"#
+        }
+        let entries = [entry("GET", "/a.png", status: 200, size: 275), entry("GET", "/b.png", status: 200, size: 90),
+                       entry("HEAD", "/c.png", status: 200, size: 90), entry("GET", "/d.png", status: 304, size: 90),
+                       entry("GET", "/e.png", status: 200, size: 0), entry("GET", "/f.png", status: 200, size: 12)]
+        let cassette = try read(#"{"log":{"version":"1.2","creator":{"name":"Playwright","version":"1.65"},"entries":["# + entries.joined(separator: ",") + "]}}")
+        #expect(cassette.interactions.count == 6)
+        #expect(cassette.notes.count == 1, "\(cassette.notes)")
+        let note = try #require(cassette.notes.first)
+        #expect(note.position == 0 && note.field == "response.content")
+        #expect(note.text.contains("did not capture it") && note.text.contains("275 bytes") && note.text.hasSuffix("so do 2 more entries of this file"), "\(note)")
+    }
 }

@@ -38,7 +38,7 @@ struct RunBehaviourTests {
         let scenario = try Scenario.load(checks.appendingPathComponent("token-expiry-at-zero.yaml"))
         let outcome = try ScenarioRunner().run(scenario, seed: 1)
         #expect(outcome.passed, "\(outcome.failures)")
-        #expect(outcome.request("profile").faults.contains { $0.hasPrefix("token rejected (401)") })
+        #expect(outcome.request("profile").faults.contains { $0.hasPrefix("token rejected (401) at ") && $0.hasSuffix("s") && !$0.contains("@") })
     }
 
     @Test("the client's housekeeping stays linear in the number of requests while the script holds every one of them")

@@ -41,7 +41,7 @@ struct OutcomeBuilder {
                 faults: (firedByRequest[request.name] ?? []).map { "\($0.site): \($0.action)" },
                 bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body,
                 pieces: request.step.stream ? entry?.pieces ?? 0 : nil)
-            for time in rejectionsByRequest[request.name] ?? [] { outcome.faults.append("token rejected (401) @ \(time)") }
+            for time in rejectionsByRequest[request.name] ?? [] { outcome.faults.append("token rejected (401) at \(TextTimeline.format(time.nanoseconds))") }
             requests.append(outcome)
         }
         var failures = invariants(requests: requests)
