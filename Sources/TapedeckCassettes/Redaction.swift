@@ -183,6 +183,13 @@ public struct Redactor: Hashable, Sendable {
     /// it — with secret query item values replaced; anything else unchanged. Only the secret
     /// items change: the rest of the text keeps its spelling and escapes.
     public func redactURLText(_ text: String) -> String {
+        redactURLText(text, depth: 0)
+    }
+
+    /// How deep links inside query values are followed (`?next=/login?return=/account?token=…`).
+    private static let linkDepth = 4
+
+    private func redactURLText(_ text: String, depth: Int) -> String {
         let hasQuery = text.utf8.contains(UInt8(ascii: "?")), hasUser = text.utf8.contains(UInt8(ascii: "@"))
         guard hasQuery || hasUser, var components = URLComponents(string: text) else { return text }
         var changed = false
@@ -193,13 +200,36 @@ public struct Redactor: Hashable, Sendable {
             changed = true
         }
         if hasQuery, !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems,
-           items.contains(where: { isSecretQueryItem($0.name) }) {
-            components.percentEncodedQueryItems = items.map { item in
-                isSecretQueryItem(item.name) ? URLQueryItem(name: item.name, value: Self.placeholder) : item
-            }
+           let redacted = redactQueryItems(items, depth: depth) {
+            components.percentEncodedQueryItems = redacted
             changed = true
         }
         return changed ? components.string ?? text : text
+    }
+
+    /// `items` (as spelt) with secret values replaced, and the secret items of values that are
+    /// links themselves (a return address: `?return=/account?token=…`, escaped or not, links
+    /// within links to ``linkDepth``) replaced in place; nil when nothing changes.
+    private func redactQueryItems(_ items: [URLQueryItem], depth: Int) -> [URLQueryItem]? {
+        var changed = false
+        let redacted = items.map { item in
+            if isSecretQueryItem(item.name) {
+                guard item.value != Self.placeholder else { return item }
+                changed = true
+                return URLQueryItem(name: item.name, value: Self.placeholder)
+            }
+            if depth < Self.linkDepth, let spelt = item.value, let value = spelt.removingPercentEncoding, Self.looksLikeLink(value) {
+                let link = redactURLText(value, depth: depth + 1)
+                if link != value {
+                    changed = true
+                    // Written back as it was spelt: escaped when it came escaped, raw when raw.
+                    let escaped = spelt != value
+                    return URLQueryItem(name: item.name, value: escaped ? link.addingPercentEncoding(withAllowedCharacters: Self.queryValueCharacters) : link)
+                }
+            }
+            return item
+        }
+        return changed ? redacted : nil
     }
 
     /// What a query value may hold unescaped: the unreserved characters and `/`, `:`, `@`, `?`
@@ -260,19 +290,10 @@ public struct Redactor: Hashable, Sendable {
         }
         // Items as spelt (`%2B` stays `%2B`: decoded and encoded again it became `+`, a space to
         // a server); only a redacted value is written anew.
-        if !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems {
-            let redacted = items.map { item in
-                if isSecretQueryItem(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
-                if let spelt = item.value, let value = spelt.removingPercentEncoding, Self.looksLikeLink(value) {
-                    let link = redactURLText(value)
-                    if link != value { return URLQueryItem(name: item.name, value: link.addingPercentEncoding(withAllowedCharacters: Self.queryValueCharacters)) }
-                }
-                return item
-            }
-            if redacted != items {
-                components.percentEncodedQueryItems = redacted
-                changed = true
-            }
+        if !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems,
+           let redacted = redactQueryItems(items, depth: 0) {
+            components.percentEncodedQueryItems = redacted
+            changed = true
         }
         return changed ? components.url ?? url : url
     }

@@ -192,13 +192,18 @@ public enum SecretScanner {
 
     /// The first credential query item of a link (a `Location` value, a JSON link) whose value is
     /// stored unredacted, by the default rules or `rules`.
-    private static func secretQueryItem(inLink text: String, rules: Redactor) -> String? {
+    /// A query value that is a link itself (`/login?return=/account?token=…`) is looked into, as
+    /// redaction does, to a few levels.
+    private static func secretQueryItem(inLink text: String, rules: Redactor, depth: Int = 0) -> String? {
         guard text.utf8.contains(UInt8(ascii: "?")), let items = URLComponents(string: text)?.queryItems else { return nil }
-        return items.first { item in
-            let name = item.name.lowercased()
-            guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { return false }
-            return rules.isSecretQueryName(name) || Redactor.standard.isSecretQueryName(name)
-        }?.name
+        for item in items {
+            guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { continue }
+            if rules.isSecretQueryName(item.name) || Redactor.standard.isSecretQueryName(item.name) { return item.name }
+            if depth < 4, Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules, depth: depth + 1) {
+                return "\(item.name) → \(inner)"
+            }
+        }
+        return nil
     }
 
     private static func secretLinkItems(in value: Any, rules: Redactor) -> [String] {

@@ -125,6 +125,31 @@ struct RedactionNameTests {
         #expect(next == "/account?token=REDACTED")
     }
 
+    @Test("links inside query values are redacted however deep and however spelt: a Location, a JSON link, an escaped link in an escaped link")
+    func nestedLinks() throws {
+        let redactor = Redactor()
+        // A real SSO redirect, raw: the return address carries the token unescaped.
+        #expect(redactor.redactURLText("/login?return=/account?token=SSO_161616") == "/login?return=/account?token=REDACTED")
+        #expect(redactor.redactURLText("https://a.test/login?return=%2Faccount%3Faccess_token%3Dabc") == "https://a.test/login?return=/account?access_token%3DREDACTED")
+        // Two levels, each escaped once more (httpbin's /redirect-to?url=…).
+        let deep = redactor.redact(URL(string: "http://h.test/redirect-to?url=/login%3Freturn%3D/account%253Ftoken%253DDEEP_77")!)
+        #expect(!deep.absoluteString.contains("DEEP_77"), "\(deep.absoluteString)")
+        #expect(deep.absoluteString.contains("REDACTED"))
+
+        let interaction = Interaction(
+            index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://h.test/sso")!),
+            outcome: .response(RecordedResponse(status: 302, headers: [HeaderField("Location", "/login?return=/account?token=SSO_161616"),
+                                                                       HeaderField("Content-Type", "application/json")],
+                                                body: Data(#"{"next":"https://h.test/login?return=/account?token=JSON_515"}"#.utf8))))
+        let found = SecretScanner.scan(Cassette(interactions: [interaction])).map(\.description)
+        #expect(found.contains { $0.contains("Location") && $0.contains("return → token") }, "\(found)")
+        #expect(found.contains { $0.contains("link") && $0.contains("return → token") }, "\(found)")
+        let redacted = redactor.redact(interaction)
+        #expect(redacted.response?.headers.value(for: "Location") == "/login?return=/account?token=REDACTED")
+        #expect(!String(decoding: try #require(redacted.response).body, as: UTF8.self).contains("JSON_515"))
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+    }
+
     @Test("a header is flagged for its name only when its value could be a credential; a session-affinity switch is not one")
     func suggestiveNames() {
         func findings(_ headers: [HeaderField]) -> [String] {
