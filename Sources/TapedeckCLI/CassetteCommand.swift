@@ -250,6 +250,21 @@ extension CassetteCommand {
         var keptCookies: [String] = []
 
         func run() throws {
+            let inPlace = output.map { samePath($0, file) } ?? true
+            if inPlace {
+                try refuseWhileRecording(file, what: "this redaction")
+                // A journal an interrupted recording left is merged first and deleted, so no
+                // unredacted copy of its interactions stays beside the redacted file.
+                do {
+                    if let recovery = try CassetteJournal.recover(cassette: URL(fileURLWithPath: file)) {
+                        printError("tapedeck: note: merged \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") of an interrupted recording's journal into \(file) first"
+                                   + (recovery.keptAside.map { "; its damaged end was kept aside in \($0), unredacted: delete it when it is not needed" } ?? ""))
+                    }
+                } catch {
+                    throw ExitStatus.report(error)
+                }
+            }
+            removeTemporariesOnSignal()
             var cassette = try load(file)
             if output == nil && !cassette.skipped.isEmpty {
                 // Rewriting in place would drop the entries that could not be read.
@@ -303,6 +318,8 @@ extension CassetteCommand {
         }
 
         func run() throws {
+            if samePath(input, output) { try refuseWhileRecording(output, what: "this conversion") }
+            removeTemporariesOnSignal()
             let cassette = try load(input)
             let compression = gzip ? .gzip : (plain ? CassetteFile.Compression.none : .forPath(output))
             let outputURL = URL(fileURLWithPath: output)

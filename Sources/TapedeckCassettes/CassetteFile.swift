@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 import TapedeckHTTP
 #if canImport(Glibc)
 import Glibc
@@ -179,13 +180,19 @@ public enum CassetteFile {
     }
 
     /// Writes `data` to a temporary sibling of `url`, fsyncs it, renames it over `url` and fsyncs
-    /// the directory.
+    /// the directory. A `url` that is a symbolic link writes the file it points at (the link
+    /// stays a link); a file that exists keeps its permissions (a `0600` cassette stays private).
     public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
+        let url = followingLink(url)
         let path = url.path
         let directory = url.deletingLastPathComponent().path
         // Unique per write (parallel writers in one process never share it), created exclusively.
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UUID().uuidString)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        temporaries.withLock { _ = $0.insert(temporary) }
+        defer { temporaries.withLock { _ = $0.remove(temporary) } }
+        var existing = stat()
+        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : nil
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o644)
         guard descriptor >= 0 else {
             var isDirectory: ObjCBool = false
             if errno == ENOENT || errno == ENOTDIR,
@@ -196,6 +203,8 @@ public enum CassetteFile {
             throw ioError(path, "cannot create \(temporary)")
         }
         do throws(CassetteError) {
+            // The umask narrowed `open`'s mode; the old file's mode is what it had.
+            if let mode { _ = fchmod(descriptor, mode) }
             try writeAll(descriptor, data, path: temporary)
             guard fsync(descriptor) == 0 else { throw ioError(temporary, "fsync failed") }
         } catch {
@@ -210,6 +219,37 @@ public enum CassetteFile {
             throw failure
         }
         syncDirectory(directory)
+    }
+
+    /// Temporary files being written now (``atomicWrite(_:to:)``), for ``removeTemporaryFiles()``.
+    private static let temporaries = Mutex<Set<String>>([])
+
+    /// Deletes the temporary files of writes under way: for a command stopped by a signal
+    /// (SIGINT, SIGTERM) before its write finished, so no hidden copy of the cassette — perhaps
+    /// one not redacted yet — is left beside it. The file being replaced is untouched.
+    ///
+    /// ```swift
+    /// signal(SIGINT, SIG_IGN)
+    /// let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    /// source.setEventHandler { CassetteFile.removeTemporaryFiles(); exit(130) }
+    /// source.resume()
+    /// ```
+    public static func removeTemporaryFiles() {
+        temporaries.withLock { paths in
+            for path in paths { unlink(path) }
+            paths.removeAll()
+        }
+    }
+
+    /// `url`, or the file it names when it is a symbolic link (to any depth; a relative link
+    /// resolves against its own directory).
+    static func followingLink(_ url: URL) -> URL {
+        var current = url
+        for _ in 0..<32 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path) else { return current }
+            current = target.hasPrefix("/") ? URL(fileURLWithPath: target) : current.deletingLastPathComponent().appendingPathComponent(target)
+        }
+        return current
     }
 
     static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws(CassetteError) {
