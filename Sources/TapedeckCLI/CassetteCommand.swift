@@ -111,7 +111,7 @@ extension CassetteCommand {
             the body's size in bytes as stored (a "z" after it: the stored bytes are still \
             compressed as the Content-Encoding says), the entry's total time in milliseconds as the \
             file records it (HAR "time": blocked, dns, connect, send, wait and receive together; \
-            without it, the sum of those timings; "-" when there is neither), and the URL.
+            without it, the sum of those timings; "-" when there is neither), and the URL — with             secret query items and a password in it shown as REDACTED (the file is not changed),             so the table can go into a terminal or a CI log; --show-secrets shows them as stored.
             """)
 
         @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
@@ -119,6 +119,9 @@ extension CassetteCommand {
 
         @Flag(help: "Refuse a file with entries that cannot be replayed (exit 2) instead of listing them as skipped.")
         var strict = false
+
+        @Flag(help: "Show URLs as stored, secret query items and passwords included.")
+        var showSecrets = false
 
         func run() throws {
             let (base, cassette) = try loadWithBase(file, strict: strict, warn: false)
@@ -133,6 +136,7 @@ extension CassetteCommand {
             let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
             print(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
             print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
+            let redactor = Redactor()
             for (position, interaction) in cassette.interactions.enumerated() {
                 let status: String
                 let bytes: String
@@ -153,7 +157,7 @@ extension CassetteCommand {
                 }
                 let milliseconds = total.map { String(format: "%.1f", $0) } ?? "-"
                 print(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
-                      + pad(milliseconds, 10) + interaction.request.url.absoluteString + note)
+                      + pad(milliseconds, 10) + (showSecrets ? interaction.request.url : redactor.redact(interaction.request.url)).absoluteString + note)
             }
             for skipped in cassette.skipped {
                 print("-   " + skipped.description)
@@ -301,7 +305,7 @@ extension CassetteCommand {
         @Argument(help: "The cassette to read.")
         var input: String
 
-        @Argument(help: "Where to write it.")
+        @Argument(help: "Where to write it ('-': standard output, plain JSON unless --gzip).")
         var output: String
 
         @Flag(help: "Force gzip output.")
@@ -321,8 +325,14 @@ extension CassetteCommand {
             if samePath(input, output) { try refuseWhileRecording(output, what: "this conversion") }
             removeTemporariesOnSignal()
             let cassette = try load(input)
-            let compression = gzip ? .gzip : (plain ? CassetteFile.Compression.none : .forPath(output))
+            let toStandardOutput = output == "-"
+            let compression = gzip ? .gzip : (plain || toStandardOutput ? CassetteFile.Compression.none : .forPath(output))
             let outputURL = URL(fileURLWithPath: output)
+            // The summary goes where it cannot mix with the cassette's bytes.
+            let say: (String) -> Void = toStandardOutput ? { printError("tapedeck: " + $0) } : { print($0) }
+            func put(_ data: Data) throws(CassetteError) {
+                if toStandardOutput { FileHandle.standardOutput.write(data) } else { try CassetteFile.atomicWrite(data, to: outputURL) }
+            }
             let inputURL = URL(fileURLWithPath: input)
             let hasJournal = FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: inputURL).path)
             do {
@@ -333,16 +343,15 @@ extension CassetteCommand {
                 if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty,
                    let json = try? CassetteFile.jsonText(of: inputURL), json.firstRange(of: Data(#""_file""#.utf8)) == nil,
                    let data = compression == .gzip ? try? Zlib.compress(json, format: .gzip) : json {
-                    try CassetteFile.atomicWrite(data, to: outputURL)
-                    print("\(output): \(entries(cassette.interactions.count)), the JSON as written")
+                    try put(data)
+                    say("\(output): \(entries(cassette.interactions.count)), the JSON as written")
                     return
                 }
-                try CassetteFile.write(cassette, to: outputURL, compression: compression,
-                                       options: HARCodec.WriteOptions(normalizesTimings: normalizeTimings))
+                try put(CassetteFile.encode(cassette, compression: compression, options: HARCodec.WriteOptions(normalizesTimings: normalizeTimings)))
             } catch {
                 throw ExitStatus.report(error)
             }
-            print("\(output): \(entries(cassette.interactions.count))\(leftOut(cassette)), rewritten in Tapedeck's form "
+            say("\(output): \(entries(cassette.interactions.count))\(leftOut(cassette)), rewritten in Tapedeck's form "
                   + "(what replays is kept; pages, comments, cookie lists, server addresses, blocked/dns/ssl timings and other tools' own fields are not)")
         }
     }

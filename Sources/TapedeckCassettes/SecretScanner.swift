@@ -220,18 +220,23 @@ public enum SecretScanner {
     }
 
     /// Recognisable secret formats inside a value.
+    ///
+    /// Each pattern is tried only where its fixed start occurs (a byte search), so a body of prose
+    /// or data costs a scan, not a regular expression per pattern (megabytes of bodies are checked).
     static func secretShape(_ text: String) -> String? {
         // The same rule redaction applies (not a word after `Bearer`, not the placeholder).
-        if Redactor.containsBearerToken(text) { return "a bearer token" }
-        let patterns: [(String, String)] = [
-            (#"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
-            (#"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
-            (#"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
-            (#"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
-        ]
-        for (pattern, kind) in patterns where text.range(of: pattern, options: .regularExpression) != nil {
-            return kind
+        if text.containsBytes(of: "bearer", foldingCase: true), Redactor.containsBearerToken(text) { return "a bearer token" }
+        for shape in shapes where text.containsBytes(of: shape.start, foldingCase: false) {
+            if text.range(of: shape.pattern, options: .regularExpression) != nil { return shape.kind }
         }
         return nil
     }
+
+    /// Recognisable secret formats: the text each starts with, its pattern, and its name.
+    private static let shapes: [(start: String, pattern: String, kind: String)] = [
+        ("eyJ", #"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
+        ("AKIA", #"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
+        ("gh", #"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        ("-----BEGIN ", #"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
+    ]
 }

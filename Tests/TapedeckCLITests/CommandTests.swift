@@ -109,6 +109,25 @@ struct CommandTests {
         #expect(validate.status == 0 && validate.errors.contains("warning:") && validate.errors.contains("read as Latin-1"), "\(validate.errors)")
     }
 
+    @Test("inspect shows secret query items and passwords in URLs as REDACTED unless --show-secrets; convert to - writes the JSON to standard output")
+    func inspectHidesSecretsAndConvertToStandardOutput() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("keys.har")
+        let url = URL(string: "http://bob:hunter2@api.test/items?api_key=KEY_4411&page=2")!
+        try CassetteFile.write(Cassette(interactions: [Interaction(index: 0, request: RecordedRequest(method: "GET", url: url),
+                                                                  outcome: .response(RecordedResponse(status: 200, body: Data("{}".utf8))))]), to: file)
+        let shown = try tapedeck("cassette", "inspect", file.path)
+        #expect(shown.status == 0 && shown.output.contains("api_key=REDACTED&page=2") && !shown.output.contains("KEY_4411") && !shown.output.contains("hunter2"),
+                "\(shown.output)")
+        #expect(try tapedeck("cassette", "inspect", file.path, "--show-secrets").output.contains("api_key=KEY_4411"))
+
+        let piped = try tapedeck("cassette", "convert", file.path, "-")
+        #expect(piped.status == 0, "\(piped.errors)")
+        #expect(try HARCodec.decode(Data(piped.output.utf8), file: "stdout").interactions.first?.request.url == url, "the file's bytes, unchanged")
+        #expect(piped.errors.contains("1 entry") && !FileManager.default.fileExists(atPath: directory.file("-").path))
+    }
+
     @Test("convert between .har and .har.gz keeps every interaction")
     func convert() throws {
         let directory = try TemporaryDirectory()
