@@ -128,7 +128,19 @@ struct RecordCommand: ParsableCommand {
         // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
-        Self.wait(upTo: drain) { http.inFlight == 0 }
+        Self.wait(upTo: drain) { http.inFlight == 0 && http.receiving.isEmpty }
+        // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
+        let redactor = service.recorder.options.redactor
+        let stillSending = http.receiving.map { name in
+            guard let space = name.firstIndex(of: " ") else { return name }
+            return name[..<space] + " " + redactor.redactURLText(String(name[name.index(after: space)...]))
+        }.sorted()
+        if !stillSending.isEmpty {
+            // Their bodies never came whole: nothing was forwarded, so nothing is recorded.
+            let count = stillSending.count == 1 ? "1 request was" : "\(stillSending.count) requests were"
+            printError("tapedeck record: \(count) still sending \(stillSending.count == 1 ? "its body" : "their bodies") after \(drain) and cut off: "
+                + "not forwarded, not recorded: \(stillSending.joined(separator: ", "))")
+        }
         cutOff(service, after: drain)
         do {
             // Before the event loops stop: the upstream connections close on them.

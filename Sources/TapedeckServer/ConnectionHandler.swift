@@ -41,6 +41,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     var closeAfterAnswer = false
     /// Whether body bytes came since the header timer was last started (see `startHeaderTimer`).
     var bodyProgressed = false
+    /// Whether the request being read is listed in `counters.receiving` (one with a body).
+    private var receivingListed = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
     /// The producer of a streamed answer waiting to hear its last piece was taken (see
@@ -91,9 +93,18 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         headerTimer?.cancel()
+        bodyArrived()
         state = .closed
         clientWent()
         context.fireChannelInactive()
+    }
+
+    /// The request being read is no longer arriving (whole, refused, or its client gone): off
+    /// the server's list of bodies still arriving.
+    private func bodyArrived() {
+        guard receivingListed else { return }
+        receivingListed = false
+        counters.receiving.withLock { _ = $0.removeValue(forKey: connection) }
     }
 
     /// The client is gone: a request still being answered ends here for the count (once), and a
@@ -162,6 +173,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             expectedBodyBytes = head.headers.first(name: "Content-Length").flatMap(Int.init).map { min($0, options.maxBodyBytes) } ?? 0
             requestBody = context.channel.allocator.buffer(capacity: 0)
             state = .readingBody(head)
+            if expectedBodyBytes > 0 || head.headers.contains(name: "Transfer-Encoding") {
+                let name = "\(head.method.rawValue) \(head.uri)"
+                counters.receiving.withLock { $0[connection] = name }
+                receivingListed = true
+            }
             if head.version == .http1_1, head.headers.first(name: "Expect")?.lowercased() == "100-continue" {
                 sendContinue(context)
             }
@@ -177,6 +193,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             let body = requestBody
             requestBody = ByteBuffer()
             headerTimer?.cancel()
+            bodyArrived()
             dispatch(context, head: head, body: body)
         case (_, .discarding), (_, .closed):
             return
@@ -339,6 +356,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Answers `status` with `reason` and closes (limits, timeouts, malformed input).
     private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
         headerTimer?.cancel()
+        bodyArrived()
         requestBody = ByteBuffer()
         switch state {
         case .answering, .streaming, .closed:

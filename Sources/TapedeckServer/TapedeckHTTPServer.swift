@@ -95,6 +95,10 @@ public final class TapedeckHTTPServer: Sendable {
     /// Requests being answered right now.
     public var inFlight: Int { counters.inFlight.load(ordering: .relaxed) }
 
+    /// Requests whose body is still arriving right now (`POST /upload`), in no order: a stop
+    /// waits for them as for ``inFlight``, and names those it cuts off.
+    public var receiving: [String] { counters.receiving.withLock { Array($0.values) } }
+
     /// Connections open right now.
     public var openConnections: Int { counters.connections.load(ordering: .relaxed) }
 
@@ -118,6 +122,9 @@ final class ServerCounters: Sendable {
     let connections = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
+    /// Requests whose body is still arriving, by connection: `POST /upload` (only requests with a
+    /// body are listed, so a GET costs nothing here).
+    let receiving = Mutex<[Int: String]>([:])
 }
 
 /// Answers a connection that is not served (over the connection limit: `503`; dropped at accept

@@ -52,4 +52,33 @@ struct RecordStopTests {
         defer { server.stop() }
         #expect(try curl([server.base + "/large/32?token=s3cret"]).code == 404)
     }
+
+    @Test("an upload still sending its body at SIGTERM is waited for, then named on stderr (its token redacted) as cut off and not recorded; the stop exits 0")
+    func uploadStillSendingAtStop() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try uploadStillSendingAtStop(upstream) }
+    }
+
+    private func uploadStillSendingAtStop(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("upload.har")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path,
+                                       "--upstream-timeout", "1"])
+        #expect(try curl([proxy.base + "/get?n=1"]).code == 200)
+        // A client that announced 100,000 bytes and has sent 10 so far.
+        let client = try RawClient(port: proxy.port)
+        try client.send("POST /post?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n")
+        // The proxy has read the head (and listed the request) once it says 100 Continue.
+        let interim = String(decoding: try client.readOnce(), as: UTF8.self)
+        #expect(interim.hasPrefix("HTTP/1.1 100"), "\(interim)")
+        try client.send("0123456789")
+        let status = proxy.stop(SIGTERM)
+        #expect(status == 0, "\(proxy.errors)")
+        #expect(proxy.errors.contains("1 request was still sending its body after") && proxy.errors.contains("not forwarded, not recorded: POST /post?token=REDACTED"),
+                "\(proxy.errors)")
+        #expect(!proxy.errors.contains("s3cret"), "\(proxy.errors)")
+        #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/get"])
+    }
 }
