@@ -48,11 +48,14 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "this is a directory, not a cassette file",
                                 hint: "give the path of a .har or .har.gz file")
         }
+        guard exists else {
+            throw CassetteError(.unreadable, file: url.path, reason: "no such file", hint: "check the path")
+        }
         do {
             return try Data(contentsOf: url)
         } catch {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
-                                hint: exists ? "check the file's permissions" : "check the path")
+                                hint: "check the file's permissions")
         }
     }
 
@@ -200,7 +203,7 @@ public enum CassetteFile {
                 throw CassetteError(.io, file: path, reason: "cannot write here: \(directory) is not an existing directory",
                                     hint: "create the directory, or give a path in one that exists")
             }
-            throw ioError(path, "cannot create \(temporary)")
+            throw ioError(path, "cannot write it (its temporary sibling \(URL(fileURLWithPath: temporary).lastPathComponent) cannot be created)")
         }
         do throws(CassetteError) {
             // The umask narrowed `open`'s mode; the old file's mode is what it had.

@@ -288,6 +288,10 @@ public enum HARCodec {
         } else if detail.lowercased().contains("end of file") {
             place = "end of file (byte \(data.count))"
         }
+        // The place is given in lines and columns; Foundation's "around character N." repeats it.
+        if !place.isEmpty, let around = detail.range(of: #"\s*around (line \d+, column \d+|character \d+)\.?"#, options: .regularExpression) {
+            detail.removeSubrange(around)
+        }
         return CassetteError(.json, file: file, place: place, reason: "not valid JSON: \(detail)",
                              hint: "the file is damaged or cut; restore it or re-record")
     }
@@ -321,6 +325,10 @@ public enum HARCodec {
         case let .keyNotFound(key, context):
             return CassetteError(.json, file: file, place: place(context.codingPath + [key]), reason: "the required field '\(key.stringValue)' is missing",
                                  hint: "HAR 1.2 requires it; was the file cut or edited by hand?")
+        case let .typeMismatch(type, context) where context.codingPath.isEmpty:
+            // The whole document is the wrong kind of JSON: not a HAR file at all.
+            return CassetteError(.json, file: file, reason: "not a HAR file: \(LenientEntry.typeMismatch(type, context)) at its top",
+                                 hint: "a HAR file is one JSON object holding \"log\": {\"entries\": [...]}; export one from a browser or proxy, or record it")
         case let .typeMismatch(type, context):
             return CassetteError(.json, file: file, place: place(context.codingPath), reason: LenientEntry.typeMismatch(type, context))
         case let .valueNotFound(type, context):

@@ -52,6 +52,7 @@ struct BadInputTests {
         broken[broken.startIndex + 40] = UInt8(ascii: "}")
         let syntax = try #require(error(decoding: broken))
         #expect(syntax.place.hasPrefix("line 1, column "), "\(syntax)")
+        #expect(!syntax.reason.contains("character"), "the place is said once, in lines and columns: \(syntax)")
     }
 
     @Test("a raw control character in a string, and entries given as an object, are told in JSON's words, not as Swift values")
@@ -94,6 +95,10 @@ struct BadInputTests {
             let failure = try #require(error(decoding: Data(text.utf8), strict: false), "\(text) was read")
             #expect(failure.kind == .json, "\(text): \(failure)")
         }
+        let list = try #require(error(decoding: Data("[1,2]".utf8), strict: false))
+        #expect(list.reason == "not a HAR file: expected an object, found a list at its top" && list.hint.contains(#""log""#), "\(list)")
+        let missing = try #require(throws: CassetteError.self) { try CassetteFile.read(URL(fileURLWithPath: "/nonexistent/x.har")) }
+        #expect(missing.reason == "no such file" && missing.hint == "check the path", "\(missing)")
     }
 
     @Test("bad values: undecodable base64, a relative URL, an impossible status — entry errors with the field")
