@@ -191,7 +191,8 @@ public struct Redactor: Hashable, Sendable {
 
     private func redactURLText(_ text: String, depth: Int) -> String {
         let hasQuery = text.utf8.contains(UInt8(ascii: "?")), hasUser = text.utf8.contains(UInt8(ascii: "@"))
-        guard hasQuery || hasUser, var components = URLComponents(string: text) else { return text }
+        let hasFragment = text.utf8.contains(UInt8(ascii: "#"))
+        guard hasQuery || hasUser || hasFragment, var components = URLComponents(string: text) else { return text }
         var changed = false
         // `https://bob:…@host/`: the password is what an Authorization field would carry.
         if hasUser, let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,
@@ -203,6 +204,19 @@ public struct Redactor: Hashable, Sendable {
            let redacted = redactQueryItems(items, depth: depth) {
             components.percentEncodedQueryItems = redacted
             changed = true
+        }
+        // A fragment spelt as a query: OAuth's implicit flow returns `#access_token=…&state=…`.
+        if hasFragment, !queryItems.isEmpty || secretLookingNames, let fragment = components.percentEncodedFragment,
+           fragment.utf8.contains(UInt8(ascii: "=")) {
+            var parts = URLComponents()
+            parts.percentEncodedQuery = fragment
+            if let items = parts.percentEncodedQueryItems, let redacted = redactQueryItems(items, depth: depth) {
+                parts.percentEncodedQueryItems = redacted
+                if let text = parts.percentEncodedQuery {
+                    components.percentEncodedFragment = text
+                    changed = true
+                }
+            }
         }
         return changed ? components.string ?? text : text
     }

@@ -195,7 +195,14 @@ public enum SecretScanner {
     /// A query value that is a link itself (`/login?return=/account?token=…`) is looked into, as
     /// redaction does, to a few levels.
     private static func secretQueryItem(inLink text: String, rules: Redactor, depth: Int = 0) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "?")), let items = URLComponents(string: text)?.queryItems else { return nil }
+        guard text.utf8.contains(UInt8(ascii: "?")) || text.utf8.contains(UInt8(ascii: "#")), let components = URLComponents(string: text) else { return nil }
+        var items = components.queryItems ?? []
+        // A fragment spelt as a query (OAuth's implicit flow: `#access_token=…`).
+        if let fragment = components.percentEncodedFragment, fragment.utf8.contains(UInt8(ascii: "=")) {
+            var parts = URLComponents()
+            parts.percentEncodedQuery = fragment
+            items += parts.queryItems ?? []
+        }
         for item in items {
             guard let value = item.value, !value.isEmpty, value != Redactor.placeholder else { continue }
             if rules.isSecretQueryName(item.name) || Redactor.standard.isSecretQueryName(item.name) { return item.name }

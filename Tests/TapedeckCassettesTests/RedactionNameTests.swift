@@ -148,6 +148,14 @@ struct RedactionNameTests {
         #expect(redacted.response?.headers.value(for: "Location") == "/login?return=/account?token=REDACTED")
         #expect(!String(decoding: try #require(redacted.response).body, as: UTF8.self).contains("JSON_515"))
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+
+        // OAuth's implicit flow hands the token back in the redirect's fragment.
+        let implicit = "https://app.test/callback#access_token=IMPLICIT_9&token_type=bearer&state=xyz"
+        #expect(redactor.redactURLText(implicit) == "https://app.test/callback#access_token=REDACTED&token_type=bearer&state=xyz")
+        #expect(redactor.redactURLText("https://app.test/docs#section-2") == "https://app.test/docs#section-2")
+        let callback = Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "https://auth.test/authorize")!),
+                                   outcome: .response(RecordedResponse(status: 302, headers: [HeaderField("Location", implicit)])))
+        #expect(SecretScanner.scan(Cassette(interactions: [callback])).map(\.description).contains { $0.contains("access_token") })
     }
 
     @Test("a header is flagged for its name only when its value could be a credential; a session-affinity switch is not one")
