@@ -111,7 +111,9 @@ extension CassetteCommand {
             the body's size in bytes as stored (a "z" after it: the stored bytes are still \
             compressed as the Content-Encoding says), the entry's total time in milliseconds as the \
             file records it (HAR "time": blocked, dns, connect, send, wait and receive together; \
-            without it, the sum of those timings; "-" when there is neither), and the URL — with             secret query items and a password in it shown as REDACTED (the file is not changed),             so the table can go into a terminal or a CI log; --show-secrets shows them as stored.
+            without it, the sum of those timings; "-" when there is neither), and the URL \
+            (secret query items and a password in it shown as REDACTED, so the table can go \
+            into a terminal or a CI log; the file is not changed; --show-secrets shows them).
             """)
 
         @Argument(help: "The cassette (.har or .har.gz; the format is sniffed).")
@@ -254,26 +256,28 @@ extension CassetteCommand {
         var keptCookies: [String] = []
 
         func run() throws {
+            // First: every write below (the journal's merge too) leaves no temporary file on a signal.
+            removeTemporariesOnSignal()
             let inPlace = output.map { samePath($0, file) } ?? true
+            if inPlace { try refuseWhileRecording(file, what: "this redaction") }
+            var cassette = try load(file)
+            if inPlace && !cassette.skipped.isEmpty {
+                // Rewriting in place would drop the entries that could not be read.
+                printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
+                throw ExitStatus.badInput
+            }
             if inPlace {
-                try refuseWhileRecording(file, what: "this redaction")
-                // A journal an interrupted recording left is merged first and deleted, so no
-                // unredacted copy of its interactions stays beside the redacted file.
+                // A journal an interrupted recording left is merged (under the recorders' lock) and
+                // deleted, so no unredacted copy of its interactions stays beside the redacted file.
                 do {
                     if let recovery = try CassetteJournal.recover(cassette: URL(fileURLWithPath: file)) {
                         printError("tapedeck: note: merged \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") of an interrupted recording's journal into \(file) first"
                                    + (recovery.keptAside.map { "; its damaged end was kept aside in \($0), unredacted: delete it when it is not needed" } ?? ""))
+                        cassette = try load(file, warn: false)
                     }
-                } catch {
+                } catch let error as CassetteError {
                     throw ExitStatus.report(error)
                 }
-            }
-            removeTemporariesOnSignal()
-            var cassette = try load(file)
-            if output == nil && !cassette.skipped.isEmpty {
-                // Rewriting in place would drop the entries that could not be read.
-                printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
-                throw ExitStatus.badInput
             }
             var redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
             redactor.keptCookies = Set(keptCookies)
@@ -322,8 +326,8 @@ extension CassetteCommand {
         }
 
         func run() throws {
-            if samePath(input, output) { try refuseWhileRecording(output, what: "this conversion") }
             removeTemporariesOnSignal()
+            if samePath(input, output) { try refuseWhileRecording(output, what: "this conversion") }
             let cassette = try load(input)
             let toStandardOutput = output == "-"
             let compression = gzip ? .gzip : (plain || toStandardOutput ? CassetteFile.Compression.none : .forPath(output))

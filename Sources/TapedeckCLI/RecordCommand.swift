@@ -128,7 +128,8 @@ struct RecordCommand: ParsableCommand {
         // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
-        Self.wait(upTo: drain) { http.inFlight == 0 && http.receiving.isEmpty }
+        // The list of bodies arriving first: a request leaves it only once counted in flight.
+        Self.wait(upTo: drain) { http.receiving.isEmpty && http.inFlight == 0 }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
         let stillSending = http.receiving.map { name in

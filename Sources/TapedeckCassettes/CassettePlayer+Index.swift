@@ -22,9 +22,12 @@ package struct LookupIndex: Sendable {
         var wildcards: [Int] = []
     }
 
-    package init(_ interactions: [Interaction], matchable: [RecordedRequest], rules: MatchRules) {
+    /// Indexes `matchable` (one request per interaction, by position); with `only`, just the
+    /// interactions at those positions.
+    package init(_ interactions: [Interaction], matchable: [RecordedRequest], rules: MatchRules, only: Set<Int>? = nil) {
         self.rules = rules
-        let order = interactions.indices.sorted { (interactions[$0].index, $0) < (interactions[$1].index, $1) }
+        let order = interactions.indices.filter { only?.contains($0) ?? true }
+            .sorted { (interactions[$0].index, $0) < (interactions[$1].index, $1) }
         var lists: [[Int]] = []
         var buckets: [String: Bucket] = [:]
         for position in order {

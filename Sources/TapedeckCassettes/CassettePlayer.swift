@@ -40,12 +40,19 @@ public final class CassettePlayer: Responder {
     /// The recorded requests as matching sees them: redacted with the player's rules, so an
     /// unredacted recording (another tool's HAR) and a redacted live request still agree.
     private let matchable: [RecordedRequest]
+    /// The recorded requests that redaction changes (another tool's HAR holding real tokens),
+    /// indexed as recorded: where the client's real values pick one of several entries that are
+    /// the same once redacted (see ``choose(_:raw:consuming:)``). Nil when redaction changes none
+    /// (a cassette Tapedeck recorded is stored redacted).
+    private let unredactedIndex: LookupIndex?
 
     private struct State {
         var consumed: [Bool]
         /// Per candidate list of ``LookupIndex``: how many of its first entries are all consumed
         /// (a lookup starts there, so using up many identical entries stays linear overall).
         var cursors: [Int]
+        /// The same, per list of `unredactedIndex`.
+        var unredactedCursors: [Int]
     }
 
     /// A player replaying `cassette`; `source` names it in "no match" explanations.
@@ -59,8 +66,12 @@ public final class CassettePlayer: Responder {
         let matchable = cassette.interactions.map { redactor.redact($0.request) }
         self.matchable = matchable
         index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules)
+        let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request })
+        unredactedIndex = changed.isEmpty ? nil
+            : LookupIndex(cassette.interactions, matchable: cassette.interactions.map(\.request), rules: rules, only: changed)
         state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count),
-                            cursors: Array(repeating: 0, count: index.lists.count)))
+                            cursors: Array(repeating: 0, count: index.lists.count),
+                            unredactedCursors: Array(repeating: 0, count: unredactedIndex?.lists.count ?? 0)))
     }
 
     /// Reads `url` (recovering an interrupted recording's journal first). Entries that cannot be
@@ -135,9 +146,7 @@ public final class CassettePlayer: Responder {
         func matches(_ position: Int) -> Bool {
             rules.mismatches(live, matchable[position]).isEmpty && Self.cannotAnswer(live, with: cassette.interactions[position]) == nil
         }
-        if let raw, raw != live, afterLast != .alwaysFirst, candidates.count > 1,
-           let exact = claimUnredactedMatch(raw, among: candidates[(list.map { list in state.withLock { $0.cursors[list] } } ?? 0)...],
-                                            consuming: consuming) {
+        if let raw, raw != live, afterLast != .alwaysFirst, candidates.count > 1, let exact = claimUnredactedMatch(raw, consuming: consuming) {
             return (exact, true)
         }
         if afterLast == .alwaysFirst {
@@ -172,20 +181,34 @@ public final class CassettePlayer: Responder {
         return (last, false)
     }
 
-    /// The first unplayed candidate whose request as recorded (not redacted by this player)
-    /// matches `raw`, claimed when `consuming`; `candidates` start at their list's cursor (the
-    /// entries before it are all played). Cursors are left to ``choose(_:raw:consuming:)``,
-    /// which steps over the claimed entry as played.
-    private func claimUnredactedMatch(_ raw: RecordedRequest, among candidates: ArraySlice<Int>, consuming: Bool) -> Int? {
-        for position in candidates where !state.withLock({ $0.consumed[position] }) {
-            let interaction = cassette.interactions[position]
-            guard rules.mismatches(raw, interaction.request).isEmpty, Self.cannotAnswer(raw, with: interaction) == nil else { continue }
-            let claimed: Bool = state.withLock { state in
-                guard !state.consumed[position] else { return false }
-                if consuming { state.consumed[position] = true }
-                return true
+    /// The first unplayed interaction whose request as recorded (not redacted by this player)
+    /// matches `raw`, claimed when `consuming`: looked up in `unredactedIndex`, so only entries
+    /// with the client's real values are read (a token that changed since the recording finds
+    /// none at once), from their list's cursor (the entries before it are all played).
+    private func claimUnredactedMatch(_ raw: RecordedRequest, consuming: Bool) -> Int? {
+        guard let unredactedIndex else { return nil }
+        let (candidates, list) = unredactedIndex.candidates(for: raw)
+        var offset = list.map { list in state.withLock { $0.unredactedCursors[list] } } ?? 0
+        var prefixPlayed = true
+        while offset < candidates.count {
+            let position = candidates[offset]
+            if state.withLock({ $0.consumed[position] }) {
+                if prefixPlayed, let list { state.withLock { $0.unredactedCursors[list] = max($0.unredactedCursors[list], offset + 1) } }
+                offset += 1
+                continue
             }
-            if claimed { return position }
+            prefixPlayed = false
+            let interaction = cassette.interactions[position]
+            if rules.mismatches(raw, interaction.request).isEmpty, Self.cannotAnswer(raw, with: interaction) == nil {
+                let claimed: Bool = state.withLock { state in
+                    guard !state.consumed[position] else { return false }
+                    if consuming { state.consumed[position] = true }
+                    return true
+                }
+                if claimed { return position }
+                continue   // another request took it meanwhile: look at it again as played
+            }
+            offset += 1
         }
         return nil
     }

@@ -39,8 +39,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var headerTimer: Scheduled<Void>?
     /// The client half-closed while an answer was under way: close after it.
     var closeAfterAnswer = false
-    /// Whether body bytes came since the header timer was last started (see `startHeaderTimer`).
-    var bodyProgressed = false
+    /// When body bytes last came for the request being read (nil: none yet): the body's timeout
+    /// counts from there (see `startHeaderTimer`).
+    var lastBodyRead: NIODeadline?
     /// Whether the request being read is listed in `counters.receiving` (one with a body).
     private var receivingListed = false
     /// The stream of the request being answered (it also counts the answer done, once).
@@ -129,11 +130,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         taken?()
     }
 
-    private func startHeaderTimer(_ context: ChannelHandlerContext) {
+    private func startHeaderTimer(_ context: ChannelHandlerContext, at deadline: NIODeadline? = nil) {
         headerTimer?.cancel()
         outlet.receivedBytes = false
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        headerTimer = context.eventLoop.scheduleTask(in: .nanoseconds(options.headerTimeout.wholeNanoseconds)) {
+        headerTimer = context.eventLoop.scheduleTask(deadline: deadline ?? .now() + .nanoseconds(options.headerTimeout.wholeNanoseconds)) {
             let (handler, context) = bound.value
             switch handler.state {
             case .waitingForHead where !handler.outlet.receivedBytes:
@@ -144,11 +145,10 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.close(promise: nil)
             case .waitingForHead:
                 handler.refuse(context, status: 408, "no complete request head within \(handler.options.headerTimeout)")
-            case .readingBody where handler.bodyProgressed:
-                // Bytes came within the bound: a slow upload still moving gets another (the
-                // timeout is between reads, as nginx's client_body_timeout is).
-                handler.bodyProgressed = false
-                handler.startHeaderTimer(context)
+            case .readingBody where handler.lastBodyRead.map({ NIODeadline.now() < $0 + .nanoseconds(handler.options.headerTimeout.wholeNanoseconds) }) ?? false:
+                // Bytes came within the bound: a slow upload still moving gets until the bound
+                // after its last read (the timeout is between reads, as nginx's client_body_timeout is).
+                handler.startHeaderTimer(context, at: handler.lastBodyRead! + .nanoseconds(handler.options.headerTimeout.wholeNanoseconds))
             case .readingBody:
                 // A body that stops coming would hold the connection (and its buffer) forever.
                 handler.refuse(context, status: 408, "no request body bytes for \(handler.options.headerTimeout)")
@@ -161,7 +161,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
-            bodyProgressed = false
+            lastBodyRead = nil
             startHeaderTimer(context)   // the same bound again, now between the body's reads
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
@@ -188,13 +188,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
             if requestBody.capacity < expectedBodyBytes { requestBody.reserveCapacity(expectedBodyBytes) }
             requestBody.writeBuffer(&chunk)
-            bodyProgressed = true
+            lastBodyRead = .now()
         case (.end, .readingBody(let head)):
             let body = requestBody
             requestBody = ByteBuffer()
             headerTimer?.cancel()
-            bodyArrived()
+            // Counted in flight before it leaves the list of bodies arriving: a stop's drain,
+            // reading that list first, never sees the request in neither.
             dispatch(context, head: head, body: body)
+            bodyArrived()
         case (_, .discarding), (_, .closed):
             return
         default:

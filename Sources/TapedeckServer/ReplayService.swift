@@ -144,7 +144,7 @@ public final class ReplayService: ExchangeService {
     /// Every recorded origin and its loopback aliases (see ``loopbackAliases(of:)``), worked out once: a `Location` naming any of them is
     /// rewritten to this server, so a redirect to another recorded origin (http to https, the
     /// apex to `www`) is followed here, not to the real site.
-    private let allOriginNames: [String]
+    private let allOrigins: [Origin]
 
     /// Serves `cassette`; `source` names it in miss explanations.
     public init(cassette: Cassette, source: String = "cassette", options: Options = Options()) {
@@ -154,7 +154,7 @@ public final class ReplayService: ExchangeService {
         var seen = Set<String>()
         origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
         parsedOrigins = origins.compactMap { URL(string: $0).flatMap(Origin.init) }
-        allOriginNames = origins.flatMap { [$0] + Self.loopbackAliases(of: $0) }
+        allOrigins = origins.flatMap { [$0] + Self.loopbackAliases(of: $0) }.compactMap { URL(string: $0).flatMap(Origin.init) }
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))
         if case let .passthrough(url) = options.onMiss {
             forwarder = UpstreamClient(upstream: url)
@@ -234,12 +234,14 @@ public final class ReplayService: ExchangeService {
             // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
             let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             let origin = Self.origin(of: url)
-            result = Self.answer(plan, timing: options.timing, origin: origin, aliases: allOriginNames, served: served)
+            result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: served)
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
             if Self.isConnect(request) {
                 // A recorded tunnel that opened cannot be replayed (what went through it was
                 // encrypted): a 2xx here would leave the client talking TLS to a plain server.
                 if (200..<300).contains(result.status) {
+                    // NIO sends no body with an answer to CONNECT: the reason goes to the log too.
+                    options.log?("CONNECT \(request.target): a recorded tunnel cannot be replayed (serve speaks plain HTTP): answered 502")
                     result = .text(502, "tapedeck: a recorded CONNECT tunnel to \(request.target) cannot be replayed: serve speaks plain HTTP; "
                                    + "point the client at this server directly (not as its proxy)\n",
                                    headers: [HeaderField("X-Tapedeck-Failure", "tunnel")], close: true)
@@ -311,6 +313,14 @@ public final class ReplayService: ExchangeService {
     /// `aliases`: the same origin by another name, or another origin of the cassette (its next hop
     /// is replayed here too) — points here.
     static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, aliases: [String] = [], served host: String?) -> ServerAnswer {
+        let hasLocation = plan.head.headerFields.contains { $0.name.rawName.equalsIgnoringASCIICase("Location") }
+        let names = hasLocation && origin != nil ? ([origin!] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) } : []
+        return answer(plan, timing: timing, origins: names, served: host)
+    }
+
+    /// ``answer(_:timing:origin:aliases:served:)`` with the origins a `Location` may name already
+    /// taken apart (a replay server works them out once, not per answer).
+    static func answer(_ plan: ResponsePlan, timing: Timing, origins names: [Origin], served host: String?) -> ServerAnswer {
         var headers: [HeaderField] = []
         for field in plan.head.headerFields {
             headers.append(HeaderField(field.name.rawName, field.value))
@@ -320,8 +330,7 @@ public final class ReplayService: ExchangeService {
         if let sizes = plan.chunkSizes, let offsets = plan.chunkOffsets, sizes.count == offsets.count {
             response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
         }
-        if let origin, let host, response.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Location") }) {
-            let names = ([origin] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) }
+        if !names.isEmpty, let host, response.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Location") }) {
             response.headers = response.headers.map { field in
                 guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
                 return HeaderField(field.name, "http://\(host)" + rest)
