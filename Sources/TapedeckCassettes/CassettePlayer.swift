@@ -55,20 +55,46 @@ public final class CassettePlayer: Responder {
         var unredactedCursors: [Int]
     }
 
+    /// What a player works out from a cassette, its rules and its redactor before any request —
+    /// the recorded requests redacted, the indexes — made once and shared by every player of
+    /// them (a scenario explored over thousands of seeds builds a player per run).
+    package final class Prepared: Sendable {
+        let cassette: Cassette
+        let rules: MatchRules
+        let redactor: Redactor
+        let matchable: [RecordedRequest]
+        let index: LookupIndex
+        let unredactedIndex: LookupIndex?
+
+        package init(cassette: Cassette, rules: MatchRules, redactor: Redactor) {
+            self.cassette = cassette
+            self.rules = rules
+            self.redactor = redactor
+            let matchable = cassette.interactions.map { redactor.redact($0.request) }
+            self.matchable = matchable
+            index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules)
+            let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request })
+            unredactedIndex = changed.isEmpty ? nil
+                : LookupIndex(cassette.interactions, matchable: cassette.interactions.map(\.request), rules: rules, only: changed)
+        }
+    }
+
     /// A player replaying `cassette`; `source` names it in "no match" explanations.
-    public init(cassette: Cassette, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
-                redactor: Redactor = Redactor(), source: String = "cassette") {
-        self.cassette = cassette
-        self.rules = rules
+    public convenience init(cassette: Cassette, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
+                            redactor: Redactor = Redactor(), source: String = "cassette") {
+        self.init(prepared: Prepared(cassette: cassette, rules: rules, redactor: redactor), afterLast: afterLast, source: source)
+    }
+
+    /// A fresh player (nothing played) of what `prepared` holds.
+    package init(prepared: Prepared, afterLast: AfterLast = .repeatLast, source: String = "cassette") {
+        cassette = prepared.cassette
+        rules = prepared.rules
+        redactor = prepared.redactor
+        matchable = prepared.matchable
+        index = prepared.index
+        unredactedIndex = prepared.unredactedIndex
         self.afterLast = afterLast
-        self.redactor = redactor
         self.source = source
-        let matchable = cassette.interactions.map { redactor.redact($0.request) }
-        self.matchable = matchable
-        index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules)
-        let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request })
-        unredactedIndex = changed.isEmpty ? nil
-            : LookupIndex(cassette.interactions, matchable: cassette.interactions.map(\.request), rules: rules, only: changed)
         state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count),
                             cursors: Array(repeating: 0, count: index.lists.count),
                             unredactedCursors: Array(repeating: 0, count: unredactedIndex?.lists.count ?? 0)))

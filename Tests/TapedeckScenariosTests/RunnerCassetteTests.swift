@@ -46,6 +46,30 @@ struct RunnerCassetteTests {
         #expect(try runner.run(scenario, seed: 4).requests.first?.status == 504)
     }
 
+    @Test("runs of one runner share the cassette's preparation but not what was played: each run starts at the first answer")
+    func playsStartAfreshEachRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = URL(string: "http://api.test/next")!
+        try CassetteFile.write(Cassette(interactions: (0..<2).map { index in
+            Interaction(index: index, request: RecordedRequest(method: "GET", url: url),
+                        outcome: .response(RecordedResponse(status: 200 + index, body: Data("{}".utf8))))
+        }), to: directory.file("api.har.gz"))
+        try Data("""
+            name: fresh
+            traffic:
+              cassette: api.har.gz
+            script:
+              - request: GET http://api.test/next
+                name: next
+            """.utf8).write(to: directory.file("fresh.yaml"))
+        let scenario = try Scenario.load(directory.file("fresh.yaml"))
+        let runner = ScenarioRunner()
+        for seed in 1...3 {
+            #expect(try runner.run(scenario, seed: UInt64(seed)).requests.first?.status == 200, "run \(seed) gets the first recorded answer")
+        }
+    }
+
     @Test("a cookie one run was given is not sent by the next run of the same runner: each run has its own cookie storage")
     func cookiesStayInTheirRun() throws {
         // Given a cassette whose /me was recorded without a cookie, matched on the Cookie field,

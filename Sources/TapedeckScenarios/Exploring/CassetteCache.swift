@@ -15,6 +15,15 @@ final class CassetteCache: Sendable {
     private struct Entry {
         let stamp: Stamp
         let cassette: Cassette
+        /// What players of the cassette under each source's matching rules share.
+        var prepared: [Rules: CassettePlayer.Prepared] = [:]
+    }
+
+    /// The matching rules a scenario's cassette source asks for, as a key.
+    private struct Rules: Hashable {
+        let url: MatchRules.URLRule
+        let body: MatchRules.BodyRule
+        let headers: [String]
     }
 
     /// What identifies the bytes that were read, short of reading them again: cassettes are
@@ -48,11 +57,33 @@ final class CassetteCache: Sendable {
     /// The cassette at `url`, read (after recovering an interrupted recording's journal) on first
     /// use and whenever the file changed since.
     func cassette(at url: URL) throws(CassetteError) -> Cassette {
+        try current(url).cassette
+    }
+
+    /// The cassette at `url` and the stamp of the version it is (nil: the file could not be
+    /// stat'ed, so nothing about it is kept).
+    private func current(_ url: URL) throws(CassetteError) -> (cassette: Cassette, stamp: Stamp?) {
         try CassetteJournal.recover(cassette: url)
         let stamp = Stamp(url)
-        if let stamp, let entry = loaded.withLock({ $0[url] }), entry.stamp == stamp { return entry.cassette }
+        if let stamp, let entry = loaded.withLock({ $0[url] }), entry.stamp == stamp { return (entry.cassette, stamp) }
         let cassette = try CassetteFile.read(url)
         if let stamp { loaded.withLock { $0[url] = Entry(stamp: stamp, cassette: cassette) } }
-        return cassette
+        return (cassette, stamp)
+    }
+
+    /// A fresh player of the cassette `source` names, its redacted requests and indexes worked
+    /// out once per file version and rules, not per run.
+    func player(for source: CassetteSource) throws(CassetteError) -> CassettePlayer {
+        let (cassette, stamp) = try current(source.url)
+        let key = Rules(url: source.urlRule, body: source.bodyRule, headers: source.headers)
+        // Only what was worked out from this very version of the file is shared.
+        let shared = stamp.flatMap { stamp in loaded.withLock { $0[source.url].flatMap { $0.stamp == stamp ? $0.prepared[key] : nil } } }
+        let prepared = shared ?? CassettePlayer.Prepared(cassette: cassette, rules: source.rules, redactor: Redactor())
+        if shared == nil, let stamp {
+            loaded.withLock { entries in
+                if entries[source.url]?.stamp == stamp { entries[source.url]?.prepared[key] = prepared }
+            }
+        }
+        return CassettePlayer(prepared: prepared, afterLast: source.afterLast, source: source.url.path)
     }
 }

@@ -62,8 +62,7 @@ struct TrafficBuilder {
                 let player: CassettePlayer
                 do {
                     if let cassettes {
-                        player = CassettePlayer(cassette: try cassettes.cassette(at: cassette.url), rules: cassette.rules,
-                                                afterLast: cassette.afterLast, source: cassette.url.path)
+                        player = try cassettes.player(for: cassette)
                     } else {
                         player = try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
                     }
