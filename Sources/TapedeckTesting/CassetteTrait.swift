@@ -1,5 +1,7 @@
+package import Foundation
 public import Testing
 public import TapedeckCassettes
+import Synchronization
 import TapedeckClient
 
 /// Runs a Swift Testing test with a ``Tape`` bound to a cassette: the tape is ``Tape/current``
@@ -42,8 +44,9 @@ public struct CassetteTrait: TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        let cassette = RecordSettings.cassetteURL(named: name, filePath: filePath)
         let tape = try Tape(
-            cassette: RecordSettings.cassetteURL(named: name, filePath: filePath), mode: mode, playback: playback,
+            cassette: cassette, mode: Self.mode(mode, for: test, cassette: cassette), playback: playback,
             matching: rules, redactor: redactor, timing: timing, seed: seed)
         var bodyError: (any Error)?
         do {
@@ -65,6 +68,26 @@ public struct CassetteTrait: TestTrait, TestScoping {
             Issue.record(error, sourceLocation: sourceLocation)
         }
         if let bodyError { throw bodyError }
+    }
+}
+
+extension CassetteTrait {
+    /// Parameterized tests whose first case began recording their cassette in `once` mode, by
+    /// test and cassette.
+    private static let firstRecordings = Mutex<Set<String>>([])
+
+    /// `mode`, except for a parameterized test in `once` whose cassette an earlier case of this
+    /// run created: its cases share the one cassette, so each records what it adds
+    /// (`newEpisodes`) instead of the second finding the first's file and replaying only. The next
+    /// run finds the file and replays.
+    package static func mode(_ mode: TapeMode, for test: Test, cassette: URL) -> TapeMode {
+        guard test.isParameterized, (try? mode.resolved()) == .once else { return mode }
+        let key = "\(test.id)\u{1F}\(cassette.standardizedFileURL.path)"
+        if !FileManager.default.fileExists(atPath: cassette.path) {
+            firstRecordings.withLock { _ = $0.insert(key) }
+            return mode
+        }
+        return firstRecordings.withLock { $0.contains(key) } ? .newEpisodes : mode
     }
 }
 

@@ -13,7 +13,15 @@ extension Tape {
     ///     let profile = try await AF.request("https://api.example/me").serializingDecodable(Profile.self).value
     /// }
     /// ```
+    ///
+    /// A Session made under this transport belongs to this tape for good: kept past the test (a
+    /// singleton, a `static let` client), awaiting its requests throws ``TapeError/finished(_:)``
+    /// once the tape has finished, and the Session says so on standard error.
     public func makeClientTransport() -> DefaultTransport {
-        DefaultTransport(provider: harness, scheduler: scheduler, drive: { try await self.run() })
+        let cassette = cassetteURL.lastPathComponent
+        return DefaultTransport(provider: harness, scheduler: scheduler, drive: {
+            if self.scheduler.hasEnded { throw TapeError.finished(cassette) }
+            try await self.run()
+        })
     }
 }

@@ -245,6 +245,9 @@ public enum TapeError: Error, CustomStringConvertible, Sendable {
     case noAnswer(String)
     /// Requests the cassette did not answer, each explained.
     case unansweredRequests([String])
+    /// A request of a Session made under a tape that has finished (the cassette's file name): a
+    /// client kept across tests.
+    case finished(String)
 
     /// What went wrong, and how to fix it.
     public var description: String {
@@ -256,6 +259,9 @@ public enum TapeError: Error, CustomStringConvertible, Sendable {
         case let .unansweredRequests(misses):
             "\(misses.count) request(s) had no recorded answer (replay only; record with TAPEDECK_RECORD=new_episodes):\n"
                 + misses.joined(separator: "\n")
+        case let .finished(cassette):
+            "this request's Session was made under the tape of \(cassette), which has finished (its test is over): a client kept "
+                + "across tests (a singleton, a static let) keeps the tape it was made under — make the client, or its Session, in each test"
         }
     }
 }

@@ -73,6 +73,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var state = MutableState(eventMonitor: eventMonitor)
         if let interceptor { state.interceptor = Interceptor(interceptors: [interceptor]) }
         self.mutableState = Protected(state)
+        delegate.noteIfSimulationEnded()
     }
 
     // MARK: what the request knows

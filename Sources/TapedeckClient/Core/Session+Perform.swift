@@ -24,6 +24,20 @@ extension Session {
         }
     }
 
+    /// A request made on a Session whose simulation has ended never runs (its queues' work is
+    /// dropped): said once per Session on standard error — the usual cause is a client kept
+    /// across tests, still bound to a finished test's tape.
+    func noteIfSimulationEnded() {
+        guard let simulation = scheduler as? SimulatedScheduler, simulation.hasEnded else { return }
+        guard state.write({ state in
+            defer { state.warnedEndedSimulation = true }
+            return !state.warnedEndedSimulation
+        }) else { return }
+        FileHandle.standardError.write(Data(("tapedeck: a request was made on a Session whose simulation has ended: it will never run nor "
+            + "call its handlers. A Session made under a test's tape (the .cassette trait, useCassette) belongs to that tape; a client "
+            + "kept across tests (a singleton, a static let) must be made, or given its Session, in each test.\n").utf8))
+    }
+
     /// On the requestQueue: build the URLRequest, validate it, adapt it; each outcome hops to the rootQueue.
     func performSetupOperations(for request: Request) {
         requestQueue.preconditionCurrent()

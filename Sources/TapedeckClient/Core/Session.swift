@@ -89,6 +89,8 @@ open class Session: @unchecked Sendable {
         var requestCount: UInt64 = 0
         /// How to run the simulation this session's transport belongs to, when it can (awaits use it).
         var drive: (@Sendable () async throws -> Void)?
+        /// Whether a request on an ended simulation was already reported (see `perform`).
+        var warnedEndedSimulation = false
         /// The scheduler queues standing for `DispatchQueue`s passed in Alamofire's positions.
         var dispatchQueueStandIns: [String: any SchedulerQueue] = [:]
     }

@@ -105,7 +105,9 @@ public struct UnansweredRequestError: Error, Sendable, CustomStringConvertible {
 
     /// What happened, and what to check.
     public var description: String {
-        "tapedeck: the simulation went idle before \(request) answered — resume the request, or drive its scheduler"
+        // Before its URLRequest exists, a request describes itself as "No request created yet.".
+        let what = request.hasPrefix("No request") ? "the request (its URLRequest was never made)" : request
+        return "tapedeck: the simulation went idle before \(what) answered — resume the request, or drive its scheduler"
     }
 }
 
