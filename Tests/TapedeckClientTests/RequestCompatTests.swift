@@ -64,4 +64,18 @@ struct RequestCompatTests {
             #"-d "{\"say\":\"a \\\"quoted\\\" word\"}""#, #""http://api.test/get""#,
         ].joined(separator: " \\\n\t"))
     }
+
+    @Test("authenticate(username:password:) and authenticate(with:) keep the credential a challenge would get; the request runs as before")
+    func authenticateKeepsCredential() throws {
+        let fixture = ClientFixture()
+        fixture.serveTestAPI()
+        let request = fixture.session.request("http://api.test/get").authenticate(username: "ada", password: "s3cret", persistence: .none)
+        #expect(request.credential?.user == "ada" && request.credential?.password == "s3cret")
+        let other = fixture.session.request("http://api.test/get").authenticate(with: URLCredential(user: "bob", password: "pw", persistence: .forSession))
+        #expect(other.credential?.user == "bob")
+        let status = Box<Int?>(nil)
+        request.response { status.value = $0.response?.statusCode }
+        try fixture.run()
+        #expect(status.value == 200, "the simulated transport never challenges: the request goes as any other")
+    }
 }

@@ -51,6 +51,30 @@ extension Request {
         return self
     }
 
+    /// Answers the server's HTTP authentication challenges (Basic, Digest) with `username` and
+    /// `password`, as Alamofire's `authenticate(username:password:persistence:)` does. A
+    /// challenge comes only from a live transport (a cassette or the simulated network never
+    /// challenges; a recorded 401 is replayed as the 401 it was).
+    ///
+    /// ```swift
+    /// session.request("https://api.example/private").authenticate(username: "ada", password: "s3cret").responseData { _ in }
+    /// ```
+    @discardableResult
+    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
+    }
+
+    /// Answers HTTP authentication challenges with `credential` (see
+    /// ``authenticate(username:password:persistence:)``).
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        mutableState.write { $0.credential = credential }
+        return self
+    }
+
+    /// The credential given with ``authenticate(with:)``, if any.
+    public var credential: URLCredential? { mutableState.read { $0.credential } }
+
     /// Whether appending a response handler resumes the request (nil: the session decides).
     @discardableResult
     public func shouldAutomaticallyResume(_ value: Bool?) -> Self {

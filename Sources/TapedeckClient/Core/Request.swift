@@ -38,6 +38,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var addedMonitors: [any EventMonitor] = []
         var eventMonitor: CompositeEventMonitor
         var shouldAutomaticallyResume: Bool?
+        /// What answers HTTP authentication challenges (``Request/authenticate(with:)``).
+        var credential: URLCredential?
         /// The delayed retry behind the lifecycle's `retryPending` (a cancel ends it and the request).
         var pendingRetry: ScheduledWork?
         /// What a cancel that ends a serializer-stage retry delivers to that serializer's handler.

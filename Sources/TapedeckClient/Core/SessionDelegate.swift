@@ -112,11 +112,23 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
 
     // MARK: callbacks a subclass written for Alamofire may override
 
-    /// Authentication challenges: default handling (URLSession's own behaviour). Override it to
-    /// answer with a credential; the simulated transport never sends challenges.
+    /// Authentication challenges, as Alamofire answers them: an HTTP challenge (Basic, Digest…)
+    /// gets the request's credential (``Request/authenticate(with:)``) the first time, and is
+    /// rejected after a failure with it; anything else — server trust, or no credential — gets
+    /// URLSession's default handling. The simulated transport never sends challenges.
     open func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                          completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        completionHandler(.performDefaultHandling, nil)
+        let httpMethods = [NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+                           NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate]
+        guard httpMethods.contains(challenge.protectionSpace.authenticationMethod), let credential = request(for: task)?.credential else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        guard challenge.previousFailureCount == 0 else {
+            completionHandler(.rejectProtectionSpace, nil)
+            return
+        }
+        completionHandler(.useCredential, credential)
     }
 
     /// A task waits for connectivity: nothing to do here (no transport of ours reports it).
