@@ -120,6 +120,14 @@ struct RecordCommand: ParsableCommand {
         let existing = service.recorder.base.interactions.count
         if options.mode == .all, existing > 0 {
             printError("tapedeck record: warning: --mode all replaces the cassette's \(existing) entr\(existing == 1 ? "y" : "ies") with this recording when it stops; --mode new_episodes adds to them instead")
+        } else if service.recorder.isRecording, existing > 0 {
+            // New entries are redacted; the ones already there are kept as they are (another
+            // tool's HAR may hold tokens in clear).
+            let found = SecretScanner.scan(service.recorder.base, rules: options.redactor)
+            if let first = found.first {
+                printError("tapedeck record: warning: the cassette's existing entries hold \(found.count) thing\(found.count == 1 ? "" : "s") that look\(found.count == 1 ? "s" : "") like "
+                    + "secrets (e.g. \(first)), kept as they are: new entries are redacted, old ones are not — run `tapedeck cassette redact \(cassette)` after this recording")
+            }
         }
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(urlHost(http.options.host)):\(http.port) → \(upstream), \(recording)")

@@ -75,6 +75,18 @@ extension UpstreamRecordingTests {
             let more = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path, "--mode", "new_episodes"])
             #expect(more.stop() == 0)
             #expect(!more.errors.contains("warning"), "\(more.errors)")
+
+            // Another tool's HAR with a token in clear: new_episodes keeps the old entries as they
+            // are, and says so at start.
+            let foreign = directory.file("foreign.har")
+            try CassetteFile.write(Cassette(interactions: [
+                Interaction(index: 0, request: RecordedRequest(method: "GET", url: upstream.url("/get?access_token=clear-7731")),
+                            outcome: .response(RecordedResponse(status: 200, body: Data("{}".utf8)))),
+            ], creator: "other-tool"), to: foreign)
+            let adding = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", foreign.path, "--mode", "new_episodes"])
+            #expect(adding.stop() == 0)
+            #expect(adding.errors.contains("warning: the cassette's existing entries hold 1 thing that looks like secrets")
+                    && adding.errors.contains("tapedeck cassette redact"), "\(adding.errors)")
         }
     }
 
