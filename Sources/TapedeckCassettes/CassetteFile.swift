@@ -186,7 +186,8 @@ public enum CassetteFile {
     /// the directory. A `url` that is a symbolic link writes the file it points at (the link
     /// stays a link); a file that exists keeps its permissions (a `0600` cassette stays private).
     public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
-        let url = followingLink(url)
+        // Through a link (and linked directories) to the file it names: the link stays a link.
+        let url = url.resolvingSymlinksInPath()
         let path = url.path
         let directory = url.deletingLastPathComponent().path
         // Unique per write (parallel writers in one process never share it), created exclusively.
@@ -242,17 +243,6 @@ public enum CassetteFile {
             for path in paths { unlink(path) }
             paths.removeAll()
         }
-    }
-
-    /// `url`, or the file it names when it is a symbolic link (to any depth; a relative link
-    /// resolves against its own directory).
-    static func followingLink(_ url: URL) -> URL {
-        var current = url
-        for _ in 0..<32 {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path) else { return current }
-            current = target.hasPrefix("/") ? URL(fileURLWithPath: target) : current.deletingLastPathComponent().appendingPathComponent(target)
-        }
-        return current
     }
 
     static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws(CassetteError) {

@@ -172,7 +172,8 @@ public final class CassettePlayer: Responder {
         func matches(_ position: Int) -> Bool {
             rules.mismatches(live, matchable[position]).isEmpty && Self.cannotAnswer(live, with: cassette.interactions[position]) == nil
         }
-        if let raw, raw != live, afterLast != .alwaysFirst, candidates.count > 1, let exact = claimUnredactedMatch(raw, consuming: consuming) {
+        if unredactedIndex != nil, afterLast != .alwaysFirst, candidates.count > 1, let raw, raw != live,
+           let exact = claimUnredactedMatch(raw, consuming: consuming) {
             return (exact, true)
         }
         if afterLast == .alwaysFirst {

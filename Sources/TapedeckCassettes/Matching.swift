@@ -143,11 +143,17 @@ public struct MatchRules: Sendable {
     /// path is `/` (a recorded `https://host` is what a client asks for as `https://host/`), and
     /// `%xx` escapes are upper-cased (`%2f` is `%2F`).
     static func resource(_ components: URLComponents?) -> String {
-        let scheme = components?.scheme?.lowercased() ?? ""
-        var port = components?.port.map(String.init) ?? ""
-        if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") { port = "" }
         let path = components?.percentEncodedPath ?? ""
-        return "\(scheme)://\(components?.host?.lowercased() ?? ""):\(port)\(path.isEmpty ? "/" : upperCasingEscapes(path))"
+        return origin(components) + (path.isEmpty ? "/" : upperCasingEscapes(path))
+    }
+
+    /// Scheme, host and port normalised as ``resource(_:)`` has them: `https://api.test` for
+    /// `HTTPS://API.test:443`.
+    package static func origin(_ components: URLComponents?) -> String {
+        let scheme = components?.scheme?.lowercased() ?? ""
+        var port = components?.port.map { ":\($0)" } ?? ""
+        if (scheme == "http" && port == ":80") || (scheme == "https" && port == ":443") { port = "" }
+        return "\(scheme)://\(components?.host?.lowercased() ?? "")\(port)"
     }
 
     /// Which part of two resources differs, the first that does: `scheme https ≠ http`,

@@ -15,19 +15,9 @@ struct JournalWriterTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("killed.har.gz")
-        let process = Process()
-        process.executableURL = try tapedeckExecutable()
-        process.arguments = ["cassette", "_journal-writer", url.path, "--count", "100000", "--body-bytes", "4000"]
-        let output = Pipe()
-        process.standardOutput = output
-        try launch(process)
         // Wait until the child says 40 interactions are durable, then kill it without warning.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("appended 40\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
+        let (process, output, printed) = try startJournalWriter(url, bodyBytes: 4_000, until: 40)
+        var seen = printed
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
@@ -41,4 +31,22 @@ struct JournalWriterTests {
         #expect(indices == Array(0..<indices.count), "in order, no gaps, no half records")
         #expect(acknowledged > 40)
     }
+}
+
+/// Starts `tapedeck cassette _journal-writer` on `url` and reads its output until it says the
+/// interaction numbered `acknowledged` is durable: the process, its output pipe, what it printed.
+func startJournalWriter(_ url: URL, bodyBytes: Int, until acknowledged: Int) throws -> (Process, Pipe, Data) {
+    let process = Process()
+    process.executableURL = try tapedeckExecutable()
+    process.arguments = ["cassette", "_journal-writer", url.path, "--count", "100000", "--body-bytes", String(bodyBytes)]
+    let output = Pipe()
+    process.standardOutput = output
+    try launch(process)
+    var seen = Data()
+    while !String(decoding: seen, as: UTF8.self).contains("appended \(acknowledged)\n") {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen.append(chunk)
+    }
+    return (process, output, seen)
 }

@@ -68,18 +68,7 @@ struct RewriteSafetyTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let url = directory.file("killed.har")
-        let process = Process()
-        process.executableURL = try tapedeckExecutable()
-        process.arguments = ["cassette", "_journal-writer", url.path, "--count", "100000", "--body-bytes", "100"]
-        let output = Pipe()
-        process.standardOutput = output
-        try launch(process)
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("appended 5\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
+        let (process, _, _) = try startJournalWriter(url, bodyBytes: 100, until: 5)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let journal = CassetteJournal.journalURL(for: url)

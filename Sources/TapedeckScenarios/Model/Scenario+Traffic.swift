@@ -155,11 +155,7 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         let rawPath = components.percentEncodedPath
         let path = rawPath.isEmpty && emptyPathIsRoot ? "/" : MatchRules.upperCasingEscapes(rawPath)
         let query = components.percentEncodedQuery.map(MatchRules.upperCasingEscapes)
-        if pathOnly { return (path, query) }
-        let scheme = components.scheme?.lowercased() ?? ""
-        var port = components.port.map { ":\($0)" } ?? ""
-        if (scheme == "http" && port == ":80") || (scheme == "https" && port == ":443") { port = "" }
-        return ("\(scheme)://\(components.host?.lowercased() ?? "")\(port)\(path)", query)
+        return (pathOnly ? path : MatchRules.origin(components) + path, query)
     }
 
     /// Query items as a server reads them, sorted: `?b=2&a=1` is `?a=1&b=2`.

@@ -1,0 +1,81 @@
+import Foundation
+import TapedeckCassettes
+import TapedeckHTTP
+
+// How a recorded or live answer becomes what the server sends: a body stored decoded goes out
+// decoded, a `Location` naming a recorded origin points back at the server, recorded timings
+// become delays.
+
+extension ReplayService {
+    /// What a live exchange (passthrough, recording) answers the client.
+    static func liveAnswer(_ live: LiveForwarder.Result) -> ServerAnswer {
+        switch live.outcome {
+        case let .response(response):
+            return answer(response, timings: nil, timing: .instant)
+        case let .failure(failure):
+            return .text(502, "tapedeck: upstream failed: \(failure.message)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")])
+        }
+    }
+
+    /// What follows the origin in an absolute `Location` (its path, query and fragment) when that
+    /// origin is one of `origins` — compared as origins are, so `https://host:443/` is
+    /// `https://host/`; nil for a relative `Location` or another origin.
+    static func pathAfterOrigin(_ value: String, among origins: [Origin]) -> Substring? {
+        guard let url = URL(string: value), let named = Origin(url),
+              origins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }),
+              let separator = value.range(of: "://") else { return nil }
+        let authority = value[separator.upperBound...]
+        return authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...]
+    }
+
+    /// The answer a recorded response gives: a body stored decoded goes out decoded (its
+    /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin — or at one of
+    /// `aliases`: the same origin by another name, or another origin of the cassette (its next hop
+    /// is replayed here too) — points here.
+    static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, aliases: [String] = [], served host: String?) -> ServerAnswer {
+        let hasLocation = plan.head.headerFields.contains { $0.name.rawName.equalsIgnoringASCIICase("Location") }
+        let names = hasLocation && origin != nil ? ([origin!] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) } : []
+        return answer(plan, timing: timing, origins: names, served: host)
+    }
+
+    /// ``answer(_:timing:origin:aliases:served:)`` with the origins a `Location` may name already
+    /// taken apart (a replay server works them out once, not per answer).
+    static func answer(_ plan: ResponsePlan, timing: Timing, origins names: [Origin], served host: String?) -> ServerAnswer {
+        var headers: [HeaderField] = []
+        for field in plan.head.headerFields {
+            headers.append(HeaderField(field.name.rawName, field.value))
+        }
+        var response = RecordedResponse(status: plan.head.status, statusText: plan.reasonPhrase, headers: headers, body: plan.body,
+                                        bodyForm: plan.bodyForm)
+        if let sizes = plan.chunkSizes, let offsets = plan.chunkOffsets, sizes.count == offsets.count {
+            response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
+        }
+        if !names.isEmpty, let host, response.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Location") }) {
+            response.headers = response.headers.map { field in
+                guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
+                return HeaderField(field.name, "http://\(host)" + rest)
+            }
+        }
+        return answer(response, timings: plan.timings, timing: timing)
+    }
+
+    static func answer(_ response: RecordedResponse, timings: ExchangeTimings?, timing: Timing) -> ServerAnswer {
+        var headers = response.headers
+        if response.bodyForm == .decoded {
+            headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
+        }
+        var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
+        answer.reasonPhrase = response.statusText
+        if let timings, timing.factor > 0 {
+            let scaled = timings.scaled(by: timing.factor)
+            answer.delivery.headDelay = (scaled.connect ?? .zero) + scaled.send + scaled.wait
+            if let chunks = response.chunks, chunks.reduce(0, { $0 + $1.bytes }) == response.body.count {
+                // A stream goes out in its recorded pieces at their recorded pace.
+                answer.delivery.pieces = chunks.map { BodyChunk(bytes: $0.bytes, at: .seconds(rounding: $0.at.timeInterval * timing.factor)) }
+            } else {
+                answer.delivery.bodyDelay = scaled.receive
+            }
+        }
+        return answer
+    }
+}
