@@ -56,7 +56,18 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// // … after a response with Set-Cookie:
     /// harness.cookieStorage.cookies(for: URL(string: "http://api.test")!)
     /// ```
-    public let cookieStorage: HTTPCookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage!
+    public var cookieStorage: HTTPCookieStorage {
+        // Made on first use: building an ephemeral configuration (the only public way to an
+        // in-memory storage on Linux) costs more than a short simulation's exchanges, and most
+        // harnesses never need one.
+        ownCookies.withLock { storage in
+            if let storage { return storage }
+            let made = URLSessionConfiguration.ephemeral.httpCookieStorage!
+            storage = made
+            return made
+        }
+    }
+    private let ownCookies = Mutex<HTTPCookieStorage?>(nil)
 
     /// The network's scheduler.
     public var scheduler: SimulatedScheduler { network.scheduler }
