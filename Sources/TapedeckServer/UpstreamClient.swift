@@ -35,12 +35,13 @@ public final class UpstreamClient: LiveTransport {
     /// A client for `upstream` with `options`' timeouts (`options.upstream` is ignored).
     /// `trusting` holds PEM certificates of authorities an `https` upstream's certificate may
     /// chain to besides the system's (a staging server's own CA; check them first with
-    /// ``certificates(inPEM:)``).
-    public init(upstream: URL, options: LiveForwarder.Options = LiveForwarder.Options(), trusting: [Data] = []) {
+    /// ``certificates(inPEM:)``). A kept-alive connection unused for `idleTimeout` is closed.
+    public init(upstream: URL, options: LiveForwarder.Options = LiveForwarder.Options(), trusting: [Data] = [],
+                idleTimeout: Duration = .seconds(60)) {
         self.upstream = upstream
         self.options = options
         connections = UpstreamConnections(upstream: upstream, readTimeout: options.timeout, resourceTimeout: options.resourceTimeout,
-                                          tls: Self.tls(for: upstream, trusting: trusting))
+                                          idleTimeout: idleTimeout, tls: Self.tls(for: upstream, trusting: trusting))
     }
 
     deinit {

@@ -42,12 +42,14 @@ final class UpstreamConnections: Sendable {
     private let shared = Mutex<(any EventLoop)?>(nil)
 
     /// A pooled connection unused this long is closed (the upstream may never close it).
-    static let idleTimeout = Duration.seconds(60)
+    let idleTimeout: Duration
 
     /// At most this many idle connections are kept per event loop; more are closed when done.
     static let maxIdle = 1_024
 
-    init?(upstream: URL, readTimeout: Duration, resourceTimeout: Duration, tls: Result<NIOSSLContext, any Error>?) {
+    init?(upstream: URL, readTimeout: Duration, resourceTimeout: Duration, idleTimeout: Duration = .seconds(60),
+          tls: Result<NIOSSLContext, any Error>?) {
+        self.idleTimeout = idleTimeout
         let scheme = upstream.scheme?.lowercased()
         guard scheme == "http" || (scheme == "https" && tls != nil), let host = upstream.host(percentEncoded: false), !host.isEmpty else { return nil }
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
@@ -171,7 +173,7 @@ final class UpstreamConnections: Sendable {
         return pools.withLock { pools in
             if let existing = pools[key] { return existing }
             guard !closed.load(ordering: .acquiring) else { return nil }
-            let made = UpstreamPool(loop: loop)
+            let made = UpstreamPool(loop: loop, idleTimeout: idleTimeout)
             pools[key] = made
             return made
         }
@@ -231,15 +233,15 @@ final class UpstreamPool: Sendable {
     let loop: any EventLoop
     private let bound: NIOLoopBound<Connections>
 
-    init(loop: any EventLoop) {
+    init(loop: any EventLoop, idleTimeout: Duration) {
         self.loop = loop
         let connections = Connections()
         bound = NIOLoopBound(connections, eventLoop: loop)
         // Idle connections an upstream never closes are closed here, a minute or so after use.
-        let period = TimeAmount.nanoseconds(UpstreamConnections.idleTimeout.wholeNanoseconds / 2)
+        let period = TimeAmount.nanoseconds(idleTimeout.wholeNanoseconds / 2)
         let sweeping = NIOLoopBound(connections, eventLoop: loop)
         connections.sweep = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
-            sweeping.value.closeIdle(before: .now() - .nanoseconds(UpstreamConnections.idleTimeout.wholeNanoseconds))
+            sweeping.value.closeIdle(before: .now() - .nanoseconds(idleTimeout.wholeNanoseconds))
         }
     }
 

@@ -18,7 +18,9 @@ struct UpstreamPoolTests {
         // closes the connection, unanswered, when a second one arrives on it.
         let upstream = try OneAnswerUpstream()
         defer { upstream.stop() }
-        let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:\(upstream.port)")!)
+        // (Pooled connections kept for an hour: on a loaded machine the test may wait longer than
+        // the default minute between two requests, and the sweep would then close connection 1.)
+        let client = UpstreamClient(upstream: URL(string: "http://127.0.0.1:\(upstream.port)")!, idleTimeout: .seconds(3_600))
         defer { client.shutdown() }
 
         // When three requests go out one after another.
