@@ -41,3 +41,16 @@ func refuseWhileRecording(_ path: String, what: String) throws {
     throw ExitStatus.otherFailure
 }
 
+/// The plain files beside `file` that its entries name as attached bodies (Playwright's
+/// `content: 'attach'`), each once, in the order the file names them.
+func attachedBodyFiles(of file: String) -> [String] {
+    guard let json = try? CassetteFile.jsonText(of: URL(fileURLWithPath: file)) else { return [] }
+    let text = String(decoding: json, as: UTF8.self)
+    let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
+    var names: [String] = []
+    for match in text.matches(of: /"_file"\s*:\s*"([^"\\\/]+)"/) {
+        let name = String(match.output.1)
+        if !names.contains(name), FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { names.append(name) }
+    }
+    return names
+}

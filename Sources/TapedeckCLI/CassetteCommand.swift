@@ -284,6 +284,7 @@ extension CassetteCommand {
             let before = cassette
             cassette.interactions = cassette.interactions.map(redactor.redact)
             let destination = output ?? file
+            let attached = inPlace ? attachedBodyFiles(of: file) : []
             do {
                 try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
                                        compression: output == nil ? CassetteFile.storedCompression(of: URL(fileURLWithPath: file)) : nil)
@@ -292,6 +293,12 @@ extension CassetteCommand {
             }
             let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
             print("\(destination): redacted \(changed) of \(entries(cassette.interactions.count))\(leftOut(cassette))")
+            if !attached.isEmpty {
+                // The redacted file embeds those bodies; the files it no longer names still hold them in clear.
+                let shown = attached.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (attached.count > 3 ? " and \(attached.count - 3) more" : "")
+                printError("tapedeck: note: \(file) now embeds, redacted, the bodies attached as files beside it; those files (\(shown)) "
+                           + "still hold them unredacted and nothing names them any more: delete them")
+            }
         }
     }
 

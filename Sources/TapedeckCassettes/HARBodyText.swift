@@ -195,6 +195,25 @@ enum HARBodyText {
         "euc-jp": .japaneseEUC, "iso-2022-jp": .iso2022JP,
     ]
 
+    /// The bytes of a body another tool attached in a file beside the HAR, when the file holds the
+    /// body's text as UTF-8 rather than the bytes sent: Playwright (`content: 'attach'`) writes a
+    /// text body as Chromium decoded it, so a body sent as `iso-8859-1` lands in the file as UTF-8.
+    /// Nil (the file's bytes are the body) unless the `Content-Type` names a charset other than
+    /// UTF-8 that this reader encodes, the file is UTF-8 with non-ASCII characters, and the
+    /// `Content-Length` (when the body was not compressed on the wire) disagrees with the file and
+    /// agrees with the re-encoded text.
+    static func attachedText(_ data: Data, contentType: String, contentLength: Int?, compressed: Bool) -> Data? {
+        guard let label = charset(in: contentType), isKnown(label), !utf8Labels.contains(label) else { return nil }
+        if !compressed, let contentLength, contentLength == data.count { return nil }
+        guard let text = String(validating: data, as: UTF8.self) else { return nil }
+        let scan = Scan(text)
+        guard scan.hasNonASCII else { return nil }
+        let encoded = encode(text, label: label, scan: scan)
+        guard encoded.note == nil else { return nil }
+        if !compressed, let contentLength, contentLength != encoded.data.count { return nil }
+        return encoded.data
+    }
+
     /// Whether `label` is a charset ``encode(_:label:scan:)`` encodes (else the text is UTF-8 with a note).
     private static func isKnown(_ label: String) -> Bool {
         utf8Labels.contains(label) || latin1Labels.contains(label) || foundationLabels[label] != nil

@@ -86,6 +86,12 @@ extension HARCodec {
             note("request._requestBodyStatus", "the writer left the request body\(size) out of the file ('\(status)'): the entry "
                     + "replays, but under a body match rule (--match-body, MatchRules(body:)) no request can match it")
         }
+        if (requestBody ?? Data()).isEmpty, entry.request.bodySize > 0, entry.request.bodyStatus == nil, !context.writer.isTapedeck {
+            // Playwright's embedded HAR keeps a binary upload as `text: ""` beside its real size.
+            note("request.postData", "the file has no bytes for this request's body, though bodySize says \(entry.request.bodySize): the "
+                    + "writer did not capture it, so the entry replays, but under a body match rule (--match-body, MatchRules(body:)) "
+                    + "no request can match it")
+        }
         let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
 
         let outcome: Interaction.Outcome
@@ -134,7 +140,18 @@ extension HARCodec {
                 note("response.content.text", read.note)
             } else if let name = response.content.file {
                 data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
-            } else if response.content.size > 0, response.status != 304, response.status != 204, entry.request.method.uppercased() != "HEAD" {
+                let type = headers.value(for: "Content-Type") ?? response.content.mimeType
+                let coding = headers.value(for: "Content-Encoding")?.lowercased()
+                if !context.writer.isTapedeck,
+                   let bytes = HARBodyText.attachedText(data, contentType: type, contentLength: headers.value(for: "Content-Length").flatMap { Int($0) },
+                                                        compressed: coding != nil && coding != "identity") {
+                    data = bytes
+                    note("response.content._file", "the attached file holds the body's text as UTF-8 (as Playwright writes a decoded text body): "
+                            + "encoded back to the charset its Content-Type names")
+                }
+            }
+            if data.isEmpty, (response.content.text ?? "").isEmpty, response.content.wire == nil, response.content.size > 0,
+               response.status != 304, response.status != 204, entry.request.method.uppercased() != "HEAD" {
                 note("response.content", HARCodec.uncapturedNote + " (content.size says \(response.content.size) bytes)")
             }
             let form: ResponsePlan.BodyForm

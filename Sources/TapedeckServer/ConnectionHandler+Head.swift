@@ -18,8 +18,12 @@ extension ConnectionHandler {
         // recorded, field for field), with the body's real length; at the end when it had none.
         var placedLength = false
         let hopByHop = Self.hopByHopNames(in: answer.headers)
+        // An empty body (one the writer did not capture) is not encoded: a strict decoder fails
+        // on zero bytes of `br` or `gzip`.
+        let dropsCoding = answer.body.isEmpty && !isHead && answer.delivery.pieces == nil
         for field in answer.headers {
             let name = field.name.lowercased()
+            if dropsCoding, name == "content-encoding" { continue }
             if name == "content-length" {
                 guard !placedLength, !isBodyless(answer.status) else { continue }
                 headers.add(name: field.name, value: isHead ? field.value : String(answer.body.count))
@@ -62,11 +66,13 @@ extension ConnectionHandler {
 
     /// The answer's status with its reason phrase: the recorded one when it is not the standard
     /// one and can stand in a status line (tab, space and visible bytes only: no line break can
-    /// be smuggled into the head), else the standard one.
+    /// be smuggled into the head), else the standard one. A bodyless status keeps the standard
+    /// phrase: NIO frames a custom 204 or 304 as if it had a body (chunked, with a last chunk a
+    /// keep-alive client then reads as the start of the next answer).
     static func status(_ answer: ServerAnswer) -> HTTPResponseStatus {
         let standard = HTTPResponseStatus(statusCode: answer.status)
         let phrase = answer.reasonPhrase
-        guard !phrase.isEmpty, phrase != standard.reasonPhrase, answer.status >= 100, answer.status <= 999,
+        guard !phrase.isEmpty, phrase != standard.reasonPhrase, answer.status >= 100, answer.status <= 999, !isBodyless(answer.status),
               phrase.utf8.allSatisfy({ $0 == 0x09 || $0 >= 0x20 && $0 != 0x7F }) else { return standard }
         return .custom(code: UInt(answer.status), reasonPhrase: phrase)
     }

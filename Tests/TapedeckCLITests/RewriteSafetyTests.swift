@@ -79,4 +79,26 @@ struct RewriteSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: journal.path), "the journal is merged and gone")
         #expect(try CassetteFile.read(url).interactions.count >= 5)
     }
+
+    @Test("redact in place of a HAR whose bodies Playwright attached as files: the bodies are embedded, redacted, and stderr names the files left holding them in clear")
+    func attachedBodiesNamed() throws {
+        // Given Playwright's attach HAR and its two body files in a directory of their own
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let source = fixturesDirectory.appendingPathComponent("interop/playwright-attach")
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(name), to: directory.file(name))
+        }
+        // When it is redacted in place
+        let redact = try runTapedeck(["cassette", "redact", directory.file("playwright-attach.har").path])
+        // Then the cassette no longer names the files, and the note names them
+        #expect(redact.status == 0, "\(redact.errors)")
+        #expect(!(try String(contentsOf: directory.file("playwright-attach.har"), encoding: .utf8)).contains("_file"))
+        #expect(redact.errors.contains("ecd0f27f005bcb3770b6bb86f84b6fb64fb189ec.json") && redact.errors.contains("d6d772fa7a4b24d716e28e2756f70198bf7c73bb.png")
+                && redact.errors.contains("unredacted"), "\(redact.errors)")
+        // Written elsewhere, the source stays as it was and nothing is said about its files
+        let copy = try runTapedeck(["cassette", "redact", fixturesDirectory.appendingPathComponent("interop/playwright-attach/playwright-attach.har").path,
+                                    "-o", directory.file("copy.har").path])
+        #expect(copy.status == 0 && !copy.errors.contains("unredacted"), "\(copy.errors)")
+    }
 }

@@ -112,6 +112,48 @@ struct WildInteropTests {
         #expect(throws: CassetteError.self) { try HARCodec.decode(odd, file: "odd.har", strict: true) }
     }
 
+    @Test("Playwright's attached text body sent as iso-8859-1 (the file holds it as UTF-8): replayed as the 12 bytes sent, as its embedded HAR does")
+    func attachedLatin1Text() throws {
+        // Given Playwright 1.65's attach HAR of `text/plain; charset=iso-8859-1` "café naïve £"
+        // (gunicorn sent 12 bytes; the file beside the HAR holds 15, the text as UTF-8)
+        let cassette = try CassetteFile.read(url("playwright-attach-latin1/playwright-attach-latin1.har"))
+        // When its body is read
+        let body = try #require(cassette.interactions.first { $0.request.url.path == "/latin1" }?.response?.body)
+        // Then it is the Latin-1 bytes, and a note says the file's text was encoded back
+        #expect(body == Data("café naïve £".data(using: .isoLatin1)!), "\(Array(body))")
+        #expect(body.count == 12)
+        #expect(cassette.notes.contains { $0.field == "response.content._file" && $0.text.contains("encoded back") }, "\(cassette.notes)")
+
+        // A file's bytes stay the body when its charset is UTF-8, when the Content-Length agrees
+        // with the file, or when they are not UTF-8 (Latin-1 bytes as sent)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        func attached(_ bytes: [UInt8], type: String, length: Int?) throws -> [UInt8] {
+            try Data(bytes).write(to: directory.file("body.txt"))
+            let lengthField = length.map { #",{"name":"Content-Length","value":"\#($0)"}"# } ?? ""
+            let har = #"{"log":{"version":"1.2","creator":{"name":"Playwright","version":"1.65.1"},"entries":[{"startedDateTime":"2026-11-27T03:00:00Z","#
+                + #""time":1,"request":{"method":"GET","url":"http://site.test/t","headers":[],"queryString":[],"bodySize":0},"response":{"status":200,"#
+                + #""headers":[{"name":"Content-Type","value":"\#(type)"}\#(lengthField)],"content":{"size":\#(bytes.count),"mimeType":"\#(type)","#
+                + #""_file":"body.txt"}},"timings":{"send":0,"wait":1,"receive":0}}]}}"#
+            try Data(har.utf8).write(to: directory.file("t.har"))
+            return Array(try #require(try CassetteFile.read(directory.file("t.har")).interactions.first?.response?.body))
+        }
+        let cafe = Array("café".utf8)
+        #expect(try attached(cafe, type: "text/plain; charset=utf-8", length: nil) == cafe)
+        #expect(try attached(cafe, type: "text/plain; charset=iso-8859-1", length: 5) == cafe)
+        #expect(try attached(cafe, type: "text/plain; charset=iso-8859-1", length: 4) == [0x63, 0x61, 0x66, 0xE9])
+        #expect(try attached(cafe, type: "text/plain; charset=iso-8859-1", length: nil) == [0x63, 0x61, 0x66, 0xE9])
+        #expect(try attached([0x63, 0xE9], type: "text/plain; charset=iso-8859-1", length: nil) == [0x63, 0xE9])
+    }
+
+    @Test("requests-har's empty text for a 1 KiB binary body (content.size 1024): replays empty, with the note on uncaptured bodies")
+    func emptyTextWithSize() throws {
+        let cassette = try CassetteFile.read(url("requests-har-binary.har"))
+        #expect(cassette.interactions.first?.response?.body.isEmpty == true)
+        #expect(cassette.notes.contains { $0.field == "response.content" && $0.text.contains("did not capture it") && $0.text.contains("1024 bytes") },
+                "\(cassette.notes)")
+    }
+
     @Test("Playwright's attached bodies: read beside the HAR; skipped with the reason when not there or not a plain name")
     func attachedBodies() throws {
         let data = try Data(contentsOf: url("playwright-attach/playwright-attach.har"))

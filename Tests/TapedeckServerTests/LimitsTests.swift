@@ -166,11 +166,12 @@ struct LimitsTests {
         #expect(ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080/")!) && !ReplayService.isOrigin(URL(string: "http://h.test?x=1")!))
     }
 
-    @Test("a 204 answer carries no body bytes, even when its recording has some: the next answer on the connection stays framed")
-    func bodylessStatus() throws {
+    @Test("a 204 or 304 answer carries no body bytes and no framing, even when its recording has some or names its status its own way (Werkzeug's NO CONTENT): the next answer on the connection stays framed",
+          arguments: [(204, ""), (204, "NO CONTENT"), (304, "NOT MODIFIED")])
+    func bodylessStatus(_ status: Int, _ phrase: String) throws {
         let cassette = Cassette(interactions: [
             Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/gone")!),
-                        outcome: .response(RecordedResponse(status: 204, body: Data("leak".utf8)))),
+                        outcome: .response(RecordedResponse(status: status, statusText: phrase, body: Data("leak".utf8)))),
             Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/ok")!),
                         outcome: .response(RecordedResponse(status: 200, body: Data("fine".utf8)))),
         ])
@@ -178,11 +179,33 @@ struct LimitsTests {
         options.threads = 1
         let server = try TapedeckHTTPServer(service: ReplayService(cassette: cassette, options: .init(timing: .instant)), options: options)
         defer { try? server.shutdown() }
+        // (Conditional: serve answers a recorded 304 only to a conditional request.)
         let both = rawExchange(port: server.port, send: Data(
-            "GET /gone HTTP/1.1\r\nHost: api.test\r\n\r\nGET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
+            "GET /gone HTTP/1.1\r\nHost: api.test\r\nIf-None-Match: \"v1\"\r\n\r\nGET /ok HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
         let text = String(decoding: both.received, as: UTF8.self)
-        #expect(text.hasPrefix("HTTP/1.1 204") && !text.contains("leak") && text.hasSuffix("fine"), "\(text)")
-        #expect(text.components(separatedBy: "HTTP/1.1 200").count == 2)
+        #expect(text.hasPrefix("HTTP/1.1 \(status)") && !text.contains("leak") && text.hasSuffix("fine"), "\(text)")
+        #expect(!text.lowercased().contains("transfer-encoding") && text.components(separatedBy: "HTTP/1.1 200").count == 2, "\(text)")
+    }
+
+    @Test("a body the writer did not capture goes out empty without its Content-Encoding (no decoder then fails on zero bytes of gzip); a HEAD keeps it")
+    func uncapturedEncodedBody() throws {
+        let headers = [HeaderField("Content-Type", "text/css"), HeaderField("Content-Encoding", "br")]
+        let cassette = Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/site.css")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: headers))),
+            Interaction(index: 1, request: RecordedRequest(method: "HEAD", url: URL(string: "http://api.test/site.css")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: headers))),
+        ])
+        var options = ServerOptions()
+        options.threads = 1
+        let server = try TapedeckHTTPServer(service: ReplayService(cassette: cassette, options: .init(timing: .instant)), options: options)
+        defer { try? server.shutdown() }
+        let both = rawExchange(port: server.port, send: Data(
+            "GET /site.css HTTP/1.1\r\nHost: api.test\r\n\r\nHEAD /site.css HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n".utf8))
+        let answers = String(decoding: both.received, as: UTF8.self).lowercased().components(separatedBy: "http/1.1 200")
+        #expect(answers.count == 3, "\(answers)")
+        #expect(answers.count == 3 && !answers[1].contains("content-encoding") && answers[1].contains("content-length: 0"), "\(answers)")
+        #expect(answers.count == 3 && answers[2].contains("content-encoding: br"), "\(answers)")
     }
 
     @Test("loopback means 127.0.0.0/8 as four decimal octets, ::1 or localhost", arguments: [
