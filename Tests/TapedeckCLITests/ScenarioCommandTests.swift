@@ -59,6 +59,20 @@ struct ScenarioCommandTests {
         #expect(replayed.output == run.output)
     }
 
+    @Test("a file whose name begins with '-' gets a reproduction line that names it as a file, not as an option")
+    func dashedFileReproduces() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let edited = try edited("retry-storm.yaml", in: directory) { $0.replacingOccurrences(of: "finishedBy: 4.5s", with: "finishedBy: 3s") }
+        try FileManager.default.moveItem(at: edited, to: directory.file("-storm.yaml"))
+        let run = try runTapedeck(["run", "./-storm.yaml", "--seed", "5"], in: directory.url)
+        #expect(run.status == 1, "\(run.errors)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("reproduce: ") })
+        #expect(line == "reproduce: tapedeck run ./-storm.yaml --seed 5", "\(line)")
+        let replayed = try runTapedeck(Array(line.dropFirst("reproduce: ".count).split(separator: " ").map(String.init).dropFirst()), in: directory.url)
+        #expect(replayed.status == 1 && replayed.output == run.output)
+    }
+
     @Test("--format json, --timeline, --report and --trace write what they say; the trace has every step")
     func artifacts() throws {
         let directory = try TemporaryDirectory()

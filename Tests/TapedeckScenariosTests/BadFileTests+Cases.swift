@@ -318,7 +318,7 @@ extension BadFileTests {
             traffic: {stubs: [{url: http://api.test/a, bodyFile: missing.json}]}
             script: [{request: GET http://api.test/a}]
             """, line: 1, column: 54, path: "traffic.stubs[0].bodyFile",
-            message: "cannot read \(parsingDirectory.appendingPathComponent("missing.json").standardizedFileURL.path) — paths are relative to the scenario file"),
+            message: "cannot read \(parsingDirectory.appendingPathComponent("missing.json").standardizedFileURL.path): there is no such file — paths are relative to the scenario file"),
         BadFile(what: "an upstream that is not http", yaml: """
             traffic: {cassette: api.har.gz, upstream: "ftp://example.com"}
             script: [{request: GET http://api.test/a}]
@@ -346,5 +346,16 @@ extension BadFileTests {
             message: "unknown key '<<' — YAML 1.2, which scenario files are read as, has no merge keys"),
         BadFile(what: "an empty file", yaml: "", line: 0, column: 0, path: "",
                 message: "the file is empty — start from a file in docs/examples/scenarios"),
+        BadFile(what: "a blank request name would leave the table and failure lines without their subject", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: " "}]
+            """, line: 2, column: 49, path: "script[0].name",
+            message: "the name is empty — give it a name the outputs can show, or leave the key out for the default one"),
+        BadFile(what: "a fault site's name with a line break would split the outputs (and a shrunk file's comment)", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: status, status: 500, name: "two\\nlines"}]
+            """, line: 3, column: 44, path: "faults[0].name",
+            message: "the name holds a control character (U+000A) — names are shown on one line: use letters, digits, spaces and punctuation"),
     ]
 }

@@ -165,6 +165,25 @@ struct LoadCheckTests {
         #expect(all.last?.description.hasSuffix("0 is out of range — use 1...1000000") == true, "\(error)")
     }
 
+    @Test("every wrong part of a multipart body is reported, not the first: a missing file, a part with no content, two sources, an unknown key")
+    func everyMultipartProblem() throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: POST http://api.test/upload, status: 201}]}
+            script:
+              - request: POST http://api.test/upload
+                multipart:
+                  - {name: a, file: nope/missing.png}
+                  - {name: b}
+                  - {name: c, text: x, bytes: 1}
+                  - {name: d, txet: x}
+              - {request: POST http://api.test/other, repeat: 0}
+            """))
+        let all = [error] + error.more
+        #expect(all.map(\.line) == [5, 6, 7, 8, 8, 9], "\(error)")   // d: an unknown key and no content
+        #expect(all.first?.description.contains("missing.png: there is no such file") == true, "\(error)")
+        #expect(all.contains { $0.path.hasSuffix("multipart[3].txet") }, "\(error)")
+    }
+
     @Test("a misspelt required section is reported as the misspelling, not as a missing section")
     func misspeltRequired() throws {
         let error = try #require(parseError("""

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TapedeckScenarios
+@testable import TapedeckScenarios
 import TapedeckScheduling
 
 @Suite("Reports: the text timeline fits a terminal, JSON outcomes and JSON-lines traces read back")
@@ -68,6 +68,44 @@ struct ReportTests {
         #expect(lane.contains("!"))      // the fault, at t=0
         #expect(lane.contains("·"))      // the 1 s backoff
         #expect(lane.hasSuffix("▏ 200"))
+    }
+
+    @Test("a cancel after short retries that the text timeline pushes right (each attempt keeps a column) is drawn after them, in the order they happened")
+    func textTimelineKeepsOrder() throws {
+        // Given five quick 503s with short backoffs, cancelled in the fifth backoff, beside a
+        // 10 s request that sets the axis (so the retries are worth under a column each)
+        let outcome = try run("""
+            traffic:
+              stubs:
+                - {match: GET http://api.test/quick, latency: 5ms, json: {ok: 1}}
+                - {match: GET http://api.test/slow, latency: 10s, json: {ok: 1}}
+            client: {validate: true, retry: {limit: 5, scale: 0.01}}
+            script:
+              - request: GET http://api.test/quick
+              - {cancel: quick, during: backoff#5}
+              - request: GET http://api.test/slow
+            faults: [{name: busy, kind: status, status: 503, route: GET http://api.test/quick}]
+            """)
+        for width in [40, 80, 120] {
+            let lane = try #require(TextTimeline(outcome.timeline, width: width).render().split(separator: "\n").first { $0.hasPrefix("quick") })
+            let chart = String(lane.drop { $0 != "▕" }.dropFirst().prefix { $0 != "▏" })
+            // Then the five attempts (each marked by its fault) come before the cancel, and
+            // nothing is drawn after it
+            let cancel = try #require(chart.lastIndex(of: "x"), "\(lane)")
+            #expect(chart[..<cancel].filter { "!▓".contains($0) }.count == 5, "at \(width): \(lane)")
+            #expect(chart[chart.index(after: cancel)...].allSatisfy { $0 == " " }, "at \(width): \(lane)")
+        }
+    }
+
+    @Test("the SVG's time axis keeps a few round ticks for runs of days and up to the billion seconds a file allows")
+    func longAxes() throws {
+        for (seconds, unit) in [(3_600 * 1_000, "d"), (1_000_000_000, "d"), (3 * 3_600, "h"), (180, "m")] {
+            let axis = TimeAxis(duration: Int64(seconds) * 1_000_000_000, maxTicks: 10)
+            #expect(axis.ticks.count >= 2 && axis.ticks.count <= 11, "\(seconds) s: \(axis.ticks.count) ticks")
+            #expect(axis.end >= Int64(seconds) * 1_000_000_000)
+            #expect(axis.label(axis.end).hasSuffix(unit), "\(seconds) s: \(axis.label(axis.end))")
+        }
+        #expect(TimeAxis(duration: 3_600_000_000_000 * 1_000, maxTicks: 10).label(10 * 86_400_000_000_000) == "10d")
     }
 
     @Test("OutcomeJSON round-trips: decoding what it printed gives the outcome back (bodies are not printed); it says passed")

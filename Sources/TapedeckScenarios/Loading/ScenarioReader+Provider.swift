@@ -161,12 +161,12 @@ extension ScenarioReader {
         let name = try field.string()
         var step: RequestStep
         if let provider, let target = provider.target(named: name), target.baseURL != nil || provider.baseURL != nil {
-            step = RequestStep(name: try keys["name"]?.string() ?? name, method: target.method, url: provider.url(of: target))
+            step = RequestStep(name: try keys["name"]?.name() ?? name, method: target.method, url: provider.url(of: target))
         } else if declaredTargets?.contains(name) == true {
             // The target is in the file but could not be read (or the provider's base URL it
             // needs could not): its own error says why, and the file is refused for it; the
             // step's other values are still checked.
-            step = RequestStep(name: try keys["name"]?.string() ?? name, method: "GET", url: URL(string: "http://unreadable.target")!)
+            step = RequestStep(name: try keys["name"]?.name() ?? name, method: "GET", url: URL(string: "http://unreadable.target")!)
         } else if let names = provider.map({ $0.targets.map(\.name) }) ?? declaredTargets.map({ $0.sorted() }) {
             let close = Field.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
             throw field.error("no target named '\(name)'", hint: close + "targets: \(names.joined(separator: ", "))")

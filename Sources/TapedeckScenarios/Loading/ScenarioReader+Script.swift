@@ -58,7 +58,7 @@ extension ScenarioReader {
             throw target.error("'\(urlText)' is not an absolute http(s) URL", hint: "write e.g. GET http://api.test/items")
         }
         guard method.allSatisfy({ $0.isLetter }) else { throw target.error("'\(method)' is not an HTTP method") }
-        let name = try keys["name"]?.string() ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
+        let name = try keys["name"]?.name() ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
         var step = RequestStep(name: name, method: method, url: url)
         try keys.read("headers") { (headers) throws(ScenarioError) in step.headers = try self.headers(headers) }
         let bodies = ["body", "json", "multipart"].filter { keys[$0] != nil }
@@ -95,32 +95,39 @@ extension ScenarioReader {
         guard !items.isEmpty else { throw field.error("a multipart body needs at least one part", hint: "add e.g. - {name: caption, text: hello}") }
         var parts: [MultipartPart] = []
         for item in items {
-            let keys = try item.mapping(["name", "text", "file", "bytes", "fileName", "mimeType"])
-            var part = MultipartPart(name: try keys.required("name").string(), content: Data())
-            let (kind, value) = try keys.one(of: ["text", "file", "bytes"])
-            switch kind {
-            case "text":
-                part.content = Data(try value.string().utf8)
-            case "file":
-                let url = try fileURL(value)
-                guard let data = try? Data(contentsOf: url) else {
-                    throw value.error("cannot read \(url.path)", hint: "paths are relative to the scenario file")
-                }
-                part.content = data
-                part.fileName = url.lastPathComponent
-                part.mimeType = MultipartFormData.mimeType(forPathExtension: url.pathExtension)
-            default:
-                let count = try value.bytes()
-                guard count <= 64_000_000 else { throw value.error("\(count) bytes is more than a scenario part may generate (64MB)") }
-                part.content = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
-                part.fileName = "\(part.name).bin"
-                part.mimeType = "application/octet-stream"
+            // Each part on its own: every wrong part is reported, not only the first (the
+            // problems make the load fail; the parts read well are returned meanwhile).
+            if let problems = field.problems {
+                if let part = problems.recovering(item: item, multipartPart) { parts.append(part) }
+            } else {
+                parts.append(try multipartPart(item))
             }
-            try keys.read("fileName") { (name) throws(ScenarioError) in part.fileName = try name.string() }
-            try keys.read("mimeType") { (type) throws(ScenarioError) in part.mimeType = try type.string() }
-            parts.append(part)
         }
         return parts
+    }
+
+    private func multipartPart(_ item: Field) throws(ScenarioError) -> MultipartPart {
+        let keys = try item.mapping(["name", "text", "file", "bytes", "fileName", "mimeType"])
+        var part = MultipartPart(name: try keys.required("name").string(), content: Data())
+        let (kind, value) = try keys.one(of: ["text", "file", "bytes"])
+        switch kind {
+        case "text":
+            part.content = Data(try value.string().utf8)
+        case "file":
+            let url = try fileURL(value)
+            part.content = try fileContents(value, at: url)
+            part.fileName = url.lastPathComponent
+            part.mimeType = MultipartFormData.mimeType(forPathExtension: url.pathExtension)
+        default:
+            let count = try value.bytes()
+            guard count <= 64_000_000 else { throw value.error("\(count) bytes is more than a scenario part may generate (64MB)") }
+            part.content = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            part.fileName = "\(part.name).bin"
+            part.mimeType = "application/octet-stream"
+        }
+        try keys.read("fileName") { (name) throws(ScenarioError) in part.fileName = try name.string() }
+        try keys.read("mimeType") { (type) throws(ScenarioError) in part.mimeType = try type.string() }
+        return part
     }
 
     /// `repeat`, `at` and `every` of a request or target step.
@@ -189,7 +196,7 @@ extension ScenarioReader {
         for key in keys.order where !used.contains(key) {
             throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")
         }
-        var site = FaultSite(name: try keys["name"]?.string() ?? "\(kindName)-\(index + 1)", kind: kind)
+        var site = FaultSite(name: try keys["name"]?.name() ?? "\(kindName)-\(index + 1)", kind: kind)
         try keys.read("route") { (route) throws(ScenarioError) in site.pattern = try pattern(route) }
         try keys.read("attempts") { (attempts) throws(ScenarioError) in site.attempts = try attempts.integers(in: 1...1_000_000) }
         try keys.read("exchanges") { (exchanges) throws(ScenarioError) in site.exchanges = try exchanges.integers(in: 1...Int.max) }

@@ -40,7 +40,7 @@ struct ScenarioReader {
         var scenario = Scenario(name: defaultName, source: source)
         // Each top-level value, section and item is read on its own: a problem in one hides none in another.
         problems.recovering { () throws(ScenarioError) in if let schema = top["$schema"] { _ = try schema.string() } }
-        problems.recovering { () throws(ScenarioError) in scenario.name = try top["name"]?.text() ?? defaultName }
+        problems.recovering { () throws(ScenarioError) in scenario.name = try top["name"]?.name() ?? defaultName }
         problems.recovering { () throws(ScenarioError) in scenario.description = try top["description"]?.text() ?? "" }
         problems.recovering { () throws(ScenarioError) in if let seed = top["seed"] { scenario.seed = try seed.seed() } }
         if let traffic = top["traffic"], let read = problems.recovering(item: traffic, reader.traffic) { scenario.traffic = read }
@@ -234,11 +234,7 @@ struct ScenarioReader {
                 response.headers.append(Header("Content-Type", "application/json"))
             }
         } else if let file = keys["bodyFile"] {
-            let url = try path(file)
-            guard let data = try? Data(contentsOf: url) else {
-                throw file.error("cannot read \(url.path)", hint: "paths are relative to the scenario file")
-            }
-            response.body = data
+            response.body = try fileContents(file, at: try path(file))
         }
         response.gzip = try keys["gzip"]?.bool() ?? false
         return response
@@ -352,6 +348,20 @@ struct ScenarioReader {
     /// A file's URL: an absolute path, or one relative to the scenario file.
     func fileURL(_ field: Field) throws(ScenarioError) -> URL {
         try path(field)
+    }
+
+    /// The bytes of the file at `url`, which `field` names; an error says why they cannot be read.
+    func fileContents(_ field: Field, at url: URL) throws(ScenarioError) -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw field.error("cannot read \(url.path): there is no such file", hint: "paths are relative to the scenario file")
+        }
+        guard !isDirectory.boolValue else { throw field.error("cannot read \(url.path): it is a directory", hint: "name a file") }
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw field.error("cannot read \(url.path): \(error.localizedDescription)", hint: "check that it is a readable file")
+        }
     }
 
     private func path(_ field: Field) throws(ScenarioError) -> URL {

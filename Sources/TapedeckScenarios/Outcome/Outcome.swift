@@ -137,8 +137,16 @@ public struct FiredFaultRecord: Codable, Hashable, Sendable {
 }
 
 extension Outcome {
-    /// `text` quoted for a POSIX shell when it needs to be (reproduction lines are pasted into one).
+    /// The path `text` quoted for a POSIX shell when it needs to be (reproduction lines are pasted
+    /// into one); a relative path that begins with `-` gets `./` first, so that no command takes
+    /// it for an option.
+    ///
+    /// ```swift
+    /// Outcome.shellQuoted("my scenario.yaml")   // 'my scenario.yaml'
+    /// Outcome.shellQuoted("-dash.yaml")         // ./-dash.yaml
+    /// ```
     public static func shellQuoted(_ text: String) -> String {
+        let text = text.hasPrefix("-") ? "./" + text : text
         let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=,@%".contains($0) }
         return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

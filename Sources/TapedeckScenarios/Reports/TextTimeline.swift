@@ -34,14 +34,27 @@ public struct TextTimeline: Sendable {
             // Attempts first, each from the column after the last one's end and one more (so that
             // attempts shorter than a column stay apart and every one is seen), then the waits
             // fill the empty columns between the attempts around them.
-            var placed: [(start: Int64, from: Int, to: Int)] = []
+            var placed: [(start: Int64, end: Int64, from: Int, to: Int)] = []
             var nextFree = 0
             for span in lane.spans.filter({ $0.kind == .attempt }).sorted(by: { $0.startNanoseconds < $1.startNanoseconds }) {
                 let from = min(columns - 1, max(column(span.startNanoseconds), nextFree))
-                let to = max(from, column(span.endNanoseconds))
+                let to = min(columns - 1, max(from, column(span.endNanoseconds)))
                 for index in from...to { cells[index] = span.failed ? "▓" : "█" }
-                placed.append((span.startNanoseconds, from, to))
+                placed.append((span.startNanoseconds, span.endNanoseconds, from, to))
                 nextFree = to + 2
+            }
+            // A mark goes where its instant falls among the attempts as drawn (pushed right), so a
+            // cancel after four short retries is drawn after them, not over the first.
+            func markColumn(_ nanoseconds: Int64) -> Int {
+                var index = column(nanoseconds)
+                for attempt in placed where attempt.start <= nanoseconds {
+                    if nanoseconds > attempt.end {
+                        index = max(index, attempt.to + 1)
+                    } else {
+                        index = min(max(index, attempt.from), attempt.to)
+                    }
+                }
+                return min(columns - 1, index)
             }
             for span in lane.spans where span.kind == .backoff {
                 let before = placed.last { $0.start <= span.startNanoseconds }
@@ -52,7 +65,7 @@ public struct TextTimeline: Sendable {
                 for index in from...min(to, columns - 1) where cells[index] == " " { cells[index] = "·" }
             }
             for mark in lane.marks {
-                let index = column(mark.timeNanoseconds)
+                let index = markColumn(mark.timeNanoseconds)
                 switch mark.kind {
                 case .fault: cells[index] = "!"
                 case .cancel: cells[index] = "x"

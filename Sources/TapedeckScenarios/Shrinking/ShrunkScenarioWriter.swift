@@ -55,13 +55,21 @@ public enum ShrunkScenarioWriter {
             throw ScenarioError(file: output.path, reason: "cannot write YAML: \(error)")
         }
         let header = """
-            # Written by `tapedeck shrink \(original.path) --seed \(seed)`.
+            # Written by `tapedeck shrink \(Self.commentText(original.path)) --seed \(seed)`.
             # Every decision is explicit: faults fire only where `schedule.faults` says, the order of
             # ready work is FIFO except at `schedule.order`, jitter is zero except at `schedule.jitter`.
-            # It fails the same way on every run and under any --seed: \(result.failure).
+            # It fails the same way on every run and under any --seed: \(Self.commentText("\(result.failure)")).
 
             """
         return header + body
+    }
+
+    /// `text` on one comment line: a line break or another control character (in a response
+    /// body an expectation quotes, say) would end the comment and leave the rest as YAML.
+    static func commentText(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? " " : scalar
+        }))
     }
 
     // MARK: faults

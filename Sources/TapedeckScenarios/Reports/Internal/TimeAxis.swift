@@ -1,5 +1,5 @@
 /// A virtual-time axis with round ticks: the step is 1, 2 or 5 times a power of ten (in
-/// nanoseconds up to tens of seconds, then whole minutes), the axis ends at the first tick at or
+/// nanoseconds up to tens of seconds, then whole minutes, hours and days), the axis ends at the first tick at or
 /// after the run's end, and every label uses one unit (`0`, `0.5s`, `1s`, `1.5s`).
 ///
 /// Integer arithmetic only, so the same duration gives the same ticks on every machine.
@@ -23,6 +23,12 @@ struct TimeAxis: Equatable {
             chosen = step
             break
         }
+        if chosen.multipliedReportingOverflow(by: intervals).partialValue < duration {
+            // Longer than the steps go (the reader allows a billion seconds): whole days, as few
+            // as keep the intervals within the limit.
+            let perInterval = duration / intervals + (duration % intervals > 0 ? 1 : 0)
+            chosen = (perInterval / Self.day + (perInterval % Self.day > 0 ? 1 : 0)) * Self.day
+        }
         step = chosen
         let (quotient, remainder) = duration.quotientAndRemainder(dividingBy: chosen)
         end = (quotient + (remainder > 0 ? 1 : 0)) * chosen
@@ -33,8 +39,12 @@ struct TimeAxis: Equatable {
         stride(from: Int64(0), through: end, by: Int(step)).map { $0 }
     }
 
-    /// Nice steps from a nanosecond to a day: 1-2-5 below a minute, then 1, 2, 5, 10, 15, 30 minutes
-    /// and 1, 2, 5, 10, 24 hours.
+    private static let minute: Int64 = 60_000_000_000
+    private static let hour = 60 * minute
+    private static let day = 24 * hour
+
+    /// Nice steps from a nanosecond to ten thousand days: 1-2-5 below a minute, then 1, 2, 5, 10,
+    /// 15, 30 minutes, 1, 2, 5, 10, 24 hours, and 1-2-5 days.
     private static let steps: [Int64] = {
         var steps: [Int64] = []
         var power: Int64 = 1
@@ -44,13 +54,19 @@ struct TimeAxis: Equatable {
         }
         let minute: Int64 = 60_000_000_000
         steps += [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1_440].map { $0 * minute }
+        steps += [2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000].map { $0 * day }
         return steps
     }()
 
-    /// A tick's label in the axis's unit: `0`, `250ms`, `1.5s`, `2m`, `2m30s`.
+    /// A tick's label in the axis's unit: `0`, `250ms`, `1.5s`, `2m`, `2m30s`, `5h`, `1h30m`, `3d`.
     func label(_ nanoseconds: Int64) -> String {
         if nanoseconds == 0 { return "0" }
-        let minute: Int64 = 60_000_000_000
+        let minute = Self.minute, hour = Self.hour, day = Self.day
+        if end >= 2 * day && step % day == 0 { return "\(nanoseconds / day)d" }
+        if end >= 2 * hour && step % minute == 0 {
+            let hours = nanoseconds / hour, minutes = (nanoseconds % hour) / minute
+            return minutes == 0 ? "\(hours)h" : hours == 0 ? "\(minutes)m" : "\(hours)h\(minutes)m"
+        }
         if end >= 2 * minute && step % 1_000_000_000 == 0 {
             let minutes = nanoseconds / minute, seconds = (nanoseconds % minute) / 1_000_000_000
             return seconds == 0 ? "\(minutes)m" : "\(minutes)m\(seconds)s"
