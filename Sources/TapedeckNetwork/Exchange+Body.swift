@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -117,6 +118,14 @@ extension Exchange {
         default:
             return (plan.body, plan.body.count)
         }
+    }
+
+    /// How many body bytes `plan` puts on the wire, when that is known without encoding the body:
+    /// none for HEAD, 204 and 304, the bytes of a body kept as sent, else a recorded length.
+    static func wireCountHint(_ plan: ResponsePlan, method: HTTPRequest.Method) -> Int? {
+        if method == .head || plan.head.status == 204 || plan.head.status == 304 { return 0 }
+        if plan.bodyForm == .wire { return plan.body.count }
+        return plan.head.headerFields[.contentLength].flatMap { Int($0) }
     }
 
     /// How many wire bytes a body kept decoded took when sent with `coding`: the recorded

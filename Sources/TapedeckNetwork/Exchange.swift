@@ -84,8 +84,8 @@ final class Exchange: @unchecked Sendable {
 
     /// Asks the fault hook at `point` and hands its decision to the lifecycle. Returns the
     /// lifecycle's action and the hook's own action (for what a fault adjusts: status, reset).
-    func fault(at point: FaultPoint, head: ResponseHead? = nil) -> (ExchangeLifecycle.Action, FaultAction) {
-        let decided = network.fault(at: point, context: context(head: head))
+    func fault(at point: FaultPoint, head: ResponseHead? = nil, bodyBytes: Int? = nil) -> (ExchangeLifecycle.Action, FaultAction) {
+        let decided = network.fault(at: point, context: context(head: head, bodyBytes: bodyBytes))
         for part in decided.parts { fired.append(FiredFault(point: point, action: part, time: now)) }
         return (handle(.fault(point, decided)), decided)
     }
@@ -165,8 +165,9 @@ final class Exchange: @unchecked Sendable {
         return TransferMetrics(transactions: transactions, taskStart: startTime, taskEnd: now)
     }
 
-    func context(head: ResponseHead? = nil) -> FaultContext {
-        FaultContext(exchange: id, transaction: transactionIndex, request: request, attempt: attempt, tag: options.tag, head: head, time: now)
+    func context(head: ResponseHead? = nil, bodyBytes: Int? = nil) -> FaultContext {
+        FaultContext(exchange: id, transaction: transactionIndex, request: request, attempt: attempt, tag: options.tag, head: head, time: now,
+                     bodyBytes: bodyBytes)
     }
 
     // MARK: scheduling helpers

@@ -155,10 +155,13 @@ public struct FaultContext: Sendable {
     public let head: ResponseHead?
     /// The virtual instant of the fault point.
     public let time: VirtualInstant
+    /// At `responseHead`: how many body bytes the wire will carry, when known without encoding
+    /// the body (a cut at or past it changes nothing, so a hook may leave the point to another fault).
+    public let bodyBytes: Int?
 
     /// What a hook sees (the network builds these; tests may too).
     public init(exchange: Int, transaction: Int = 0, request: RequestSnapshot, attempt: Int = 1, tag: String? = nil,
-                head: ResponseHead? = nil, time: VirtualInstant) {
+                head: ResponseHead? = nil, time: VirtualInstant, bodyBytes: Int? = nil) {
         self.exchange = exchange
         self.transaction = transaction
         self.request = request
@@ -166,6 +169,7 @@ public struct FaultContext: Sendable {
         self.tag = tag
         self.head = head
         self.time = time
+        self.bodyBytes = bodyBytes
     }
 }
 

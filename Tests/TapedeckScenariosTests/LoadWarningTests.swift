@@ -142,4 +142,26 @@ struct LoadWarningTests {
                 "\(resetAtEnd.request("a"))")
         #expect(short.faults.map(\.site) == ["cut"] && short.request("a").bodyBytes == 99)
     }
+
+    @Test("a cut that cuts nothing leaves the answer to the sites after it: a reset at the body's end, then a 500, gives the 500")
+    func cutPastTheBodyDoesNotShadow() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{match: GET http://api.test/small, latency: 10ms, body: "0123456789"}]}
+            script: [{request: GET http://api.test/small, name: small}]
+            faults:
+              - {name: noop-reset, kind: reset, afterBytes: 10}
+              - {name: real-status, kind: status, status: 500}
+            """)
+        #expect(outcome.request("small").status == 500, "\(outcome.request("small"))")
+        #expect(outcome.faults.map(\.site) == ["real-status"], "\(outcome.faults)")
+        // and a cut one byte short still decides, as the first site that fires
+        let short = try run("""
+            traffic: {stubs: [{match: GET http://api.test/small, latency: 10ms, body: "0123456789"}]}
+            script: [{request: GET http://api.test/small, name: small}]
+            faults:
+              - {name: short-reset, kind: reset, afterBytes: 9}
+              - {name: real-status, kind: status, status: 500}
+            """)
+        #expect(short.faults.map(\.site) == ["short-reset"] && short.request("small").status == 200, "\(short.faults)")
+    }
 }
