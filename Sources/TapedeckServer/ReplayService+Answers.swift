@@ -28,6 +28,29 @@ extension ReplayService {
         return authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...]
     }
 
+    /// A CORS answer recorded for a page served from the recording machine (`record`'s own
+    /// address, a dev server on localhost) names that page's origin in `Access-Control-Allow-Origin`;
+    /// replayed to a page on this machine at another address (`serve` on another port), it names
+    /// the requesting page's origin instead, or the browser would refuse it. Origins elsewhere,
+    /// and `*`, stay as recorded.
+    ///
+    /// ```swift
+    /// // recorded: Access-Control-Allow-Origin: http://localhost:18302; request Origin: http://localhost:8080
+    /// ReplayService.reflectLoopbackOrigin(&answer, requestOrigin: "http://localhost:8080")   // now names :8080
+    /// ```
+    static func reflectLoopbackOrigin(_ answer: inout ServerAnswer, requestOrigin: String) {
+        func isLocal(_ text: String) -> Bool {
+            guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)), url.scheme != nil, var host = url.host else { return false }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return ServerOptions.isLoopback(host)
+        }
+        guard isLocal(requestOrigin) else { return }
+        for index in answer.headers.indices where answer.headers[index].name.equalsIgnoringASCIICase("Access-Control-Allow-Origin") {
+            let value = answer.headers[index].value
+            if value != requestOrigin, isLocal(value) { answer.headers[index].value = requestOrigin }
+        }
+    }
+
     /// The answer a recorded response gives: a body stored decoded goes out decoded (its
     /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin — or at one of
     /// `aliases`: the same origin by another name, or another origin of the cassette (its next hop

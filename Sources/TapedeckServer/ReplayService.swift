@@ -219,6 +219,19 @@ public final class ReplayService: ExchangeService {
         return true
     }
 
+    /// The host (and port) a `Location` naming a recorded origin is rewritten to: the `Host` the
+    /// client named. A proxy-style client (an absolute target) reaches every origin through this
+    /// server, so its Locations stay as recorded — unless it named an origin other than the one a
+    /// `tapedeck record` cassette holds (its upstream's): then they name the origin it named, as
+    /// `record` gave them to it live.
+    private func servedName(_ request: IncomingRequest) -> String? {
+        guard let absolute = Self.absoluteTarget(request) else { return request.headers.value(for: "Host") }
+        guard parsedOrigins.count == 1, let named = Origin(absolute), named.scheme == "http",
+              !allOrigins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }) else { return nil }
+        let host = named.host.contains(":") && !named.host.hasPrefix("[") ? "[\(named.host)]" : named.host
+        return named.port.map { "\(host):\($0)" } ?? host
+    }
+
     /// Answers from the cassette (or the admin endpoint, or the miss policy).
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         if request.target.hasPrefix("/__tapedeck/") { return answer(admin(request)) }
@@ -231,11 +244,10 @@ public final class ReplayService: ExchangeService {
         var result: ServerAnswer
         switch reply {
         case let .response(plan):
-            // A proxy-style client reaches every origin through this server: its Locations stay as recorded.
-            let served = Self.absoluteTarget(request) == nil ? request.headers.value(for: "Host") : nil
             let origin = Self.origin(of: url)
-            result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: served)
+            result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: servedName(request))
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
+            if let pageOrigin = request.headers.value(for: "Origin") { Self.reflectLoopbackOrigin(&result, requestOrigin: pageOrigin) }
             if Self.isConnect(request) {
                 // A recorded tunnel that opened cannot be replayed (what went through it was
                 // encrypted): a 2xx here would leave the client talking TLS to a plain server.

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import TapedeckCassettes
+import TapedeckHTTP
+import TapedeckServer
+
+/// What serve changes in a recorded answer so that it works where it is replayed: the origin a
+/// redirect names for a client that uses serve as its proxy, and the page origin a CORS answer
+/// recorded on this machine names.
+@Suite("Server: answers rewritten for where they are replayed")
+struct ServeRewriteTests {
+    private func server(_ interactions: [Interaction]) throws -> TapedeckHTTPServer {
+        var options = ServerOptions()
+        options.threads = 1
+        let service = ReplayService(cassette: Cassette(interactions: interactions), options: .init(timing: .instant))
+        return try TapedeckHTTPServer(service: service, options: options)
+    }
+
+    private func get(_ url: String, headers: [HeaderField] = []) -> RecordedRequest {
+        RecordedRequest(method: "GET", url: URL(string: url)!, headers: headers)
+    }
+
+    private func header(_ name: String, in exchange: RawExchange) -> String? {
+        let text = String(decoding: exchange.received, as: UTF8.self)
+        return text.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test("a proxy-style client that named its own host for record's upstream gets redirects to the host it named, as record gave them live; one naming the recorded origin gets them as recorded")
+    func proxyStyleLocation() throws {
+        // Given what `record --upstream http://127.0.0.1:8080` keeps: the upstream's own Location
+        let server = try server([
+            Interaction(index: 0, request: get("http://127.0.0.1:8080/old"),
+                        outcome: .response(RecordedResponse(status: 302, headers: [HeaderField("Location", "http://127.0.0.1:8080/new?a=1")]))),
+        ])
+        defer { try? server.shutdown() }
+        // When a client using serve as its proxy asks for http://shop.test/old
+        let named = rawExchange(port: server.port, send: Data("GET http://shop.test/old HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n".utf8))
+        // Then the redirect names shop.test, not the upstream it cannot reach
+        #expect(header("Location", in: named) == "http://shop.test/new?a=1", "\(String(decoding: named.received, as: UTF8.self))")
+        // And one that named the recorded origin gets it as recorded
+        let recorded = rawExchange(port: server.port, send: Data(
+            "GET http://127.0.0.1:8080/old HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: close\r\n\r\n".utf8))
+        #expect(header("Location", in: recorded) == "http://127.0.0.1:8080/new?a=1")
+    }
+
+    @Test("a CORS answer recorded for a page on this machine names the requesting page's origin when replayed to a page on this machine; other origins and * stay as recorded")
+    func loopbackCORS() throws {
+        let allow = { (origin: String) in RecordedResponse(status: 204, headers: [HeaderField("Access-Control-Allow-Origin", origin),
+                                                                                HeaderField("Access-Control-Allow-Credentials", "true")]) }
+        let server = try server([
+            Interaction(index: 0, request: get("http://127.0.0.1:8080/cors"), outcome: .response(allow("http://localhost:18302"))),
+            Interaction(index: 1, request: get("http://127.0.0.1:8080/elsewhere"), outcome: .response(allow("https://app.example.com"))),
+            Interaction(index: 2, request: get("http://127.0.0.1:8080/any"), outcome: .response(allow("*"))),
+        ])
+        defer { try? server.shutdown() }
+        func allowed(_ path: String, origin: String) -> String? {
+            header("Access-Control-Allow-Origin", in: rawExchange(port: server.port, send: Data(
+                "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: \(origin)\r\nConnection: close\r\n\r\n".utf8)))
+        }
+        #expect(allowed("/cors", origin: "http://localhost:18303") == "http://localhost:18303")
+        #expect(allowed("/cors", origin: "http://[::1]:5173") == "http://[::1]:5173")
+        #expect(allowed("/cors", origin: "https://evil.example") == "http://localhost:18302", "a page elsewhere is not let in")
+        #expect(allowed("/elsewhere", origin: "http://localhost:18303") == "https://app.example.com")
+        #expect(allowed("/any", origin: "http://localhost:18303") == "*")
+    }
+}
