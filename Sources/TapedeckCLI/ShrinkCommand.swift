@@ -57,7 +57,11 @@ struct ShrinkCommand: ParsableCommand {
         let result: Shrinker.Result
         do {
             // One run is kept for checking the written file.
-            result = try Shrinker(maxRuns: maxRuns - 1).shrink(scenario, seed: seed) { step in print("  \(step)") }
+            // Each step as it happens, also into a pipe or a file (a shrink can take minutes).
+            result = try Shrinker(maxRuns: maxRuns - 1).shrink(scenario, seed: seed) { step in
+                print("  \(step)")
+                fflush(nil)   // every stream: standard output among them
+            }
         } catch {
             if case let .scenario(problem) = error { printProblem(problem) } else { printError("tapedeck: \(error)") }
             switch error {

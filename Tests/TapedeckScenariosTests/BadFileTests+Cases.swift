@@ -357,5 +357,11 @@ extension BadFileTests {
             faults: [{kind: status, status: 500, name: "two\\nlines"}]
             """, line: 3, column: 44, path: "faults[0].name",
             message: "the name holds a control character (U+000A) — names are shown on one line: use letters, digits, spaces and punctuation"),
+        BadFile(what: "a Retry-After given as seconds and as a date", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: status, status: 503, retryAfter: 2s, retryAfterDate: 5s}]
+            """, line: 3, column: 70, path: "faults[0].retryAfterDate",
+            message: "'retryAfterDate' and 'retryAfter' exclude each other — a Retry-After is seconds or a date: keep one"),
     ]
 }

@@ -180,6 +180,13 @@ extension ScenarioReader {
             used.insert("afterBytes")
         case "corruptGzip": kind = .corruptGzip
         case "status":
+            if let date = keys["retryAfterDate"], keys["retryAfter"] != nil {
+                throw date.error("'retryAfterDate' and 'retryAfter' exclude each other", hint: "a Retry-After is seconds or a date: keep one")
+            }
+            if let field = keys["headers"], keys["retryAfter"] != nil || keys["retryAfterDate"] != nil,
+               case let .mapping(pairs) = field.node, pairs.contains(where: { $0.key.string?.lowercased() == "retry-after" }) {
+                throw field.error("a Retry-After in 'headers' and 'retryAfter'/'retryAfterDate' exclude each other", hint: "keep one of them")
+            }
             kind = .status(try needs("status").int(in: 200...999), headers: try keys["headers"].map { (field) throws(ScenarioError) in try headers(field) } ?? [],
                            retryAfter: try keys["retryAfter"]?.duration(), retryAfterDate: try keys["retryAfterDate"]?.duration())
             used.formUnion(["status", "headers", "retryAfter", "retryAfterDate"])
