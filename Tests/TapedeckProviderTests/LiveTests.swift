@@ -135,10 +135,10 @@ struct ProviderLiveTests {
         let base = try await Self.base()
         let (session, _) = Self.session()
         let provider = MoyaProvider<Loopback>(session: session)
-        do throws(ProviderError) {
+        do {
             _ = try await provider.request(Loopback(base, .status(404)))
             Issue.record("a 404 passes .successCodes validation")
-        } catch {
+        } catch let error as ProviderError {
             guard case let .underlying(underlying, response?) = error else {
                 Issue.record("expected .underlying(_, response), got \(error)")
                 return

@@ -15,10 +15,10 @@ struct ResponseTests {
         let redirect = Response(statusCode: 304, data: Data())
         #expect(throws: Never.self) { try redirect.filterSuccessfulStatusAndRedirectCodes() }
         #expect(try redirect.filter(statusCode: 304) === redirect)
-        do throws(ProviderError) {
+        do {
             _ = try redirect.filterSuccessfulStatusCodes()
             Issue.record("304 is not successful")
-        } catch {
+        } catch let error as ProviderError {
             guard case let .statusCode(response) = error else {
                 Issue.record("got \(error)")
                 return

@@ -14,8 +14,8 @@ extension Endpoint {
     /// ``ProviderError/encodableMapping(_:)`` when an `Encodable` body fails to encode, and
     /// ``ProviderError/parameterEncoding(_:)`` when parameters fail to encode — including a composite
     /// task whose body encoding would put its parameters in the query (Moya stops the process there).
-    public func urlRequest() throws(ProviderError) -> URLRequest {
-        guard let requestURL = URL(string: url) else { throw .requestMapping(url) }
+    public func urlRequest() throws -> URLRequest {
+        guard let requestURL = URL(string: url) else { throw ProviderError.requestMapping(url) }
         var request = URLRequest(url: requestURL)
         request.httpMethod = method.rawValue
         for (name, value) in (httpHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -40,7 +40,7 @@ extension Endpoint {
             return try Self.encode(urlParameters, with: .queryString, into: request)
         case let .requestCompositeParameters(bodyParameters, bodyEncoding, urlParameters):
             guard TargetTask.writesBody(bodyEncoding) else {
-                throw .parameterEncoding(ParameterEncodingFailure(
+                throw ProviderError.parameterEncoding(ParameterEncodingFailure(
                     description: "a composite task's body encoding must write the body (JSON, URLEncoding.httpBody or .httpBody), "
                         + "not \(TargetTask.describe(bodyEncoding)); put query parameters in urlParameters"))
             }
@@ -62,7 +62,7 @@ extension Endpoint {
         do {
             request.httpBody = try encoder.encode(value)
         } catch {
-            throw .encodableMapping(error)
+            throw ProviderError.encodableMapping(error)
         }
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -74,7 +74,7 @@ extension Endpoint {
         do {
             return try TargetTask.encode(parameters, with: encoding, into: request)
         } catch {
-            throw .parameterEncoding(error)
+            throw ProviderError.parameterEncoding(error)
         }
     }
 }

@@ -31,7 +31,7 @@ extension MoyaProvider {
     ///
     /// An app's own `func request(_ target: Target) async throws -> Response` (the bridge Moya 15
     /// apps write) takes precedence where it is visible: it has no defaulted parameter.
-    public func request(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) async throws(ProviderError) -> Response {
+    public func request(_ target: Target, callbackQueue: (any SchedulerQueue)? = nil) async throws -> Response {
         let pending = start(target, callbackQueue: callbackQueue)
         // Only where every completion stays on the session's simulation: a callback queue of
         // another scheduler would answer after the run went idle.
@@ -39,11 +39,11 @@ extension MoyaProvider {
             do {
                 try await drive()
             } catch {
-                guard let result = pending.finished else { throw .underlying(error, nil) }
+                guard let result = pending.finished else { throw ProviderError.underlying(error, nil) }
                 return try result.get()
             }
             guard let result = pending.finished else {
-                throw .underlying(UnansweredRequestError(request: "\(target.method.rawValue) \(target.baseURL.appendingPathComponent(target.path))"), nil)
+                throw ProviderError.underlying(UnansweredRequestError(request: "\(target.method.rawValue) \(target.baseURL.appendingPathComponent(target.path))"), nil)
             }
             return try result.get()
         }

@@ -18,10 +18,10 @@ extension MoyaProvider {
     /// `encodableMapping` error arrives as itself.)
     @preconcurrency
     public static func defaultRequestMapping(for endpoint: Endpoint, closure: RequestResultClosure) {
-        do throws(ProviderError) {
+        do {
             closure(.success(try endpoint.urlRequest()))
         } catch {
-            closure(.failure(error))
+            closure(.failure(error as? ProviderError ?? .underlying(error, nil)))
         }
     }
 

@@ -50,7 +50,7 @@ public final class PendingResponse: Cancellable {
 
     /// The response, or the ``ProviderError`` the request failed with.
     public var response: Response {
-        get async throws(ProviderError) {
+        get async throws {
             try await result.get()
         }
     }

@@ -4,23 +4,23 @@ extension Response {
     // MARK: status codes
 
     /// This response, or ``ProviderError/statusCode(_:)`` when its status is outside `statusCodes`.
-    public func filter<R: RangeExpression>(statusCodes: R) throws(ProviderError) -> Response where R.Bound == Int {
-        guard statusCodes.contains(statusCode) else { throw .statusCode(self) }
+    public func filter<R: RangeExpression>(statusCodes: R) throws -> Response where R.Bound == Int {
+        guard statusCodes.contains(statusCode) else { throw ProviderError.statusCode(self) }
         return self
     }
 
     /// This response, or ``ProviderError/statusCode(_:)`` unless its status is `statusCode`.
-    public func filter(statusCode: Int) throws(ProviderError) -> Response {
+    public func filter(statusCode: Int) throws -> Response {
         try filter(statusCodes: statusCode...statusCode)
     }
 
     /// This response, or ``ProviderError/statusCode(_:)`` unless its status is 200–299.
-    public func filterSuccessfulStatusCodes() throws(ProviderError) -> Response {
+    public func filterSuccessfulStatusCodes() throws -> Response {
         try filter(statusCodes: 200...299)
     }
 
     /// This response, or ``ProviderError/statusCode(_:)`` unless its status is 200–399.
-    public func filterSuccessfulStatusAndRedirectCodes() throws(ProviderError) -> Response {
+    public func filterSuccessfulStatusAndRedirectCodes() throws -> Response {
         try filter(statusCodes: 200...399)
     }
 
@@ -35,24 +35,24 @@ extension Response {
     /// ```
     ///
     /// For a typed, `Sendable` value use `map(JSON.self)` (TapedeckClient's `JSON`).
-    public func mapJSON(failsOnEmptyData: Bool = true) throws(ProviderError) -> Any {
+    public func mapJSON(failsOnEmptyData: Bool = true) throws -> Any {
         do {
             return try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
             if data.isEmpty && !failsOnEmptyData { return NSNull() }
-            throw .jsonMapping(self)
+            throw ProviderError.jsonMapping(self)
         }
     }
 
     /// The body as UTF-8 text, or the string at `keyPath` (dot-separated keys) of a JSON object.
     /// Fails with ``ProviderError/stringMapping(_:)``.
-    public func mapString(atKeyPath keyPath: String? = nil) throws(ProviderError) -> String {
+    public func mapString(atKeyPath keyPath: String? = nil) throws -> String {
         guard let keyPath else {
-            guard let string = String(data: data, encoding: .utf8) else { throw .stringMapping(self) }
+            guard let string = String(data: data, encoding: .utf8) else { throw ProviderError.stringMapping(self) }
             return string
         }
         guard let object = try? mapJSON(), let string = Self.value(in: object, atKeyPath: keyPath) as? String else {
-            throw .stringMapping(self)
+            throw ProviderError.stringMapping(self)
         }
         return string
     }
@@ -64,7 +64,7 @@ extension Response {
     /// as `{}`, then as `[{}]`.
     public func map<D: Decodable>(
         _ type: D.Type, atKeyPath keyPath: String? = nil, using decoder: JSONDecoder = JSONDecoder(), failsOnEmptyData: Bool = true
-    ) throws(ProviderError) -> D {
+    ) throws -> D {
         var body = data
         if let keyPath, !keyPath.isEmpty {
             if let object = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed),
@@ -72,7 +72,7 @@ extension Response {
                let encoded = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]) {
                 body = encoded
             } else if failsOnEmptyData {
-                throw .jsonMapping(self)
+                throw ProviderError.jsonMapping(self)
             }
         }
         if body.isEmpty && !failsOnEmptyData {
@@ -82,7 +82,7 @@ extension Response {
         do {
             return try decoder.decode(D.self, from: body)
         } catch {
-            throw .objectMapping(error, self)
+            throw ProviderError.objectMapping(error, self)
         }
     }
 
