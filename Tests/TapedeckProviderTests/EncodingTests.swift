@@ -45,6 +45,21 @@ struct EncodingTests {
         #expect(literal.url?.query == "on=false&t=1&t=2")
     }
 
+    @Test("parameters made from an encoded model (JSONSerialization's NSNumbers): 1 and 0 stay numbers, only true and false are booleans, in TapedeckClient's URLEncoding and the provider's")
+    func numbersFromJSONAreNotBooleans() throws {
+        struct Query: Encodable { var page = 1, limit = 0, archived = false }
+        let parameters = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(Query())) as? [String: Any])
+        let literal = URLEncoding(destination: .queryString, boolEncoding: .literal)
+        let viaProvider = try request(.requestParameters(parameters: parameters, encoding: literal))
+        #expect(viaProvider.url?.query == "archived=false&limit=0&page=1", "\(String(describing: viaProvider.url))")
+        let sendable = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(Query())) as? Parameters)
+        let direct = try literal.encode(URLRequest(url: URL(string: "http://api.test/items")!), with: sendable)
+        #expect(direct.url?.query == "archived=false&limit=0&page=1", "\(String(describing: direct.url))")
+        // Swift's own values keep their meaning
+        let swift = try literal.encode(URLRequest(url: URL(string: "http://api.test/items")!), with: ["on": true, "n": 1])
+        #expect(swift.url?.query == "n=1&on=true")
+    }
+
     @Test("JSONEncoding.default and .prettyPrinted: a JSON body with sorted keys and a Content-Type")
     func jsonEncoding() throws {
         let parameters: [String: Any] = ["title": "Bug", "labels": ["a", "b"], "meta": ["z": NSNull(), "n": 1]]

@@ -124,13 +124,12 @@ public struct URLEncoding: ParameterEncoding {
     /// The escaped `key=value` pairs for one parameter: nested dictionaries become `key[sub]`,
     /// arrays follow ``arrayEncoding``, booleans ``boolEncoding``.
     public func queryComponents(fromKey key: String, value: Any) -> [(String, String)] {
+        if let bool = parameterBool(value) { return [(escape(key), escape(boolEncoding.encode(value: bool)))] }
         switch value {
         case let dictionary as [String: Any]:
             return dictionary.keys.sorted().flatMap { queryComponents(fromKey: "\(key)[\($0)]", value: dictionary[$0]!) }
         case let array as [Any]:
             return array.enumerated().flatMap { queryComponents(fromKey: arrayEncoding.encode(key: key, atIndex: $0.offset), value: $0.element) }
-        case let bool as Bool:
-            return [(escape(key), escape(boolEncoding.encode(value: bool)))]
         default:
             return [(escape(key), escape("\(value)"))]
         }
@@ -218,4 +217,15 @@ struct RequestConvertible: URLRequestConvertible {
         try requestModifier?(&request)
         return try encoding.encode(request, with: parameters)
     }
+}
+
+/// `value` as a `Bool` when it is one: a Swift `Bool`, or an `NSNumber` made from one (what
+/// `JSONSerialization` gives for `true`, `objCType` "c") — not an `NSNumber` 0 or 1, which
+/// corelibs casts to `Bool` too (parameters from `JSONSerialization` of an encoded model hold their
+/// integers so). Alamofire tells them apart the same way.
+package func parameterBool(_ value: Any) -> Bool? {
+    guard let bool = value as? Bool else { return nil }
+    if type(of: value) == Bool.self { return bool }
+    if let number = value as? NSNumber { return String(cString: number.objCType) == "c" ? bool : nil }
+    return bool
 }

@@ -194,8 +194,11 @@ enum ParameterValue {
     case unsupported
 
     init(_ value: Any) {
+        if let bool = parameterBool(value) {
+            self = .bool(bool)
+            return
+        }
         switch value {
-        case let bool as Bool: self = .bool(bool)
         case let string as String: self = .scalar(string)
         case let integer as Int: self = .scalar(String(integer))
         case let integer as Int64: self = .scalar(String(integer))
