@@ -114,7 +114,28 @@ struct AppPatternsTests {
             .encode(Form(tags: ["a", "b"], on: true))
         let plain: String = try URLEncodedFormEncoder(arrayEncoding: .noBrackets).encode(Form(tags: ["a"], on: false))
         #expect(indexed == "on=1&tags%5B0%5D=a&tags%5B1%5D=b")
-        #expect(plain == "on=false&tags=a")
+        #expect(plain == "on=0&tags=a")
+    }
+
+    @Test("URLEncodedFormEncoder writes what Alamofire's writes: 2.0 and nan as Swift prints them, UInt64.max whole, nil optionals as nilEncoding says, / and ? unescaped; array order kept")
+    func formEncoderWire() throws {
+        struct Item: Encodable {
+            var price = 2.0, ratio = Float(0.5), big = UInt64.max, odd = Double.nan, page: Int? = nil, path = "a/b?c d", tags = ["z", "a"]
+        }
+        let form: String = try URLEncodedFormEncoder().encode(Item())
+        #expect(form == "big=18446744073709551615&odd=nan&path=a/b?c%20d&price=2.0&ratio=0.5&tags%5B%5D=z&tags%5B%5D=a", "\(form)")
+        #expect(try URLEncodedFormEncoder(nilEncoding: .null).encode(Item()) as String == form.replacingOccurrences(of: "odd=nan&", with: "odd=nan&page=null&"))
+        #expect((try URLEncodedFormEncoder(nilEncoding: .dropValue).encode(Item()) as String).contains("&page=&"))
+        // Alamofire's two other options: the encoded order, and the characters left as they are
+        struct Pair: Encodable { var b = "x y", a = "1" }
+        #expect(try URLEncodedFormEncoder(alphabetizeKeyValuePairs: false).encode(Pair()) as String == "b=x%20y&a=1")
+        #expect(try URLEncodedFormEncoder(allowedCharacters: .alphanumerics).encode(Pair()) as String == "a=1&b=x%20y")
+        let strict: String = try URLEncodedFormEncoder(allowedCharacters: .alphanumerics).encode(Item())
+        #expect(strict.contains("path=a%2Fb%3Fc%20d"), "\(strict)")
+        // Dates as Alamofire prints them: a Double of seconds, ISO 8601 text, or the date's own encoding
+        struct Stamp: Encodable { var at = Date(timeIntervalSince1970: 1_700_000_000) }
+        #expect(try URLEncodedFormEncoder(dateEncoding: .millisecondsSince1970).encode(Stamp()) as String == "at=1700000000000.0")
+        #expect(try URLEncodedFormEncoder().encode(Stamp()) as String == "at=721692800.0")
     }
 
     @Test("DispatchQueues stand for simulated queues with their labels: one per label, none of them the real queue")

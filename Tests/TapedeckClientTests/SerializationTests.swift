@@ -128,7 +128,7 @@ struct SerializationTests {
         fixture.session.request("http://api.test/echo", method: .post, parameters: parameters).response { _ in }
         fixture.session.request("http://api.test/echo", method: .post, parameters: ["b": 2, "a": 1], encoder: JSONParameterEncoder.default).response { _ in }
         try fixture.run()
-        let form = "exact=true&filter%5Bkind%5D=tape%20deck&page=2&q=x%26y%3Dz&tags%5B%5D=a&tags%5B%5D=b"
+        let form = "exact=1&filter%5Bkind%5D=tape%20deck&page=2&q=x%26y%3Dz&tags%5B%5D=a&tags%5B%5D=b"
         #expect(seen.value == [
             "GET \(form) - ",
             "POST  application/x-www-form-urlencoded; charset=utf-8 \(form)",

@@ -1,8 +1,10 @@
 public import Foundation
 
-/// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text. Pairs are sorted by their encoded
-/// key, so the output is deterministic; nested containers use bracket notation (or what
-/// ``keyPathEncoding`` says), booleans `true`/`false` unless ``boolEncoding`` says otherwise.
+/// Turns an `Encodable` value into `a=1&b[]=x&c[d]=y` form text, as Alamofire's encoder writes it:
+/// numbers as Swift prints them (`2.0`, `nan`), booleans `1`/`0` unless ``boolEncoding`` says
+/// otherwise, an explicit or absent optional as ``nilEncoding`` says, nested containers in bracket
+/// notation (or what ``keyPathEncoding`` says), and the pairs of each object sorted (the order of
+/// an array's elements is kept: Alamofire sorts them too, which changes what the array says).
 ///
 /// ```swift
 /// let encoder = URLEncodedFormEncoder(dateEncoding: .iso8601, keyEncoding: .convertToSnakeCase,
@@ -17,6 +19,9 @@ public struct URLEncodedFormEncoder: Sendable {
     /// How booleans are written (`numeric`: `1`/`0`, `literal`: `true`/`false`).
     public typealias BoolEncoding = URLEncoding.BoolEncoding
 
+    /// Whether each object's pairs are sorted (Alamofire's default); false keeps the order the
+    /// value encodes them in.
+    public let alphabetizeKeyValuePairs: Bool
     /// How arrays are keyed.
     public let arrayEncoding: ArrayEncoding
     /// How booleans are written.
@@ -29,22 +34,30 @@ public struct URLEncodedFormEncoder: Sendable {
     public let keyEncoding: KeyEncoding
     /// How a nested key is attached to its parent's.
     public let keyPathEncoding: KeyPathEncoding
-    /// What an explicit `nil` becomes.
+    /// What a `nil` becomes (an explicit one, and an optional property without a value).
     public let nilEncoding: NilEncoding
     /// How spaces are escaped.
     public let spaceEncoding: SpaceEncoding
+    /// The characters written as they are; every other is percent-escaped.
+    public let allowedCharacters: CharacterSet
 
-    /// An encoder with these options, in Alamofire's order (pairs are always sorted; Alamofire's
-    /// `alphabetizeKeyValuePairs:` and `allowedCharacters:` are not taken). Booleans default to
-    /// `true`/`false` (Alamofire's default is `1`/`0`; docs/client.md).
+    /// What Alamofire leaves unescaped in a query: RFC 3986's query characters without the
+    /// delimiters `:#[]@!$&'()*+,;=` (so `/` and `?` stay, as RFC 3986 §3.4 allows).
+    public static let queryAllowed: CharacterSet = {
+        CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: ":#[]@!$&'()*+,;="))
+    }()
+
+    /// An encoder with Alamofire's options and defaults.
     ///
     /// ```swift
-    /// let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric)
+    /// let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .literal)
     /// ```
-    public init(arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .literal,
+    public init(alphabetizeKeyValuePairs: Bool = true, arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .numeric,
                 dataEncoding: DataEncoding = .base64, dateEncoding: DateEncoding = .deferredToDate,
                 keyEncoding: KeyEncoding = .useDefaultKeys, keyPathEncoding: KeyPathEncoding = .brackets,
-                nilEncoding: NilEncoding = .dropKey, spaceEncoding: SpaceEncoding = .percentEscaped) {
+                nilEncoding: NilEncoding = .dropKey, spaceEncoding: SpaceEncoding = .percentEscaped,
+                allowedCharacters: CharacterSet = URLEncodedFormEncoder.queryAllowed) {
+        self.alphabetizeKeyValuePairs = alphabetizeKeyValuePairs
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
         self.dataEncoding = dataEncoding
@@ -53,19 +66,17 @@ public struct URLEncodedFormEncoder: Sendable {
         self.keyPathEncoding = keyPathEncoding
         self.nilEncoding = nilEncoding
         self.spaceEncoding = spaceEncoding
+        self.allowedCharacters = allowedCharacters
     }
 
     /// The form text for `value`, which must encode as a keyed container.
     public func encode<Value: Encodable>(_ value: Value) throws -> String {
-        let encoded = try jsonEncoder().encode(value)
-        guard case let .object(object) = try JSONDecoder().decode(FormValue.self, from: encoded) else {
+        let root = FormSlot()
+        try value.encode(to: FormValueEncoder(slot: root, options: self, codingPath: []))
+        guard case let .fields(fields) = root.content else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "form parameters must encode to a keyed container"))
         }
-        var pairs: [(String, String)] = []
-        for (key, child) in encodedKeys(object) {
-            flatten(child, key: key, into: &pairs)
-        }
-        return pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        return serialize(fields, under: nil).joined(separator: "&")
     }
 
     /// The form for `value` as UTF-8 data (Alamofire's `encode(_:) -> Data`).
@@ -74,96 +85,37 @@ public struct URLEncodedFormEncoder: Sendable {
         return Data(text.utf8)
     }
 
-    /// A JSON encoder writing dates and data as this encoder's options say (the form is read back
-    /// from its output).
-    private func jsonEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        switch dateEncoding {
-        case .deferredToDate: encoder.dateEncodingStrategy = .deferredToDate
-        case .secondsSince1970: encoder.dateEncodingStrategy = .secondsSince1970
-        case .millisecondsSince1970: encoder.dateEncodingStrategy = .millisecondsSince1970
-        case .iso8601: encoder.dateEncodingStrategy = .iso8601
-        case let .formatted(formatter): encoder.dateEncodingStrategy = .formatted(formatter)
-        case let .custom(write):
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(try write(date))
-            }
+    /// The `key=value` segments of an object's fields (under `parent`'s key), each field's own
+    /// segments joined, sorted unless ``alphabetizeKeyValuePairs`` is false.
+    private func serialize(_ fields: [(key: String, slot: FormSlot)], under parent: String?) -> [String] {
+        let segments = fields.compactMap { field -> String? in
+            let name = keyEncoding.encode(field.key)
+            let key = parent.map { $0 + keyPathEncoding.encodeKeyPath(name) } ?? name
+            let parts = serialize(field.slot, key: key)
+            return parts.isEmpty ? nil : parts.joined(separator: "&")
         }
-        switch dataEncoding {
-        case .deferredToData: encoder.dataEncodingStrategy = .deferredToData
-        case .base64: encoder.dataEncodingStrategy = .base64
-        case let .custom(write):
-            encoder.dataEncodingStrategy = .custom { data, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(try write(data))
-            }
-        }
-        return encoder
+        return alphabetizeKeyValuePairs ? segments.sorted() : segments
     }
 
-    /// An object's members with their keys encoded, sorted by the encoded key.
-    private func encodedKeys(_ object: [String: FormValue]) -> [(String, FormValue)] {
-        object.map { (keyEncoding.encode($0.key), $0.value) }.sorted { $0.0 < $1.0 }
-    }
-
-    private func flatten(_ value: FormValue, key: String, into pairs: inout [(String, String)]) {
-        switch value {
-        case let .object(object):
-            for (child, member) in encodedKeys(object) {
-                flatten(member, key: key + keyPathEncoding.encodeKeyPath(child), into: &pairs)
-            }
-        case let .array(array):
-            for (index, element) in array.enumerated() { flatten(element, key: arrayEncoding.encode(key: key, atIndex: index), into: &pairs) }
-        case let .bool(bool):
-            pairs.append((key, boolEncoding.encode(value: bool)))
-        case let .scalar(text):
-            pairs.append((key, text))
-        case .null:
-            if let text = nilEncoding.encodeNil() { pairs.append((key, text)) }
+    private func serialize(_ slot: FormSlot, key: String) -> [String] {
+        switch slot.content {
+        case .empty:
+            return []
+        case let .text(text):
+            return ["\(escape(key))=\(escape(text))"]
+        case let .list(items):
+            return items.enumerated().flatMap { serialize($0.element, key: arrayEncoding.encode(key: key, atIndex: $0.offset)) }
+        case let .fields(fields):
+            return serialize(fields, under: key)
         }
     }
 
-    /// Percent-escapes per RFC 3986 (letters, digits, `-._~` pass through); a space becomes `%20`,
-    /// or `+` with ``SpaceEncoding/plusReplaced``.
+    /// Percent-escapes all but ``allowedCharacters`` (a space becomes `%20`, or `+` with
+    /// ``SpaceEncoding/plusReplaced``).
     private func escape(_ string: String) -> String {
-        spaceEncoding.encode(Self.escape(string))
-    }
-
-    /// Percent-escapes per RFC 3986 (letters, digits, `-._~` pass through; space becomes `%20`).
-    static func escape(_ string: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return string.addingPercentEncoding(withAllowedCharacters: allowed) ?? string
-    }
-}
-
-/// A JSON value as form text: scalars keep their JSON spelling (integers, decimals); booleans and
-/// nulls are kept apart for the encoder's ``URLEncodedFormEncoder/boolEncoding`` and
-/// ``URLEncodedFormEncoder/nilEncoding``.
-private enum FormValue: Decodable {
-    case object([String: FormValue])
-    case array([FormValue])
-    case bool(Bool)
-    case scalar(String)
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let integer = try? container.decode(Int64.self) {
-            self = .scalar(String(integer))
-        } else if let number = try? container.decode(Double.self) {
-            self = .scalar(String(number))
-        } else if let string = try? container.decode(String.self) {
-            self = .scalar(string)
-        } else if let array = try? container.decode([FormValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: FormValue].self))
-        }
+        var allowed = allowedCharacters
+        allowed.insert(" ")
+        let escaped = string.addingPercentEncoding(withAllowedCharacters: allowed) ?? string
+        return spaceEncoding.encode(escaped.replacingOccurrences(of: " ", with: "%20"))
     }
 }
