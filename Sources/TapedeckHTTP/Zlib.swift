@@ -156,6 +156,12 @@ public final class Deflater {
         try run(data, flush: Z_NO_FLUSH)
     }
 
+    /// Returns everything compressed so far, decodable now (a sync flush, as a server streaming
+    /// events through gzip does after each event); the stream goes on.
+    public func flush() throws -> Data {
+        try run(Data(), flush: Z_SYNC_FLUSH)
+    }
+
     /// Ends the stream and returns the remaining output (trailer included).
     public func finish() throws -> Data {
         precondition(!finished, "Deflater.finish() called twice")

@@ -44,12 +44,33 @@ extension ReplayService {
         for index in answer.headers.indices where answer.headers[index].name.equalsIgnoringASCIICase("Content-Length") {
             answer.headers[index].value = String(decoded.count)
         }
-        answer.body = decoded
-        // Recorded pieces are of the encoded bytes: the decoded body goes at the pace's end instead.
+        // Recorded pieces are of the encoded bytes: a gzip stream is decoded piece by piece, so
+        // each decoded piece keeps its time (an event stream stays live); another coding's decoded
+        // body goes at the pace's end.
         if let pieces = answer.delivery.pieces {
-            answer.delivery.pieces = nil
-            answer.delivery.bodyDelay = pieces.last?.at ?? .zero
+            if codings == ["gzip"] || codings == ["x-gzip"], let decodedPieces = Self.decodedPieces(pieces, of: answer.body, total: decoded.count) {
+                answer.delivery.pieces = decodedPieces
+            } else {
+                answer.delivery.pieces = nil
+                answer.delivery.bodyDelay = pieces.last?.at ?? .zero
+            }
         }
+        answer.body = decoded
+    }
+
+    /// The pieces of a gzip body's decoded bytes, each due when the encoded piece that completes
+    /// it was: nil when the pieces do not cover `encoded` or decode to other than `total` bytes.
+    static func decodedPieces(_ pieces: [BodyChunk], of encoded: Data, total: Int) -> [BodyChunk]? {
+        guard pieces.reduce(0, { $0 + $1.bytes }) == encoded.count, let inflater = try? Inflater(format: .gzip) else { return nil }
+        var decoded: [BodyChunk] = []
+        var offset = encoded.startIndex
+        for piece in pieces {
+            guard let out = try? inflater.append(encoded[offset..<offset + piece.bytes]) else { return nil }
+            offset += piece.bytes
+            if !out.isEmpty { decoded.append(BodyChunk(bytes: out.count, at: piece.at)) }
+        }
+        guard decoded.reduce(0, { $0 + $1.bytes }) == total, !decoded.isEmpty else { return nil }
+        return decoded
     }
 
     /// Whether `Accept-Encoding` accepts `coding` (RFC 9110 12.5.3: by name or `*`, a `q` above

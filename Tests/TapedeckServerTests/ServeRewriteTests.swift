@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
-import TapedeckServer
+@testable import TapedeckServer
 
 /// What serve changes in a recorded answer so that it works where it is replayed: the origin a
 /// redirect names for a client that uses serve as its proxy, and the page origin a CORS answer
@@ -63,5 +63,43 @@ struct ServeRewriteTests {
         #expect(allowed("/cors", origin: "https://evil.example") == "http://localhost:18302", "a page elsewhere is not let in")
         #expect(allowed("/elsewhere", origin: "http://localhost:18303") == "https://app.example.com")
         #expect(allowed("/any", origin: "http://localhost:18303") == "*")
+    }
+
+    @Test("a gzip event stream recorded in pieces goes decoded to a client that does not accept gzip piece by piece, each at its recorded time; one that accepts gzip gets it as recorded")
+    func decodedStreamKeepsItsPace() throws {
+        // Given three events a server flushed through gzip one second apart
+        let events = ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"]
+        let deflater = try Deflater(format: .gzip)
+        var encoded = Data()
+        var pieces: [BodyChunk] = []
+        for (index, event) in events.enumerated() {
+            var part = try deflater.append(Data(event.utf8))
+            part += try deflater.flush()
+            if index == events.count - 1 { part += try deflater.finish() }
+            encoded += part
+            pieces.append(BodyChunk(bytes: part.count, at: .seconds(index)))
+        }
+        func answer() -> ServerAnswer {
+            var answer = ServerAnswer(status: 200, headers: [HeaderField("Content-Type", "text/event-stream"), HeaderField("Content-Encoding", "gzip"),
+                                                             HeaderField("Vary", "Accept-Encoding")], body: encoded)
+            answer.delivery.pieces = pieces
+            return answer
+        }
+        // When it is served to curl without --compressed
+        var plain = answer()
+        ReplayService.negotiateEncoding(&plain, acceptEncoding: nil)
+        // Then each event goes decoded at its time
+        #expect(plain.body == Data(events.joined().utf8))
+        #expect(plain.delivery.pieces == [BodyChunk(bytes: 9, at: .seconds(0)), BodyChunk(bytes: 9, at: .seconds(1)), BodyChunk(bytes: 9, at: .seconds(2))],
+                "\(String(describing: plain.delivery.pieces))")
+        // and to a client that accepts gzip, as recorded
+        var compressed = answer()
+        ReplayService.negotiateEncoding(&compressed, acceptEncoding: "gzip, br")
+        #expect(compressed.body == encoded && compressed.delivery.pieces == pieces)
+        // A streaming inflater takes a gzip body in any slices and gives the whole text
+        let inflater = try Inflater(format: .gzip)
+        var whole = Data()
+        for start in stride(from: 0, to: encoded.count, by: 3) { whole += try inflater.append(encoded[start..<min(start + 3, encoded.count)]) }
+        #expect(whole == Data(events.joined().utf8))
     }
 }
