@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckClient
 import Yams
 
 /// What a file says that loads but can never take effect: a fault whose route no request of the
@@ -47,8 +48,30 @@ extension Validation {
         guard !scenario.client.authenticates else { return warnings }
         let retries = scenario.client.retry?.limit ?? 0
         let most = "the client \(retries == 0 ? "does not retry" : "retries at most \(retries) time\(retries == 1 ? "" : "s")")"
+        // A method the retry policy does not retry (POST under Alamofire's default methods) makes one attempt.
+        let retried = Set((scenario.client.retry?.methods ?? RetryPolicy.defaultRetryableHTTPMethods.map(\.rawValue)).map { $0.uppercased() })
+        let retriedText = retried.sorted().joined(separator: ", ")
         for (index, step) in scenario.script.enumerated() {
             guard case let .cancel(cancel) = step else { continue }
+            let targets = scenario.requests.filter { $0.isNamed(cancel.target) }
+            let waitsForRetry: Bool
+            var key = "atAttempt"
+            switch cancel.trigger {
+            case .duringBackoff:
+                waitsForRetry = true
+                key = "during"
+            case let .atAttempt(number): waitsForRetry = number > 1
+            case .at: waitsForRetry = false
+            }
+            if retries > 0, waitsForRetry, !targets.isEmpty, let method = targets.first?.step.method,
+               targets.allSatisfy({ !retried.contains($0.step.method.uppercased()) }) {
+                let place = Self.child(field("script", index), key)
+                warnings.append(LoadWarning(problem: place.error(
+                    "'\(cancel.target)' is a \(method), which client.retry does not retry (its methods: \(retriedText)), so it makes one attempt; "
+                        + "this cancel can never happen",
+                    hint: "add \(method) to client.retry.methods, or cancel at a time ('at: 1s')"), route: nil))
+                continue
+            }
             switch cancel.trigger {
             case let .duringBackoff(number) where number > retries:
                 let place = Self.child(field("script", index), "during")
@@ -68,6 +91,18 @@ extension Validation {
             default:
                 continue
             }
+        }
+        for (index, site) in scenario.faults.enumerated() {
+            guard retries > 0, let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > 1, lowest <= retries + 1,
+                  let pattern = site.pattern else { continue }
+            if case .tokenExpiry = site.kind { continue }
+            let struck = scenario.requests.filter { pattern.matches(method: $0.step.method, url: $0.step.url) }
+            guard let method = struck.first?.step.method, struck.allSatisfy({ !retried.contains($0.step.method.uppercased()) }) else { continue }
+            let place = Self.child(field("faults", index), "attempts")
+            warnings.append(LoadWarning(problem: place.error(
+                "the requests its route matches are \(method)s, which client.retry does not retry (its methods: \(retriedText)), so they make one "
+                    + "attempt and attempts \(site.attempts!) never come; this fault can never fire",
+                hint: "add \(method) to client.retry.methods, or strike attempt 1"), route: nil))
         }
         for (index, site) in scenario.faults.enumerated() {
             guard let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > retries + 1 else { continue }
