@@ -121,6 +121,21 @@ struct FaultSiteTests {
         #expect(other.faults.map { "\($0.site) \($0.request ?? "")" } != original.faults.map { "\($0.site) \($0.request ?? "")" })
     }
 
+    @Test("a scheduled latency draw past the site's jitter is taken as its jitter (a hand-edited schedule cannot make a delay the site could not)")
+    func scheduledDrawIsClamped() throws {
+        func end(_ drawn: String) throws -> Int64? {
+            try run("""
+                traffic: {stubs: [{url: http://api.test/items}]}
+                script: [{request: GET http://api.test/items, name: items}]
+                faults: [{name: lat, kind: latency, delay: 1ms, jitter: 5ms}]
+                schedule: {faults: [{site: lat, request: items, attempt: 1, drawn: \(drawn)}]}
+                """).request("items").endNanoseconds
+        }
+        let atJitter = try #require(try end("5000000"))
+        #expect(try end("99999999999") == atJitter)
+        #expect(try end("0")! < atJitter)
+    }
+
     @Test("sites at one point combine: latencies add up, a bandwidth paces, and the first other site that fires acts (a slow 503 with a slow body)")
     func sitesCombine() throws {
         let yaml = """

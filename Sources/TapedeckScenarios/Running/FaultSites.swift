@@ -77,7 +77,8 @@ final class FaultSites: FaultHook {
                     guard let position = pending.firstIndex(where: {
                         $0.site == decision.site && $0.request == decision.request && $0.attempt == decision.attempt && $0.occurrence == occurrence
                     }) else { continue }
-                    decision.drawn = pending.remove(at: position).drawn
+                    // A hand-edited schedule's draw stays within what the site could draw.
+                    decision.drawn = Self.clamped(pending.remove(at: position).drawn, for: site.kind)
                     state.pending = pending
                 } else {
                     guard state.sites[index].fire.chance(site.probabilityPerMille, in: 1_000) else { continue }
@@ -142,6 +143,12 @@ final class FaultSites: FaultHook {
     }
 
     /// The value a kind draws when it fires (a latency's jitter, in nanoseconds).
+    /// `drawn` within 0...the site's jitter (0 for a kind that draws nothing).
+    static func clamped(_ drawn: Int64, for kind: FaultKind) -> Int64 {
+        guard case let .latency(_, jitter) = kind else { return 0 }
+        return min(max(0, drawn), Int64(jitter.wholeNanoseconds))
+    }
+
     private static func draw(_ kind: FaultKind, _ random: inout SeededGenerator) -> Int64 {
         guard case let .latency(_, jitter) = kind, jitter > .zero else { return 0 }
         return Int64(random.next(below: Int(jitter.wholeNanoseconds) + 1))
