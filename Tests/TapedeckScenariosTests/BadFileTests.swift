@@ -97,6 +97,14 @@ struct BadFileTests {
                 && lines[2].contains("did you mean 'route'"), "\(error.description)")
     }
 
+    @Test("a key given twice in a JSON file points at the second one")
+    func duplicateJSONKey() throws {
+        let json = #"{"traffic": {"stubs": [{"match": "GET http://api.test/a"}]}, "script": [{"request": "GET http://api.test/a"}], "script": []}"#
+        let error = try #require(parseError(json, file: "dup.json"))
+        #expect(error.line == 1 && error.column == 112, "\(error)")
+        #expect(error.description.contains("'script' appears more than once"), "\(error)")
+    }
+
     @Test("every schedule decision naming an unknown request or fault is reported at once, not the first of them")
     func scheduleProblemsAtOnce() throws {
         let text = """

@@ -140,7 +140,9 @@ extension Scenario {
         case let .duplicatedKeysInMapping(duplicates, context):
             // Yams marks the mapping; the repeat is the key's second line in the mapping's column.
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            let repeated = duplicates.first.flatMap { repeatedKey($0, mapping: context.mark, text: text) }
+            let repeated = duplicates.first.flatMap { key in
+                repeatedKey(key, mapping: context.mark, text: text) ?? repeatedFlowKey(key, first: context.mark, text: text)
+            }
             return ScenarioError(file: file, line: repeated?.line ?? context.mark.line, column: repeated?.column ?? context.mark.column,
                                  reason: "\(keys) appear\(duplicates.count == 1 ? "s" : "") more than once in one mapping", hint: "keep one of them")
         default:
@@ -167,6 +169,59 @@ extension Scenario {
                 seen += 1
                 if seen == 2 { return (index + 1, indent + 1) }
             }
+        }
+        return nil
+    }
+
+    /// Where `key` appears again in the flow mapping (`{a: 1, a: 2}`, JSON) whose first `key`
+    /// is at `first`: the next key of the same mapping spelt so (plain or quoted); nil when the
+    /// mapping ends first.
+    private static func repeatedFlowKey(_ key: String, first: Mark, text: String) -> (line: Int, column: Int)? {
+        var line = 1, column = 1
+        var characters = Array(text).makeIterator()
+        // Up to the first key.
+        while line < first.line || (line == first.line && column < first.column) {
+            guard let next = characters.next() else { return nil }
+            if next == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        var rest: [(character: Character, line: Int, column: Int)] = []
+        while let next = characters.next() {
+            rest.append((next, line, column))
+            if next == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        var depth = 0, quote: Character? = nil, escaped = false, expectKey = false
+        // Past the first key's first character (inside its quotes when it is quoted).
+        if let opening = rest.first?.character, opening == "\"" || opening == "'" { quote = opening }
+        var index = 1
+        while index < rest.count {
+            let character = rest[index].character
+            if let open = quote {
+                if escaped { escaped = false } else if character == "\\" && open == "\"" { escaped = true } else if character == open { quote = nil }
+                index += 1
+                continue
+            }
+            switch character {
+            case "{", "[": depth += 1
+            case "}", "]":
+                if depth == 0 { return nil }
+                depth -= 1
+            case ",": if depth == 0 { expectKey = true }
+            case " ", "\t", "\n", "\r": break
+            default:
+                if depth == 0 && expectKey {
+                    expectKey = false
+                    let quoted = character == "\"" || character == "'"
+                    var end = index + (quoted ? 1 : 0)
+                    var word = ""
+                    while end < rest.count, quoted ? rest[end].character != character : !":,}".contains(rest[end].character) {
+                        word.append(rest[end].character)
+                        end += 1
+                    }
+                    if (quoted ? word : word.trimmingCharacters(in: .whitespaces)) == key { return (rest[index].line, rest[index].column) }
+                }
+                if character == "\"" || character == "'" { quote = character }
+            }
+            index += 1
         }
         return nil
     }
