@@ -283,7 +283,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let parse = error as? HTTPParserError {
+        if let parse = error as? HTTPParserError, parse == .paused {
+            // llhttp pauses at HTTP/2's connection preface (`PRI * HTTP/2.0`): a client speaking
+            // HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC).
+            refuse(context, status: 505, "HTTP/2 from the first byte (its connection preface, as curl --http2-prior-knowledge sends) is not supported: this server speaks HTTP/1.1")
+        } else if let parse = error as? HTTPParserError {
             refuse(context, status: parse == .headerOverflow ? 431 : 400, "malformed request: \(parse)")
         } else {
             state = .closed

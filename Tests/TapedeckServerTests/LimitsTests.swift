@@ -208,6 +208,15 @@ struct LimitsTests {
         #expect(answers.count == 3 && answers[2].contains("content-encoding: br"), "\(answers)")
     }
 
+    @Test("a client speaking HTTP/2 from the first byte (curl --http2-prior-knowledge) gets a 505 that says so, not a parser's word")
+    func http2PriorKnowledge() throws {
+        let server = try server()
+        defer { try? server.shutdown() }
+        let exchange = rawExchange(port: server.port, send: Data("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8))
+        let text = String(decoding: exchange.received, as: UTF8.self)
+        #expect(exchange.statusLine.hasPrefix("HTTP/1.1 505") && text.contains("speaks HTTP/1.1"), "\(text)")
+    }
+
     @Test("loopback means 127.0.0.0/8 as four decimal octets, ::1 or localhost", arguments: [
         ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
         ("127.example.com", false), ("127.0.0.1.nip.io", false), ("0.0.0.0", false), ("10.0.0.1", false), ("127.0.0.256", false), ("127.+1.0.1", false),
