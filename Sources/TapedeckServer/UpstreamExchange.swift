@@ -124,8 +124,10 @@ final class UpstreamExchange: @unchecked Sendable {
             // The upstream closed cleanly before the body its head announced was complete.
             return (URLError.networkConnectionLost.rawValue, UpstreamFailure.lost.message)
         }
-        if error is HTTPParserError {
-            return (URLError.badServerResponse.rawValue, "the upstream's answer is not HTTP/1.1 (\(error))")
+        if let parser = error as? HTTPParserError {
+            // The parser's word for it: an answer it refuses is HTTP it cannot trust (both a
+            // Content-Length and chunked framing, say), not necessarily something else.
+            return (URLError.badServerResponse.rawValue, "the upstream's answer is not valid HTTP/1.1 (the parser says: \(parser))")
         }
         return (URLError.networkConnectionLost.rawValue, "\(error)")
     }
