@@ -97,6 +97,25 @@ struct ReportTests {
         }
     }
 
+    @Test("lanes named in wide characters (CJK, emoji) still fit the width and line up: a wide character takes two columns")
+    func wideNames() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+            script:
+              - {request: GET http://api.test/a, name: 商品一覧を取得する処理の名前がとても長い}
+              - {request: GET http://api.test/a, name: "🚀 launch"}
+              - {request: GET http://api.test/a, name: plain}
+            """)
+        for width in [80, 120] {
+            let lines = TextTimeline(outcome.timeline, width: width).render().split(separator: "\n")
+            for line in lines { #expect(TextTimeline.columns(line) <= width, "\(width): \(line)") }
+            // The chart starts in one column on every lane
+            let starts = Set(lines.prefix(3).map { line in TextTimeline.columns(line.prefix { $0 != "▕" }) })
+            #expect(starts.count == 1, "\(lines.prefix(3))")
+        }
+        #expect(TextTimeline.columns("商品") == 4 && TextTimeline.columns("🚀a") == 3 && TextTimeline.columns("café") == 4)
+    }
+
     @Test("the SVG's time axis keeps a few round ticks for runs of days and up to the billion seconds a file allows")
     func longAxes() throws {
         for (seconds, unit) in [(3_600 * 1_000, "d"), (1_000_000_000, "d"), (3 * 3_600, "h"), (180, "m")] {

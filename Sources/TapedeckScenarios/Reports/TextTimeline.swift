@@ -20,7 +20,7 @@ public struct TextTimeline: Sendable {
 
     /// The lanes, an axis and a legend, one line each.
     public func render() -> String {
-        let nameWidth = min(24, max(6, timeline.lanes.map(\.name.count).max() ?? 6))
+        let nameWidth = min(24, max(6, timeline.lanes.map { Self.columns($0.name) }.max() ?? 6))
         // Results get the room they need as long as the chart keeps at least 30 columns.
         let resultWidth = min(max(14, width - nameWidth - 36), max(4, timeline.lanes.map(\.result.count).max() ?? 4))
         let columns = max(10, width - nameWidth - resultWidth - 6)
@@ -101,13 +101,13 @@ public struct TextTimeline: Sendable {
     /// A lane's name cut to `width` characters, saying so with `…`, and keeping a repeat's `#N`
     /// suffix: the repeats of one long-named step differ only there (`this-is-a-lo…#1`, `…#2`).
     static func elided(_ name: String, toWidth width: Int) -> String {
-        guard name.count > width else { return name }
-        guard width > 1 else { return String(name.prefix(width)) }
+        guard columns(name) > width else { return name }
+        guard width > 1 else { return prefix(name, columns: width) }
         let suffix = Self.repeatSuffix(of: name)
         if !suffix.isEmpty, width > suffix.count + 1 {
-            return String(name.prefix(width - 1 - suffix.count)) + "…" + suffix
+            return prefix(name, columns: width - 1 - suffix.count) + "…" + suffix
         }
-        return String(name.prefix(width - 1)) + "…"
+        return prefix(name, columns: width - 1) + "…"
     }
 
     /// `#12` of `name#12` (empty when the name has no repeat number).
@@ -118,7 +118,40 @@ public struct TextTimeline: Sendable {
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let used = Self.columns(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// The columns a terminal gives `text`: two for a wide character (CJK, Hangul, full-width
+    /// forms, an emoji shown as one), one for any other (a combining mark goes with its character).
+    static func columns(_ text: some StringProtocol) -> Int {
+        text.reduce(0) { $0 + columns($1) }
+    }
+
+    static func columns(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.properties.isEmojiPresentation || scalars.contains("\u{FE0F}") { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
+    /// The longest start of `text` that fits `width` columns.
+    static func prefix(_ text: String, columns width: Int) -> String {
+        var used = 0
+        var kept = ""
+        for character in text {
+            let needed = columns(character)
+            if used + needed > width { break }
+            used += needed
+            kept.append(character)
+        }
+        return kept
     }
 
     /// `1.25s`, `830ms`, `2m3s`, `1h`, `1h30m59.5s` (from 2 minutes on: hours, minutes and
