@@ -77,7 +77,14 @@ extension ConnectionHandler {
     /// time from the head comes (`sentAt`: the time of the piece before), or at once; then `done`.
     private func sendBody(_ context: ChannelHandlerContext, _ body: Data.SubSequence, rate: Int?, pieces: ArraySlice<BodyChunk>? = nil,
                           sentAt: Duration = .zero, done: @escaping () -> Void) {
-        guard !body.isEmpty else { return done() }
+        guard !body.isEmpty else {
+            // Pieces left with no bytes (a gzip trailer, decoded to nothing) still end the stream
+            // when they were due, not when the last text went.
+            if rate == nil, let last = pieces?.last, last.at > sentAt {
+                return after(last.at - sentAt, context) { done() }
+            }
+            return done()
+        }
         if var pieces, rate == nil, !pieces.isEmpty {
             // The pieces due now go at once (a loop: a stream replayed instantly may have thousands).
             var body = body
@@ -88,7 +95,7 @@ extension ConnectionHandler {
                 pieces = pieces.dropFirst()
             }
             context.flush()
-            guard let next = pieces.first, !body.isEmpty else { return done() }
+            guard let next = pieces.first else { return done() }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let rest = body, later = pieces
             return after(next.at - sentAt, context) {

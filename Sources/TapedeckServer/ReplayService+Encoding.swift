@@ -69,7 +69,9 @@ extension ReplayService {
             offset += piece.bytes
             if !out.isEmpty { decoded.append(BodyChunk(bytes: out.count, at: piece.at)) }
         }
-        guard decoded.reduce(0, { $0 + $1.bytes }) == total, !decoded.isEmpty else { return nil }
+        guard decoded.reduce(0, { $0 + $1.bytes }) == total, let lastText = decoded.last, let end = pieces.last else { return nil }
+        // Trailing pieces that decode to nothing (the gzip trailer) keep the stream's end.
+        if end.at > lastText.at { decoded.append(BodyChunk(bytes: 0, at: end.at)) }
         return decoded
     }
 

@@ -238,7 +238,8 @@ final class UpstreamPool: Sendable {
         let connections = Connections()
         bound = NIOLoopBound(connections, eventLoop: loop)
         // Idle connections an upstream never closes are closed here, a minute or so after use.
-        let period = TimeAmount.nanoseconds(idleTimeout.wholeNanoseconds / 2)
+        // At least a millisecond apart: a zero timeout would make the sweep spin on the loop.
+        let period = TimeAmount.nanoseconds(max(1_000_000, idleTimeout.wholeNanoseconds / 2))
         let sweeping = NIOLoopBound(connections, eventLoop: loop)
         connections.sweep = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
             sweeping.value.closeIdle(before: .now() - .nanoseconds(idleTimeout.wholeNanoseconds))

@@ -138,6 +138,31 @@ struct AppPatternsTests {
         #expect(try URLEncodedFormEncoder().encode(Stamp()) as String == "at=721692800.0")
     }
 
+    @Test("URLEncodedFormEncoder's containers as Alamofire's: a superclass's fields beside the subclass's, a nested container asked for twice adds up, a left-out nil takes no index, keys spelt over the whole path")
+    func formEncoderContainers() throws {
+        class Base: Encodable { var a = 1 }
+        final class Child: Base {
+            var b = 2
+            enum Keys: CodingKey { case b, filter }
+            enum Filter: CodingKey { case x, y }
+            override func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(b, forKey: .b)
+                var first = container.nestedContainer(keyedBy: Filter.self, forKey: .filter)
+                try first.encode(1, forKey: .x)
+                var second = container.nestedContainer(keyedBy: Filter.self, forKey: .filter)
+                try second.encode(2, forKey: .y)
+                try super.encode(to: container.superEncoder())
+            }
+        }
+        #expect(try URLEncodedFormEncoder().encode(Child()) as String == "a=1&b=2&filter%5Bx%5D=1&filter%5By%5D=2")
+        struct Numbers: Encodable { var t: [Int?] = [1, nil, 3] }
+        #expect(try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(Numbers()) as String == "t%5B0%5D=1&t%5B1%5D=3")
+        struct Outer: Encodable { struct Inner: Encodable { var firstName = "a" }; var userInfo = Inner() }
+        #expect(try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(Outer()) as String == "user_info%5Bfirst_name%5D=a")
+        #expect(try URLEncodedFormEncoder(keyEncoding: .capitalized).encode(Outer()) as String == "UserInfo%5BfirstName%5D=a")
+    }
+
     @Test("DispatchQueues stand for simulated queues with their labels: one per label, none of them the real queue")
     func dispatchQueueStandIns() throws {
         let backend = SimulatedBackend()

@@ -356,11 +356,16 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a}]
             faults: [{kind: status, status: 500, name: "two\\nlines"}]
             """, line: 3, column: 44, path: "faults[0].name",
-            message: "the name holds a control character (U+000A) — names are shown on one line: use letters, digits, spaces and punctuation"),
+            message: "the name holds a line break or another control character (U+000A) — names are shown on one line: use letters, digits, spaces and punctuation"),
         BadFile(what: "a key given twice in a flow mapping points at the second, past a value that spells it", yaml: """
             traffic: {stubs: [{match: GET http://api.test/a, body: "x, status: 1", status: 200, status: 201}]}
             script: [{request: GET http://api.test/a}]
             """, line: 1, column: 85, path: "", message: "'status' appears more than once in one mapping — keep one of them"),
+        BadFile(what: "a name holding a line separator (U+2028), which YAML breaks a line at", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: "a\\u2028b"}]
+            """, line: 2, column: 49, path: "script[0].name",
+            message: "the name holds a line break or another control character (U+2028) — names are shown on one line: use letters, digits, spaces and punctuation"),
         BadFile(what: "a Retry-After given as seconds and as a date", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]

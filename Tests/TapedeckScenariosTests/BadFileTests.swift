@@ -103,6 +103,21 @@ struct BadFileTests {
         let error = try #require(parseError(json, file: "dup.json"))
         #expect(error.line == 1 && error.column == 112, "\(error)")
         #expect(error.description.contains("'script' appears more than once"), "\(error)")
+        // and in a file with CRLF line ends, past a comment that spells the key
+        let crlf = "traffic: {stubs: [{match: GET http://api.test/a}]}\r\nscript: [{request: GET http://api.test/a, # a, request: x\r\n  name: a, request: GET http://api.test/b}]\r\n"
+        let second = try #require(parseError(crlf, file: "dup.yaml"))
+        #expect(second.line == 3 && second.column == 12, "\(second)")
+    }
+
+    @Test("a request without a name whose URL ends in a component that is no name (%20, %0A) is named by its host")
+    func defaultNameFromHost() throws {
+        let scenario = try parse("""
+            traffic: {stubs: [{url: "*"}]}
+            script:
+              - request: GET http://api.test/%20
+              - request: GET http://other.test/items%0Afoo
+            """)
+        #expect(scenario.requests.map(\.name) == ["api.test", "other.test"])
     }
 
     @Test("every schedule decision naming an unknown request or fault is reported at once, not the first of them")

@@ -75,10 +75,13 @@ struct ServeRewriteTests {
         for (index, event) in events.enumerated() {
             var part = try deflater.append(Data(event.utf8))
             part += try deflater.flush()
-            if index == events.count - 1 { part += try deflater.finish() }
             encoded += part
             pieces.append(BodyChunk(bytes: part.count, at: .seconds(index)))
         }
+        // the stream's end (gzip's trailer) came 30 s later
+        let trailer = try deflater.finish()
+        encoded += trailer
+        pieces.append(BodyChunk(bytes: trailer.count, at: .seconds(30)))
         func answer() -> ServerAnswer {
             var answer = ServerAnswer(status: 200, headers: [HeaderField("Content-Type", "text/event-stream"), HeaderField("Content-Encoding", "gzip"),
                                                              HeaderField("Vary", "Accept-Encoding")], body: encoded)
@@ -90,7 +93,9 @@ struct ServeRewriteTests {
         ReplayService.negotiateEncoding(&plain, acceptEncoding: nil)
         // Then each event goes decoded at its time
         #expect(plain.body == Data(events.joined().utf8))
-        #expect(plain.delivery.pieces == [BodyChunk(bytes: 9, at: .seconds(0)), BodyChunk(bytes: 9, at: .seconds(1)), BodyChunk(bytes: 9, at: .seconds(2))],
+        // and the stream still ends when it did, with a piece of no bytes
+        #expect(plain.delivery.pieces == [BodyChunk(bytes: 9, at: .seconds(0)), BodyChunk(bytes: 9, at: .seconds(1)), BodyChunk(bytes: 9, at: .seconds(2)),
+                                          BodyChunk(bytes: 0, at: .seconds(30))],
                 "\(String(describing: plain.delivery.pieces))")
         // and to a client that accepts gzip, as recorded
         var compressed = answer()

@@ -31,6 +31,20 @@ final class FormSlot {
         return child
     }
 
+    /// The slot of `key` of this object, made when it has none: a container asked for again
+    /// under one key (a nested container, a super encoder) adds to what the first one wrote, as
+    /// Alamofire's does.
+    func existingField(_ key: String) -> FormSlot {
+        if case let .fields(fields) = content, let found = fields.first(where: { $0.key == key }) { return found.slot }
+        return field(key)
+    }
+
+    /// Whether nothing was written here (a nil left out): an array's element numbers skip it.
+    var isEmpty: Bool {
+        if case .empty = content { return true }
+        return false
+    }
+
     /// A new slot at the end of this list (made one if it was not).
     func element() -> FormSlot {
         var items: [FormSlot] = []
@@ -165,23 +179,25 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let child = slot.field(key.stringValue)
+        let child = slot.existingField(key.stringValue)
         child.becomeFields()
         return KeyedEncodingContainer(FormKeyedContainer<NestedKey>(slot: child, options: options, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = slot.field(key.stringValue)
+        let child = slot.existingField(key.stringValue)
         child.becomeList()
         return FormUnkeyedContainer(slot: child, options: options, codingPath: codingPath + [key])
     }
 
+    /// The superclass's fields go into this object, beside the subclass's (Alamofire's choice;
+    /// JSONEncoder nests them under `super`).
     mutating func superEncoder() -> any Encoder {
-        FormValueEncoder(slot: slot.field("super"), options: options, codingPath: codingPath)
+        FormValueEncoder(slot: slot, options: options, codingPath: codingPath)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        FormValueEncoder(slot: slot.field(key.stringValue), options: options, codingPath: codingPath + [key])
+        FormValueEncoder(slot: slot.existingField(key.stringValue), options: options, codingPath: codingPath + [key])
     }
 }
 

@@ -29,7 +29,8 @@ extension URLEncodedFormEncoder {
         case custom(@Sendable (Date) throws -> String)
     }
 
-    /// How each coding key is spelt (Alamofire's cases), applied to every key, nested ones too.
+    /// How keys are spelt (Alamofire's cases), applied to each value's whole key path as Alamofire
+    /// applies it (`userInfo[firstName]` → `user_info[first_name]`).
     public enum KeyEncoding: Sendable {
         /// The key as the type declares it (the default).
         case useDefaultKeys

@@ -89,8 +89,7 @@ public struct URLEncodedFormEncoder: Sendable {
     /// segments joined, sorted unless ``alphabetizeKeyValuePairs`` is false.
     private func serialize(_ fields: [(key: String, slot: FormSlot)], under parent: String?) -> [String] {
         let segments = fields.compactMap { field -> String? in
-            let name = keyEncoding.encode(field.key)
-            let key = parent.map { $0 + keyPathEncoding.encodeKeyPath(name) } ?? name
+            let key = parent.map { $0 + keyPathEncoding.encodeKeyPath(field.key) } ?? field.key
             let parts = serialize(field.slot, key: key)
             return parts.isEmpty ? nil : parts.joined(separator: "&")
         }
@@ -102,9 +101,12 @@ public struct URLEncodedFormEncoder: Sendable {
         case .empty:
             return []
         case let .text(text):
-            return ["\(escape(key))=\(escape(text))"]
+            // The key spelling applies to the whole path, as Alamofire's does (`userInfo[firstName]`
+            // → `user_info[first_name]`; a custom spelling sees the path).
+            return ["\(escape(keyEncoding.encode(key)))=\(escape(text))"]
         case let .list(items):
-            return items.enumerated().flatMap { serialize($0.element, key: arrayEncoding.encode(key: key, atIndex: $0.offset)) }
+            // A nil left out takes no number: [1, nil, 3] is t[0]=1&t[1]=3, as in Alamofire.
+            return items.filter { !$0.isEmpty }.enumerated().flatMap { serialize($0.element, key: arrayEncoding.encode(key: key, atIndex: $0.offset)) }
         case let .fields(fields):
             return serialize(fields, under: key)
         }

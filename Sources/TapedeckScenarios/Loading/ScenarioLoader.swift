@@ -154,7 +154,7 @@ extension Scenario {
     /// lines from there on whose text starts in the mapping's column with `key:` (quoted or not);
     /// nil when it is not found so (a flow mapping, say).
     private static func repeatedKey(_ key: String, mapping: Mark, text: String) -> (line: Int, column: Int)? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         guard mapping.line >= 1, mapping.column >= 1 else { return nil }
         let indent = mapping.column - 1
         var seen = 0
@@ -182,12 +182,12 @@ extension Scenario {
         // Up to the first key.
         while line < first.line || (line == first.line && column < first.column) {
             guard let next = characters.next() else { return nil }
-            if next == "\n" { line += 1; column = 1 } else { column += 1 }
+            if next.isNewline { line += 1; column = 1 } else { column += 1 }
         }
         var rest: [(character: Character, line: Int, column: Int)] = []
         while let next = characters.next() {
             rest.append((next, line, column))
-            if next == "\n" { line += 1; column = 1 } else { column += 1 }
+            if next.isNewline { line += 1; column = 1 } else { column += 1 }
         }
         var depth = 0, quote: Character? = nil, escaped = false, expectKey = false
         // Past the first key's first character (inside its quotes when it is quoted).
@@ -206,7 +206,10 @@ extension Scenario {
                 if depth == 0 { return nil }
                 depth -= 1
             case ",": if depth == 0 { expectKey = true }
-            case " ", "\t", "\n", "\r": break
+            case _ where character.isWhitespace: break
+            case "#" where depth == 0 && rest[index - 1].character.isWhitespace:
+                // A comment (a # after a space) runs to the end of its line.
+                while index + 1 < rest.count, !rest[index + 1].character.isNewline { index += 1 }
             default:
                 if depth == 0 && expectKey {
                     expectKey = false
@@ -228,7 +231,7 @@ extension Scenario {
 
     /// The name of the alias (`*name`) that starts at `mark`, if one does.
     private static func aliasName(at mark: Mark, text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         guard mark.line >= 1, mark.line <= lines.count, mark.column >= 1 else { return nil }
         let rest = lines[mark.line - 1].dropFirst(mark.column - 1)
         guard rest.first == "*" else { return nil }
@@ -239,7 +242,7 @@ extension Scenario {
     /// What usually causes a syntax error like this one: a tab, or a line indented differently
     /// from its siblings.
     private static func syntaxHint(problem: String, line: Int, text: String) -> String {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         let around = lines.indices.filter { abs($0 + 1 - line) <= 1 }.map { lines[$0] }
         if around.contains(where: { $0.prefix { $0 == " " || $0 == "\t" }.contains("\t") }) || problem.contains("cannot start any token") && around.contains(where: { $0.contains("\t") }) {
             return "YAML does not allow tabs for indentation: indent with spaces"

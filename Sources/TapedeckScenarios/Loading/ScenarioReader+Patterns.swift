@@ -35,7 +35,8 @@ extension ScenarioReader {
             guard let request = text("request") else { return nil }
             let words = request.split(separator: " ", maxSplits: 1).map(String.init)
             guard let urlText = words.last, let url = URL(string: urlText), url.host != nil else { return nil }
-            let name = text("name") ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
+            let last = url.path.split(separator: "/").last.map(String.init).flatMap { Field.isShowableName($0) ? $0 : nil }
+            let name = text("name") ?? (last ?? url.host!)
             return (name, (words.count == 2 ? words[0].uppercased() + " " : "") + urlText)
         }
     }

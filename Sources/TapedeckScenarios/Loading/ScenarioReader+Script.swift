@@ -58,7 +58,10 @@ extension ScenarioReader {
             throw target.error("'\(urlText)' is not an absolute http(s) URL", hint: "write e.g. GET http://api.test/items")
         }
         guard method.allSatisfy({ $0.isLetter }) else { throw target.error("'\(method)' is not an HTTP method") }
-        let name = try keys["name"]?.name() ?? (url.path.split(separator: "/").last.map(String.init) ?? url.host!)
+        // The default, the URL's last path component, is percent-decoded: one that would be no
+        // name (`%20`, `%0A`) gives way to the host.
+        let last = url.path.split(separator: "/").last.map(String.init).flatMap { Field.isShowableName($0) ? $0 : nil }
+        let name = try keys["name"]?.name() ?? (last ?? url.host!)
         var step = RequestStep(name: name, method: method, url: url)
         try keys.read("headers") { (headers) throws(ScenarioError) in step.headers = try self.headers(headers) }
         let bodies = ["body", "json", "multipart"].filter { keys[$0] != nil }
@@ -186,6 +189,11 @@ extension ScenarioReader {
             if let field = keys["headers"], keys["retryAfter"] != nil || keys["retryAfterDate"] != nil,
                case let .mapping(pairs) = field.node, pairs.contains(where: { $0.key.string?.lowercased() == "retry-after" }) {
                 throw field.error("a Retry-After in 'headers' and 'retryAfter'/'retryAfterDate' exclude each other", hint: "keep one of them")
+            }
+            if let field = keys["headers"], keys["retryAfterDate"] != nil,
+               case let .mapping(pairs) = field.node, pairs.contains(where: { $0.key.string?.lowercased() == "date" }) {
+                throw field.error("a Date in 'headers' and 'retryAfterDate' exclude each other",
+                                  hint: "retryAfterDate writes the Date its Retry-After counts from: keep one of them")
             }
             kind = .status(try needs("status").int(in: 200...999), headers: try keys["headers"].map { (field) throws(ScenarioError) in try headers(field) } ?? [],
                            retryAfter: try keys["retryAfter"]?.duration(), retryAfterDate: try keys["retryAfterDate"]?.duration())

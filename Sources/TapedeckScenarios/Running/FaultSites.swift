@@ -142,13 +142,13 @@ final class FaultSites: FaultHook {
         }
     }
 
-    /// The value a kind draws when it fires (a latency's jitter, in nanoseconds).
     /// `drawn` within 0...the site's jitter (0 for a kind that draws nothing).
     static func clamped(_ drawn: Int64, for kind: FaultKind) -> Int64 {
         guard case let .latency(_, jitter) = kind else { return 0 }
         return min(max(0, drawn), Int64(jitter.wholeNanoseconds))
     }
 
+    /// The value a kind draws when it fires (a latency's jitter, in nanoseconds).
     private static func draw(_ kind: FaultKind, _ random: inout SeededGenerator) -> Int64 {
         guard case let .latency(_, jitter) = kind, jitter > .zero else { return 0 }
         return Int64(random.next(below: Int(jitter.wholeNanoseconds) + 1))

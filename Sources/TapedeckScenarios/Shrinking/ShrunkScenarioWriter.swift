@@ -64,11 +64,11 @@ public enum ShrunkScenarioWriter {
         return header + body
     }
 
-    /// `text` on one comment line: a line break or another control character (in a response
-    /// body an expectation quotes, say) would end the comment and leave the rest as YAML.
+    /// `text` on one comment line: a line break, U+2028/U+2029 or another control character (in
+    /// a response body an expectation quotes, say) would end the comment and leave the rest as YAML.
     static func commentText(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? " " : scalar
+            Field.breaksLine(scalar) ? " " : scalar
         }))
     }
 
