@@ -244,10 +244,28 @@ public struct MatchRules: Sendable {
             let either = a.firstRange(of: redacted) != nil || b.firstRange(of: redacted) != nil
             return either && jsonMatches(left, right) ? nil : "JSON body differs"
         case .form:
-            return Self.fieldsMatch(Self.formFields(a), Self.formFields(b)) ? nil : "form fields differ"
+            let left = Self.formFields(a), right = Self.formFields(b)
+            return Self.fieldsMatch(left, right) ? nil : Self.formMismatch(left, right)
         case .multipart:
             return multipartMismatch(a, live: live, b, recorded: recorded)
         }
+    }
+
+    /// Which form field differs first (by name, in sorted order): one side lacks it, or its
+    /// values differ (their lengths only: a value may be a secret).
+    static func formMismatch(_ live: [(name: String, value: String)], _ recorded: [(name: String, value: String)]) -> String {
+        let liveNames = Set(live.map(\.name)), recordedNames = Set(recorded.map(\.name))
+        if let missing = recorded.first(where: { !liveNames.contains($0.name) }) {
+            return "form fields differ: the recorded body has '\(missing.name)', this one does not"
+        }
+        if let extra = live.first(where: { !recordedNames.contains($0.name) }) {
+            return "form fields differ: this body has '\(extra.name)', the recorded one does not"
+        }
+        for (mine, theirs) in zip(live, recorded) where mine.name != theirs.name || mine.value != theirs.value {
+            guard mine.name == theirs.name else { break }
+            return "form fields differ: '\(mine.name)' (\(mine.value.count) vs \(theirs.value.count) characters)"
+        }
+        return "form fields differ (\(live.count) vs \(recorded.count) fields)"
     }
 
     /// Where two raw bodies part: the sizes, the first differing byte, and a hint when both are
