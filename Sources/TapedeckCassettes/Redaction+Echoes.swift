@@ -138,10 +138,10 @@ extension Redactor {
     }
 
     /// A token after `Bearer` that is a credential, not a word ("Bearer authentication required"):
-    /// not the placeholder, and either 16 characters or more or holding a digit or one of the
+    /// not a placeholder (``SecretScanner/looksRedacted(_:)``), and either 16 characters or more or holding a digit or one of the
     /// token punctuation marks.
     private static func isBearerCredential(_ token: Substring) -> Bool {
-        guard token != Self.placeholder else { return false }
+        guard token != Self.placeholder, !SecretScanner.looksRedacted(String(token)) else { return false }
         return token.utf8.count >= 16 || token.utf8.contains { ($0 >= 0x30 && $0 <= 0x39) || "-._~+/=".utf8.contains($0) }
     }
 

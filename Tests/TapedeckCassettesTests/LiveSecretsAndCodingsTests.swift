@@ -166,4 +166,22 @@ struct LiveSecretsAndCodingsTests {
             return
         }
     }
+
+    @Test("another tool's placeholders count as redacted (har-capture's AUTH_/COOKIE_/FIELD_ hashes, [REDACTED], ***); a real token beside them is still found")
+    func otherToolsPlaceholders() {
+        func scan(_ request: RecordedRequest, _ body: String = "{}") -> [String] {
+            SecretScanner.scan(Cassette(interactions: [Interaction(index: 0, request: request,
+                                                                   outcome: .response(RecordedResponse(status: 200, body: Data(body.utf8))))]))
+                .map(\.description)
+        }
+        let sanitized = RecordedRequest(method: "POST", url: URL(string: "http://api.test/items?token=FIELD_9fb57767&page=2")!, headers: [
+            HeaderField("Authorization", "Bearer AUTH_a290547a"), HeaderField("Cookie", "sessionid=COOKIE_9c134ef1; theme=COOKIE_14c10e89"),
+            HeaderField("X-Api-Key", "[REDACTED]"),
+        ], body: Data(#"{"token":"FIELD_2d898b51","password":"***"}"#.utf8))
+        #expect(scan(sanitized, #"{"auth":"FIELD_ccc71369"}"#).isEmpty, "\(scan(sanitized))")
+        let leaked = RecordedRequest(method: "GET", url: URL(string: "http://api.test/items")!, headers: [
+            HeaderField("Authorization", "Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0"), HeaderField("Cookie", "sessionid=COOKIE_9c134ef1; other=live-secret-value")])
+        #expect(scan(leaked).count == 2, "\(scan(leaked))")
+        #expect(SecretScanner.looksRedacted("FIELD_2d898b51") && !SecretScanner.looksRedacted("FIELD_2D898B51X") && !SecretScanner.looksRedacted("abc_12345678"))
+    }
 }
