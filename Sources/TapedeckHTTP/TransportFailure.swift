@@ -112,5 +112,12 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
         URLError.cancelled.rawValue: "cancelled",
         URLError.badServerResponse.rawValue: "bad server response",
         URLError.cannotDecodeContentData.rawValue: "cannot decode content data",
+        URLError.httpTooManyRedirects.rawValue: "too many redirects",
+        URLError.redirectToNonExistentLocation.rawValue: "redirect to a non-existent location",
+        URLError.secureConnectionFailed.rawValue: "secure connection failed",
+        URLError.dnsLookupFailed.rawValue: "DNS lookup failed",
+        URLError.resourceUnavailable.rawValue: "resource unavailable",
+        URLError.badURL.rawValue: "bad URL",
+        URLError.unsupportedURL.rawValue: "unsupported URL",
     ]
 }

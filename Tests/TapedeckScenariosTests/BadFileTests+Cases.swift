@@ -366,6 +366,12 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a, name: "a\\u2028b"}]
             """, line: 2, column: 49, path: "script[0].name",
             message: "the name holds a line break or another control character (U+2028) — names are shown on one line: use letters, digits, spaces and punctuation"),
+        BadFile(what: "a repeat number past the step's repeats says how many there are", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: g, repeat: 3}]
+            expect: {requests: {g#5: {status: 200}}}
+            """, line: 3, column: 26, path: "expect.requests.g#5",
+            message: "no request is named 'g#5' — 'g' is sent 3 times: g#1 to g#3 (not #5)"),
         BadFile(what: "a Retry-After given as seconds and as a date", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]

@@ -44,6 +44,15 @@ struct Validation {
         }
         func known(_ name: String) -> Bool { requests.contains { $0.isNamed(name) } }
         func suggestion(_ name: String) -> String {
+            // `g#5` of a step sent 3 times: say how many repeats it has, not a look-alike.
+            if let hash = name.lastIndex(of: "#"), let number = Int(name[name.index(after: hash)...]) {
+                let step = String(name[..<hash])
+                let repeats = requests.filter { $0.step.name == step }.count
+                if repeats > 0 {
+                    return repeats == 1 ? "'\(step)' is sent once: name it '\(step)'"
+                        : "'\(step)' is sent \(repeats) times: \(step)#1 to \(step)#\(repeats) (not #\(number))"
+                }
+            }
             let names = stepNames + requests.map(\.name)
             return Field.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "requests: \(stepNames.joined(separator: ", "))"
         }

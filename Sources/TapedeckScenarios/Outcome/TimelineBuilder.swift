@@ -97,6 +97,8 @@ struct TimelineBuilder {
         case -1003: return "noHost"
         case -1005: return "lost"
         case -1009: return "offline"
+        case -1007: return "redirects"
+        case -1200: return "tls"
         case -999: return "cancelled"
         case -1: return "error"
         default: return "URLError \(code)"
