@@ -75,6 +75,19 @@ struct CoreSchemaTests {
             script: [{request: GET http://api.test/c, repeat: 1:30}]
             """))
         #expect(sexagesimal.reason == "expected a whole number, found '1:30'")
+        // A core tag types a quoted scalar, as YAML says: !!int "3" is 3
+        let tagged = try parse("""
+            seed: !!int "7"
+            traffic:
+              stubs: [{match: GET http://api.test/c, body: x}]
+            script: [{request: GET http://api.test/c, repeat: !!int "3"}]
+            """)
+        #expect(tagged.seed == 7 && tagged.requests.count == 3)
+        #expect(parseError("""
+            traffic:
+              stubs: [{match: GET http://api.test/c, body: x}]
+            script: [{request: GET http://api.test/c, repeat: !!int "three"}]
+            """) != nil)
     }
 
     @Test("a value JSON cannot hold (.inf) is an error at its place")

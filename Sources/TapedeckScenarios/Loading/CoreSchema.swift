@@ -7,7 +7,8 @@ import Yams
 /// `01234` is the integer 1234 (no octal without `0o`), `0x1F` is 31, `0o17` is 15, and `1_000`
 /// is text.
 ///
-/// Quoted scalars (and `!!str`) are always text; only a plain scalar is resolved.
+/// Quoted scalars (and `!!str`) are text; only a plain scalar is resolved — or a quoted one a
+/// core tag types (`!!int "3"` is 3, as YAML says).
 enum CoreSchema {
     /// A plain scalar as the core schema resolves it.
     enum Value: Equatable {
@@ -42,7 +43,21 @@ enum CoreSchema {
     /// `Yams.compose` with ``resolver``, so that a plain scalar's tag is the core schema's.
     static func value(of node: Node) -> Value? {
         guard case let .scalar(scalar) = node else { return nil }
-        guard isPlain(scalar), node.tag.description != Tag.Name.str.rawValue else { return .string(scalar.string) }
+        let tag = node.tag.description
+        if !isPlain(scalar) {
+            // A quoted scalar is text — unless a core tag asks for another type (`!!int "3"`),
+            // which the text then must be.
+            let resolved = resolve(scalar.string)
+            switch (tag, resolved) {
+            case (Tag.Name.int.rawValue, .integer), (Tag.Name.float.rawValue, .float), (Tag.Name.bool.rawValue, .bool), (Tag.Name.null.rawValue, .null):
+                return resolved
+            case (Tag.Name.float.rawValue, let .integer(digits)):
+                return .float(text: digits, value: Double(digits) ?? .nan)
+            default:
+                return .string(scalar.string)
+            }
+        }
+        guard tag != Tag.Name.str.rawValue else { return .string(scalar.string) }
         return resolve(scalar.string)
     }
 
