@@ -121,11 +121,16 @@ extension Exchange {
     }
 
     /// How many body bytes `plan` puts on the wire, when that is known without encoding the body:
-    /// none for HEAD, 204 and 304, the bytes of a body kept as sent, else a recorded length.
-    static func wireCountHint(_ plan: ResponsePlan, method: HTTPRequest.Method) -> Int? {
+    /// none for HEAD, 204 and 304, the bytes of a body kept as sent, else the recorded length of a
+    /// body kept decoded for a client that decodes (nil — unknown — for one that is sent the body
+    /// encoded again, and for a length of 0 beside bytes, which ``wireCount(ofDecoded:head:coding:)``
+    /// does not believe either).
+    static func wireCountHint(_ plan: ResponsePlan, method: HTTPRequest.Method, decodes: Bool) -> Int? {
         if method == .head || plan.head.status == 204 || plan.head.status == 304 { return 0 }
         if plan.bodyForm == .wire { return plan.body.count }
-        return plan.head.headerFields[.contentLength].flatMap { Int($0) }
+        guard decodes, let length = plan.head.headerFields[.contentLength].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+              length > 0 || plan.body.isEmpty else { return nil }
+        return length
     }
 
     /// How many wire bytes a body kept decoded took when sent with `coding`: the recorded

@@ -125,7 +125,8 @@ extension Exchange {
         current.requestStart = timeline.requestStart
         current.requestEnd = timeline.requestEnd
         current.responseStart = now
-        let (action, decided) = fault(at: .responseHead, head: plan.head, bodyBytes: Self.wireCountHint(plan, method: request.method))
+        let (action, decided) = fault(at: .responseHead, head: plan.head, bodyBytes: Self.wireCountHint(plan, method: request.method,
+                                                                                                           decodes: options.decodesContentEncoding))
         switch action {
         case .proceed:
             applyHeadFaults(decided, plan, timeline, routeOptions)

@@ -79,8 +79,9 @@ extension ConnectionHandler {
                           sentAt: Duration = .zero, done: @escaping () -> Void) {
         guard !body.isEmpty else {
             // Pieces left with no bytes (a gzip trailer, decoded to nothing) still end the stream
-            // when they were due, not when the last text went.
-            if rate == nil, let last = pieces?.last, last.at > sentAt {
+            // when they were due, not when the last text went. (Pieces left with bytes are of a
+            // body a fault cut short: the cut comes now.)
+            if rate == nil, let pieces, pieces.allSatisfy({ $0.bytes == 0 }), let last = pieces.last, last.at > sentAt {
                 return after(last.at - sentAt, context) { done() }
             }
             return done()
@@ -95,7 +96,7 @@ extension ConnectionHandler {
                 pieces = pieces.dropFirst()
             }
             context.flush()
-            guard let next = pieces.first else { return done() }
+            guard let next = pieces.first, !body.isEmpty || pieces.allSatisfy({ $0.bytes == 0 }) else { return done() }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let rest = body, later = pieces
             return after(next.at - sentAt, context) {

@@ -87,6 +87,43 @@ struct StreamPaceTests {
         }   // the client hangs up here, before the server is stopped
     }
 
+    @Test("a gzip event stream goes decoded to a client that does not accept gzip, still piece by piece: the first events arrive while the last is a minute away")
+    func servePacesDecodedGzip() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        // Each event flushed through gzip as a server streaming it does; the last, with the trailer, a minute later
+        let deflater = try Deflater(format: .gzip)
+        var parts: [Data] = []
+        for (index, event) in events.enumerated() {
+            var part = try deflater.append(event) + deflater.flush()
+            if index == events.count - 1 { part += try deflater.finish() }
+            parts.append(part)
+        }
+        let cassette = directory.file("gzip-events.har")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
+                        outcome: .response(RecordedResponse(
+                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream"), HeaderField("Content-Encoding", "gzip"),
+                                                   HeaderField("Vary", "Accept-Encoding")],
+                            body: parts.reduce(Data(), +),
+                            chunks: [BodyChunk(bytes: parts[0].count, at: .zero), BodyChunk(bytes: parts[1].count, at: .milliseconds(10)),
+                                     BodyChunk(bytes: parts[2].count, at: .seconds(60))])),
+                        timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
+        defer { server.stop() }
+        do {
+            let client = try RawClient(port: server.port)
+            try client.send("GET /events HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n")
+            // The first two events, decoded, come long before the minute is up (a read holds 20 s)
+            let early = try client.readBody(atLeast: events[0].count + events[1].count)
+            let head = try #require(client.head)
+            #expect(!head.contains("content-encoding"), "\(head)")
+            #expect(early < events.reduce(0) { $0 + $1.count }, "the last event is not due for a minute: \(early) bytes so far")
+        }
+    }
+
     @Test("an HTTP/1.0 client never gets chunks: record ends a body of unknown length with the connection, serve sends paced pieces with a length")
     func http10NeverChunked() async throws {
         let upstream = try await LoopbackServer.start()
