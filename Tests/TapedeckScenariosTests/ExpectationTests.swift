@@ -210,6 +210,25 @@ struct InvariantTests {
         #expect(outcome.requests.map(\.endNanoseconds) == [120_000_000, 120_000_000, 120_000_000, 60_000_000])
     }
 
+    @Test("a JSON path reaches a key holding a dot or a bracket with [\"key\"] (or ['key']); a malformed one is a load error")
+    func quotedKeysInPaths() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, body: '{"meta":{"user.name":"Ada","a[1]":2},"list":[{"x.y":3}]}'}]}
+            script: [{request: GET http://api.test/a, name: a}]
+            expect:
+              requests:
+                a: {json: [{path: 'meta["user.name"]', equals: Ada}, {path: "meta['a[1]']", equals: 2}, {path: 'list[0]["x.y"]', equals: 3}]}
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+        for bad in [#"meta["user.name"#, "meta..a", ".a", "a.", "items[x]", "items[0]x", "a]"] {
+            #expect(parseError("""
+                traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+                script: [{request: GET http://api.test/a, name: a}]
+                expect: {requests: {a: {json: {path: '\(bad)', equals: 1}}}}
+                """) != nil, "\(bad)")
+        }
+    }
+
     @Test("every fixture holds the invariants no file can break (no leaked URLProtocol, no illegal transition)")
     func unbreakableInvariants() throws {
         for file in fixtureScenarios {

@@ -114,25 +114,10 @@ enum JSONPath {
 
     /// What is wrong with `path` as a path, or nil when it is one (the empty path is the whole body).
     static func problem(in path: String) -> String? {
-        guard !path.isEmpty else { return nil }
-        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !part.isEmpty else { return "an empty key (two dots in a row, or a dot at an end)" }
-            var rest = Substring(part)
-            guard let bracket = rest.firstIndex(of: "[") else {
-                if rest.contains("]") { return "a ']' without its '['" }
-                continue
-            }
-            if rest[..<bracket].contains("]") { return "a ']' without its '['" }
-            rest = rest[bracket...]
-            while let first = rest.first {
-                guard first == "[" else { return "'\(rest)' follows an index (join keys with a dot)" }
-                guard let close = rest.firstIndex(of: "]") else { return "a '[' without its ']'" }
-                let index = rest[rest.index(after: rest.startIndex)..<close]
-                guard let number = Int(index), number >= 0 else { return "'[\(index)]' is not an index (a whole number from 0)" }
-                rest = rest[rest.index(after: close)...]
-            }
+        switch parse(path) {
+        case .success: return nil
+        case let .failure(problem): return problem.reason
         }
-        return nil
     }
 
     /// JSON text in one canonical form (sorted keys), so `{"a":1}` equals `{ "a": 1 }`.
@@ -151,20 +136,55 @@ enum JSONPath {
     }
 
     private static func components(_ path: String) -> [JSONPathStep] {
-        var components: [JSONPathStep] = []
-        for part in path.split(separator: ".") {
-            var rest = Substring(part)
-            if let bracket = rest.firstIndex(of: "[") {
-                if bracket > rest.startIndex { components.append(.key(String(rest[..<bracket]))) }
-                rest = rest[bracket...]
-                while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-                    components.append(.index(Int(rest[rest.index(after: rest.startIndex)..<close]) ?? -1))
+        (try? parse(path).get()) ?? []
+    }
+
+    private struct PathProblem: Error {
+        let reason: String
+    }
+
+    /// The steps of `path`: keys joined by dots, `[N]` indexes, and `["key"]` (or `['key']`) for a
+    /// key holding a dot or a bracket (`meta["user.name"]`).
+    private static func parse(_ path: String) -> Result<[JSONPathStep], PathProblem> {
+        var steps: [JSONPathStep] = []
+        var rest = Substring(path)
+        guard !rest.isEmpty else { return .success([]) }
+        var expectKey = true   // at the start, or after a dot
+        while !rest.isEmpty {
+            if rest.first == "[" {
+                if expectKey, !steps.isEmpty { return .failure(PathProblem(reason: "an empty key (two dots in a row, or a dot at an end)")) }
+                rest = rest.dropFirst()
+                if let quote = rest.first, quote == "\"" || quote == "'" {
+                    guard let close = rest.dropFirst().firstIndex(of: quote), rest[rest.index(after: close)...].first == "]" else {
+                        return .failure(PathProblem(reason: "a quoted key without its closing \(quote)]"))
+                    }
+                    steps.append(.key(String(rest[rest.index(after: rest.startIndex)..<close])))
+                    rest = rest[rest.index(close, offsetBy: 2)...]
+                } else {
+                    guard let close = rest.firstIndex(of: "]") else { return .failure(PathProblem(reason: "a '[' without its ']'")) }
+                    let index = rest[..<close]
+                    guard let number = Int(index), number >= 0 else {
+                        return .failure(PathProblem(reason: "'[\(index)]' is not an index (a whole number from 0) nor a quoted key ([\"a.b\"])"))
+                    }
+                    steps.append(.index(number))
                     rest = rest[rest.index(after: close)...]
                 }
+                expectKey = false
+                if let next = rest.first, next != "[", next != "." { return .failure(PathProblem(reason: "'\(rest)' follows an index (join keys with a dot)")) }
+            } else if rest.first == "." {
+                // A dot at the start, after another dot, or at the end joins nothing.
+                if expectKey { return .failure(PathProblem(reason: "an empty key (two dots in a row, or a dot at an end)")) }
+                rest = rest.dropFirst()
+                expectKey = true
+                if rest.isEmpty { return .failure(PathProblem(reason: "an empty key (two dots in a row, or a dot at an end)")) }
             } else {
-                components.append(.key(String(rest)))
+                let key = rest.prefix { $0 != "." && $0 != "[" }
+                if key.contains("]") { return .failure(PathProblem(reason: "a ']' without its '['")) }
+                steps.append(.key(String(key)))
+                rest = rest.dropFirst(key.count)
+                expectKey = false
             }
         }
-        return components
+        return .success(steps)
     }
 }
