@@ -138,14 +138,32 @@ extension Redactor {
     }
 
     /// A token after `Bearer` that is a credential, not a word ("Bearer authentication required"):
-    /// not a placeholder (``SecretScanner/looksRedacted(_:)``), and either 16 characters or more or holding a digit or one of the
+    /// not a placeholder (``looksRedacted(_:)``), and either 16 characters or more or holding a digit or one of the
     /// token punctuation marks.
     private static func isBearerCredential(_ token: Substring) -> Bool {
-        guard token != Self.placeholder, !SecretScanner.looksRedacted(String(token)) else { return false }
+        guard !looksRedacted(String(token)) else { return false }
         return token.utf8.count >= 16 || token.utf8.contains { ($0 >= 0x30 && $0 <= 0x39) || "-._~+/=".utf8.contains($0) }
     }
 
     /// The word `Bearer` (any case, not inside another word), spaces or tabs on one line, then 8
     /// or more token characters.
     nonisolated(unsafe) private static let bearerToken = #/(?i)\b(bearer[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)/#
+
+    /// Whether `value` is a placeholder some tool left where a secret was: Tapedeck's `REDACTED`,
+    /// the usual `[REDACTED]`, `<REDACTED>`, `[FILTERED]` (Rails), `[Filtered]` (Sentry) or `***`,
+    /// har-capture's `AUTH_`/`COOKIE_`/`FIELD_` plus eight hex digits — also after an
+    /// authorization scheme (`Bearer AUTH_a290547a`).
+    public static func looksRedacted(_ value: String) -> Bool {
+        var text = Substring(value.trimmingCharacters(in: .whitespaces))
+        if let space = text.firstIndex(of: " "), ["bearer", "basic", "token", "digest"].contains(text[..<space].lowercased()) {
+            text = text[text.index(after: space)...].drop(while: { $0 == " " })
+        }
+        if text == placeholder || ["[REDACTED]", "<REDACTED>", "[FILTERED]", "[Filtered]", "<redacted>"].contains(text) { return true }
+        if text.count >= 3, text.allSatisfy({ $0 == "*" }) { return true }
+        // har-capture's sanitizer: KIND_ and the first eight hex digits of a hash.
+        guard let underscore = text.lastIndex(of: "_"), underscore > text.startIndex else { return false }
+        let kind = text[..<underscore], digits = text[text.index(after: underscore)...]
+        return digits.count == 8 && digits.allSatisfy(\.isHexDigit) && digits.allSatisfy({ !$0.isUppercase })
+            && kind.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }) && kind.first?.isLetter == true
+    }
 }

@@ -43,7 +43,7 @@ public enum SecretScanner {
                 findings.append(Finding(entry: interaction.index, place: place, reason: reason))
             }
             func checkHeaders(_ headers: [HeaderField], _ side: String) {
-                for field in headers where !looksRedacted(field.value) && !field.value.isEmpty {
+                for field in headers where !Redactor.looksRedacted(field.value) && !field.value.isEmpty {
                     let name = field.name.lowercased()
                     // Cookies are redacted value by value: names and attributes stay.
                     if name == "cookie" || name == "set-cookie",
@@ -67,7 +67,7 @@ public enum SecretScanner {
                 report("request.url", "the URL's user part holds a password stored unredacted")
             }
             for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
-                guard let value = item.value, !looksRedacted(value), !value.isEmpty else { continue }
+                guard let value = item.value, !Redactor.looksRedacted(value), !value.isEmpty else { continue }
                 if rules.isSecretQueryName(item.name) || defaults.isSecretQueryName(item.name) {
                     report("request.url query '\(item.name)'", "a credential query item is stored unredacted")
                 } else if Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules) {
@@ -87,7 +87,7 @@ public enum SecretScanner {
             if let body = requestBody, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
                let text = String(data: body, encoding: .utf8) {
                 for field in Redactor.formFields(text) {
-                    guard let value = field.value, !looksRedacted(String(value)), !value.isEmpty else { continue }
+                    guard let value = field.value, !Redactor.looksRedacted(String(value)), !value.isEmpty else { continue }
                     if rules.isSecretQueryName(field.name) || defaults.isSecretQueryName(field.name) {
                         report("request.body form field '\(field.name)'", "a credential form field is stored unredacted")
                     }
@@ -97,7 +97,7 @@ public enum SecretScanner {
                let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
                 for part in parts {
                     let content = body[part.content]
-                    if !part.isFile, let name = part.name, !content.isEmpty, !looksRedacted(String(decoding: content, as: UTF8.self)),
+                    if !part.isFile, let name = part.name, !content.isEmpty, !Redactor.looksRedacted(String(decoding: content, as: UTF8.self)),
                        rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
                         report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
                     }
@@ -161,7 +161,7 @@ public enum SecretScanner {
         if let dictionary = value as? [String: Any] {
             return dictionary.keys.sorted().flatMap { key -> [String] in
                 let inner = dictionary[key]!
-                if isSecret(key), let string = inner as? String, !looksRedacted(string), !string.isEmpty {
+                if isSecret(key), let string = inner as? String, !Redactor.looksRedacted(string), !string.isEmpty {
                     return [key]
                 }
                 if isSecret(key), let list = inner as? [Any], holdsText(list) {
@@ -176,45 +176,27 @@ public enum SecretScanner {
         return []
     }
 
-    /// Whether `value` is a placeholder some tool left where a secret was: Tapedeck's `REDACTED`,
-    /// the usual `[REDACTED]`, `<REDACTED>`, `[FILTERED]` (Rails), `[Filtered]` (Sentry) or `***`,
-    /// har-capture's `AUTH_`/`COOKIE_`/`FIELD_` plus eight hex digits — also after an
-    /// authorization scheme (`Bearer AUTH_a290547a`).
-    public static func looksRedacted(_ value: String) -> Bool {
-        var text = Substring(value.trimmingCharacters(in: .whitespaces))
-        if let space = text.firstIndex(of: " "), ["bearer", "basic", "token", "digest"].contains(text[..<space].lowercased()) {
-            text = text[text.index(after: space)...].drop(while: { $0 == " " })
-        }
-        if text == Redactor.placeholder || ["[REDACTED]", "<REDACTED>", "[FILTERED]", "[Filtered]", "<redacted>"].contains(text) { return true }
-        if text.count >= 3, text.allSatisfy({ $0 == "*" }) { return true }
-        // har-capture's sanitizer: KIND_ and the first eight hex digits of a hash.
-        guard let underscore = text.lastIndex(of: "_"), underscore > text.startIndex else { return false }
-        let kind = text[..<underscore], digits = text[text.index(after: underscore)...]
-        return digits.count == 8 && digits.allSatisfy(\.isHexDigit) && digits.allSatisfy({ !$0.isUppercase })
-            && kind.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }) && kind.first?.isLetter == true
-    }
-
-    /// Whether every cookie of a `Cookie` (or `Set-Cookie`) value is a placeholder (``looksRedacted(_:)``).
+    /// Whether every cookie of a `Cookie` (or `Set-Cookie`) value is a placeholder (``Redactor.looksRedacted(_:)``).
     static func cookieValuesLookRedacted(_ value: String, setCookie: Bool) -> Bool {
         let cookies = setCookie ? [value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""] : value.split(separator: ";").map(String.init)
         let values = cookies.compactMap { pair -> String? in
             guard let equals = pair.firstIndex(of: "=") else { return nil }
             return String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
         }
-        return !values.isEmpty && values.allSatisfy { $0.isEmpty || looksRedacted($0) }
+        return !values.isEmpty && values.allSatisfy { $0.isEmpty || Redactor.looksRedacted($0) }
     }
 
     /// Whether a URL's user part holds a password other than the placeholder (`http://bob:…@host/`).
     static func holdsPassword(_ url: String) -> Bool {
         guard url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: url)?.percentEncodedPassword else { return false }
-        return !password.isEmpty && !looksRedacted(password)
+        return !password.isEmpty && !Redactor.looksRedacted(password)
     }
 
     /// Whether a list (or a list in it) holds a non-empty string other than the placeholder.
     private static func holdsText(_ list: [Any]) -> Bool {
         list.contains { element in
             if let nested = element as? [Any] { return holdsText(nested) }
-            if let string = element as? String { return !string.isEmpty && !looksRedacted(string) }
+            if let string = element as? String { return !string.isEmpty && !Redactor.looksRedacted(string) }
             return false
         }
     }
@@ -233,7 +215,7 @@ public enum SecretScanner {
             items += parts.queryItems ?? []
         }
         for item in items {
-            guard let value = item.value, !value.isEmpty, !looksRedacted(value) else { continue }
+            guard let value = item.value, !value.isEmpty, !Redactor.looksRedacted(value) else { continue }
             if rules.isSecretQueryName(item.name) || Redactor.standard.isSecretQueryName(item.name) { return item.name }
             if depth < 4, Redactor.looksLikeLink(value), let inner = secretQueryItem(inLink: value, rules: rules, depth: depth + 1) {
                 return "\(item.name) → \(inner)"

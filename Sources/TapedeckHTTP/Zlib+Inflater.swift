@@ -36,20 +36,12 @@ public final class Inflater {
             memberEnded = false
         }
         var output = Data()
-        let chunk = 64 * 1024
-        var buffer = [UInt8](repeating: 0, count: chunk)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         try data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input.count)
             while true {
-                var status: Int32 = Z_OK
-                let produced: Int = buffer.withUnsafeMutableBytes { out in
-                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_out = uInt(chunk)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    return chunk - Int(stream.avail_out)
-                }
-                output.append(contentsOf: buffer[0..<produced])
+                let status = stream.step(through: &buffer, into: &output) { inflate(&$0, Z_NO_FLUSH) }
                 switch status {
                 case Z_STREAM_END:
                     guard stream.avail_in > 0, format == .gzip else {

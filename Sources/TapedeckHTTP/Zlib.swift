@@ -171,20 +171,12 @@ public final class Deflater {
 
     private func run(_ data: Data, flush: Int32) throws -> Data {
         var output = Data()
-        let chunk = 256 * 1024
-        var buffer = [UInt8](repeating: 0, count: chunk)
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         try data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
             stream.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
             stream.avail_in = uInt(input.count)
             while true {
-                var status: Int32 = Z_OK
-                let produced: Int = buffer.withUnsafeMutableBytes { out in
-                    stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_out = uInt(chunk)
-                    status = deflate(&stream, flush)
-                    return chunk - Int(stream.avail_out)
-                }
-                output.append(contentsOf: buffer[0..<produced])
+                let status = stream.step(through: &buffer, into: &output) { deflate(&$0, flush) }
                 if status == Z_STREAM_END { return }
                 guard status == Z_OK || status == Z_BUF_ERROR else {
                     throw ZlibError(operation: "deflate", status: status, offset: Int(stream.total_in))
@@ -226,5 +218,21 @@ public struct ZlibError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The call, status, input offset and message.
     public var description: String {
         "zlib \(operation) failed (status \(status)) at input byte \(offset)" + (detail.map { ": \($0)" } ?? "")
+    }
+}
+
+extension z_stream {
+    /// One call of `operation` (inflate or deflate) with `buffer` as its output space; what it
+    /// produced is appended to `output`. Returns zlib's status.
+    mutating func step(through buffer: inout [UInt8], into output: inout Data, _ operation: (inout z_stream) -> Int32) -> Int32 {
+        var status: Int32 = Z_OK
+        let produced: Int = buffer.withUnsafeMutableBytes { out in
+            next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            avail_out = uInt(out.count)
+            status = operation(&self)
+            return out.count - Int(avail_out)
+        }
+        output.append(contentsOf: buffer[0..<produced])
+        return status
     }
 }

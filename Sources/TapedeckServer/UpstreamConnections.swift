@@ -47,7 +47,7 @@ final class UpstreamConnections: Sendable {
     /// At most this many idle connections are kept per event loop; more are closed when done.
     static let maxIdle = 1_024
 
-    init?(upstream: URL, readTimeout: Duration, resourceTimeout: Duration, idleTimeout: Duration = .seconds(60),
+    init?(upstream: URL, readTimeout: Duration, resourceTimeout: Duration, idleTimeout: Duration,
           tls: Result<NIOSSLContext, any Error>?) {
         self.idleTimeout = idleTimeout
         let scheme = upstream.scheme?.lowercased()

@@ -182,6 +182,6 @@ struct LiveSecretsAndCodingsTests {
         let leaked = RecordedRequest(method: "GET", url: URL(string: "http://api.test/items")!, headers: [
             HeaderField("Authorization", "Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0"), HeaderField("Cookie", "sessionid=COOKIE_9c134ef1; other=live-secret-value")])
         #expect(scan(leaked).count == 2, "\(scan(leaked))")
-        #expect(SecretScanner.looksRedacted("FIELD_2d898b51") && !SecretScanner.looksRedacted("FIELD_2D898B51X") && !SecretScanner.looksRedacted("abc_12345678"))
+        #expect(Redactor.looksRedacted("FIELD_2d898b51") && !Redactor.looksRedacted("FIELD_2D898B51X") && !Redactor.looksRedacted("abc_12345678"))
     }
 }

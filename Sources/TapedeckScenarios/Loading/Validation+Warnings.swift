@@ -93,26 +93,25 @@ extension Validation {
             }
         }
         for (index, site) in scenario.faults.enumerated() {
-            guard retries > 0, let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > 1, lowest <= retries + 1,
-                  let pattern = site.pattern else { continue }
+            guard let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > 1 else { continue }
             if case .tokenExpiry = site.kind { continue }
+            let place = Self.child(field("faults", index), "attempts")
+            if lowest > retries + 1 {
+                warnings.append(LoadWarning(problem: place.error(
+                    "\(most), so no request makes more than \(retries + 1) attempt\(retries == 0 ? "" : "s") and attempts \(site.attempts!) never come; "
+                        + "this fault can never fire",
+                    hint: retries == 0 ? "add client.retry, or strike attempt 1" : "raise client.retry.limit, or strike attempts up to \(retries + 1)"),
+                                            route: nil))
+                continue
+            }
+            // Within the limit: the requests the route strikes may still make one attempt only.
+            guard let pattern = site.pattern else { continue }
             let struck = scenario.requests.filter { pattern.matches(method: $0.step.method, url: $0.step.url) }
             guard let method = struck.first?.step.method, struck.allSatisfy({ !retried.contains($0.step.method.uppercased()) }) else { continue }
-            let place = Self.child(field("faults", index), "attempts")
             warnings.append(LoadWarning(problem: place.error(
                 "the requests its route matches are \(method)s, which client.retry does not retry (its methods: \(retriedText)), so they make one "
                     + "attempt and attempts \(site.attempts!) never come; this fault can never fire",
                 hint: "add \(method) to client.retry.methods, or strike attempt 1"), route: nil))
-        }
-        for (index, site) in scenario.faults.enumerated() {
-            guard let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > retries + 1 else { continue }
-            if case .tokenExpiry = site.kind { continue }
-            let place = Self.child(field("faults", index), "attempts")
-            warnings.append(LoadWarning(problem: place.error(
-                "\(most), so no request makes more than \(retries + 1) attempt\(retries == 0 ? "" : "s") and attempts \(site.attempts!) never come; "
-                    + "this fault can never fire",
-                hint: retries == 0 ? "add client.retry, or strike attempt 1" : "raise client.retry.limit, or strike attempts up to \(retries + 1)"),
-                                        route: nil))
         }
         return warnings
     }
