@@ -57,17 +57,21 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// harness.cookieStorage.cookies(for: URL(string: "http://api.test")!)
     /// ```
     public var cookieStorage: HTTPCookieStorage {
-        // Made on first use: building an ephemeral configuration (the only public way to an
-        // in-memory storage on Linux) costs more than a short simulation's exchanges, and most
-        // harnesses never need one.
+        // Made on first use, or one a finished harness left empty (see CookieStoragePool):
+        // building an ephemeral configuration, the only public way to an in-memory storage on
+        // Linux, costs more than a short simulation's exchanges.
         ownCookies.withLock { storage in
             if let storage { return storage }
-            let made = URLSessionConfiguration.ephemeral.httpCookieStorage!
+            let made = CookieStoragePool.shared.take()
             storage = made
             return made
         }
     }
     private let ownCookies = Mutex<HTTPCookieStorage?>(nil)
+
+    deinit {
+        if let storage = ownCookies.withLock({ $0.take() }) { CookieStoragePool.shared.giveBack(storage) }
+    }
 
     /// The network's scheduler.
     public var scheduler: SimulatedScheduler { network.scheduler }
