@@ -215,8 +215,30 @@ extension Exchange {
     /// Takes back a response-head fault that changed nothing.
     func withdrawFault(_ action: FaultAction) {
         guard let index = fired.lastIndex(where: { $0.point == .responseHead && $0.action == action }) else { return }
-        fired.remove(at: index)
-        network.faultHadNoEffect(action, at: .responseHead, exchange: id)
+        withdrawFiring(at: index)
+    }
+
+    /// As the exchange ends, takes back the faults whose effect it never reached: a fault acting
+    /// on the response (a status, corrupt gzip, a throttle) when no head came (a timeout or a
+    /// cancel came first), a cut (a reset or a truncation) when the body ended elsewhere — at
+    /// another fault's earlier cut, a timeout, a cancel — and a duplicate completion when the
+    /// exchange did not complete. Delays, stalls and failures act when they are decided.
+    func withdrawUnreachedFaults(completed: Bool) {
+        for index in fired.indices.reversed() {
+            let reached: Bool
+            switch fired[index].action {
+            case .overrideStatus, .overrideResponse, .corruptGzip, .throttle: reached = headArrived
+            case let .resetAfter(bytes), let .truncate(bytes): reached = reachedCut == bytes
+            case .duplicateCompletion: reached = completed
+            default: reached = true
+            }
+            if !reached { withdrawFiring(at: index) }
+        }
+    }
+
+    private func withdrawFiring(at index: Int) {
+        let firing = fired.remove(at: index)
+        network.faultHadNoEffect(firing.action, at: firing.point, exchange: id)
     }
 
     /// `data` gzip-compressed, then damaged after the gzip header (deterministically), and the
@@ -291,6 +313,7 @@ extension Exchange {
         body = plan
         guard lifecycle.state == .receiving else { return false }   // the client refused the data
         if let cut = plan.cut, plan.offset >= cut {
+            reachedCut = cut
             handle(.fail(plan.cutFailure))
             return false
         }
@@ -299,6 +322,7 @@ extension Exchange {
 
     private func completeTransfer() {
         if let plan = body, plan.isCut {
+            reachedCut = plan.cut
             handle(.fail(plan.cutFailure))
             return
         }

@@ -175,6 +175,7 @@ extension Exchange {
     }
 
     private func proceedWithHead(_ head: ResponseHead, _ plan: ResponsePlan, _ timeline: Timeline, _ routeOptions: RouteOptions, _ faults: BodyFaults) {
+        headArrived = true
         current.responseStart = now
         current.status = head.status
         lastStatus = head.status

@@ -34,6 +34,10 @@ final class Exchange: @unchecked Sendable {
     var fired: [FiredFault] = []
     /// A fault asked for the completion callback twice.
     var duplicatesCompletion = false
+    /// A response head's due time came (for the request or a redirect hop): its faults acted.
+    var headArrived = false
+    /// The wire offset at which a cut (a reset or a truncation) ended the body, once one did.
+    var reachedCut: Int?
     private var scheduled: [ScheduledWork] = []
     private var idleTimer: ScheduledWork?
     private var resourceTimer: ScheduledWork?
@@ -110,6 +114,7 @@ final class Exchange: @unchecked Sendable {
     func abandon() -> AbandonedExchange? {
         guard handle(.abandon) == .close else { return nil }
         cancelScheduledWork()
+        withdrawUnreachedFaults(completed: false)
         let metrics = closeMetrics()
         let delivery = chooseMetricsDelivery()
         scheduler.record("net.abandon", "#\(id) metrics \(delivery.rawValue)")
@@ -135,6 +140,7 @@ final class Exchange: @unchecked Sendable {
     /// Ends the exchange (the lifecycle is already `finished`) and tells the sink.
     private func finish(_ failure: TransportFailure?) {
         cancelScheduledWork()
+        withdrawUnreachedFaults(completed: failure == nil)
         let metrics = closeMetrics()
         let delivery = chooseMetricsDelivery()
         scheduler.record("net.finish", "#\(id) \(failure.map(String.init(describing:)) ?? "ok") metrics \(delivery.rawValue)")

@@ -184,4 +184,38 @@ struct LoadWarningTests {
             """)
         #expect(short.faults.map(\.site) == ["short-reset"] && short.request("small").status == 200, "\(short.faults)")
     }
+
+    @Test("a fault whose effect the attempt never reached is not listed: a status or a cut behind a head that came after the timeout, a cut the body never reached")
+    func unreachedFaultsAreNoFiring() throws {
+        func outcome(timeouts: String, faults: String) throws -> Outcome {
+            try run("""
+                traffic: {stubs: [{url: http://api.test/a, body: \(String(repeating: "x", count: 100))}]}
+                client: {timeouts: \(timeouts)}
+                script: [{request: GET http://api.test/a, name: a}]
+                faults: [\(faults)]
+                """)
+        }
+        let lateStatus = "{kind: slowFirstByte, name: late, delay: 5s}, {kind: status, name: teapot, status: 418}"
+        let lateCut = "{kind: slowFirstByte, name: late, delay: 5s}, {kind: reset, name: cut, afterBytes: 50}"
+        // When the head is due after the request timeout
+        let timedOut = try outcome(timeouts: "{request: 1s}", faults: lateStatus)
+        let timedOutCut = try outcome(timeouts: "{request: 1s}", faults: lateCut)
+        // Then only the delay, which made it late, fired: the status and the reset never acted
+        #expect(timedOut.request("a").error == .timedOut, "\(timedOut.request("a"))")
+        #expect(timedOut.faults.map(\.site) == ["late"] && timedOut.request("a").faults.count == 1, "\(timedOut.faults)")
+        #expect(timedOutCut.faults.map(\.site) == ["late"] && timedOutCut.request("a").faults.count == 1, "\(timedOutCut.faults)")
+        // With a timeout the head beats, both act
+        let slowTeapot = try outcome(timeouts: "{request: 10s}", faults: lateStatus)
+        #expect(slowTeapot.request("a").status == 418 && slowTeapot.faults.map(\.site) == ["late", "teapot"], "\(slowTeapot.faults)")
+        let slowCut = try outcome(timeouts: "{request: 10s}", faults: lateCut)
+        #expect(slowCut.request("a").error == .connectionLost && slowCut.request("a").bodyBytes == 50, "\(slowCut.request("a"))")
+        #expect(slowCut.faults.map(\.site) == ["late", "cut"], "\(slowCut.faults)")
+        // A body at 10 bytes a second meets the 2 s resource timeout before a reset at 50 bytes
+        let throttled = try outcome(timeouts: "{resource: 2s}", faults: "{kind: bandwidth, name: slow, bytesPerSecond: 10}, {kind: reset, name: cut, afterBytes: 50}")
+        #expect(throttled.request("a").error == .timedOut, "\(throttled.request("a"))")
+        #expect(throttled.faults.map(\.site) == ["slow"], "\(throttled.faults)")
+        // and with time enough, it is the reset that ends it
+        let cutThrottled = try outcome(timeouts: "{resource: 20s}", faults: "{kind: bandwidth, name: slow, bytesPerSecond: 10}, {kind: reset, name: cut, afterBytes: 50}")
+        #expect(cutThrottled.faults.map(\.site) == ["slow", "cut"] && cutThrottled.request("a").bodyBytes == 50, "\(cutThrottled.faults)")
+    }
 }
