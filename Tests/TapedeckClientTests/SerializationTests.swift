@@ -39,6 +39,45 @@ struct SerializationTests {
         #expect(item.value == Item(id: 7, name: "tape"))
     }
 
+    struct Rejected: Error, Equatable {
+        let reason: String
+    }
+
+    /// A preprocessor that refuses every body, as an app does for an envelope saying `ok: false`.
+    struct RejectingPreprocessor: DataPreprocessor {
+        let error: any Error
+        func preprocess(_ data: Data) throws -> Data { throw error }
+    }
+
+    @Test("a preprocessor's error is the app's own in every serializer (a custom serialization failure), a decoder's a decoding failure, a ClientError kept as it is")
+    func preprocessorErrorsAreNotDecodingFailures() throws {
+        let fixture = ClientFixture()
+        fixture.network.stub(host: "api.test", path: "/item", .json(200, #"{"id":7,"name":"tape"}"#))
+        let refuse = RejectingPreprocessor(error: Rejected(reason: "nope"))
+        let kinds = Box<[String: String]>([:])
+        @Sendable func kind(_ error: ClientError?) -> String {
+            switch error {
+            case let .responseSerializationFailed(.customSerializationFailed(inner))?: return "custom \((inner as? Rejected)?.reason ?? "?")"
+            case .responseSerializationFailed(.decodingFailed)?: return "decoding"
+            case .responseSerializationFailed(.inputDataNilOrZeroLength)?: return "empty"
+            case nil: return "value"
+            default: return "other \(error!)"
+            }
+        }
+        let request = fixture.session.request("http://api.test/item")
+        request.responseData(dataPreprocessor: refuse) { r in kinds.mutate { $0["data"] = kind(r.error) } }
+        request.responseString(dataPreprocessor: refuse) { r in kinds.mutate { $0["string"] = kind(r.error) } }
+        request.responseDecodable(of: Item.self, dataPreprocessor: refuse) { r in kinds.mutate { $0["decodable"] = kind(r.error) } }
+        // A ClientError from the preprocessor passes through unwrapped.
+        let own = RejectingPreprocessor(error: ClientError.responseSerializationFailed(reason: .inputDataNilOrZeroLength))
+        request.responseDecodable(of: Item.self, dataPreprocessor: own) { r in kinds.mutate { $0["decodable, ClientError"] = kind(r.error) } }
+        // The decoder's own error is still a decoding failure.
+        request.responseDecodable(of: [String].self) { r in kinds.mutate { $0["decoder"] = kind(r.error) } }
+        try fixture.run()
+        #expect(kinds.value == ["data": "custom nope", "string": "custom nope", "decodable": "custom nope",
+                                "decodable, ClientError": "empty", "decoder": "decoding"])
+    }
+
     @Test("every serializer completes only after all of them ran, in the order added")
     func completionsAfterAllSerializers() throws {
         let fixture = ClientFixture()

@@ -132,7 +132,8 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     }
 
     /// The body decoded as `T`; an allowed empty body is `T.emptyValue()` when `T` is an
-    /// ``EmptyResponse``, else an error. A preprocessor's error is a decoding failure.
+    /// ``EmptyResponse``, else an error. A decoder's error is a decoding failure; a preprocessor's
+    /// is thrown as it is.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> T {
         guard let data = try nonEmptyData(request: request, response: response, data: data, error: error) else {
             guard let empty = T.self as? any EmptyResponse.Type, let value = empty.emptyValue() as? T else {
@@ -140,8 +141,12 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
             }
             return value
         }
+        // As Alamofire: the preprocessor's error is its own (the request reports it as a
+        // custom serialization failure, a ClientError as it is), only the decoder's is a
+        // decoding failure.
+        let preprocessed = try dataPreprocessor.preprocess(data)
         do {
-            return try decoder.decode(T.self, from: dataPreprocessor.preprocess(data))
+            return try decoder.decode(T.self, from: preprocessed)
         } catch {
             throw ClientError.responseSerializationFailed(reason: .decodingFailed(error: error))
         }
