@@ -93,6 +93,39 @@ struct ExternalWorkTests {
         #expect(scheduler.externalDiagnosticMessages[0].contains("#2 response ignored: already arrived"))
     }
 
+    @Test("work a foreign thread submits while the simulation runs (an app's own queue calling a completion) is run, and named as thread timing")
+    func foreignSubmissionWhileDrivingIsReported() throws {
+        let scheduler = SimulatedScheduler(seed: 3)
+        let root = scheduler.makeSimulatedQueue(label: "app.rootQueue", target: nil)
+        let log = Log<String>()
+        root.async(named: "ask") {
+            // The job hands its completion to a thread of the app's and waits until that thread
+            // has submitted: the submission surely lands while the driver runs.
+            let submitted = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                root.async(named: "retryResult") { log.append("answer") }
+                root.async(named: "retryResult") { log.append("second answer") }
+                submitted.signal()
+            }
+            submitted.wait()
+        }
+        try scheduler.runUntilIdle()
+        #expect(log.values == ["answer", "second answer"])
+        let reports = scheduler.externalDiagnosticMessages
+        #expect(reports == ["'retryResult' on app.rootQueue was submitted from a thread the simulation does not own while it ran "
+            + "(a completion handler called from the app's own queue or thread, say): its place in the order depends on thread timing"],
+                "one line per job name: \(reports)")
+    }
+
+    @Test("work submitted from the simulation's own jobs is not reported")
+    func ownSubmissionsAreNotReported() throws {
+        let scheduler = SimulatedScheduler(seed: 3)
+        let root = scheduler.makeSimulatedQueue(label: "app.rootQueue", target: nil)
+        root.async(named: "ask") { root.async(named: "retryResult") {} }
+        try scheduler.runUntilIdle()
+        #expect(scheduler.externalDiagnosticMessages.isEmpty)
+    }
+
     @Test("a foreign thread's sync while the driver waits is served at the quiescent point")
     func foreignSyncIsServed() throws {
         let scheduler = SimulatedScheduler()

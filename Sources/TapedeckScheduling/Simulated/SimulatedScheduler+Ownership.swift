@@ -189,6 +189,10 @@ extension SimulatedScheduler {
             return
         }
         untrackedSubmissions += 1
+        if case let .async(queue, _, name, _, _) = item, foreignJobNames.insert(name).inserted {
+            externalDiagnostics.append("'\(name)' on \(queue.label) was submitted from a thread the simulation does not own while it ran "
+                + "(a completion handler called from the app's own queue or thread, say): its place in the order depends on thread timing")
+        }
         inbox.append(item)
         condition.broadcast()
         condition.unlock()

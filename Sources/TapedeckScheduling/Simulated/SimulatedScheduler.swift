@@ -86,6 +86,8 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var pending: [UInt64: PendingRecord] = [:]
     var nextPendingID: UInt64 = 1
     var externalDiagnostics: [String] = []
+    /// Names of jobs submitted from foreign threads while a driver ran (one diagnostic each).
+    var foreignJobNames: Set<String> = []
     var recordedViolations: [QueueViolation] = []
     var untrackedSubmissions = 0
     /// Called when work another thread submitted is in place and no run will take it in (see
