@@ -104,6 +104,19 @@ enum HARBodyText {
         return (Data(text.utf8), nil)
     }
 
+    /// A header value as the server sent it. Header values are bytes; Chromium (and so
+    /// Playwright) stores them one character per byte as windows-1252 decodes them, Python's
+    /// `http.client` as Latin-1, so a UTF-8 `filename="café.txt"` or `Location: /päth` lands in
+    /// the file as `cafÃ©` and `/pÃ¤th`, and a replay sending those characters as UTF-8 would
+    /// double-encode them (a redirect would then miss). When every character of a non-ASCII value
+    /// is one such byte and the bytes are UTF-8, the value is that UTF-8 text. mitmproxy and
+    /// Tapedeck store the characters themselves: their values are kept as they are.
+    static func headerValue(_ value: String, writer: HARWriter) -> String {
+        guard !writer.isTapedeck, !writer.isMitmproxy, value.utf8.contains(where: { $0 >= 0x80 }),
+              let bytes = latin1(value), let text = String(validating: bytes, as: UTF8.self) else { return value }
+        return text
+    }
+
     /// The text's Latin-1 bytes when the recorded sizes say the writer decoded the body one byte
     /// per character: no size is the UTF-8 length, and one is the Latin-1 length. Nil otherwise.
     static func latin1BySize(_ text: String, sizes: [RecordedSize], label: String?) -> (data: Data, note: String)? {

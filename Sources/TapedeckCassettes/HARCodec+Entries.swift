@@ -53,7 +53,7 @@ extension HARCodec {
         guard !entry.request.method.isEmpty, entry.request.method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
             throw bad("request.method", "'\(entry.request.method)' is not an HTTP method")
         }
-        var requestHeaders = headerFields(entry.request.headers)
+        var requestHeaders = headerFields(entry.request.headers, writer: context.writer)
         var requestBody: Data?
         if let postData = entry.request.postData {
             typeFromMimeType(postData.mimeType, into: &requestHeaders)
@@ -120,7 +120,7 @@ extension HARCodec {
             if let reason = discardedBody(response.content, writer: context.writer) {
                 throw bad("response.content", reason)
             }
-            var headers = headerFields(response.headers)
+            var headers = headerFields(response.headers, writer: context.writer)
             if response.content.text != nil || response.content.file != nil {
                 typeFromMimeType(response.content.mimeType, into: &headers)
             }
@@ -193,18 +193,20 @@ extension HARCodec {
     }
 
     /// Header fields as a replay sends them: HTTP/2 pseudo-headers (`:authority`, which Chromium
-    /// lists) left out, and a value holding several lines (Playwright joins repeated `Set-Cookie`
-    /// fields with line feeds) split into one field per line.
-    static func headerFields(_ list: [HARNameValue]) -> [HeaderField] {
+    /// lists) left out, a value holding several lines (Playwright joins repeated `Set-Cookie`
+    /// fields with line feeds) split into one field per line, and a value another tool stored one
+    /// character per byte read back as the UTF-8 it was (``HARBodyText/headerValue(_:writer:)``).
+    static func headerFields(_ list: [HARNameValue], writer: HARWriter) -> [HeaderField] {
         var fields: [HeaderField] = []
         fields.reserveCapacity(list.count)
         for pair in list where !pair.name.hasPrefix(":") {
-            if pair.value.contains(where: \.isNewline) {
-                for line in pair.value.split(whereSeparator: \.isNewline) {
+            let value = HARBodyText.headerValue(pair.value, writer: writer)
+            if value.contains(where: \.isNewline) {
+                for line in value.split(whereSeparator: \.isNewline) {
                     fields.append(HeaderField(pair.name, String(line)))
                 }
             } else {
-                fields.append(HeaderField(pair.name, pair.value))
+                fields.append(HeaderField(pair.name, value))
             }
         }
         return fields

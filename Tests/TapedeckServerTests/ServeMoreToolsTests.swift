@@ -74,4 +74,14 @@ struct ServeMoreToolsTests {
         #expect(values("set-cookie", in: repeated.head) == ["a=1", "b=2"], "\(repeated.head)")
         #expect(values("x-trace", in: repeated.head) == ["one", "two"], "\(repeated.head)")
     }
+
+    @Test("UTF-8 header values Chromium stored as windows-1252 go out as the server's bytes: curl follows the redirect to its recorded target")
+    func chromiumUTF8Headers() throws {
+        let server = try ServerProcess(["serve", fixture("playwright-utf8-headers.har"), "--timing", "instant"])
+        defer { server.stop() }
+        let moved = try curl(["-L", "-H", "Host: 127.0.0.1:18471", server.base + "/moved"])
+        #expect(moved.code == 200 && values("X-Tapedeck-Miss", in: moved.head).isEmpty, "\(moved.head)")
+        let download = try curl(["-H", "Host: 127.0.0.1:18471", server.base + "/download"])
+        #expect(values("Content-Disposition", in: download.head) == [#"attachment; filename="résumé ✓.txt""#], "\(download.head)")
+    }
 }
