@@ -162,10 +162,10 @@ extension CassetteCommand {
                       + pad(milliseconds, 10) + (showSecrets ? interaction.request.url : redactor.redact(interaction.request.url)).absoluteString + note)
             }
             for skipped in cassette.skipped {
-                print("-   " + skipped.description)
+                print("-   " + skipped.description(showingSecrets: showSecrets))
             }
             for note in cassette.notes {
-                print("!   " + note.description)
+                print("!   " + note.description(showingSecrets: showSecrets))
             }
         }
 

@@ -360,7 +360,9 @@ public final class CassettePlayer: Responder {
             closest.sort { ($0.distance, $0.bodyGap, $0.position) < ($1.distance, $1.bodyGap, $1.position) }
             if closest.count > 3 { closest.removeLast() }
         }
-        var lines = ["\(source): no recorded interaction matches \(live.method) \(live.url.absoluteString)"]
+        // Shown without secrets (the text goes to a 404 body, a miss log, a test's failure).
+        let shown = SecretFreeText()
+        var lines = ["\(source): no recorded interaction matches \(live.method) \(shown.url(live.url))"]
         if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
             lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
         } else if cassette.interactions.isEmpty {
@@ -370,14 +372,15 @@ public final class CassettePlayer: Responder {
         // An entry for this very resource that was skipped when the file was read (its body left
         // out by the writer, say): the likeliest reason for the miss, so it is named with its reason.
         for skip in cassette.skipped.lazy.filter({ Self.isSkippedCandidate($0, for: live) }).prefix(3) {
-            lines.append("  entry \(skip.position) \(skip.method) \(skip.url.prefix(200)): skipped when the cassette was read, so it cannot "
+            lines.append("  entry \(skip.position) \(skip.method) \(shown.url(skip.url).prefix(200)): skipped when the cassette was read, so it cannot "
                          + "answer: \(skip.error.reason)")
         }
         for (position, reasons, _, _) in closest {
             let recorded = cassette.interactions[position].request
-            let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches") : reasons.joined(separator: "; ")
+            let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches")
+                : reasons.map { shown.reason($0, live: live.url, recorded: recorded.url) }.joined(separator: "; ")
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
-            lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(recorded.url.absoluteString): \(why)")
+            lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(shown.url(recorded.url)): \(why)")
         }
         return lines.joined(separator: "\n")
     }

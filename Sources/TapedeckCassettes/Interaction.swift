@@ -191,9 +191,14 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
         self.error = error
     }
 
-    /// `skipped <place> [<method> <url>]: <reason>`.
-    public var description: String {
-        let request = [method, String(url.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+    /// `skipped <place> [<method> <url>]: <reason>`, with the URL's secret query items (and a
+    /// password in it) as REDACTED: the line goes to terminals and CI logs.
+    public var description: String { description(showingSecrets: false) }
+
+    /// The line of ``description``, with the URL as the file gives it when `showingSecrets`.
+    public func description(showingSecrets: Bool) -> String {
+        let shown = showingSecrets ? url : SecretFreeText().url(url)
+        let request = [method, String(shown.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
         let place = error.place.isEmpty ? "entry \(position)" : error.place
         return "skipped \(place)\(request.isEmpty ? "" : " [\(request)]"): \(error.reason)"
     }
@@ -223,9 +228,14 @@ public struct LoadNote: Hashable, Sendable, CustomStringConvertible {
         self.text = text
     }
 
-    /// `note entry <n> (<field>) [<method> <url>]: <text>`.
-    public var description: String {
-        let request = [method, String(url.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+    /// `note entry <n> (<field>) [<method> <url>]: <text>`, with the URL's secret query items
+    /// (and a password in it) as REDACTED.
+    public var description: String { description(showingSecrets: false) }
+
+    /// The line of ``description``, with the URL as the file gives it when `showingSecrets`.
+    public func description(showingSecrets: Bool) -> String {
+        let shown = showingSecrets ? url : SecretFreeText().url(url)
+        let request = [method, String(shown.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
         return "note entry \(position) (\(field))\(request.isEmpty ? "" : " [\(request)]"): \(text)"
     }
 }

@@ -151,7 +151,7 @@ extension Redactor {
 
     /// Whether `value` is a placeholder some tool left where a secret was: Tapedeck's `REDACTED`,
     /// the usual `[REDACTED]`, `<REDACTED>`, `[FILTERED]` (Rails), `[Filtered]` (Sentry) or `***`,
-    /// har-capture's `AUTH_`/`COOKIE_`/`FIELD_` plus eight hex digits — also after an
+    /// har-capture's `AUTH_`/`COOKIE_`/`FIELD_` plus eight hex digits, or `***FIELD***` (unsalted) — also after an
     /// authorization scheme (`Bearer AUTH_a290547a`).
     public static func looksRedacted(_ value: String) -> Bool {
         var text = Substring(value.trimmingCharacters(in: .whitespaces))
@@ -160,6 +160,11 @@ extension Redactor {
         }
         if text == placeholder || ["[REDACTED]", "<REDACTED>", "[FILTERED]", "[Filtered]", "<redacted>"].contains(text) { return true }
         if text.count >= 3, text.allSatisfy({ $0 == "*" }) { return true }
+        // har-capture's sanitizer without a salt (`--no-salt`): ***FIELD***, ***COOKIE***, ***TOKEN***.
+        if text.count > 6, text.hasPrefix("***"), text.hasSuffix("***") {
+            let kind = text.dropFirst(3).dropLast(3)
+            if kind.first?.isLetter == true, kind.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }) { return true }
+        }
         // har-capture's sanitizer: KIND_ and the first eight hex digits of a hash.
         guard let underscore = text.lastIndex(of: "_"), underscore > text.startIndex else { return false }
         let kind = text[..<underscore], digits = text[text.index(after: underscore)...]

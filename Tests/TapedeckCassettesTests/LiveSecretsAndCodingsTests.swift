@@ -183,5 +183,12 @@ struct LiveSecretsAndCodingsTests {
             HeaderField("Authorization", "Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0"), HeaderField("Cookie", "sessionid=COOKIE_9c134ef1; other=live-secret-value")])
         #expect(scan(leaked).count == 2, "\(scan(leaked))")
         #expect(Redactor.looksRedacted("FIELD_2d898b51") && !Redactor.looksRedacted("FIELD_2D898B51X") && !Redactor.looksRedacted("abc_12345678"))
+        // har-capture without a salt (`sanitize --no-salt`): the kind between three asterisks each side
+        let unsalted = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!, headers: [
+            HeaderField("Authorization", "Bearer ***TOKEN***"), HeaderField("Cookie", "theme=***COOKIE***; session=***COOKIE***"),
+        ], body: Data(#"{"password":"***FIELD***","api_key":"***CRED***"}"#.utf8))
+        #expect(scan(unsalted).isEmpty, "\(scan(unsalted))")
+        #expect(Redactor.looksRedacted("***FIELD***") && !Redactor.looksRedacted("***field***") && !Redactor.looksRedacted("***a secret***")
+                && !Redactor.looksRedacted("******X"))
     }
 }
