@@ -244,10 +244,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         bodyArrived()
         requestBody = ByteBuffer()
         switch state {
-        case .answering, .streaming, .closed:
-            // An answer is already under way: nothing more can be said on this connection.
-            state = .closed
-            context.close(promise: nil)
+        case .answering, .streaming:
+            // An answer is under way: nothing more can be said on this connection once it has
+            // gone out whole. (Closing now would drop its writes not yet flushed — the answer to
+            // a `Connection: close` request followed by more bytes, which llhttp refuses.)
+            closeAfterAnswer = true
+            return
+        case .closed:
+            // The last answer is ending and closes the connection once flushed.
             return
         case .waitingForHead, .readingBody, .discarding:
             break
