@@ -108,12 +108,39 @@ public struct BodyChunk: Hashable, Sendable {
         "application/json-seq", "application/stream+json", "application/x-json-stream", "multipart/x-mixed-replace",
     ]
 
+    /// Whether recording notes when each piece of a body with these header values arrives: a
+    /// stream type's (``isStreamed(contentType:)``), and any body whose length the head does not
+    /// give (chunked, or ended by the connection: progress output, a build log), whose pace may
+    /// be the point. ``recorded(_:contentType:)`` decides what is kept.
+    public static func collectsPieces(contentType: String?, contentLength: String?) -> Bool {
+        contentLength == nil || isStreamed(contentType: contentType)
+    }
+
+    /// Pieces arriving closer than this to the start of the piece before are one piece, for a
+    /// body that is not of a stream type.
+    static let mergeWindow = Duration.milliseconds(10)
+    /// A body not of a stream type keeps its pieces only if two of them came at least this far apart.
+    static let meaningfulGap = Duration.milliseconds(100)
+
     /// The pieces as they came — (arrival, size) from the head — when the body was a stream of
-    /// more than one piece; nil otherwise.
+    /// more than one piece; nil otherwise. A body of another type (collected because it had no
+    /// length) keeps them only when they came apart — two at least 100 ms apart, as a progress
+    /// stream's do and a busy server's chunked JSON does not — with the pieces that came within
+    /// 10 ms of the one before taken as one.
     public static func recorded(_ pieces: [(at: Duration, bytes: Int)], contentType: String?) -> [BodyChunk]? {
-        let pieces = pieces.filter { $0.bytes > 0 }
-        guard pieces.count > 1, isStreamed(contentType: contentType) else { return nil }
-        return pieces.map { BodyChunk(bytes: $0.bytes, at: max(.zero, $0.at)) }
+        let pieces = pieces.filter { $0.bytes > 0 }.map { BodyChunk(bytes: $0.bytes, at: max(.zero, $0.at)) }
+        guard pieces.count > 1 else { return nil }
+        if isStreamed(contentType: contentType) { return pieces }
+        var merged: [BodyChunk] = []
+        for piece in pieces {
+            if let last = merged.last, piece.at - last.at < mergeWindow {
+                merged[merged.count - 1].bytes += piece.bytes
+            } else {
+                merged.append(piece)
+            }
+        }
+        guard merged.count > 1, zip(merged, merged.dropFirst()).contains(where: { $1.at - $0.at >= meaningfulGap }) else { return nil }
+        return merged
     }
 }
 

@@ -147,7 +147,9 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let now = clock.now
-        let streamed = BodyChunk.isStreamed(contentType: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type"))
+        let http = response as? HTTPURLResponse
+        let streamed = BodyChunk.collectsPieces(contentType: http?.value(forHTTPHeaderField: "Content-Type"),
+                                                contentLength: http?.value(forHTTPHeaderField: "Content-Length"))
         tasks.withLock { tasks in
             tasks[dataTask.taskIdentifier]?.headAt = now
             tasks[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse

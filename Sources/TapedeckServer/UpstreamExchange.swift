@@ -42,7 +42,7 @@ final class UpstreamExchange: @unchecked Sendable {
     func received(head status: Int, reason: String, headers: HTTPHeaders) {
         headAt = .now
         head = (status, reason, headers)
-        pieces = BodyChunk.isStreamed(contentType: headers.first(name: "Content-Type")) ? [] : nil
+        pieces = BodyChunk.collectsPieces(contentType: headers.first(name: "Content-Type"), contentLength: headers.first(name: "Content-Length")) ? [] : nil
         if let progress {
             var fields = HTTPFieldsBuilder()
             for field in headers { fields.append(field.name, field.value) }

@@ -124,6 +124,63 @@ struct StreamPaceTests {
         }
     }
 
+    @Test("a body of no stated length whose pieces came apart (progress output) keeps them, whatever its type; serve paces it")
+    func pausedBodyKeepsPieces() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try pausedBodyKeepsPieces(upstream) }
+    }
+
+    private func pausedBodyKeepsPieces(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("paused.har.gz")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        defer { proxy.stop() }
+        // The upstream sends 1,000 bytes (chunked, application/octet-stream), then 1,000 more once
+        // the gate opens, at least 150 ms later; and a body of the same kind without a pause.
+        let key = "paused-\(UUID().uuidString)"
+        defer { LoopbackGates.open(key) }
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /gated/\(key)/1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        _ = try client.readBody(atLeast: 1000)
+        Thread.sleep(forTimeInterval: 0.15)
+        LoopbackGates.open(key)
+        #expect(try client.readToEnd().count == 2000)
+        let quick = try RawClient(port: proxy.port)
+        try quick.send("GET /chunked/5 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        _ = try quick.readToEnd()
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+
+        let interactions = try CassetteFile.read(cassette).interactions
+        let paused = try #require(interactions.first?.response)
+        let chunks = try #require(paused.chunks, "a body that paused keeps its pieces")
+        #expect(chunks.map(\.bytes).reduce(0, +) == 2000 && chunks.count >= 2, "\(chunks)")
+        #expect(chunks.last!.at - chunks.first!.at >= .milliseconds(150), "\(chunks)")
+        #expect(interactions.last?.response?.chunks == nil, "a body that came at once keeps none")
+
+        // Served at the recorded pace, the first thousand bytes come before the rest is due
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
+        defer { server.stop() }
+        let again = try RawClient(port: server.port)
+        try again.send("GET /gated/\(key)/1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(try again.readToEnd() == paused.body)
+    }
+
+    @Test("pieces of a body of no stated length: kept when two came 100 ms apart, those within 10 ms of the one before taken as one")
+    func pieceRules() {
+        let ms = { (value: Int) in Duration.milliseconds(value) }
+        // A stream type keeps every piece
+        #expect(BodyChunk.recorded([(ms(0), 3), (ms(1), 4)], contentType: "text/event-stream")?.count == 2)
+        // Another type: pieces close together are one; no gap of 100 ms, nothing kept
+        #expect(BodyChunk.recorded([(ms(0), 3), (ms(4), 4), (ms(50), 5)], contentType: "text/plain") == nil)
+        let kept = BodyChunk.recorded([(ms(0), 3), (ms(4), 4), (ms(200), 5), (ms(205), 1)], contentType: "text/plain")
+        #expect(kept == [BodyChunk(bytes: 7, at: ms(0)), BodyChunk(bytes: 6, at: ms(200))])
+        // What to collect: a stream type, or no length
+        #expect(BodyChunk.collectsPieces(contentType: "text/plain", contentLength: nil))
+        #expect(!BodyChunk.collectsPieces(contentType: "text/plain", contentLength: "12"))
+        #expect(BodyChunk.collectsPieces(contentType: "text/event-stream", contentLength: "12"))
+    }
+
     @Test("an HTTP/1.0 client never gets chunks: record ends a body of unknown length with the connection, serve sends paced pieces with a length")
     func http10NeverChunked() async throws {
         let upstream = try await LoopbackServer.start()
