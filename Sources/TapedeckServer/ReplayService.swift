@@ -267,6 +267,11 @@ public final class ReplayService: ExchangeService {
             // As late as the failure came when recorded (a timeout after its wait), scaled.
             if options.timing.factor > 0 { result.delivery.headDelay = .seconds(rounding: after.timeInterval * options.timing.factor) }
         case let .noMatch(reason):
+            if let preflight = preflightAnswer(request, url: url) {
+                options.log?("preflight: OPTIONS \(url.path) answered from the CORS fields of entry \(preflight.entry) (the recording has no preflight)")
+                result = preflight.answer
+                break
+            }
             missLog.withLock { $0.append(reason) }
             options.log?("miss: " + reason)
             switch options.onMiss {

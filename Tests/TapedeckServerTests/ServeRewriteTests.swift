@@ -65,6 +65,32 @@ struct ServeRewriteTests {
         #expect(allowed("/any", origin: "http://localhost:18303") == "*")
     }
 
+    @Test("a CORS preflight the recording left out (Chromium's HAR has none) is answered from the CORS fields of the recorded request it asks about; one for a request no recorded answer allowed misses")
+    func preflightFromRecordedAnswer() throws {
+        let post = { (path: String, headers: [HeaderField]) in
+            RecordedRequest(method: "POST", url: URL(string: "http://127.0.0.1:8080\(path)")!, headers: [HeaderField("Content-Type", "application/json")]) }
+        let server = try server([
+            Interaction(index: 0, request: post("/api/items", []), outcome: .response(RecordedResponse(status: 201, headers: [
+                HeaderField("Access-Control-Allow-Origin", "http://localhost:5173"), HeaderField("Access-Control-Allow-Credentials", "true")]))),
+            Interaction(index: 1, request: post("/api/private", []), outcome: .response(RecordedResponse(status: 201))),
+        ])
+        defer { try? server.shutdown() }
+        func preflight(_ path: String, method: String = "POST") -> RawExchange {
+            rawExchange(port: server.port, send: Data(("OPTIONS \(path) HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: http://localhost:6001\r\n"
+                + "Access-Control-Request-Method: \(method)\r\nAccess-Control-Request-Headers: content-type, x-trace\r\nConnection: close\r\n\r\n").utf8))
+        }
+        let answered = preflight("/api/items")
+        #expect(answered.statusLine == "HTTP/1.1 204 No Content", "\(String(decoding: answered.received, as: UTF8.self))")
+        #expect(header("Access-Control-Allow-Origin", in: answered) == "http://localhost:6001", "the page on this machine, as for the answer itself")
+        #expect(header("Access-Control-Allow-Methods", in: answered) == "POST")
+        #expect(header("Access-Control-Allow-Headers", in: answered) == "content-type, x-trace")
+        #expect(header("Access-Control-Allow-Credentials", in: answered) == "true")
+        #expect(header("X-Tapedeck-Miss", in: answered) == nil)
+        // No recorded answer allowed another origin, or none for that method: a miss as before
+        #expect(header("X-Tapedeck-Miss", in: preflight("/api/private")) == "1")
+        #expect(header("X-Tapedeck-Miss", in: preflight("/api/items", method: "DELETE")) == "1")
+    }
+
     @Test("a gzip event stream recorded in pieces goes decoded to a client that does not accept gzip piece by piece, each at its recorded time; one that accepts gzip gets it as recorded")
     func decodedStreamKeepsItsPace() throws {
         // Given three events a server flushed through gzip one second apart

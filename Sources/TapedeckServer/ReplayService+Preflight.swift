@@ -1,0 +1,36 @@
+import Foundation
+import TapedeckCassettes
+
+// CORS preflights a recording left out. Chromium's HAR (and so Playwright's) never lists the
+// `OPTIONS` preflight a browser sends before a cross-origin request that is not "simple" (a JSON
+// POST, a custom header): replayed to a browser, that preflight would miss, and the page's fetch
+// would fail before its recorded request was ever asked for.
+extension ReplayService {
+    /// The answer to a CORS preflight nothing recorded matches, built from the recorded answer
+    /// to the request it asks about (`Access-Control-Request-Method` on the same path): allowed
+    /// for the origin that answer allowed, the method and headers the browser asks for, with
+    /// credentials when that answer allowed them. Nil when `request` is no preflight, or nothing
+    /// recorded for its path and method allowed another origin (a plain miss then).
+    func preflightAnswer(_ request: IncomingRequest, url: URL) -> (answer: ServerAnswer, entry: Int)? {
+        guard request.method.uppercased() == "OPTIONS", let pageOrigin = request.headers.value(for: "Origin"),
+              let asked = request.headers.value(for: "Access-Control-Request-Method")?.trimmingCharacters(in: .whitespaces), !asked.isEmpty
+        else { return nil }
+        for interaction in cassette.interactions
+        where interaction.request.method.uppercased() == asked.uppercased() && interaction.request.url.path == url.path {
+            guard case let .response(response) = interaction.outcome,
+                  let allowed = response.headers.value(for: "Access-Control-Allow-Origin") else { continue }
+            var headers = [HeaderField("Access-Control-Allow-Origin", allowed), HeaderField("Access-Control-Allow-Methods", asked)]
+            if let fields = request.headers.value(for: "Access-Control-Request-Headers"), !fields.isEmpty {
+                headers.append(HeaderField("Access-Control-Allow-Headers", fields))
+            }
+            if let credentials = response.headers.value(for: "Access-Control-Allow-Credentials") {
+                headers.append(HeaderField("Access-Control-Allow-Credentials", credentials))
+            }
+            headers.append(HeaderField("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"))
+            var answer = ServerAnswer(status: 204, headers: headers)
+            Self.reflectLoopbackOrigin(&answer, requestOrigin: pageOrigin)
+            return (answer, interaction.index)
+        }
+        return nil
+    }
+}
