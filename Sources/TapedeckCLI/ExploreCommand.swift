@@ -79,11 +79,17 @@ struct ExploreSeedsCommand: ParsableCommand {
         var output = ExploreOutput(scenario: scenario.name, format: format, progress: ExploreProgress(
             total: selected.count, terminal: isatty(STDERR_FILENO) != 0, interval: progressInterval, start: monotonicSeconds()))
         if let out {
-            guard FileManager.default.createFile(atPath: out, contents: nil), let handle = FileHandle(forWritingAtPath: out) else {
-                printError("tapedeck: --out \(out): cannot write it: \(describeWriteError(CocoaError(.fileWriteUnknown), path: out))")
+            // Checked now, written once the first line is there: bad input found when the first
+            // seed runs (a missing cassette) leaves an existing file as it was.
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory)
+            let directory = URL(fileURLWithPath: out).deletingLastPathComponent().path
+            guard !isDirectory.boolValue,
+                  exists ? FileManager.default.isWritableFile(atPath: out) : FileManager.default.isWritableFile(atPath: directory) else {
+                printError("tapedeck: --out \(out): cannot write it: \(describeWriteError(CocoaError(.fileWriteNoPermission), path: out))")
                 throw ExitStatus.otherFailure
             }
-            output.file = handle
+            output.outPath = out
         }
         if selected.isEmpty {
             // A shard whose residue class holds no seed of the range: its lines say it ran, so that
@@ -156,7 +162,9 @@ struct ExploreOutput {
     let scenario: String
     let format: ExploreFormat
     var progress: ExploreProgress
-    var file: FileHandle?
+    /// `--out`: created (or emptied) when the first line is written.
+    var outPath: String?
+    private var file: FileHandle?
     private(set) var records: [SeedRecord] = []
     private(set) var failed = 0
     private var emptyShard: EmptyShardRecord?
@@ -172,7 +180,7 @@ struct ExploreOutput {
         emptyShard = record
         let line = Data((try record.jsonLine() + "\n").utf8)
         if format == .jsonl { FileHandle.standardOutput.write(line) }
-        try file?.write(contentsOf: line)
+        try writeToOut(line)
     }
 
     mutating func emit(_ record: SeedRecord) throws {
@@ -180,10 +188,27 @@ struct ExploreOutput {
         if !record.passed { failed += 1 }
         let line = Data((try record.jsonLine() + "\n").utf8)
         if format == .jsonl { FileHandle.standardOutput.write(line) }
-        try file?.write(contentsOf: line)
+        try writeToOut(line)
         if let text = progress.update(done: records.count, failed: failed, now: monotonicSeconds()) {
             FileHandle.standardError.write(Data(text.utf8))
         }
+    }
+
+    /// Writes `line` to `--out`, opening it (emptied) for the first line.
+    private mutating func writeToOut(_ line: Data) throws {
+        if file == nil, let outPath {
+            guard FileManager.default.createFile(atPath: outPath, contents: nil), let handle = FileHandle(forWritingAtPath: outPath) else {
+                throw OutFileError(path: outPath)
+            }
+            file = handle
+        }
+        try file?.write(contentsOf: line)
+    }
+
+    /// `--out` could not be opened.
+    struct OutFileError: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "--out \(path): cannot write it: \(describeWriteError(CocoaError(.fileWriteUnknown), path: path))" }
     }
 
     /// Ends the progress bar after an error, so the error starts on a line of its own.

@@ -150,9 +150,17 @@ extension HARCodec {
                             + "encoded back to the charset its Content-Type names")
                 }
             }
-            if data.isEmpty, (response.content.text ?? "").isEmpty, response.content.wire == nil, response.content.size > 0,
+            if data.isEmpty, (response.content.text ?? "").isEmpty, response.content.wire == nil,
                response.status != 304, response.status != 204, entry.request.method.uppercased() != "HEAD" {
-                note("response.content", HARCodec.uncapturedNote + " (content.size says \(response.content.size) bytes)")
+                // The size the file gives, else a length the head announced for bytes it did not
+                // keep (mitmproxy's stream_large_bodies: text "", size 0, Content-Length kept).
+                let announced = headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+                if response.content.size > 0 {
+                    note("response.content", HARCodec.uncapturedNote + " (content.size says \(response.content.size) bytes)")
+                } else if announced > 0, !context.writer.isTapedeck {
+                    note("response.content", HARCodec.uncapturedNote + " (its Content-Length says \(announced) bytes; mitmproxy "
+                         + "writes a body it streamed past stream_large_bodies so)")
+                }
             }
             let form: ResponsePlan.BodyForm
             switch response.content.bodyForm {

@@ -196,4 +196,28 @@ struct ExploreCommandTests {
         let missing = try runTapedeck(["explore", "merge", one.path, three.path, "--seeds", "1..3"])
         #expect(missing.status == 2 && missing.errors.contains("1 seed of 1..3 is in no input (first: 2)"), "\(missing.errors)")
     }
+
+    @Test("bad input found when the first seed runs (a missing cassette) exits 2 and leaves --out as it was: an earlier shard's lines are kept, no file is made")
+    func badCassetteWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let scenario = directory.file("missing-cassette.yaml")
+        try Data("""
+            traffic: {cassette: nowhere.har.gz}
+            script: [{request: GET http://api.shop.test/api/items}]
+            """.utf8).write(to: scenario)
+        let kept = directory.file("shard0.jsonl")
+        try Data("{\"v\":1}\n".utf8).write(to: kept)
+        for jobs in ["1", "2"] {
+            let run = try runTapedeck(["explore", scenario.path, "--seeds", "1..3", "--jobs", jobs, "--out", kept.path])
+            #expect(run.status == 2 && run.errors.contains("nowhere.har.gz"), "\(run.errors)")
+            #expect(try String(contentsOf: kept, encoding: .utf8) == "{\"v\":1}\n", "the earlier lines are kept")
+        }
+        let fresh = directory.file("fresh.jsonl")
+        #expect(try runTapedeck(["explore", scenario.path, "--seeds", "1..3", "--out", fresh.path]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: fresh.path))
+        // An --out that cannot be written is still refused before any seed runs
+        let refused = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..3", "--out", directory.file("no/such/dir.jsonl").path])
+        #expect(refused.status == 3 && refused.errors.contains("cannot write it: the directory"), "\(refused.errors)")
+    }
 }

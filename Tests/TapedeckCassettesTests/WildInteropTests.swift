@@ -154,6 +154,27 @@ struct WildInteropTests {
                 "\(cassette.notes)")
     }
 
+    @Test("mitmproxy's body streamed past stream_large_bodies (text \"\", size 0, its Content-Length kept): replays empty, with the note naming the length")
+    func streamedPastLimit() throws {
+        func read(length: String) throws -> Cassette {
+            let document: [String: Any] = ["log": ["version": "1.2", "creator": ["name": "mitmproxy", "version": "11.0.2"], "entries": [[
+                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1, "timings": ["send": 0, "wait": 1, "receive": 0],
+                "request": ["method": "GET", "url": "http://a.test/big.bin", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [],
+                            "cookies": [], "headersSize": -1, "bodySize": 0],
+                "response": ["status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "redirectURL": "",
+                             "headers": [["name": "Content-Length", "value": length], ["name": "Content-Type", "value": "application/octet-stream"]],
+                             "headersSize": -1, "bodySize": 0, "content": ["size": 0, "mimeType": "application/octet-stream", "text": ""]],
+            ]]]]
+            return try HARCodec.decode(try JSONSerialization.data(withJSONObject: document), file: "mitm.har")
+        }
+        let streamed = try read(length: "1120000")
+        #expect(streamed.interactions.first?.response?.body.isEmpty == true)
+        #expect(streamed.notes.contains { $0.field == "response.content" && $0.text.contains("did not capture it") && $0.text.contains("1120000 bytes")
+            && $0.text.contains("stream_large_bodies") }, "\(streamed.notes)")
+        // An empty body the head says is empty needs no note
+        #expect(try read(length: "0").notes.isEmpty)
+    }
+
     @Test("Playwright's attached bodies: read beside the HAR; skipped with the reason when not there or not a plain name")
     func attachedBodies() throws {
         let data = try Data(contentsOf: url("playwright-attach/playwright-attach.har"))
