@@ -32,6 +32,15 @@ struct ShrinkTests {
         #expect(reset.probabilityPerMille == 1_000 && reset.enabledPerMille == 1_000)
     }
 
+    @Test("a jitter draw shrinks to the least there is (1 ns), whether it was under a millisecond or over", arguments: [UInt64(1), 3])
+    func jitterToTheLeast(_ seed: UInt64) throws {
+        let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("late-by-jitter.yaml"))
+        let result = try Shrinker().shrink(scenario, seed: seed)
+        #expect(result.original.jitter.count == 1 && result.original.jitter[0].nanoseconds > 1)
+        #expect(result.shrunk.jitter.map(\.nanoseconds) == [1], "\(result.shrunk.jitter)")
+        #expect(FailureIdentity(result.outcome) == result.failure)
+    }
+
     @Test("an ordering bug shrinks to the one scheduling choice that matters")
     func orderingChoice() throws {
         let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("first-come.yaml"))

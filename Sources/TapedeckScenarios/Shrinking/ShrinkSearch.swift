@@ -168,9 +168,13 @@ extension Decision {
         case let .order(choice):
             return choice.rank > 1 ? [.order(.init(point: choice.point, rank: 1)), .order(.init(point: choice.point, rank: choice.rank - 1))] : []
         case let .jitter(draw):
-            return draw.nanoseconds > 1_000_000
-                ? [.jitter(JitterDecision(request: draw.request, attempt: draw.attempt, occurrence: draw.occurrence, nanoseconds: draw.nanoseconds / 2))]
-                : []
+            // The least jitter there is (a draw of 0 is the decision left out, which ddmin has
+            // tried: a tie at one instant can fail differently), else half, down to a microsecond.
+            guard draw.nanoseconds > 1 else { return [] }
+            let least = Decision.jitter(JitterDecision(request: draw.request, attempt: draw.attempt, occurrence: draw.occurrence, nanoseconds: 1))
+            return draw.nanoseconds > 2_000
+                ? [least, .jitter(JitterDecision(request: draw.request, attempt: draw.attempt, occurrence: draw.occurrence, nanoseconds: draw.nanoseconds / 2))]
+                : [least]
         case .metrics:
             return []
         }
