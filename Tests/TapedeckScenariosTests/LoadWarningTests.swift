@@ -139,6 +139,24 @@ struct LoadWarningTests {
         #expect(try warnings(authenticated).isEmpty)
     }
 
+    @Test("warnings come in file order, whatever check found them")
+    func warningsInFileOrder() throws {
+        // A cancel during a backoff that never happens (line 4), before a fault route that matches nothing (line 7)
+        let found = try warnings("""
+            traffic: {stubs: [{match: "GET http://feed.test/v1/feed", json: {}}]}
+            script:
+              - {request: GET http://feed.test/v1/feed, name: items}
+              - {cancel: items, during: backoff}
+            faults:
+              - name: busy
+                kind: status
+                status: 503
+                route: GET http://feed.test/v1/feeds
+            """)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.first?.hasPrefix("warn.yaml:4:") == true && found.last?.hasPrefix("warn.yaml:9:") == true, "\(found)")
+    }
+
     @Test("a reset or truncation at or past the body's length is not listed among the faults that fired; one short of it is")
     func cutPastTheBodyIsNoFiring() throws {
         // Given a 100-byte body and cuts after 100 and 99 bytes

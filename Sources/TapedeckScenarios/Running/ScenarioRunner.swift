@@ -93,7 +93,10 @@ public struct ScenarioRunner: Sendable {
             guard let route = warning.route else { return true }
             return !redirects.contains { RequestPattern(url: route.url).matches(method: "GET", url: $0) }
         }
-        return own.map(\.problem.description) + cassetteWarnings(for: scenario)
+        // In file order, as errors are (the checks that find them go by kind).
+        let ordered = own.enumerated().sorted { ($0.element.problem.line, $0.element.problem.column, $0.offset)
+            < ($1.element.problem.line, $1.element.problem.column, $1.offset) }
+        return ordered.map(\.element.problem.description) + cassetteWarnings(for: scenario)
     }
 
     /// Runs `scenario` from `seed` with the client its `client` section describes.

@@ -107,7 +107,7 @@ extension Shrinker {
             let used = Set(current.compactMap { if case let .fault(fault) = $0 { return fault.site }; return nil })
             let kept = sites.filter { used.contains($0.name) || $0.kind.isTokenExpiry }
             if kept.count < sites.count, reproduces(kept, current) == true {
-                note("simplify", "faults cut to the sites still firing: \(kept.map(\.name).joined(separator: ", "))", current.count)
+                note("simplify", "faults cut to the sites still firing: \(kept.isEmpty ? "none" : kept.map(\.name).joined(separator: ", "))", current.count)
                 sites = kept
             }
             var changed = true
