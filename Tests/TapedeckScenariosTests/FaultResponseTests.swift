@@ -341,6 +341,9 @@ struct FaultResponseTests {
         #expect(outcome.request("me").error == .retry)
         #expect(outcome.request("me").status == 401)
         #expect(outcome.faults.map(\.site).contains("down"))
+        // and the refused refresh is marked on the refreshes' lane
+        #expect(outcome.lane("token refresh")?.marks.contains { $0.kind == .fault && $0.label.hasPrefix("down:") } == true,
+                "\(String(describing: outcome.lane("token refresh")))")
     }
 
     @Test("a stub's fail comes after its latency, as a response would")

@@ -28,8 +28,12 @@ struct TimelineBuilder {
         // attempts of one request: no wait is drawn between them.
         let refreshes = requests.contains { $0.name == "token" } ? [] : records.filter { $0.tag == "token" }
         if !refreshes.isEmpty {
+            // Faults on the refreshes (a slow or failing token endpoint) are marked on their lane.
+            let marks = (faultsByRequest["token"] ?? []).map {
+                Timeline.Mark(kind: .fault, timeNanoseconds: $0.timeNanoseconds, label: "\($0.site): \($0.what)")
+            }
             lanes.append(Timeline.Lane(name: "token refresh", result: "\(refreshes.count)×", passed: true, isRequest: false,
-                                       spans: spans(of: refreshes).filter { $0.kind == .attempt }, marks: []))
+                                       spans: spans(of: refreshes).filter { $0.kind == .attempt }, marks: marks))
         }
         let expiries = faults.filter { $0.request == nil && $0.exchange == 0 }
         if !expiries.isEmpty {
