@@ -147,9 +147,7 @@ extension Harness {
     /// Whether a rerun with the same seed would do the same, for what clients on their own threads
     /// did so far (see ``ReproducibilityReport``).
     public var determinism: ReproducibilityReport {
-        let diagnostics = scheduler.externalDiagnosticMessages.filter {
-            $0.contains("registered from another thread") || $0.contains("submitted from a thread the simulation does not own")
-        }
+        let diagnostics = scheduler.threadTimingDiagnostics
         return state.withLock { state in
             var reasons = state.overlaps
             reasons += state.foreignStops.map { "\($0) was cancelled or suspended on the client's own thread" }

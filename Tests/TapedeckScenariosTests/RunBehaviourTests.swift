@@ -67,6 +67,41 @@ struct RunBehaviourTests {
     }
 }
 
+/// A retrier that answers from a queue of its own, as token refreshers often do — waiting until
+/// that queue has answered, so the answer surely lands while the simulation runs.
+private struct OwnQueueRetrier: RequestInterceptor {
+    let queue = DispatchQueue(label: "app.retrier")
+
+    func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+        let answered = DispatchSemaphore(value: 0)
+        queue.async {
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            answered.signal()
+        }
+        answered.wait()
+    }
+}
+
+extension RunBehaviourTests {
+    @Test("a client whose code answers from its own queue gets an outcome that says the seed may not reproduce it; one that answers in place does not")
+    func ownQueueIsNoted() throws {
+        let scenario = try parse("""
+            traffic: {stubs: [{match: GET http://api.test/x, responses: [{status: 503}, {status: 200}]}]}
+            script: [{request: GET http://api.test/x, name: x, validate: true}]
+            """)
+        let foreign = try ScenarioRunner().run(scenario, seed: 1) { world in
+            Session(provider: world.harness, scheduler: world.scheduler, interceptor: OwnQueueRetrier())
+        }
+        #expect(foreign.request("x").status == 200 && foreign.request("x").attempts == 2)
+        #expect(foreign.determinismNote.hasPrefix("this run may not reproduce from its seed: 'retryResult' on "), "\(foreign.determinismNote)")
+        #expect(OutcomeText(foreign).render().contains("note: this run may not reproduce from its seed"))
+        let inPlace = try ScenarioRunner().run(scenario, seed: 1) { world in
+            Session(provider: world.harness, scheduler: world.scheduler, interceptor: RetryPolicy(retryLimit: 1, retryableHTTPStatusCodes: [503]))
+        }
+        #expect(inPlace.request("x").attempts == 2 && inPlace.determinismNote.isEmpty, "\(inPlace.determinismNote)")
+    }
+}
+
 /// The session a run's `makeSession` built, for looking at afterwards.
 private final class SessionBox: @unchecked Sendable {
     // @unchecked Sendable: written once inside the run's makeSession, read after the run returned.

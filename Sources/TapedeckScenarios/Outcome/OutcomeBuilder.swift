@@ -69,7 +69,7 @@ struct OutcomeBuilder {
             traceHash: scheduler.traceHash.description, virtualNanoseconds: duration, jobs: scheduler.jobsExecuted,
             faults: faults, enabledSites: run.sites.enabledSites,
             reproduction: "\(run.options.commandName) run \(file.isEmpty ? "SCENARIO" : Outcome.shellQuoted(file)) --seed \(run.seed)",
-            determinismNote: "", timeline: timeline)
+            determinismNote: Self.threadTimingNote(scheduler.threadTimingDiagnostics), timeline: timeline)
     }
 
     /// Token expiries, as faults that fired at their instant (when the run got that far).
@@ -144,6 +144,13 @@ struct OutcomeBuilder {
             default: return .transport
             }
         }
+    }
+
+    /// The outcome's note when the client's code handed the simulation work from threads of its
+    /// own (an interceptor answering from its own DispatchQueue): thread timing placed it, so the
+    /// seed may not reproduce this run. Empty otherwise.
+    static func threadTimingNote(_ reasons: [String]) -> String {
+        reasons.isEmpty ? "" : "this run may not reproduce from its seed: " + reasons.joined(separator: "; ")
     }
 
     /// A file's path as a user would type it here: relative to the current directory when the

@@ -241,4 +241,19 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
         condition.lock(); defer { condition.unlock() }
         return externalDiagnostics
     }
+
+    /// What came in from threads the simulation does not own while it ran, so that thread timing
+    /// placed it among the simulation's steps: the reasons a rerun with the same seed may differ
+    /// (empty: none). Work put on a simulated queue from such a thread (an app's own queue calling
+    /// a completion handler), once per job name, and expectations registered from one.
+    ///
+    /// ```swift
+    /// let reasons = scheduler.threadTimingDiagnostics
+    /// if !reasons.isEmpty { print("may vary between runs:", reasons) }
+    /// ```
+    public var threadTimingDiagnostics: [String] {
+        externalDiagnosticMessages.filter {
+            $0.contains("registered from another thread") || $0.contains("submitted from a thread the simulation does not own")
+        }
+    }
 }
