@@ -102,6 +102,7 @@ public final class RecordService: ExchangeService {
             log?("refused \(request.method) \(target): \(refusal.reason)")
             return answer(refusal.answer)
         }
+        if let refusal = ServerAnswer.asteriskForm(request) { return answer(refusal) }
         let target = Self.originForm(request.target)
         if target.hasPrefix("/__tapedeck/") { return answer(Self.admin(request, path: target)) }
         // Only what a URL cannot hold is escaped (raw brackets, `|`, spaces); `URL(string:)` would

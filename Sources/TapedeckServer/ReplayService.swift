@@ -235,6 +235,7 @@ public final class ReplayService: ExchangeService {
     /// Answers from the cassette (or the admin endpoint, or the miss policy).
     public func handle(_ request: IncomingRequest, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         if request.target.hasPrefix("/__tapedeck/") { return answer(admin(request)) }
+        if let refusal = ServerAnswer.asteriskForm(request) { return answer(refusal) }
         // Numbered among the exchanges a fault plan sees: admin requests (a readiness poll, a
         // look at the misses) are not, so they never shift which request an `exchanges` site hits.
         let exchange = exchanges.add(1, ordering: .relaxed).newValue

@@ -188,6 +188,14 @@ public struct ServerAnswer: Sendable {
         ServerAnswer(status: status, headers: [HeaderField("Content-Type", "text/plain; charset=utf-8")] + headers,
                      body: Data(text.utf8), close: close)
     }
+
+    /// The answer to an asterisk-form request (`OPTIONS * HTTP/1.1`, which asks about the server,
+    /// not a resource): `501`, since no cassette entry is for it and the upstream client cannot
+    /// send one (it would go out as `OPTIONS /*`, another request). Nil for any other target.
+    static func asteriskForm(_ request: IncomingRequest) -> ServerAnswer? {
+        guard request.target == "*" else { return nil }
+        return .text(501, "tapedeck: '\(request.method) *' asks about the server as a whole; it is neither forwarded, recorded nor replayed\n")
+    }
 }
 
 /// What answers the requests a ``TapedeckHTTPServer`` reads: the replay service, the recording

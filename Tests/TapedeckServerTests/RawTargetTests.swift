@@ -103,4 +103,29 @@ struct RawTargetTests {
                                    shutdownWrite: false)
         #expect(replayed.statusLine == "HTTP/1.1 200 OK", "\(String(decoding: replayed.received, as: UTF8.self))")
     }
+
+    @Test("OPTIONS * (asterisk-form, about the server) is answered 501 by record, never forwarded as OPTIONS /* nor recorded, and by serve")
+    func asteriskForm() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let cassette = directory.file("star.har")
+            let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+            let asked = rawExchange(port: proxy.port, send: Data("OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8),
+                                    shutdownWrite: false)
+            let then = try curl([proxy.base + "/get?after=1"])
+            #expect(proxy.stop() == 0, "\(proxy.errors)")
+            #expect(asked.statusLine == "HTTP/1.1 501 Not Implemented", "\(String(decoding: asked.received, as: UTF8.self))")
+            #expect(then.code == 200)
+            #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/get"])
+
+            let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+            defer { server.stop() }
+            let replayed = rawExchange(port: server.port, send: Data("OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8),
+                                       shutdownWrite: false)
+            #expect(replayed.statusLine == "HTTP/1.1 501 Not Implemented", "\(String(decoding: replayed.received, as: UTF8.self))")
+        }
+    }
 }
