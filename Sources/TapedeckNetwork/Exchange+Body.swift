@@ -222,9 +222,10 @@ extension Exchange {
     /// on the response (a status, corrupt gzip, a throttle) when no head came (a timeout or a
     /// cancel came first), a cut (a reset or a truncation) when the body ended elsewhere — at
     /// another fault's earlier cut, a timeout, a cancel — and a duplicate completion when the
-    /// exchange did not complete. Delays, stalls and failures act when they are decided.
+    /// exchange did not complete. Delays, stalls and failures act when they are decided, and the
+    /// faults of redirect hops already followed acted on those hops.
     func withdrawUnreachedFaults(completed: Bool) {
-        for index in fired.indices.reversed() {
+        for index in fired.indices.reversed() where index >= settledFirings {
             let reached: Bool
             switch fired[index].action {
             case .overrideStatus, .overrideResponse, .corruptGzip, .throttle: reached = headArrived

@@ -239,6 +239,9 @@ extension Exchange {
                     current.bytesReceived = plan.body.count
                     transactions.append(current)
                     transactionIndex += 1
+                    // The hop's faults acted; the next hop's head has yet to come.
+                    settledFirings = fired.count
+                    headArrived = false
                     request = next
                     handle(.redirectFollowed)
                     beginTransaction()

@@ -34,8 +34,10 @@ final class Exchange: @unchecked Sendable {
     var fired: [FiredFault] = []
     /// A fault asked for the completion callback twice.
     var duplicatesCompletion = false
-    /// A response head's due time came (for the request or a redirect hop): its faults acted.
+    /// The current transaction's response head came (its due time): the faults on it acted.
     var headArrived = false
+    /// Firings of the redirect hops already followed: they acted (``fired`` before this index).
+    var settledFirings = 0
     /// The wire offset at which a cut (a reset or a truncation) ended the body, once one did.
     var reachedCut: Int?
     private var scheduled: [ScheduledWork] = []

@@ -232,6 +232,20 @@ struct LoadWarningTests {
         let throttled = try outcome(timeouts: "{resource: 2s}", faults: "{kind: bandwidth, name: slow, bytesPerSecond: 10}, {kind: reset, name: cut, afterBytes: 50}")
         #expect(throttled.request("a").error == .timedOut, "\(throttled.request("a"))")
         #expect(throttled.faults.map(\.site) == ["slow"], "\(throttled.faults)")
+        // Behind a followed redirect, on the next hop's head: the same (the hop's own faults acted)
+        let hop = try run("""
+            traffic:
+              stubs:
+                - {url: http://api.test/old, status: 302, headers: {Location: http://api.test/new}, body: moved}
+                - {url: http://api.test/new, body: hello}
+            client: {timeouts: {request: 1s}}
+            script: [{request: GET http://api.test/old, name: a}]
+            faults:
+              - {kind: latency, name: hop, delay: 100ms, route: GET http://api.test/old}
+              - {kind: slowFirstByte, name: late, delay: 5s, route: GET http://api.test/new}
+              - {kind: status, name: teapot, status: 418, route: GET http://api.test/new}
+            """)
+        #expect(hop.request("a").error == .timedOut && hop.faults.map(\.site) == ["hop", "late"], "\(hop.faults)")
         // and with time enough, it is the reset that ends it
         let cutThrottled = try outcome(timeouts: "{resource: 20s}", faults: "{kind: bandwidth, name: slow, bytesPerSecond: 10}, {kind: reset, name: cut, afterBytes: 50}")
         #expect(cutThrottled.faults.map(\.site) == ["slow", "cut"] && cutThrottled.request("a").bodyBytes == 50, "\(cutThrottled.faults)")
