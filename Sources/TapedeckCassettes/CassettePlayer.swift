@@ -361,7 +361,7 @@ public final class CassettePlayer: Responder {
             if closest.count > 3 { closest.removeLast() }
         }
         // Shown without secrets (the text goes to a 404 body, a miss log, a test's failure).
-        let shown = SecretFreeText()
+        let shown = SecretFreeText(adding: redactor)
         var lines = ["\(source): no recorded interaction matches \(live.method) \(shown.url(live.url))"]
         if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
             lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")

@@ -5,7 +5,16 @@ import Foundation
 /// header's values not at all, as `tapedeck cassette inspect` shows its table. Such text goes to
 /// terminals, 404 bodies, miss logs and CI logs; a file another tool wrote may hold live keys.
 struct SecretFreeText {
-    private let redactor = Redactor()
+    private let redactor: Redactor
+
+    /// Shows as secrets the default names and those `redactor` adds (a player's own).
+    init(adding redactor: Redactor? = nil) {
+        guard let redactor else {
+            self.redactor = Redactor()
+            return
+        }
+        self.redactor = Redactor(extraHeaders: redactor.headers, extraQueryItems: redactor.queryItems, extraJSONFields: redactor.jsonFields)
+    }
 
     /// `url` with its secrets as REDACTED.
     func url(_ url: URL) -> String {
@@ -25,7 +34,7 @@ struct SecretFreeText {
             let left = query(live), right = query(recorded)
             let order = reason.hasSuffix(" (in this order)") ? " (in this order)" : ""
             let text = "query \(left) ≠ \(right)\(order)"
-            return left == right && order.isEmpty ? text + " (they differ in a secret value, shown as REDACTED)" : text
+            return left == right ? text + " (they differ in a secret value, shown as REDACTED)" : text
         }
         let prefix = "header "
         if reason.hasPrefix(prefix), let colon = reason.firstIndex(of: ":") {
