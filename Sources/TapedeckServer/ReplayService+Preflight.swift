@@ -9,14 +9,18 @@ extension ReplayService {
     /// The answer to a CORS preflight nothing recorded matches, built from the recorded answer
     /// to the request it asks about (`Access-Control-Request-Method` on the same path): allowed
     /// for the origin that answer allowed, the method and headers the browser asks for, with
-    /// credentials when that answer allowed them. Nil when `request` is no preflight, or nothing
-    /// recorded for its path and method allowed another origin (a plain miss then).
+    /// credentials when that answer allowed them. Nil when `request` is no preflight, when no
+    /// answer recorded for its method on its origin and path carries `Access-Control-Allow-Origin`
+    /// (a plain miss then), and with `--on-miss passthrough` (the live origin answers it).
     func preflightAnswer(_ request: IncomingRequest, url: URL) -> (answer: ServerAnswer, entry: Int)? {
+        // With --on-miss passthrough the live origin answers preflights, as it answers the rest.
+        if case .passthrough = options.onMiss { return nil }
         guard request.method.uppercased() == "OPTIONS", let pageOrigin = request.headers.value(for: "Origin"),
               let asked = request.headers.value(for: "Access-Control-Request-Method")?.trimmingCharacters(in: .whitespaces), !asked.isEmpty
         else { return nil }
         for interaction in cassette.interactions
-        where interaction.request.method.uppercased() == asked.uppercased() && interaction.request.url.path == url.path {
+        where interaction.request.method.uppercased() == asked.uppercased() && interaction.request.url.path == url.path
+            && interaction.request.url.host?.lowercased() == url.host?.lowercased() && interaction.request.url.port == url.port {
             guard case let .response(response) = interaction.outcome,
                   let allowed = response.headers.value(for: "Access-Control-Allow-Origin") else { continue }
             var headers = [HeaderField("Access-Control-Allow-Origin", allowed), HeaderField("Access-Control-Allow-Methods", asked)]
