@@ -134,6 +134,17 @@ struct RunSafetyTests {
         #expect(try runTapedeck(["shrink", planted.path, "--max-runs", "3"]).status == 64)
     }
 
+    @Test("the shrunk file's first line names the command as it was typed here: the scenario's path relative to the working directory")
+    func shrunkCommentPath() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try Data(contentsOf: planted).write(to: directory.file("p.yaml"))
+        let run = try runTapedeck(["shrink", "p.yaml", "--seed", "2", "--out", "min.yaml"], in: directory.url)
+        #expect(run.status == 0, "\(run.errors)")
+        let written = try String(contentsOf: directory.file("min.yaml"), encoding: .utf8)
+        #expect(written.hasPrefix("# Written by `tapedeck shrink p.yaml --seed 2`."), "\(written.prefix(200))")
+    }
+
     @Test("a negative --seed is a usage error that says what a seed is")
     func negativeSeed() throws {
         let first = fixturesDirectory.appendingPathComponent("../docs/examples/scenarios/first.yaml").standardizedFileURL

@@ -111,10 +111,13 @@ extension Shrinker {
                 sites = kept
             }
             var changed = true
+            // Simpler decisions that lost the failure: not offered again (a jitter draw's 1 ns
+            // would be, at every halving).
+            var refused = Set<Decision>()
             while changed && budgetLeft {
                 changed = false
                 for index in current.indices {
-                    for simpler in current[index].simpler where !current.contains(simpler) {
+                    for simpler in current[index].simpler where !current.contains(simpler) && !refused.contains(simpler) {
                         var candidate = current
                         candidate[index] = simpler
                         if reproduces(sites, candidate) == true {
@@ -123,6 +126,7 @@ extension Shrinker {
                             changed = true
                             break
                         }
+                        refused.insert(simpler)
                     }
                 }
                 for index in sites.indices {

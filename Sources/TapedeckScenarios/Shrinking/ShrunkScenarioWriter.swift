@@ -55,7 +55,7 @@ public enum ShrunkScenarioWriter {
             throw ScenarioError(file: output.path, reason: "cannot write YAML: \(error)")
         }
         let header = """
-            # Written by `tapedeck shrink \(Self.commentText(original.path)) --seed \(seed)`.
+            # Written by `tapedeck shrink \(Self.commentText(OutcomeBuilder.displayPath(original.path))) --seed \(seed)`.
             # Every decision is explicit: faults fire only where `schedule.faults` says, the order of
             # ready work is FIFO except at `schedule.order`, jitter is zero except at `schedule.jitter`.
             # It fails the same way on every run and under any --seed: \(Self.commentText("\(result.failure)")).
