@@ -126,7 +126,7 @@ public struct BodyChunk: Hashable, Sendable {
     /// more than one piece; nil otherwise. A body of another type (collected because it had no
     /// length) keeps them only when they came apart — two at least 100 ms apart, as a progress
     /// stream's do and a busy server's chunked JSON does not — with the pieces that came within
-    /// 10 ms of the one before taken as one.
+    /// 10 ms of the start of the piece they join taken as one.
     public static func recorded(_ pieces: [(at: Duration, bytes: Int)], contentType: String?) -> [BodyChunk]? {
         let pieces = pieces.filter { $0.bytes > 0 }.map { BodyChunk(bytes: $0.bytes, at: max(.zero, $0.at)) }
         guard pieces.count > 1 else { return nil }

@@ -124,7 +124,7 @@ struct StreamPaceTests {
         }
     }
 
-    @Test("a body of no stated length whose pieces came apart (progress output) keeps them, whatever its type; serve paces it")
+    @Test("a body of no stated length whose pieces came apart (progress output) keeps them, whatever its type, and serves back whole; one that came at once keeps none")
     func pausedBodyKeepsPieces() async throws {
         let upstream = try await LoopbackServer.start()
         try await blocking { try pausedBodyKeepsPieces(upstream) }
@@ -158,7 +158,7 @@ struct StreamPaceTests {
         #expect(chunks.last!.at - chunks.first!.at >= .milliseconds(150), "\(chunks)")
         #expect(interactions.last?.response?.chunks == nil, "a body that came at once keeps none")
 
-        // Served at the recorded pace, the first thousand bytes come before the rest is due
+        // Served at the recorded pace (pieces paced as servePaces shows), the bytes are the stored ones
         let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
         defer { server.stop() }
         let again = try RawClient(port: server.port)
