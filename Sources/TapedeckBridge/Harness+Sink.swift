@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import TapedeckHTTP
 import TapedeckNetwork
@@ -72,7 +73,7 @@ extension Harness {
         let before = link.session.simulatorBlockCount
         link.buffered = Data()
         Self.storeCookies(of: head, from: url, configuration: link.session.configuration)
-        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: head.httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
+        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: Self.unchallenged(head).httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
         if let foreign = link.foreign {
             // The client's own queue: we cannot count its blocks, so ask its delegate instead.
             link.bodyInOnePiece = !foreign.takesChunks
@@ -82,6 +83,31 @@ extension Harness {
             link.bodyInOnePiece = link.session.simulatorBlockCount == before
         }
         return true
+    }
+
+    /// The name a `401`'s Basic or Digest challenge is delivered under on swift-corelibs-foundation.
+    public static let challengeFieldName = "X-Tapedeck-WWW-Authenticate"
+
+    /// `head` as the client's URLSession can take it in. corelibs never finishes a task whose
+    /// `401` carries a `Basic` or `Digest` challenge (`WWW-Authenticate`) — with no delegate, or
+    /// when the delegate gives the default answer, it waits forever; declined, the task ends
+    /// cancelled without the response; answered with a credential, it sends the request again
+    /// through its own HTTP loader, off the simulated network. So there the challenge goes to the
+    /// client under ``challengeFieldName``: the 401 and its body arrive as recorded. Any other
+    /// head (and any head on Apple platforms) is unchanged.
+    static func unchallenged(_ head: ResponseHead) -> ResponseHead {
+        #if canImport(FoundationNetworking)
+        guard head.status == 401, let value = head.headerFields[.wwwAuthenticate] else { return head }
+        let scheme = value.trimmingCharacters(in: .whitespaces).prefix { !$0.isWhitespace && $0 != "," }.lowercased()
+        guard scheme == "basic" || scheme == "digest", let renamed = HTTPField.Name(challengeFieldName) else { return head }
+        var head = head
+        let challenges = head.headerFields[fields: .wwwAuthenticate]
+        head.headerFields[.wwwAuthenticate] = nil
+        for challenge in challenges { head.headerFields.append(HTTPField(name: renamed, value: challenge.value)) }
+        return head
+        #else
+        return head
+        #endif
     }
 
     func deliverData(_ id: Int, data: Data) -> Bool {

@@ -128,6 +128,10 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         /// When each piece of the body arrived, and its size (nil: not a streamed body, whose
         /// pieces are not kept).
         var pieces: [(at: ContinuousClock.Instant, bytes: Int)]?
+        /// The server asked for credentials and the challenge was declined (see
+        /// ``urlSession(_:task:didReceive:completionHandler:)``): the task's cancellation is the
+        /// end of its response, not a failure.
+        var declinedChallenge = false
     }
 
     private let tasks = Mutex<[Int: InFlight]>([:])
@@ -166,6 +170,24 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         }
     }
 
+    /// A server's request for credentials (`401` with `WWW-Authenticate: Basic`, Digest, NTLM,
+    /// Negotiate) is declined: the recording keeps the 401 as the server sent it, for the client
+    /// under test to answer on replay. corelibs never finishes a task whose challenge gets the
+    /// default handling (it waits past every timeout), so a test recording against such an API
+    /// would stall; declined, the task ends at once, cancelled, with the 401 as its response.
+    /// Other challenges (server trust, client certificates) go the default way.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let serverAuth = [NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+                          NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate]
+        guard serverAuth.contains(challenge.protectionSpace.authenticationMethod) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        tasks.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+        completionHandler(.rejectProtectionSpace, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let end = clock.now
         guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
@@ -174,7 +196,9 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         let response = entry.response ?? (task.response as? HTTPURLResponse)
         let outcome: Interaction.Outcome
         let timings: ExchangeTimings
-        if let error {
+        // A declined challenge ends the task cancelled: its 401 is the answer.
+        let declined = entry.declinedChallenge && response != nil && (error as? URLError)?.code == .cancelled
+        if let error, !declined {
             let urlError = error as? URLError
             let code = urlError?.code.rawValue ?? URLError.unknown.rawValue
             outcome = .failure(RecordedFailure(code: code, message: Self.describe(error)))

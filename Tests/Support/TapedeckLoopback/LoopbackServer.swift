@@ -23,6 +23,7 @@ import TapedeckHTTP
 /// | `/redirect/N` | 302 to `/redirect/N-1`, `/redirect/0` answers like `/get` |
 /// | `/delay/MS` | `/get` after MS milliseconds |
 /// | `/status/N` | status N with an empty body |
+/// | `/basic-auth` | 401 with `WWW-Authenticate: Basic realm="tapedeck"` |
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
 /// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
@@ -157,6 +158,12 @@ public final class LoopbackServer: Sendable {
         router.get("status/:code") { _, context in
             let code = try context.parameters.require("code", as: Int.self)
             return Response(status: .init(code: code))
+        }
+        router.get("basic-auth") { _, _ in
+            // A server asking for credentials, as HTTP Basic APIs do: corelibs never finishes
+            // such a task unless its delegate declines the challenge.
+            Response(status: .unauthorized, headers: [.wwwAuthenticate: #"Basic realm="tapedeck""#, .contentType: "text/plain"],
+                     body: .init(byteBuffer: ByteBuffer(string: "who are you?")))
         }
         router.post("echo") { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1_048_576)
