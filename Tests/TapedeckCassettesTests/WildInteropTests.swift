@@ -173,6 +173,11 @@ struct WildInteropTests {
             && $0.text.contains("stream_large_bodies") }, "\(streamed.notes)")
         // An empty body the head says is empty needs no note
         #expect(try read(length: "0").notes.isEmpty)
+        // Nor does a browser's redirect, kept with no text and size -1 beside its Content-Length
+        for browser in ["playwright-chromium.har", "firefox.har"] {
+            let notes = try CassetteFile.read(url(browser)).notes
+            #expect(!notes.contains { $0.text.contains("Content-Length says") }, "\(browser): \(notes)")
+        }
     }
 
     @Test("Playwright's attached bodies: read beside the HAR; skipped with the reason when not there or not a plain name")
