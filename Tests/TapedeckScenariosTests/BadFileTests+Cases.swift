@@ -35,7 +35,7 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a}]
             faults: [{kind: tokenExpiry, at: 1s, probability: 500}]
             """, line: 3, column: 51, path: "faults[0].probability",
-            message: "'probability' does not apply to a tokenExpiry fault"),
+            message: "'probability' does not apply to a tokenExpiry fault — remove it (a tokenExpiry fault takes at), or make it a fault of a kind that takes it"),
         BadFile(what: "a misspelt top-level section", yaml: """
             \(stub)
             scirpt: [{request: GET http://api.test/a}]
@@ -70,7 +70,7 @@ extension BadFileTests {
             seed: many
             \(stub)
             script: [{request: GET http://api.test/a}]
-            """, line: 1, column: 7, path: "seed", message: "expected a whole number, found 'many'"),
+            """, line: 1, column: 7, path: "seed", message: "expected a whole number, found 'many' — write digits, e.g. 3"),
         BadFile(what: "a scalar where a mapping belongs", yaml: """
             \(stub)
             client: 3
@@ -91,7 +91,7 @@ extension BadFileTests {
             \(stub)
             client: {auth: sometimes}
             script: [{request: GET http://api.test/a}]
-            """, line: 2, column: 16, path: "client.auth", message: "expected true or false, found 'sometimes'"),
+            """, line: 2, column: 16, path: "client.auth", message: "expected true or false, found 'sometimes' — write true or false"),
         BadFile(what: "not a duration", yaml: """
             \(stub)
             script:
@@ -208,7 +208,7 @@ extension BadFileTests {
             faults:
               - kind: refused
                 delay: 1s
-            """, line: 5, column: 12, path: "faults[0].delay", message: "'delay' does not apply to a refused fault"),
+            """, line: 5, column: 12, path: "faults[0].delay", message: "'delay' does not apply to a refused fault — remove it, or make it a fault of a kind that takes it"),
         BadFile(what: "a fault kind without the key it needs", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]

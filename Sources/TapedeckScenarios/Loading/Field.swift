@@ -118,7 +118,9 @@ struct Field {
     // MARK: scalars
 
     func string() throws(ScenarioError) -> String {
-        guard case .scalar = node, let text = node.string else { throw error("expected text, found \(kind)") }
+        guard case .scalar = node, let text = node.string else {
+            throw error("expected text, found \(kind)", hint: isMapping ? "write one value, not a mapping" : "write one value, not a list")
+        }
         return text
     }
 
@@ -142,7 +144,7 @@ struct Field {
             return number
         default:
             if isQuotedNonText { throw error("expected a whole number, found \(kind)", hint: "remove the quotes") }
-            throw error("expected a whole number, found \(kind)")
+            throw error("expected a whole number, found \(kind)", hint: "write digits, e.g. 3")
         }
     }
 
@@ -168,7 +170,7 @@ struct Field {
                         hint: "write \(old)")
         }
         if isQuotedNonText { throw error("expected true or false, found \(kind)", hint: "remove the quotes") }
-        throw error("expected true or false, found \(kind)")
+        throw error("expected true or false, found \(kind)", hint: "write true or false")
     }
 
     func double() throws(ScenarioError) -> Double {
@@ -181,7 +183,7 @@ struct Field {
             break
         }
         if isQuotedNonText { throw error("expected a number, found \(kind)", hint: "remove the quotes") }
-        throw error("expected a number, found \(kind)")
+        throw error("expected a number, found \(kind)", hint: "write digits, e.g. 1.5")
     }
 
     /// One of `choices` (as the file spells them).

@@ -209,7 +209,11 @@ extension ScenarioReader {
             used = ["kind", "name", "at"]
         }
         for key in keys.order where !used.contains(key) {
-            throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault")
+            // What this kind takes besides the keys every fault has, for the hint.
+            let own = used.subtracting(["kind", "name", "route", "attempts", "exchanges", "window", "probability", "enabled"]).sorted()
+            throw keys[key]!.error("'\(key)' does not apply to a \(kindName) fault",
+                                   hint: "remove it" + (own.isEmpty ? "" : " (a \(kindName) fault takes \(own.joined(separator: ", ")))")
+                                       + ", or make it a fault of a kind that takes it")
         }
         var site = FaultSite(name: try keys["name"]?.name() ?? "\(kindName)-\(index + 1)", kind: kind)
         try keys.read("route") { (route) throws(ScenarioError) in site.pattern = try pattern(route) }
