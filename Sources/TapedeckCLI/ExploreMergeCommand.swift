@@ -78,7 +78,8 @@ struct ExploreMergeCommand: ParsableCommand {
                 throw ExitStatus.otherFailure
             }
         }
-        let summary = ExploreSummary(records)
+        var summary = ExploreSummary(records)
+        if summary.scenario.isEmpty { summary.scenario = ExploreMerge.scenario(of: inputs) ?? "" }
         print(summary.render())
         if summary.failed > 0 { throw ExitStatus.found }
     }

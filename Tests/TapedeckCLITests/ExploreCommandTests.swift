@@ -167,6 +167,9 @@ struct ExploreCommandTests {
         }
         let line = try lines(URL(fileURLWithPath: shards[0]))
         #expect(line.count == 1 && line[0].contains(#""emptyShard":"0/4""#) && line[0].contains(#""seeds":"1..3""#), "\(line)")
+        // Merged alone, the empty shard names its scenario as the unsharded run would
+        let alone = try runTapedeck(["explore", "merge", shards[0]])
+        #expect(alone.status == 0 && alone.output.hasPrefix("retry-storm: 0 seeds"), "\(alone.output)")
         // When they are merged, with and without --seeds
         let merged = try runTapedeck(["explore", "merge"] + shards + ["--seeds", "1..3", "--out", directory.file("all.jsonl").path])
         let plain = try runTapedeck(["explore", "merge"] + shards)

@@ -52,6 +52,23 @@ public enum ExploreMerge {
         return bySeed.values.map(\.record).sorted { $0.seed < $1.seed }
     }
 
+    /// The scenario's name as the first line of the inputs that has one gives it — an empty
+    /// shard's line too, so that merging shards that all held no seed names the scenario as the
+    /// unsharded run does. Nil when no line is readable.
+    ///
+    /// ```swift
+    /// ExploreMerge.scenario(of: [("empty0.jsonl", line)])   // "retry-storm"
+    /// ```
+    public static func scenario(of inputs: [(name: String, text: String)]) -> String? {
+        for input in inputs {
+            for line in input.text.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
+                if let empty = try? EmptyShardRecord(jsonLine: line) { return empty.scenario }
+                if let record = try? SeedRecord(jsonLine: line) { return record.scenario }
+            }
+        }
+        return nil
+    }
+
     /// Refuses a record of another scenario or scenario file than the first one read.
     private static func check(_ scenario: String, _ file: String, against first: inout (scenario: String, file: String, input: String)?,
                               input: String) throws(ExploreError) {
