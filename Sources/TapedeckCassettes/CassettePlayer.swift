@@ -261,56 +261,6 @@ public final class CassettePlayer: Responder {
         }
     }
 
-    /// Why `recorded`'s answer cannot answer `live` whatever the rules say, or nil when it can: a
-    /// `304 Not Modified` answers only a conditional request (a cold browser that sends no
-    /// `If-None-Match` got the 304 a warm one had recorded, and had no body to run), and a `206`
-    /// only a request for the same `Range` (a player seeking elsewhere got the first bytes).
-    static func cannotAnswer(_ live: RecordedRequest, with recorded: Interaction) -> String? {
-        guard case let .response(response) = recorded.outcome else { return nil }
-        switch response.status {
-        case 304:
-            let conditional = live.headers.value(for: "If-None-Match") != nil || live.headers.value(for: "If-Modified-Since") != nil
-            return conditional ? nil : "answer 304 Not Modified answers only a conditional request (If-None-Match or If-Modified-Since), and this one has neither"
-        case 206:
-            func range(_ request: RecordedRequest) -> String? {
-                request.headers.value(for: "Range").map { $0.lowercased().filter { !$0.isWhitespace } }
-            }
-            let wanted = range(live), answered = range(recorded.request)
-            return wanted == answered ? nil
-                : "answer 206 holds Range \(answered ?? "(none)"), and this request asks for \(wanted ?? "no range")"
-        default:
-            return nil
-        }
-    }
-
-    /// Whether a skipped entry names `live`'s method, host and path. The scheme, port and query
-    /// are not compared: the entry never got as far as the rules, and `serve`, which speaks plain
-    /// HTTP, sees an https entry asked for as `http://host/path` by a proxy-style client.
-    static func isSkippedCandidate(_ skipped: SkippedEntry, for live: RecordedRequest) -> Bool {
-        guard skipped.method.uppercased() == live.method.uppercased(),
-              let url = LenientURL.parse(LenientURL.droppingFragment(skipped.url)) else { return false }
-        func path(_ url: URL) -> String {
-            let path = url.path(percentEncoded: true)
-            return path.isEmpty ? "/" : path
-        }
-        return url.host?.lowercased() == live.url.host?.lowercased() && path(url) == path(live.url)
-    }
-
-    /// How far apart two paths are: 0 when equal, else 1,000 plus a rank that puts paths sharing
-    /// more of their start and end with the other first (`/api/slowx` is closer to `/api/slow`
-    /// than `/` is, `/nope` closer to `/nothing-here` than to `/json`, and a long path differing
-    /// by one character closer than one differing in its whole tail) — linear, as a miss
-    /// explanation reads every entry.
-    static func pathDistance(_ a: String, _ b: String) -> Int {
-        guard a != b else { return 0 }
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var prefix = 0
-        while prefix < min(x.count, y.count), x[prefix] == y[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < min(x.count, y.count) - prefix, x[x.count - 1 - suffix] == y[y.count - 1 - suffix] { suffix += 1 }
-        return 1_000 + max(0, 999 - prefix - suffix)
-    }
-
     /// How far a recorded request is from the live one by what is cheap to compare — path,
     /// scheme, host, port, and the method when the rules compare it — in the weights
     /// ``explainMiss(_:)`` gives them; never more than the full distance.

@@ -35,6 +35,24 @@ struct ConditionalReplayTests {
         #expect(reply(player, [("If-Modified-Since", "Tue, 24 Nov 2026 10:00:00 GMT")])?.status == 304)
     }
 
+    @Test("a 304 answers only a client holding a version the recorded request named: another entity tag gets the 200")
+    func notModifiedForTheSameTag() throws {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, [], status: 200, body: "run()"),
+            entry(1, [HeaderField("If-None-Match", "\"v1\"")], status: 304, body: ""),
+        ]))
+        // A client holding "v0" (stale) must get the content, not keep its old copy
+        #expect(reply(player, [("If-None-Match", "\"v0\"")])?.body == "run()")
+        // The same tag, weakly compared, or one of several, is not modified
+        #expect(reply(player, [("If-None-Match", "W/\"v1\"")])?.status == 304)
+        #expect(reply(player, [("If-None-Match", "\"v0\", \"v1\"")])?.status == 304)
+        #expect(reply(player, [("If-None-Match", "*")])?.status == 304)
+        let why = CassettePlayer(cassette: Cassette(interactions: [entry(0, [HeaderField("If-None-Match", "\"v1\"")], status: 304, body: "")]),
+                                 afterLast: .noMatch)
+            .explainMiss(RecordedRequest(method: "GET", url: url, headers: [HeaderField("If-None-Match", "\"v9\"")]))
+        #expect(why.contains("answer 304 Not Modified was for If-None-Match \"v1\", and this request holds \"v9\""), "\(why)")
+    }
+
     @Test("only a 304 recorded: a cold request is a miss that says why, not an empty body")
     func onlyNotModified() {
         let player = CassettePlayer(cassette: Cassette(interactions: [entry(0, [HeaderField("If-None-Match", "\"v1\"")], status: 304, body: "")]),
