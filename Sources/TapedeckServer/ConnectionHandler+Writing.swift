@@ -18,7 +18,13 @@ extension ConnectionHandler {
                          isHead: isHead, whenDone: whenDone)
         }
         if delivery.stall {
+            stalled = true
             whenDone(self)
+            if inputHasEnded {
+                // The client already closed its side: nobody is waiting for the stall to end.
+                state = .closed
+                context.close(promise: nil)
+            }
             return   // the connection stays open, unanswered, until the client gives up
         }
         if delivery.cut == .beforeResponse {

@@ -39,6 +39,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var headerTimer: Scheduled<Void>?
     /// The client half-closed while an answer was under way: close after it.
     var closeAfterAnswer = false
+    /// The answer under way is a stall fault: it never writes, so nothing holds the connection
+    /// once the client's input ends (it gave up).
+    var stalled = false
+    /// The client's input ended (it closed its side, or gave up).
+    var inputHasEnded = false
     /// When body bytes last came for the request being read (nil: none yet): the body's timeout
     /// counts from there (see `startHeaderTimer`).
     var lastBodyRead: NIODeadline?
@@ -83,9 +88,18 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// The client's input ended while its answer may still be under way. A service that stops
     /// its work when the client goes (a live exchange streamed by `tapedeck record`) takes the
     /// end of input for the client's going, as nginx does for a proxied request: the upstream
-    /// exchange stops and the connection closes. Any other answer is still written (a client may
-    /// half-close after its request), then the connection closes.
+    /// exchange stops and the connection closes. So does a stall fault's, which never writes. Any
+    /// other answer is still written (a client may half-close after its request), then the
+    /// connection closes.
     private func inputEnded(_ context: ChannelHandlerContext) {
+        inputHasEnded = true
+        if stalled {
+            // A stalled answer would keep the socket half-open forever (CLOSE-WAIT), and enough
+            // of them fill --max-connections: the client that gave up is let go.
+            state = .closed
+            context.close(promise: nil)
+            return
+        }
         guard let answering, answering.stopsWhenClientGone else { return }
         clientWent()
         state = .closed

@@ -160,4 +160,22 @@ struct SocketFaultTests {
         #expect(statuses == ["health 200", "plain 0", "health 200", "plain 52", "health 200", "plain 0"]
                 || statuses == ["health 200", "plain 0", "health 200", "plain 56", "health 200", "plain 0"], "\(statuses)")
     }
+
+    @Test("a client that gives up on a stalled request is let go: its connection closes, so stalls never use up --max-connections")
+    func stalledClientIsLetGo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", try plan(in: directory).path,
+                                        "--max-connections", "2"])
+        defer { server.stop() }
+        for _ in 0..<4 {
+            // The request stalls; the client stops waiting and closes its side
+            let stalled = rawExchange(port: server.port, send: Data("GET /stall HTTP/1.1\r\nHost: api.test\r\n\r\n".utf8),
+                                      shutdownWrite: true, timeout: 5)
+            #expect(!stalled.timedOut && stalled.received.isEmpty, "the server closes the connection, answering nothing")
+        }
+        // Four abandoned stalls later, with room for two connections, a request is still answered
+        let plain = try curl(["-H", "Host: api.test", server.base + "/plain"])
+        #expect(plain.code == 200, "\(plain.head)")
+    }
 }
