@@ -178,4 +178,22 @@ struct SocketFaultTests {
         let plain = try curl(["-H", "Host: api.test", server.base + "/plain"])
         #expect(plain.code == 200, "\(plain.head)")
     }
+
+    @Test("a truncation at the body's end cuts nothing: not listed among the faults that fired, and the status site after it answers")
+    func cutPastTheEndIsNoFiring() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let plan = directory.file("end.yaml")
+        try Data("""
+        faults:
+          - { name: at-end, kind: truncate, afterBytes: 4000, route: "GET /plain" }
+          - { name: broken, kind: status, status: 500, route: "GET /plain" }
+        """.utf8).write(to: plan)
+        let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", plan.path])
+        defer { server.stop() }
+        let answer = try curl(["-H", "Host: api.test", server.base + "/plain"])
+        #expect(answer.code == 500, "\(answer.head)")
+        let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(fired.contains("broken") && !fired.contains("at-end"), "\(fired)")
+    }
 }
