@@ -98,7 +98,9 @@ struct ExploreSeedsCommand: ParsableCommand {
                 try output.emitEmptyShard(EmptyShardRecord(scenario: scenario, seeds: range, shard: part))
             } catch {
                 output.abandon()
-                printError("tapedeck: --out \(out ?? "-"): cannot write it: \(error.localizedDescription)")
+                // Opening --out says which file and why itself; a failed write is named here.
+                printError("tapedeck: " + ((error as? ExploreOutput.OutFileError)?.description
+                                            ?? "--out \(out ?? "-"): cannot write it: \(error.localizedDescription)"))
                 throw ExitStatus.otherFailure
             }
         }

@@ -224,8 +224,7 @@ public struct SkippedEntry: Hashable, Sendable, CustomStringConvertible {
 
     /// The line of ``description``, with the URL as the file gives it when `showingSecrets`.
     public func description(showingSecrets: Bool) -> String {
-        let shown = showingSecrets ? url : SecretFreeText().url(url)
-        let request = [method, String(shown.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+        let request = SecretFreeText.requestLabel(method: method, url: url, showingSecrets: showingSecrets)
         let place = error.place.isEmpty ? "entry \(position)" : error.place
         return "skipped \(place)\(request.isEmpty ? "" : " [\(request)]"): \(error.reason)"
     }
@@ -261,8 +260,7 @@ public struct LoadNote: Hashable, Sendable, CustomStringConvertible {
 
     /// The line of ``description``, with the URL as the file gives it when `showingSecrets`.
     public func description(showingSecrets: Bool) -> String {
-        let shown = showingSecrets ? url : SecretFreeText().url(url)
-        let request = [method, String(shown.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+        let request = SecretFreeText.requestLabel(method: method, url: url, showingSecrets: showingSecrets)
         return "note entry \(position) (\(field))\(request.isEmpty ? "" : " [\(request)]"): \(text)"
     }
 }

@@ -27,6 +27,13 @@ struct SecretFreeText {
         return url(parsed)
     }
 
+    /// `METHOD URL` of an entry as a line about it shows it (the URL cut at 120 characters, its
+    /// secrets as REDACTED unless `showingSecrets`); empty parts left out.
+    static func requestLabel(method: String, url: String, showingSecrets: Bool) -> String {
+        let shown = showingSecrets ? url : SecretFreeText().url(url)
+        return [method, String(shown.prefix(120))].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     /// A reason of ``MatchRules/mismatches(_:_:)`` as shown: a query difference with the secret
     /// values as REDACTED (saying so when only they differ), a secret header's values left out.
     func reason(_ reason: String, live: URL, recorded: URL) -> String {

@@ -171,7 +171,7 @@ public final class SocketFaults: Sendable {
             if case .refused = site.kind, site.pattern == nil { continue }   // decided at accept
             // A cut at or past the body's end cuts nothing: not a firing, and the sites after it
             // are still tried (as in a scenario run).
-            if Self.cutsNothing(site.kind, body: answer.body.count) { continue }
+            if site.kind.cutsNothing(ofBody: answer.body.count) { continue }
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
             fired.append(Fired(site: site.name, kind: site.kind.name, target: key, occurrence: occurrence))
@@ -180,14 +180,6 @@ public final class SocketFaults: Sendable {
         }
         if !fired.isEmpty { state.withLock { $0.fired.append(contentsOf: fired) } }
         return fired
-    }
-
-    /// Whether `kind` is a reset or a truncation at or past a body of `count` bytes.
-    static func cutsNothing(_ kind: FaultKind, body count: Int) -> Bool {
-        switch kind {
-        case let .reset(bytes), let .truncate(bytes): return bytes >= count
-        default: return false
-        }
     }
 
     private static func apply(_ kind: FaultKind, name: String, seed: SimulationRandom, key: String, occurrence: Int, to answer: inout ServerAnswer) {

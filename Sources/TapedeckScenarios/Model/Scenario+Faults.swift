@@ -82,6 +82,21 @@ public enum FaultKind: Hashable, Sendable {
         case duplicate
     }
 
+    /// Whether this is a reset or a truncation at or past the end of a body of `bodyBytes` bytes,
+    /// which cuts nothing: no firing, and the sites after it are still tried (in a scenario run
+    /// and in `tapedeck serve` alike). False when the length is unknown.
+    ///
+    /// ```swift
+    /// FaultKind.truncate(afterBytes: 100).cutsNothing(ofBody: 100)   // true
+    /// ```
+    public func cutsNothing(ofBody bodyBytes: Int?) -> Bool {
+        guard let bodyBytes else { return false }
+        switch self {
+        case let .reset(bytes), let .truncate(bytes): return bytes >= bodyBytes
+        default: return false
+        }
+    }
+
     /// The kind's name in files and timelines.
     public var name: String {
         switch self {

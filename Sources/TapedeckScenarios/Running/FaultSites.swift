@@ -86,7 +86,7 @@ final class FaultSites: FaultHook {
                 }
                 let action = Self.action(site.kind, drawn: decision.drawn, time: context.time)
                 var fired = Fired(site: site.name, decision: decision, exchange: context.exchange, point: point, action: action, time: context.time)
-                if Self.cutsNothing(action, bodyBytes: context.bodyBytes) {
+                if site.kind.cutsNothing(ofBody: context.bodyBytes) {
                     // A cut at or past the body changes nothing: its decision is kept (a replay of
                     // the schedule takes the same steps), and a later site may still decide.
                     fired.effective = false
@@ -98,15 +98,6 @@ final class FaultSites: FaultHook {
                 stack.fired(site.kind)
             }
             return .combining(actions)
-        }
-    }
-
-    /// Whether `action` is a reset or truncation at or past a body of `bodyBytes` wire bytes.
-    static func cutsNothing(_ action: FaultAction, bodyBytes: Int?) -> Bool {
-        guard let bodyBytes else { return false }
-        switch action {
-        case let .resetAfter(bytes), let .truncate(bytes): return bytes >= bodyBytes
-        default: return false
         }
     }
 
