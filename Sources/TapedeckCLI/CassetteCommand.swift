@@ -148,6 +148,9 @@ extension CassetteCommand {
                     status = String(response.status)
                     let compressed = response.bodyForm == .wire && !response.body.isEmpty && response.headers.value(for: "Content-Encoding") != nil
                     bytes = String(response.body.count) + (compressed ? "z" : "")
+                    if let failure = response.interruption {
+                        note = "  → broke off after these bytes: replays as URLError \(failure.code): \(failure.message)"
+                    }
                 case let .failure(failure):
                     status = "fail"
                     bytes = "-"

@@ -254,6 +254,7 @@ public final class CassettePlayer: Responder {
                 plan.chunkSizes = chunks.map(\.bytes)
                 plan.chunkOffsets = chunks.map(\.at)
             }
+            plan.interruption = response.interruption.map { .urlError(urlErrorCode($0.code), detail: $0.message) }
             return .response(plan)
         case let .failure(failure):
             let total = interaction.timings.map { ($0.connect ?? .zero) + $0.send + $0.wait } ?? .zero

@@ -108,8 +108,9 @@ public final class CassetteRecorder: Responder {
         public var misses: [String]
         /// Recorded interactions nobody asked for.
         public var unplayed: [Interaction]
-        /// Transport errors (refused, timed out...) that were recorded as answers: a first
-        /// recording made while a server was down keeps answering "down" until re-recorded.
+        /// Transport errors (refused, timed out...) that were recorded as answers, and responses
+        /// that broke off mid-body: a first recording made while a server was down keeps
+        /// answering "down" until re-recorded.
         public var recordedFailures: [String]
         /// The cassette as written, or nil when nothing had to be written.
         public var written: Cassette?
@@ -327,9 +328,15 @@ public final class CassetteRecorder: Responder {
                     return false
                 }
                 state.recorded += 1
-                if case let .failure(failure) = interaction.outcome {
-                    let url = options.redactor.redact(interaction.request.url).absoluteString
+                let url = options.redactor.redact(interaction.request.url).absoluteString
+                switch interaction.outcome {
+                case let .failure(failure):
                     state.recordedFailures.append("\(interaction.request.method) \(url): \(failure.message)")
+                case let .response(response):
+                    if let failure = response.interruption {
+                        state.recordedFailures.append("\(interaction.request.method) \(url): \(response.status), broke off after "
+                                                      + "\(response.body.count) body bytes: \(failure.message)")
+                    }
                 }
                 return true
             }

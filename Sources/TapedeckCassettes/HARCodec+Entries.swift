@@ -94,18 +94,9 @@ extension HARCodec {
         }
         let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
 
-        let outcome: Interaction.Outcome
         let response = entry.response
-        if let error = entry.error {
-            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
-            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
-            outcome = .failure(RecordedFailure(code: code, domain: error.domain, message: error.message))
-        } else if response.status <= 0 || response.failureText != nil {
-            // Another tool recorded a request that got no response (aborted, blocked, refused), or
-            // one whose response broke off after its head (Chromium's ERR_CONTENT_LENGTH_MISMATCH
-            // keeps the status): either way the client saw the transport failure the text names.
-            outcome = .failure(ForeignFailure.failure(text: response.failureText, status: response.status))
-        } else {
+        // The response as the file gives it (its head and the body bytes it kept).
+        func recordedResponse() throws(CassetteError) -> RecordedResponse {
             guard (100...999).contains(response.status) else {
                 throw bad("response.status", "status \(response.status) is not an HTTP status, and the entry records no transport error")
             }
@@ -184,7 +175,36 @@ extension HARCodec {
                     note("response._chunks", "its \(chunks.count) pieces (\(total) bytes) do not fit the body's \(data.count) bytes (or one is empty or has a negative time): ignored, the body replays in one piece")
                 }
             }
-            outcome = .response(recorded)
+            return recorded
+        }
+        let failure: RecordedFailure?
+        if let error = entry.error {
+            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
+            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
+            failure = RecordedFailure(code: code, domain: error.domain, message: error.message)
+        } else if response.status <= 0 || response.failureText != nil {
+            // Another tool recorded a request that got no response (aborted, blocked, refused),
+            // or one whose response broke off after its head (below).
+            failure = ForeignFailure.failure(text: response.failureText, status: response.status)
+        } else {
+            failure = nil
+        }
+        let outcome: Interaction.Outcome
+        if let failure, (200...999).contains(response.status) {
+            // The head arrived and the body broke off (Chromium's ERR_CONTENT_LENGTH_MISMATCH
+            // keeps the status; Tapedeck keeps a response reset or timed out mid-body so): the
+            // head and the bytes that came replay, then the failure. A head that cannot replay
+            // leaves the failure alone.
+            if var partial = try? recordedResponse() {
+                partial.interruption = failure
+                outcome = .response(partial)
+            } else {
+                outcome = .failure(failure)
+            }
+        } else if let failure {
+            outcome = .failure(failure)
+        } else {
+            outcome = .response(try recordedResponse())
         }
         return Interaction(
             index: context.trustsIndex ? entry.index ?? position : position, startedDateTime: entry.startedDateTime, request: request,

@@ -4,7 +4,8 @@ import TapedeckHTTP
 // Writing one interaction as a HAR entry: the request, the response (or the transport failure),
 // the timings, and how bodies become HAR text.
 extension HARCodec {
-    /// `interaction` as a HAR entry (its index in `_index`, a failure in `_error`).
+    /// `interaction` as a HAR entry (its index in `_index`, a failure — or a response's
+    /// interruption — in `_error`).
     package static func entry(for interaction: Interaction, options: WriteOptions = WriteOptions()) -> HAREntry {
         let request = interaction.request
         var postData: HARPostData?
@@ -30,6 +31,13 @@ extension HARCodec {
                 redirectURL: response.headers.value(for: "Location") ?? "", bodySize: response.body.count)
             written.chunks = response.chunks.map { chunks in
                 chunks.map { HARChunk(bytes: $0.bytes, time: options.normalizesTimings ? 0 : milliseconds($0.at)) }
+            }
+            if let interruption = response.interruption {
+                // A response that broke off: the status and the bytes that came, and the failure
+                // after them — `response._error` for DevTools-like readers, the entry's `_error`
+                // (code and domain) for Tapedeck.
+                written.failureText = interruption.message
+                transportError = HARTransportError(code: interruption.code, domain: interruption.domain, message: interruption.message)
             }
             harResponse = written
         case let .failure(failure):

@@ -50,6 +50,14 @@ public struct RecordedRequest: Hashable, Sendable {
 }
 
 /// A recorded response.
+///
+/// A response that broke off — the server reset the connection or went silent after its head —
+/// keeps the bytes that arrived and how it ended:
+///
+/// ```swift
+/// var cut = RecordedResponse(status: 200, headers: [HeaderField("Content-Length", "1000")], body: Data(count: 400))
+/// cut.interruption = RecordedFailure(code: URLError.networkConnectionLost.rawValue, message: "reset by peer")
+/// ```
 public struct RecordedResponse: Hashable, Sendable {
     /// The status code.
     public var status: Int
@@ -65,6 +73,11 @@ public struct RecordedResponse: Hashable, Sendable {
     /// (HAR `_chunks`). Replay hands the body over in the same pieces at the same pace. Nil for
     /// other bodies, whose pieces are only how the network happened to cut them.
     public var chunks: [BodyChunk]?
+    /// How the response broke off, when it did: ``body`` holds what arrived before the
+    /// connection failed, and replay ends the exchange with this failure after those bytes — the
+    /// client sees the head, the partial body, then the error, as it did live. Nil for a
+    /// response that completed. (HAR: the entry's `_error` beside a real status.)
+    public var interruption: RecordedFailure?
 
     /// A response from its parts.
     public init(status: Int, statusText: String = "", headers: [HeaderField] = [], body: Data = Data(), bodyForm: ResponsePlan.BodyForm = .wire,

@@ -18,7 +18,8 @@ import FoundationNetworking
 /// - Timings come from a monotonic clock on the live path: `wait` until the response head,
 ///   `receive` until the last byte (connection set-up is not visible through URLSession on Linux).
 /// - A transport error (refused connection, timeout, unknown host) becomes a recorded failure with
-///   the time it took.
+///   the time it took; one after the response head (a reset or a timeout mid-body) keeps the
+///   head and the bytes that came, with the failure as the response's ``RecordedResponse/interruption``.
 public final class LiveForwarder: Sendable {
     /// Timeouts of forwarded requests.
     public struct Options: Sendable {
@@ -198,10 +199,19 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         let timings: ExchangeTimings
         // A declined challenge ends the task cancelled: its 401 is the answer.
         let declined = entry.declinedChallenge && response != nil && (error as? URLError)?.code == .cancelled
-        if let error, !declined {
-            let urlError = error as? URLError
-            let code = urlError?.code.rawValue ?? URLError.unknown.rawValue
-            outcome = .failure(RecordedFailure(code: code, message: Self.describe(error)))
+        let failure = error.flatMap { error -> RecordedFailure? in
+            guard !declined else { return nil }
+            return RecordedFailure(code: (error as? URLError)?.code.rawValue ?? URLError.unknown.rawValue, message: Self.describe(error))
+        }
+        if let failure, let response, let head = entry.headAt {
+            // The head came, then the connection failed: the response broke off. What arrived
+            // is kept, and the failure after it.
+            var recorded = Self.recorded(response, body: entry.body)
+            recorded.interruption = failure
+            outcome = .response(recorded)
+            timings = ExchangeTimings(wait: entry.started.duration(to: head), receive: head.duration(to: end))
+        } else if let failure {
+            outcome = .failure(failure)
             timings = ExchangeTimings(wait: entry.started.duration(to: end))
         } else if let response {
             let head = entry.headAt ?? end

@@ -26,6 +26,36 @@ public enum ContentCoding {
         }
     }
 
+    /// What a client decoding as it receives makes of a body that was cut short: the text its
+    /// first bytes decode to (gzip and deflate are decoded piece by piece, as libcurl does, so a
+    /// cut stream still yields what came before the cut); a body that decodes whole, or passes
+    /// through, as ``decode(_:contentEncoding:limit:)`` gives it; empty when nothing can be read.
+    ///
+    /// ```swift
+    /// let whole = try Zlib.compress(Data(repeating: 65, count: 10_000))
+    /// ContentCoding.decodePrefix(whole.prefix(100), contentEncoding: "gzip")   // some of the 10,000 "A"s
+    /// ```
+    public static func decodePrefix(_ body: Data, contentEncoding: String?, limit: Int = defaultLimit) -> Data {
+        if let whole = try? decode(body, contentEncoding: contentEncoding, limit: limit) { return whole }
+        let format: Zlib.Format
+        switch contentEncoding?.lowercased() {
+        case "gzip", "x-gzip": format = .gzip
+        case "deflate": format = body.first.map { $0 & 0x0F == 8 && (UInt16($0) << 8 | UInt16(body.dropFirst().first ?? 0)) % 31 == 0 } == true ? .zlib : .raw
+        default: return Data()
+        }
+        guard let inflater = try? Inflater(format: format) else { return Data() }
+        var output = Data()
+        // Piece by piece, so that the bytes before a damaged or missing part are kept.
+        var offset = body.startIndex
+        while offset < body.endIndex, output.count < limit {
+            let end = min(offset + 4_096, body.endIndex)
+            guard let piece = try? inflater.append(body[offset..<end]) else { break }
+            output.append(piece)
+            offset = end
+        }
+        return output.prefix(limit)
+    }
+
     /// The codings ``decode(_:contentEncoding:limit:)`` undoes (lowercased); it passes any other
     /// through unchanged, so a caller that must know a body was decoded asks here first.
     public static let decodable: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]

@@ -143,6 +143,10 @@ public struct ResponsePlan: Sendable, Hashable {
     /// The status line's reason phrase as recorded (`200 Okay`); empty for the status's standard
     /// one. URLSession does not show it; a server replaying over sockets sends it.
     public var reasonPhrase = ""
+    /// How the response broke off, when it did: ``body`` holds the bytes that arrived before the
+    /// connection failed, and after them the exchange ends with this failure instead of
+    /// completing (a recording of a server that reset or timed out mid-body). Nil: it completes.
+    public var interruption: TransportFailure?
 
     /// A plan from its parts.
     public init(

@@ -25,6 +25,9 @@ struct BodyPlan: Sendable {
     var cut: Int?
     /// How the exchange fails at the cut.
     var cutFailure: TransportFailure = .networkConnectionLost
+    /// How the exchange fails once every byte went, instead of completing: a recorded response
+    /// that broke off (``ResponsePlan/interruption``).
+    var brokenOff: TransportFailure?
     /// The chunk to deliver next.
     var next = 0
     /// Wire bytes delivered so far.
@@ -104,6 +107,9 @@ extension Exchange {
         let coding = head.contentEncoding
         let decodable = ContentCoding.isDecodable(coding)
         switch (options.decodesContentEncoding && decodable, plan.bodyForm) {
+        case (true, .wire) where plan.interruption != nil:
+            // A body that broke off is a cut stream: the client decodes what came before the cut.
+            return (ContentCoding.decodePrefix(plan.body, contentEncoding: coding), plan.body.count)
         case (true, .wire):
             return (try ContentCoding.decode(plan.body, contentEncoding: coding), plan.body.count)
         case (false, .decoded) where decodable:
@@ -201,9 +207,11 @@ extension Exchange {
         let dueFractions = recordedPace ? BodyPlan.dueFractions(offsets: plan.chunkOffsets, sizes: sizes, recordedReceive: plan.timings?.receive) : nil
         // A reset after the whole body is no cut: the client has every byte its head announced.
         let cut = faults.cut.flatMap { $0.bytes < wireCount ? $0 : nil }
+        let original = plan
         var plan = BodyPlan(data: body.data, wireCount: wireCount, sizes: sizes, receive: receive, start: now, cut: cut?.bytes)
         plan.dueFractions = dueFractions
         if let cut { plan.cutFailure = cut.failure }
+        plan.brokenOff = original.interruption
         if let bytes = faults.truncateAfter, bytes < wireCount {
             plan.cut = min(bytes, plan.cut ?? bytes)
             if plan.cut == bytes { plan.cutFailure = .transferClosed(remaining: wireCount - bytes) }
@@ -325,6 +333,11 @@ extension Exchange {
         if let plan = body, plan.isCut {
             reachedCut = plan.cut
             handle(.fail(plan.cutFailure))
+            return
+        }
+        if let failure = body?.brokenOff {
+            // The recording broke off here: every byte it kept went, then the connection failed.
+            handle(.fail(failure))
             return
         }
         handle(.bodyDelivered)

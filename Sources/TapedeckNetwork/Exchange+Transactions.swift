@@ -184,7 +184,8 @@ extension Exchange {
         // breaks that body (a reset, a truncation, corrupt gzip) fails the transfer there instead.
         if head.isRedirect, let proposed = Self.redirectRequest(from: request, head: head) {
             let wireCount = (try? clientBody(head, plan))?.wireCount ?? plan.body.count
-            if !faults.breaksBody(of: wireCount) {
+            // (A recorded redirect whose body broke off fails there too.)
+            if !faults.breaksBody(of: wireCount), plan.interruption == nil {
                 // A cut at or past the redirect's body cut nothing: it did not happen.
                 if let cut = faults.cut { withdrawFault(.resetAfter(bytes: cut.bytes)) }
                 if let bytes = faults.truncateAfter { withdrawFault(.truncate(bytes: bytes)) }

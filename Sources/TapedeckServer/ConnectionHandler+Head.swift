@@ -25,8 +25,10 @@ extension ConnectionHandler {
             let name = field.name.lowercased()
             if dropsCoding, name == "content-encoding" { continue }
             if name == "content-length" {
-                guard !placedLength, !isBodyless(answer.status) else { continue }
-                headers.add(name: field.name, value: isHead ? field.value : String(answer.body.count))
+                guard !placedLength, !isBodyless(answer.status), answer.delivery.framing != .unannounced || isHead else { continue }
+                var length = String(answer.body.count)
+                if isHead { length = field.value } else if case let .announced(bytes) = answer.delivery.framing { length = String(bytes) }
+                headers.add(name: field.name, value: length)
                 placedLength = true
                 continue
             }
@@ -36,7 +38,7 @@ extension ConnectionHandler {
         // A stream sent in its recorded pieces without a recorded length goes chunked, as it was
         // recorded: a client that reads a known length to its end (Python's requests does) would
         // wait for the last piece before handing over the first.
-        let chunked = answer.delivery.pieces != nil && !isHead && chunkedAllowed
+        let chunked = (answer.delivery.pieces != nil || answer.delivery.framing == .unannounced) && !isHead && chunkedAllowed
         // A HEAD whose recording gave no length gets none: `0` would say the GET's body is empty.
         if !placedLength, !isBodyless(answer.status), !chunked, !isHead {
             headers.add(name: "Content-Length", value: String(answer.body.count))

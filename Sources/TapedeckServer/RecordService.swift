@@ -158,7 +158,8 @@ public final class RecordService: ExchangeService {
                 }
                 return finished(final, host: host, answer: answer)
             }
-            if case .response = final { stream.end() } else { stream.abort() }
+            // A response that broke off upstream breaks off here too.
+            if case let .response(plan) = final, plan.interruption == nil { stream.end() } else { stream.abort() }
         })
         exchanges.started(id, cancel: cancel)
         stream.whenClientGone { [exchanges] in

@@ -70,6 +70,7 @@ extension ReplayService {
         }
         var response = RecordedResponse(status: plan.head.status, statusText: plan.reasonPhrase, headers: headers, body: plan.body,
                                         bodyForm: plan.bodyForm)
+        response.interruption = plan.interruption.map { RecordedFailure(code: $0.urlErrorCode.rawValue, message: "\($0)") }
         if let sizes = plan.chunkSizes, let offsets = plan.chunkOffsets, sizes.count == offsets.count {
             response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
         }
@@ -89,6 +90,15 @@ extension ReplayService {
         }
         var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
         answer.reasonPhrase = response.statusText
+        if response.interruption != nil {
+            // The recording broke off: the head, the bytes that came, then a reset — short of the
+            // length the server announced, or chunked with no last chunk when it announced none
+            // (or its length was of the encoded body, which goes decoded).
+            answer.delivery.cut = .reset(afterBytes: response.body.count)
+            let announced = response.bodyForm == .decoded ? nil
+                : headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            answer.delivery.framing = announced.map { $0 > response.body.count ? .announced($0) : .sent } ?? .unannounced
+        }
         if let timings, timing.factor > 0 {
             let scaled = timings.scaled(by: timing.factor)
             answer.delivery.headDelay = (scaled.connect ?? .zero) + scaled.send + scaled.wait

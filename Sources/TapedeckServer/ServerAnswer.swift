@@ -146,6 +146,20 @@ public struct Delivery: Hashable, Sendable {
     public var pieces: [BodyChunk]?
     /// Where the answer breaks off (nil: it completes).
     public var cut: Cut?
+    /// What the head says of the body's length.
+    public var framing: Framing = .sent
+
+    /// What the head says of the body's length.
+    public enum Framing: Hashable, Sendable {
+        /// `Content-Length`: the bytes of the answer's body (as usual).
+        case sent
+        /// `Content-Length` of this many bytes, more than are sent: a recorded response that broke
+        /// off announces what its server announced, and the cut comes short of it.
+        case announced(Int)
+        /// No length: the body goes chunked (to an HTTP/1.0 client, ended by the connection), as a
+        /// recorded response that broke off without a length went.
+        case unannounced
+    }
     /// Never answer: the connection stays open until the client gives up.
     public var stall = false
 

@@ -62,8 +62,14 @@ final class UpstreamExchange: @unchecked Sendable {
 
     /// The response ended: reported as recorded (a response without a head is a lost connection).
     func finished() {
+        guard head != nil else { return fail(UpstreamFailure.lost) }
+        report(response(), interruption: nil)
+    }
+
+    /// The response as received so far (its head must have come), with the timings to now.
+    private func response() -> (RecordedResponse, ExchangeTimings) {
         let end = ContinuousClock.now
-        guard let head else { return fail(UpstreamFailure.lost) }
+        let head = head!
         let headers = head.headers.map { HeaderField($0.name, $0.value) }
         let headAt = headAt ?? end
         let chunks = pieces.flatMap { pieces in
@@ -71,13 +77,27 @@ final class UpstreamExchange: @unchecked Sendable {
         }
         let response = RecordedResponse(status: head.status, statusText: head.reason, headers: headers, body: body, bodyForm: .wire, chunks: chunks)
         body = Data()   // the response holds it now; the exchange no longer needs a copy
-        report(.response(response), ExchangeTimings(wait: started.duration(to: headAt), receive: headAt.duration(to: end)))
+        return (response, ExchangeTimings(wait: started.duration(to: headAt), receive: headAt.duration(to: end)))
     }
 
-    /// Reports `error` as a recorded failure (once; a later success or failure is ignored).
+    private func report(_ received: (RecordedResponse, ExchangeTimings), interruption: RecordedFailure?) {
+        var (response, timings) = received
+        response.interruption = interruption
+        report(.response(response), timings)
+    }
+
+    /// Reports `error` as a recorded failure (once; a later success or failure is ignored). After
+    /// the head it is the response's interruption: the head and the bytes that came are kept.
     func fail(_ error: any Error) {
         let (code, message) = Self.urlError(for: error)
-        report(.failure(RecordedFailure(code: code, message: "URLError \(code): \(message)")), ExchangeTimings(wait: started.duration(to: .now)))
+        let failure = RecordedFailure(code: code, message: "URLError \(code): \(message)")
+        // (A cancel may come from another thread: it reads nothing of the response, and a
+        // cancelled exchange is not recorded anyway.)
+        let cancelled = (error as? UpstreamFailure)?.code == .cancelled
+        if !cancelled, head != nil, !reported.load(ordering: .acquiring) {
+            return report(response(), interruption: failure)
+        }
+        report(.failure(failure), ExchangeTimings(wait: started.duration(to: .now)))
     }
 
     private func report(_ outcome: Interaction.Outcome, _ timings: ExchangeTimings) {

@@ -26,6 +26,7 @@ import TapedeckHTTP
 /// | `/basic-auth` | 401 with `WWW-Authenticate: Basic realm="tapedeck"` |
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
+/// | `/cut/N` | announces 2N bytes, sends N, then drops the connection |
 /// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
 ///
 /// Session routes (cookies, tokens in redirects and links, a `br` body): `LoopbackServer+Sessions.swift`.
@@ -179,6 +180,14 @@ public final class LoopbackServer: Sendable {
                 await LoopbackGates.wait(key)
                 try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
                 try await writer.finish(nil)
+            })
+        }
+        router.get("cut/:bytes") { _, context in
+            // Announces twice N bytes, sends N, then the connection drops: a response that broke off.
+            let count = try context.parameters.require("bytes", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(contentLength: 2 * count) { writer in
+                try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
+                throw CancellationError()
             })
         }
         router.get("gated-length/:key/:bytes") { _, context in
