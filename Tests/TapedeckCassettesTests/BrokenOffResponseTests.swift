@@ -38,12 +38,13 @@ private final class DataEvents: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 }
 
-/// Runs one data task on `tape` with a delegate that sees each event.
-private func events(_ tape: Tape, _ url: URL) throws -> DataEvents {
+/// Runs one data task on `tape` with a delegate that sees each event (the tape runs off Swift's
+/// cooperative pool, where the loopback server being recorded answers).
+private func events(_ tape: Tape, _ url: URL) async throws -> DataEvents {
     let events = DataEvents()
     let session = tape.makeURLSession(delegate: events)
     tape.rootQueue.async { session.dataTask(with: url).resume() }
-    try tape.run()
+    try await tape.run()
     return events
 }
 
@@ -59,7 +60,7 @@ struct BrokenOffResponseTests {
 
         // Given a server that announces 6,000 bytes, sends 3,000 and drops the connection
         let recording = try Tape(cassette: cassette, mode: .once)
-        let live = try events(recording, url)
+        let live = try await events(recording, url)
         let summary = try recording.finish()
         // Then the recording client saw the head, the bytes, and a failure
         let code = try #require(live.error?.code, "the live client saw no error")
@@ -76,7 +77,7 @@ struct BrokenOffResponseTests {
         // When it replays without the server
         server.stop()
         let replay = try Tape(cassette: cassette, mode: .replayOnly)
-        let replayed = try events(replay, url)
+        let replayed = try await events(replay, url)
         try replay.finish()
         // Then the client sees what the live one saw
         #expect(replayed.status == 200 && replayed.body == live.body && replayed.completed == 1)
@@ -84,7 +85,7 @@ struct BrokenOffResponseTests {
     }
 
     @Test("a gzip body cut short replays the text its first bytes decode to, then the failure; the HAR file keeps the bytes and the failure")
-    func gzipCutShort() throws {
+    func gzipCutShort() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let text = Data((0..<4_000).map { "line \($0) of a long answer\n" }.joined().utf8)
@@ -106,7 +107,7 @@ struct BrokenOffResponseTests {
         #expect(read == response, "the interruption and the bytes survive the round trip")
 
         let replay = try Tape(cassette: file, mode: .replayOnly)
-        let seen = try events(replay, url)
+        let seen = try await events(replay, url)
         try replay.finish()
         #expect(seen.status == 200 && seen.error?.code == .timedOut && seen.completed == 1)
         #expect(!seen.body.isEmpty && seen.body.count < text.count && text.starts(with: seen.body),
