@@ -103,6 +103,13 @@ public struct TransportFailure: Error, Hashable, Sendable, CustomStringConvertib
         }
     }
 
+    /// The failure as a trace records it: ``description``, but for a missing route without its
+    /// reason — which names files of this machine (a cassette's path) — so that a trace, and its
+    /// hash, is the same on any checkout.
+    public var traceText: String {
+        isNoRoute ? "tapedeck: no route" : description
+    }
+
     private static let names: [Int: String] = [
         URLError.cannotConnectToHost.rawValue: "cannot connect to host",
         URLError.cannotFindHost.rawValue: "cannot find host",

@@ -145,7 +145,7 @@ final class Exchange: @unchecked Sendable {
         withdrawUnreachedFaults(completed: failure == nil)
         let metrics = closeMetrics()
         let delivery = chooseMetricsDelivery()
-        scheduler.record("net.finish", "#\(id) \(failure.map(String.init(describing:)) ?? "ok") metrics \(delivery.rawValue)")
+        scheduler.record("net.finish", "#\(id) \(failure?.traceText ?? "ok") metrics \(delivery.rawValue)")
         sink.exchange(id, didFinish: ExchangeEnd(
             failure: failure, metrics: metrics, delivery: delivery, duplicatesCompletion: duplicatesCompletion && failure == nil))
         let outcome: ExchangeRecord.Outcome = failure.map { .failure($0) } ?? .response(lastStatus ?? 0)

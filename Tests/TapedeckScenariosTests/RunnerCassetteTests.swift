@@ -116,4 +116,28 @@ struct RunnerCassetteTests {
             #expect(outcome.requests.first?.status == 200)
         }
     }
+
+    @Test("a request the cassette does not have gives the same trace hash wherever the files are, and for .har and .har.gz alike")
+    func missHashIsPlaceFree() throws {
+        func hash(in directory: TemporaryDirectory, cassette name: String) throws -> (String, String?) {
+            try write(status: 200, body: "{}", to: directory.file(name))
+            try Data("""
+                name: miss
+                traffic:
+                  cassette: \(name)
+                script:
+                  - request: GET http://api.test/elsewhere
+                    name: miss
+                """.utf8).write(to: directory.file("miss.yaml"))
+            let outcome = try ScenarioRunner().run(Scenario.load(directory.file("miss.yaml")), seed: 3)
+            return (outcome.traceHash, outcome.requests.first?.errorDetail)
+        }
+        let one = try TemporaryDirectory(), two = try TemporaryDirectory()
+        defer { one.cleanUp(); two.cleanUp() }
+        let (first, detail) = try hash(in: one, cassette: "api.har.gz")
+        // The miss still says which cassette it looked in (the outcome, not the hashed trace)
+        #expect(detail?.contains(one.file("api.har.gz").path) == true, "\(String(describing: detail))")
+        #expect(try hash(in: two, cassette: "api.har.gz").0 == first, "another directory")
+        #expect(try hash(in: two, cassette: "api.har").0 == first, "the cassette as plain HAR")
+    }
 }
