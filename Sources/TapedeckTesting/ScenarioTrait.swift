@@ -31,30 +31,63 @@ public struct ScenarioTrait: TestTrait, TestScoping {
     public let filePath: String
     /// Where the trait was written, for the issues it reports.
     public let sourceLocation: SourceLocation
+    /// Seeds given that are no seed (negative): reported as an issue when the test runs.
+    var refusedSeeds: [Int] = []
 
     /// Loads the scenario, then runs the test body once per seed with that seed's trial as
-    /// ``ScenarioTrial/current``. The first seed whose body throws ends the loop (reported with the
-    /// seed and its reproduction line).
+    /// ``ScenarioTrial/current``. Every issue the body records names its seed; the first seed
+    /// whose body throws ends the loop (reported with the seed and how to reproduce it).
+    /// `TAPEDECK_SEED=N` (or `N,M`) in the environment runs those seeds instead of the trait's:
+    /// the way to rerun one failing seed of a test that runs your own client.
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        guard refusedSeeds.isEmpty else {
+            Issue.record(Comment(rawValue: "a seed is a whole number from 0: \(refusedSeeds.map(String.init).joined(separator: ", ")) is not"),
+                         sourceLocation: sourceLocation)
+            return
+        }
         let scenario: Scenario
+        let chosen: [UInt64]?
         do {
             scenario = try Scenario.load(ScenarioTrait.locate(path, filePath: filePath))
+            chosen = try ScenarioTrait.seedsFromEnvironment()
         } catch {
             Issue.record(Comment(rawValue: "\(error)"), sourceLocation: sourceLocation)
             return
         }
-        for seed in seeds.isEmpty ? [scenario.seed] : seeds {
+        for seed in chosen ?? (seeds.isEmpty ? [scenario.seed] : seeds) {
             let trial = ScenarioTrial(scenario: scenario, seed: seed, sourceLocation: sourceLocation)
+            // An issue the body records (a failed #expect) says which seed it failed for.
+            let namingSeed: IssueHandlingTrait = .compactMapIssues { issue in
+                var issue = issue
+                // (A failed run's own report names it already.)
+                guard !issue.comments.contains(where: { $0.rawValue.hasPrefix("scenario \(scenario.name), seed \(seed):") }) else { return issue }
+                issue.comments.append(Comment(rawValue: "scenario \(scenario.name), seed \(seed) — \(trial.rerun)"))
+                return issue
+            }
             do {
-                try await ScenarioTrial.$current.withValue(trial) { try await function() }
+                try await namingSeed.provideScope(for: test, testCase: testCase) {
+                    try await ScenarioTrial.$current.withValue(trial) { try await function() }
+                }
                 if !trial.hasRun { try trial.run() }
+            } catch is ExpectationFailedError {
+                return   // a #require that failed: recorded already, with the seed
             } catch {
-                Issue.record(Comment(rawValue: "seed \(seed): \(error)\nreproduce: \(trial.reproduction)"), sourceLocation: sourceLocation)
+                Issue.record(Comment(rawValue: "seed \(seed): \(error)\nreproduce: \(trial.rerun)"), sourceLocation: sourceLocation)
                 return
             }
         }
+    }
+
+    /// The seeds `TAPEDECK_SEED` names (`7`, `3,8`), nil when it is not set.
+    package static func seedsFromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [UInt64]? {
+        guard let value = environment["TAPEDECK_SEED"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        let seeds = value.split(separator: ",").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+        guard !seeds.isEmpty, seeds.allSatisfy({ $0 != nil }) else {
+            throw ScenarioSeedError(text: "TAPEDECK_SEED='\(value)' is not a seed (a whole number from 0) or a comma-separated list of seeds")
+        }
+        return seeds.compactMap { $0 }
     }
 
     /// Where a scenario named in a test lives.
@@ -74,14 +107,16 @@ extension Trait where Self == ScenarioTrait {
     public static func scenario(
         _ path: String, seeds: [Int] = [], filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Self {
-        ScenarioTrait(path: path, seeds: seeds.map(UInt64.init), filePath: filePath, sourceLocation: sourceLocation)
+        var trait = ScenarioTrait(path: path, seeds: seeds.compactMap(UInt64.init(exactly:)), filePath: filePath, sourceLocation: sourceLocation)
+        trait.refusedSeeds = seeds.filter { $0 < 0 }
+        return trait
     }
 
     /// Runs the test once per seed in `seeds` (`1...50`) of scenario file `path`.
     public static func scenario(
         _ path: String, seeds: ClosedRange<Int>, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Self {
-        ScenarioTrait(path: path, seeds: seeds.map(UInt64.init), filePath: filePath, sourceLocation: sourceLocation)
+        scenario(path, seeds: Array(seeds), filePath: filePath, sourceLocation: sourceLocation)
     }
 }
 
@@ -112,10 +147,18 @@ public final class ScenarioTrial: Sendable {
     /// The outcomes of this trial's runs so far.
     public var runs: [Outcome] { outcomes.withLock { $0 } }
 
-    /// The command that reproduces this seed from a shell.
+    /// The command that reproduces this seed from a shell, with the file's own client.
     public var reproduction: String {
         "tapedeck run \(Outcome.shellQuoted(scenario.source?.path ?? scenario.name)) --seed \(seed)"
     }
+
+    /// How to run this seed again: ``reproduction`` when only the file's client ran, else (the
+    /// test's own client ran) the test itself with `TAPEDECK_SEED`.
+    public var rerun: String {
+        ranOwnClient.withLock { $0 } ? "rerun this test with TAPEDECK_SEED=\(seed) (it runs your own client)" : "reproduce: \(reproduction)"
+    }
+
+    private let ranOwnClient = Mutex(false)
 
     /// Runs the scenario with the client its `client` section describes.
     @discardableResult
@@ -127,7 +170,8 @@ public final class ScenarioTrial: Sendable {
     /// own interceptors, retriers, monitors, on the world's provider and scheduler).
     @discardableResult
     public func run(makeSession: @escaping (ScenarioWorld) -> Session) throws -> Outcome {
-        record(try ScenarioRunner().run(scenario, seed: seed, makeSession: makeSession), ownClient: true)
+        ranOwnClient.withLock { $0 = true }
+        return record(try ScenarioRunner().run(scenario, seed: seed, makeSession: makeSession), ownClient: true)
     }
 
     private func record(_ outcome: Outcome, ownClient: Bool = false) -> Outcome {
@@ -145,10 +189,17 @@ public final class ScenarioTrial: Sendable {
         var lines = ["scenario \(outcome.scenario), seed \(outcome.seed): \(outcome.failures.count) failed check(s)"]
         lines += outcome.failures.map { "  \($0)" }
         if ownClient {
-            lines.append("reproduce: run this test with seed \(outcome.seed) (your own client; `\(outcome.reproduction)` runs the file's client instead)")
+            lines.append("reproduce: rerun this test with TAPEDECK_SEED=\(outcome.seed) (your own client; `\(outcome.reproduction)` runs the file's client instead)")
         } else {
             lines.append("reproduce: \(outcome.reproduction)")
         }
+        if !outcome.determinismNote.isEmpty { lines.append("note: \(outcome.determinismNote)") }
         return lines.joined(separator: "\n")
     }
+}
+
+/// A `TAPEDECK_SEED` that names no seed.
+struct ScenarioSeedError: Error, CustomStringConvertible {
+    let text: String
+    var description: String { text }
 }

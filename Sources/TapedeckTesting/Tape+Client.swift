@@ -18,10 +18,22 @@ extension Tape {
     /// singleton, a `static let` client), awaiting its requests throws ``TapeError/finished(_:)``
     /// once the tape has finished, and the Session says so on standard error.
     public func makeClientTransport() -> DefaultTransport {
+        DefaultTransport(provider: harness, scheduler: scheduler, drive: drive)
+    }
+
+    /// What runs this tape for a TapedeckClient `Session` made by hand: given as the Session's
+    /// `drive`, awaiting its requests (`serializingDecodable(…).value`) runs the tape until they
+    /// are answered. (Without it nothing runs the tape, and the await waits for good.)
+    ///
+    /// ```swift
+    /// let session = Session(provider: tape.harness, scheduler: tape.scheduler, rootQueue: tape.rootQueue, drive: tape.drive)
+    /// let profile = try await session.request("https://api.example/me").serializingDecodable(Profile.self).value
+    /// ```
+    public var drive: @Sendable () async throws -> Void {
         let cassette = cassetteURL.lastPathComponent
-        return DefaultTransport(provider: harness, scheduler: scheduler, drive: {
-            if self.scheduler.hasEnded { throw TapeError.finished(cassette) }
-            try await self.run()
-        })
+        return { [self] in
+            if scheduler.hasEnded { throw TapeError.finished(cassette) }
+            try await run()
+        }
     }
 }

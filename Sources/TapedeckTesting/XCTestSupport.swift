@@ -49,6 +49,8 @@ extension XCTestCase {
     /// `Scenarios/` directory) once per seed, with the file's client or the one `makeSession`
     /// builds, and fails the test for each run whose expectations or invariants fail, naming the
     /// seed and the line that reproduces it. Returns every outcome, for further checks.
+    /// `TAPEDECK_SEED=N` (or `N,M`) in the environment runs those seeds instead; a negative seed
+    /// is an error.
     ///
     /// ```swift
     /// func testRetryStorm() throws {
@@ -62,8 +64,12 @@ extension XCTestCase {
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> [Outcome] {
         let scenario = try Scenario.load(ScenarioTrait.locate(path, filePath: "\(file)"))
+        let refused = seeds.filter { $0 < 0 }
+        guard refused.isEmpty else {
+            throw ScenarioSeedError(text: "a seed is a whole number from 0: \(refused.map(String.init).joined(separator: ", ")) is not")
+        }
         var outcomes: [Outcome] = []
-        for seed in seeds.isEmpty ? [scenario.seed] : seeds.map(UInt64.init) {
+        for seed in try ScenarioTrait.seedsFromEnvironment() ?? (seeds.isEmpty ? [scenario.seed] : seeds.map(UInt64.init)) {
             let trial = ScenarioTrial(scenario: scenario, seed: seed)
             let outcome = try makeSession.map { try trial.run(makeSession: $0) } ?? trial.run()
             if !outcome.passed { XCTFail(ScenarioTrial.summary(of: outcome, ownClient: makeSession != nil), file: file, line: line) }

@@ -17,8 +17,10 @@ struct CassettesDocInTestsSnippet {
         let (data, response) = try await tape.perform(URL(string: "https://api.example/login")!)
         #expect(response.statusCode == 200)
         // or any client: tape.makeURLSession(), or the Alamofire-shaped one:
-        let session = Session(provider: tape.harness, scheduler: tape.scheduler, rootQueue: tape.rootQueue)
+        let session = Session(provider: tape.harness, scheduler: tape.scheduler, rootQueue: tape.rootQueue, drive: tape.drive)
         #expect(!data.isEmpty && session.rootQueue.target === tape.rootQueue)   // (test)
+        let again = try await session.request("https://api.example/login").serializingData().value   // (test): the await runs the tape
+        #expect(again == data)                                                                      // (test)
     }
 }
 

@@ -107,3 +107,24 @@ private final class SessionBox: @unchecked Sendable {
     // @unchecked Sendable: written once inside the run's makeSession, read after the run returned.
     var session: Session?
 }
+
+extension RunBehaviourTests {
+    @Test("a cancel 'during the first backoff' lands in the wait of a client the user built (its own retrier), as for the file's")
+    func cancelDuringOwnClientsBackoff() throws {
+        let scenario = try parse("""
+            traffic: {stubs: [{match: GET http://api.test/x, responses: [{status: 503}, {status: 200}]}]}
+            script:
+              - {request: GET http://api.test/x, name: x, validate: true}
+              - {cancel: x, during: backoff}
+            """)
+        // A retrier of the user's own, waiting 2 s before its one retry
+        let outcome = try ScenarioRunner().run(scenario, seed: 1) { world in
+            Session(provider: world.harness, scheduler: world.scheduler, interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 2,
+                                                                                                   retryableHTTPStatusCodes: [503]))
+        }
+        let x = outcome.request("x")
+        #expect(x.error == .cancelled && x.attempts == 1, "\(x)")
+        // In the middle of the wait: the 503 came at once, the cancel 1 s into the 2 s backoff
+        #expect(x.end == .seconds(1), "\(x)")
+    }
+}

@@ -95,4 +95,61 @@ struct ScenarioTraitTests {
         }
         #expect(!ran.withLock { $0 }, "no body runs without a scenario")
     }
+
+    @Test("a negative seed is one issue, not a crash of the test process; the body does not run")
+    func negativeSeed() async throws {
+        let ran = Mutex(false)
+        try await withKnownIssue {
+            try await ScenarioTrait.scenario("orders-retry.yaml", seeds: -1...2).provideScope(for: Test.current!, testCase: nil) {
+                ran.withLock { $0 = true }
+            }
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("a seed is a whole number from 0: -1 is not")
+        }
+        #expect(!ran.withLock { $0 })
+    }
+
+    @Test("a failed #expect in the body names its seed and how to rerun it; a failed #require stops the seeds without a second, garbled issue")
+    func bodyIssuesNameTheSeed() async throws {
+        let trait = ScenarioTrait.scenario("orders-retry.yaml", seeds: [5, 6])
+        let issues = Mutex<[String]>([])
+        // The issues as reported (after the trait added to them), kept here instead of failing this test.
+        let capture: IssueHandlingTrait = .compactMapIssues { issue in
+            issues.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " | ")) }
+            return nil
+        }
+        try await capture.provideScope(for: Test.current!, testCase: nil) {
+            try await trait.provideScope(for: Test.current!, testCase: nil) {
+                let trial = try #require(ScenarioTrial.current)
+                _ = try trial.run { world in Session(provider: world.harness, scheduler: world.scheduler, interceptor: CountingRetrier()) }
+                #expect(trial.seed == 0, "a check of the test's own")
+            }
+            try await trait.provideScope(for: Test.current!, testCase: nil) {
+                let trial = try #require(ScenarioTrial.current)
+                _ = try #require(trial.seed == 0 ? "zero" : nil, "a required value of the test's own")
+            }
+        }
+        let texts = issues.withLock { $0 }
+        // Two seeds' #expect, then the #require of the first seed only (it stops the loop)
+        #expect(texts.count == 3, "\(texts)")
+        #expect(texts.filter { $0.contains("a check of the test's own") && $0.contains("rerun this test with TAPEDECK_SEED=") }.count == 2, "\(texts)")
+        #expect(texts.contains { $0.contains("seed 5") } && texts.contains { $0.contains("seed 6") }, "\(texts)")
+        #expect(texts.filter { $0.contains("a required value") }.count == 1 && !texts.contains { $0.contains("ExpectationFailedError") }, "\(texts)")
+    }
+
+    @Test("TAPEDECK_SEED picks the seeds to run (one, or a list); a bad value is an error, none leaves the trait's")
+    func seedOverride() throws {
+        #expect(try ScenarioTrait.seedsFromEnvironment(["TAPEDECK_SEED": "7"]) == [7])
+        #expect(try ScenarioTrait.seedsFromEnvironment(["TAPEDECK_SEED": "3, 8"]) == [3, 8])
+        #expect(try ScenarioTrait.seedsFromEnvironment([:]) == nil)
+        #expect(throws: (any Error).self) { try ScenarioTrait.seedsFromEnvironment(["TAPEDECK_SEED": "-2"]) }
+    }
+
+    @Test("a failed run's report carries its determinism note: the seed may not reproduce it")
+    func reportCarriesTheNote() throws {
+        let scenario = try Scenario.load(ScenarioTrait.locate("orders-retry.yaml", filePath: #filePath))
+        var outcome = try ScenarioRunner().run(scenario, seed: 1)
+        outcome.determinismNote = "this run may not reproduce from its seed: 'retryResult' on a thread of its own"
+        #expect(ScenarioTrial.summary(of: outcome).contains("note: this run may not reproduce from its seed"))
+    }
 }

@@ -150,6 +150,7 @@ extension Session {
             // A cancel that came while the retrier decided ends the retry now, not after the delay.
             if let delay, delay > 0, !request.isCancelled,
                request.setPendingRetry(rootQueue.asyncAfter(delay: .seconds(rounding: delay), named: "retry", retry)) {
+                state.read { $0.backoffListener }?(request, .seconds(rounding: delay))
                 return
             }
             retry()

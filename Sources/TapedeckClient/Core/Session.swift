@@ -89,6 +89,8 @@ open class Session: @unchecked Sendable {
         var requestCount: UInt64 = 0
         /// How to run the simulation this session's transport belongs to, when it can (awaits use it).
         var drive: (@Sendable () async throws -> Void)?
+        /// Told of every retry that waits before its attempt (a scenario's "cancel during backoff").
+        var backoffListener: (@Sendable (Request, Duration) -> Void)?
         /// Whether a request on an ended simulation was already reported (see `perform`).
         var warnedEndedSimulation = false
         /// The scheduler queues standing for `DispatchQueue`s passed in Alamofire's positions.
@@ -272,4 +274,11 @@ open class Session: @unchecked Sendable {
     /// Runs the simulation of the transport this session came from (set when it was made without a
     /// provider, by a transport that can drive; a ``DataTask`` calls it when awaited).
     package var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
+
+    /// Has `listener` told, on the rootQueue, of each retry that waits before its attempt: the
+    /// request and the wait, as the wait begins — whatever retrier decided it (a scenario runner
+    /// cancels "during the first backoff" of a client it did not build).
+    package func observeBackoffs(_ listener: @escaping @Sendable (Request, Duration) -> Void) {
+        state.write { $0.backoffListener = listener }
+    }
 }

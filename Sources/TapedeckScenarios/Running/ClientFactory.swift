@@ -17,7 +17,7 @@ enum ClientFactory {
     /// shares the prototype's cookie storage, so each session gets its run's own (the harness's).
     private static let prototype = URLSessionConfiguration.ephemeral
 
-    static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, observer: RetryObserver) -> Session {
+    static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld) -> Session {
         let scheduler = world.scheduler
         let configuration = makeConfiguration(setup, world)
         var interceptors: [any RequestInterceptor] = []
@@ -29,7 +29,7 @@ enum ClientFactory {
                                                           credential: credential))
         }
         if let retry = setup.retry {
-            interceptors.append(observer.wrapping(retryPolicy(retry)))
+            interceptors.append(retryPolicy(retry))
         }
         let rootQueue: SimulatedQueue? = setup.queues == .suppliedRoot ? scheduler.makeSimulatedQueue(label: "app.networking", target: nil) : nil
         let serializationQueue: SimulatedQueue? = setup.queues == .separateSerialization
@@ -139,10 +139,11 @@ final class ScenarioAuthenticator: Authenticator {
     }
 }
 
-/// Sees the retry decisions of the scenario's retry policy, so that a cancel "during the n-th
+/// Sees the retries that wait — the file's retry policy's or those of a client the user built
+/// (the session reports them: `Session.observeBackoffs`) — so that a cancel "during the n-th
 /// backoff" happens in the middle of that wait.
 final class RetryObserver: Sendable {
-    /// Called on the session's rootQueue with the request and the delay of a retry about to wait.
+    /// Called on the session's rootQueue with the request, the retry's number and its wait.
     typealias Listener = @Sendable (Request, Int, Duration) -> Void
     private let listener = Mutex<Listener?>(nil)
 
@@ -150,29 +151,10 @@ final class RetryObserver: Sendable {
         self.listener.withLock { $0 = listener }
     }
 
-    func wrapping(_ policy: RetryPolicy) -> any RequestInterceptor {
-        ObservedRetrier(policy: policy, observer: self)
-    }
-
-    fileprivate func retrying(_ request: Request, delay: Duration) {
-        listener.withLock { $0 }?(request, request.retryCount + 1, delay)
-    }
-}
-
-private struct ObservedRetrier: RequestInterceptor {
-    let policy: RetryPolicy
-    let observer: RetryObserver
-
-    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
-        policy.adapt(urlRequest, for: session, completion: completion)
-    }
-
-    func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
-        policy.retry(request, for: session, dueTo: error) { [observer] result in
-            if case let .retryWithDelay(seconds) = result, seconds > 0 {
-                observer.retrying(request, delay: .seconds(rounding: seconds))
-            }
-            completion(result)
+    /// Has `session` report its waiting retries here.
+    func observe(_ session: Session) {
+        session.observeBackoffs { [self] request, delay in
+            listener.withLock { $0 }?(request, request.retryCount + 1, delay)
         }
     }
 }

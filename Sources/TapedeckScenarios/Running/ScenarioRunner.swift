@@ -188,8 +188,9 @@ final class Run: @unchecked Sendable {
         if let makeSession {
             session = makeSession(world)
         } else {
-            session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world, observer: retryObserver)
+            session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world)
         }
+        retryObserver.observe(session)
         if let setup = scenario.client.provider {
             provider = ScenarioProvider(setup: setup, session: session, scheduler: scheduler, clientHeaders: scenario.client.headers)
         } else {
