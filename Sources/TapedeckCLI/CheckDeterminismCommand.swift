@@ -24,7 +24,7 @@ struct CheckDeterminismCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The seed (default: the file's 'seed', else 1).", transform: parseSeed)
     var seed: UInt64?
 
-    @Option(help: "Runs in this process (at least 2).")
+    @Option(parsing: .unconditional, help: "Runs in this process (at least 2).")
     var runs: Int = 3
 
     @Flag(help: "Skip the run in a second process.")

@@ -34,10 +34,10 @@ struct ExploreSeedsCommand: ParsableCommand {
     @Argument(help: "The scenario file (YAML or JSON).")
     var file: String
 
-    @Option(help: "The seeds, A..B inclusive (e.g. 1..10000).")
+    @Option(parsing: .unconditional, help: "The seeds, A..B inclusive (e.g. 1..10000).")
     var seeds: String
 
-    @Option(help: "Parallel workers (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Parallel workers (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Run only shard i of n: the seeds s with s mod n == i (e.g. 0/4).")
@@ -49,13 +49,13 @@ struct ExploreSeedsCommand: ParsableCommand {
     @Option(help: "Also write the JSON lines to this file (the input of 'tapedeck explore merge').")
     var out: String?
 
-    @Option(help: "Stop after this many failing seeds.")
+    @Option(parsing: .unconditional, help: "Stop after this many failing seeds.")
     var stopAfter: Int?
 
     @Option(help: "threads (in this process) or processes (worker processes); default: threads for --jobs 1, else processes (measured faster; docs/explore.md).")
     var workers: WorkerKind?
 
-    @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", visibility: .hidden))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", visibility: .hidden))
     var progressInterval: Double = 5
 
     func validate() throws {
@@ -224,7 +224,8 @@ struct ExploreOutput {
         try? file?.close()
         var totals = ExploreSummary(records)
         if totals.scenario.isEmpty { totals.scenario = scenario }
-        var summary = totals.render()
+        var summary = totals.render(allFailing: outPath.map { "all are in \($0)" }
+            ?? (format == .jsonl ? "all are in the JSON lines on standard output" : "--out FILE keeps every seed's line"))
         if let emptyShard {
             summary += "\nshard \(emptyShard.emptyShard) of \(emptyShard.seeds) holds no seed; its JSON lines say so, and merge counts it as run"
         }

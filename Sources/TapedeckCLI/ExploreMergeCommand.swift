@@ -24,7 +24,7 @@ struct ExploreMergeCommand: ParsableCommand {
     @Option(help: "Write the merged JSON lines (in seed order) to this file.")
     var out: String?
 
-    @Option(help: "The range the shards together must cover, A..B (e.g. the --seeds the shards ran).")
+    @Option(parsing: .unconditional, help: "The range the shards together must cover, A..B (e.g. the --seeds the shards ran).")
     var seeds: String?
 
     func validate() throws {
@@ -80,7 +80,7 @@ struct ExploreMergeCommand: ParsableCommand {
         }
         var summary = ExploreSummary(records)
         if summary.scenario.isEmpty { summary.scenario = ExploreMerge.scenario(of: inputs) ?? "" }
-        print(summary.render())
+        print(summary.render(allFailing: out.map { "all are in \($0)" } ?? "all are in the merged files; --out FILE writes them in seed order"))
         if summary.failed > 0 { throw ExitStatus.found }
     }
 }

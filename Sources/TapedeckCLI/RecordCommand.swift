@@ -12,7 +12,7 @@ struct RecordCommand: ParsableCommand {
         Forwards every request to --upstream (only there: never an open relay) and journals each \
         completed interaction (fsynced) before the client gets its answer, redacted as in-process \
         recording is (the default rules; --keep-cookie, --redact-header/-query/-json-field and \
-        --no-redact change them). Prints 'tapedeck record: listening on http://HOST:PORT' when ready. \
+        --no-redact change them). Prints 'tapedeck record: listening on http://HOST:PORT → UPSTREAM, recording' (or 'replaying …') when ready. \
         SIGINT/SIGTERM merge the journal into the cassette and exit 0; after SIGKILL the next \
         open of the cassette recovers the journal.
         """
@@ -159,8 +159,8 @@ struct RecordCommand: ParsableCommand {
                 + (summary.journal.map { " in \($0.fsyncs) fsyncs" } ?? "") + ", \(summary.replayed) replayed"
                 + (summary.recordedFailures.isEmpty ? "" : ", \(summary.recordedFailures.count) upstream failures recorded")
                 + (service.unrecordedFailures == 0 ? "" : ", \(service.unrecordedFailures) upstream failures answered 502 and not recorded")
-                + (summary.misses.isEmpty ? "" : ", \(summary.misses.count) misses")
-                + (summary.written.map { ", cassette has \($0.interactions.count) interactions" } ?? ", nothing to write"))
+                + (summary.misses.isEmpty ? "" : ", \(summary.misses.count) miss\(summary.misses.count == 1 ? "" : "es")")
+                + (summary.written.map { ", cassette has \($0.interactions.count) interaction\($0.interactions.count == 1 ? "" : "s")" } ?? ", nothing to write"))
             for skipped in summary.written?.skipped ?? [] {
                 printError("tapedeck record: warning: the journal's \(skipped); the journal is kept beside the cassette as .damaged")
             }

@@ -105,7 +105,7 @@ struct ServeCommand: ParsableCommand {
         let http = try server.start(service)
         // A fault window counts from when requests can arrive, not from before the cassette loaded.
         service.options.faults?.startClock()
-        announce("tapedeck serve: listening on http://\(urlHost(http.options.host)):\(http.port) (\(service.cassette.interactions.count) interactions)")
+        announce("tapedeck serve: listening on http://\(urlHost(http.options.host)):\(http.port) (\(service.cassette.interactions.count) interaction\(service.cassette.interactions.count == 1 ? "" : "s"))")
         let signal = signals.wait { service.reset() }
         try? http.shutdown()
         // Since the start, resets and all (the admin reset and SIGHUP start the counts over).

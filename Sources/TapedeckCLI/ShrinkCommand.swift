@@ -29,7 +29,7 @@ struct ShrinkCommand: ParsableCommand {
     @Option(help: "Where to write the shrunk scenario (default: FILE's name + .seed-N.shrunk.yaml, beside FILE).")
     var out: String?
 
-    @Option(help: "The most scenario runs the shrink may make, every one counted: the run recording the seed's decisions, the search, the verification and the check of the written file.")
+    @Option(parsing: .unconditional, help: "The most scenario runs the shrink may make, every one counted: the run recording the seed's decisions, the search, the verification and the check of the written file.")
     var maxRuns: Int = 3_000
 
     func validate() throws {

@@ -178,6 +178,7 @@ public final class ReplayService: ExchangeService {
     /// requests as a fresh one with the same seed would.
     public func reset() {
         reset(after: nil)
+        options.log?("reset: every interaction unplayed again, the fault plan started over")
     }
 
     /// ``reset()``, asked by request `request` (whose numbers the fault plan then counts from).

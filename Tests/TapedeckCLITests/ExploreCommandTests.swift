@@ -105,6 +105,11 @@ struct ExploreCommandTests {
         }
         let badRange = try runTapedeck(["explore", retryStorm.path, "--seeds", "9..1"])
         #expect(badRange.errors.contains("the seed range 9..1 is empty"), "\(badRange.errors)")
+        // A negative number is the flag's value (and out of range), not a missing value.
+        for (flag, value) in [("--jobs", "-1"), ("--stop-after", "-1"), ("--seeds", "-1..3")] {
+            let run = try runTapedeck(["explore", retryStorm.path, "--seeds", "1..5", flag, value])
+            #expect(run.status == 64 && run.errors.contains(flag) && !run.errors.contains("Missing value"), "\(flag) \(value): \(run.errors)")
+        }
         #expect(try runTapedeck(["explore", directory.file("missing.yaml").path, "--seeds", "1..3"]).status == 2)
 
         let a = directory.file("a.jsonl"), b = directory.file("b.jsonl")

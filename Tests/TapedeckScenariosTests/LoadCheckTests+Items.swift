@@ -88,6 +88,35 @@ struct ItemProblemTests {
         #expect(!error.description.contains("has no base URL"), "\(error)")
     }
 
+    @Test("a retry backoff past 10⁹ s is refused at load (the virtual clock would saturate); one just under passes",
+          arguments: [("{limit: 3, scale: 1e300}", true), ("{limit: 100}", true), ("{limit: 30, base: 2, scale: 1}", false)])
+    func backoffBound(_ retry: String, refused: Bool) throws {
+        let yaml = """
+            traffic: {stubs: [{match: "*", status: 503}]}
+            client: {retry: \(retry)}
+            script: [{request: GET http://api.test/a}]
+            """
+        let error = parseError(yaml)
+        #expect((error != nil) == refused, "\(String(describing: error))")
+        if let error {
+            #expect(error.path.hasPrefix("client.retry") && error.description.contains("more than the 10⁹ s"), "\(error)")
+        }
+    }
+
+    @Test("a target's own baseURL that is not an http(s) URL is named as such, not as a missing base URL", arguments: ["ftp://x", "api.test"])
+    func badTargetBaseURLIsNamed(_ base: String) throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            client:
+              provider:
+                targets:
+                  t: {baseURL: "\(base)", path: /items}
+            script: [{target: t}]
+            """))
+        #expect(error.path == "client.provider.targets.t.baseURL" && error.more.isEmpty, "\(error)")
+        #expect(!error.description.contains("has no base URL") && error.description.contains("'\(base)'"), "\(error)")
+    }
+
     @Test("a provider's stub mode and plugins: a wrong word lists the mapping form too, and a near miss of the mapping's key points at it",
           arguments: [("stub: sometimes", "'sometimes' is not one of never, immediate, {delayed: DURATION} — choose one of them"),
                       ("stub: delayd", "'delayd' is not one of never, immediate, {delayed: DURATION} — did you mean '{delayed: DURATION}'? choose one of them"),

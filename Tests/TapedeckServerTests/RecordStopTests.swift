@@ -40,7 +40,7 @@ struct RecordStopTests {
         #expect(proxy.errors.contains("1 request was still under way after") && proxy.errors.contains("cut off: not recorded")
                 && proxy.errors.contains(": GET /large/32?token="), "\(proxy.errors)")
         #expect(!proxy.errors.contains("s3cret") && !proxy.errors.contains("simulation") && !proxy.errors.contains("problem"), "\(proxy.errors)")
-        #expect(proxy.errors.contains("cassette has 1 interactions"), "\(proxy.errors)")
+        #expect(proxy.errors.contains("cassette has 1 interaction"), "\(proxy.errors)")
         // And the cassette holds only the finished exchange: no failure entry for the cut one.
         let recorded = try CassetteFile.read(cassette).interactions
         #expect(recorded.map(\.request.url.path) == ["/get"], "\(recorded.map(\.outcome))")

@@ -61,8 +61,9 @@ public struct ExploreSummary: Hashable, Sendable {
         slowest = Array(sorted.sorted { ($0.virtualNanoseconds, $1.seed) > ($1.virtualNanoseconds, $0.seed) }.prefix(5))
     }
 
-    /// The summary as text; at most `failingShown` failing seeds are listed one by one.
-    public func render(failingShown: Int = 20) -> String {
+    /// The summary as text; at most `failingShown` failing seeds are listed one by one, and
+    /// `allFailing` says where the rest are (e.g. "all are in seeds.jsonl"), or how to keep them.
+    public func render(failingShown: Int = 20, allFailing: String = "all are in the JSON lines") -> String {
         var lines: [String] = []
         let bounds = seedBounds.map { " (seeds \($0.lowerBound)..\($0.upperBound))" } ?? ""
         lines.append("\(scenario.isEmpty ? "explore" : scenario): \(Self.count(seeds, "seed"))\(bounds), \(failed) failed, "
@@ -89,7 +90,7 @@ public struct ExploreSummary: Hashable, Sendable {
                 lines.append("    reproduce: \(record.reproduction)")
             }
             if failing.count > failingShown {
-                lines.append("  ... and \(failing.count - failingShown) more failing seeds (all are in the JSON lines)")
+                lines.append("  ... and \(failing.count - failingShown) more failing seeds (\(allFailing))")
             }
         }
         return lines.joined(separator: "\n")

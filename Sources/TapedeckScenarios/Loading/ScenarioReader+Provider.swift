@@ -20,8 +20,9 @@ extension ScenarioReader {
         for (key, value) in mapping {
             guard let name = key.string, !name.isEmpty else { throw targets.error("a target's name must be text") }
             let target = try self.target(targets.child(name, value), name: name)
-            // A provider baseURL that is there but wrong has its own error: no target lacks one then.
-            if target.baseURL == nil && provider.baseURL == nil && keys["baseURL"] == nil {
+            // A baseURL that is there but wrong (the provider's or the target's) has its own
+            // error: the target does not lack one then.
+            if target.baseURL == nil && provider.baseURL == nil && keys["baseURL"] == nil && value.mapping?["baseURL"] == nil {
                 throw targets.child(name, value).error("target '\(name)' has no base URL",
                                                        hint: "give 'baseURL:' here or in client.provider")
             }

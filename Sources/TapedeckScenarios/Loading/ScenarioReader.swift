@@ -296,6 +296,16 @@ struct ScenarioReader {
             retry.errorCodes = try codes.list(allowingSingle: true).map { (item) throws(ScenarioError) in try failureCode(item) }
         }
         retry.honoursRetryAfter = try keys["honourRetryAfter"]?.bool() ?? false
+        // The last retry waits base^(limit-1) × scale seconds: past the longest duration a file
+        // may give, the virtual clock would saturate (every later retry at the same instant,
+        // centuries on) instead of the file being refused.
+        let longest = Double(Field.longestDuration.components.seconds)
+        if retry.limit > 0, pow(Double(retry.base), Double(retry.limit - 1)) * retry.scale > longest {
+            let place = keys["scale"] ?? keys["limit"] ?? keys["base"] ?? field
+            throw place.error("the backoff before retry \(retry.limit) would be \(retry.base)^\(retry.limit - 1) × \(retry.scale) s, "
+                              + "more than the 10⁹ s a scenario's durations may reach",
+                              hint: "lower 'scale', 'base' or 'limit' (Alamofire's default is limit 2, base 2, scale 0.5)")
+        }
         return retry
     }
 

@@ -54,7 +54,7 @@ struct Validation {
                 }
             }
             let names = stepNames + requests.map(\.name)
-            return Field.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "requests: \(stepNames.joined(separator: ", "))"
+            return Field.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "requests: \(stepNames.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", "))"
         }
         for (index, step) in scenario.script.enumerated() {
             if case let .cancel(cancel) = step, !known(cancel.target) {

@@ -38,7 +38,7 @@ public struct Shrinker: Sendable {
         public var runs: Int
 
         /// `ddmin: 214 → 3 decisions (run 57)`.
-        public var description: String { "\(phase): \(detail) [\(decisions) decisions, \(runs) runs]" }
+        public var description: String { "\(phase): \(detail) [\(decisions) decision\(decisions == 1 ? "" : "s"), \(runs) run\(runs == 1 ? "" : "s")]" }
     }
 
     /// What a shrink found.
