@@ -51,6 +51,18 @@ struct ShrinkTests {
         #expect(result.shrunk.order.first?.rank == 1)
     }
 
+    @Test("a decision moved to an earlier attempt leaves none that no longer fire: the result is 1-minimal, and shrinking it again gives it back",
+          arguments: [UInt64(16), 20, 43])
+    func shrinkingIsIdempotent(_ seed: UInt64) throws {
+        let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("items-chaos.yaml"))
+        let once = try Shrinker().shrink(scenario, seed: seed)
+        let twice = try Shrinker().shrink(once.scenario, seed: seed)
+        #expect(twice.shrunk.decisions == once.shrunk.decisions, "\(once.shrunk.decisions) then \(twice.shrunk.decisions)")
+        #expect(twice.scenario.faults == once.scenario.faults)
+        // Every decision left fires: as many firings as fault decisions
+        #expect(once.outcome.requests.reduce(0) { $0 + $1.faults.count } == once.shrunk.faults.count, "\(once.outcome.requests.map(\.faults))")
+    }
+
     @Test("a passing seed has nothing to shrink")
     func passingSeed() throws {
         let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("first-come.yaml"))

@@ -122,6 +122,15 @@ public struct Shrinker: Sendable {
         var decisions = search.dropKinds(all)
         decisions = search.ddmin(decisions)
         decisions = search.simplify(decisions)
+        // A simpler decision (an earlier attempt) can leave others that no longer fire, and sites
+        // nothing uses: search again until a pass changes nothing, so the result is 1-minimal and
+        // shrinking it again gives it back.
+        while search.budgetLeft {
+            let sites = search.sites
+            let again = search.simplify(search.ddmin(decisions))
+            if again == decisions && search.sites == sites { break }
+            decisions = again
+        }
         var shrunk = Schedule(exactly: decisions)
         shrunk.origin = Schedule.Origin(file: scenario.source?.path ?? "", seed: seed, tool: "tapedeck shrink")
         var result = search.base
