@@ -131,8 +131,11 @@ extension CassetteCommand {
             let json = base.interactions.isEmpty ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
             let recorded = json.map { HARCodec.recordedTimes(of: base, json: $0) } ?? []
             let failures = cassette.interactions.count { $0.response == nil }
+            let brokenOff = cassette.interactions.count { $0.response?.interruption != nil }
             var summary = "\(file): \(entries(cassette.interactions.count))"
-            if failures > 0 { summary += " (\(failures) recorded failure\(failures == 1 ? "" : "s"))" }
+            let failed = [failures > 0 ? "\(failures) recorded failure\(failures == 1 ? "" : "s")" : nil,
+                          brokenOff > 0 ? "\(brokenOff) broke off" : nil].compactMap { $0 }
+            if !failed.isEmpty { summary += " (\(failed.joined(separator: ", ")))" }
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
             if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
             let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
@@ -149,12 +152,12 @@ extension CassetteCommand {
                     let compressed = response.bodyForm == .wire && !response.body.isEmpty && response.headers.value(for: "Content-Encoding") != nil
                     bytes = String(response.body.count) + (compressed ? "z" : "")
                     if let failure = response.interruption {
-                        note = "  → broke off after these bytes: replays as URLError \(failure.code): \(failure.message)"
+                        note = "  → broke off after these bytes: replays as " + Self.failureText(failure)
                     }
                 case let .failure(failure):
                     status = "fail"
                     bytes = "-"
-                    note = "  → replays as URLError \(failure.code): \(failure.message)"
+                    note = "  → replays as " + Self.failureText(failure)
                 }
                 // A journal's interactions (after the file's) are Tapedeck's, whose time is the phases' sum.
                 let total = (position < recorded.count ? recorded[position] : nil) ?? interaction.timings.map { timings in
@@ -174,6 +177,12 @@ extension CassetteCommand {
 
         private func pad(_ text: String, _ width: Int) -> String {
             text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+
+        /// `URLError -1005: message`, without saying the code twice when the message starts with it.
+        static func failureText(_ failure: RecordedFailure) -> String {
+            let code = "URLError \(failure.code)"
+            return failure.message.hasPrefix(code) ? failure.message : "\(code): \(failure.message)"
         }
     }
 

@@ -129,10 +129,14 @@ public final class CassettePlayer: Responder {
         if let get = asGet(live), !index.hasBucket(for: RecordedRequest(method: "HEAD", url: live.url)),
            let position = choose(get, consuming: false)?.position,
            case var .response(plan) = Self.reply(for: cassette.interactions[position]) {
-            // The length the GET's answer has as it is sent (a decoded body goes out decoded).
-            plan.head.headerFields[.contentLength] = String(plan.body.count)
+            // The length the GET's answer has as it is sent (a decoded body goes out decoded);
+            // for a GET that broke off, the length its server announced, if any — a HEAD has no
+            // body to break off, so it completes.
+            if plan.interruption == nil { plan.head.headerFields[.contentLength] = String(plan.body.count) }
+            plan.interruption = nil
             plan.body = Data()
             plan.chunkSizes = nil
+            plan.chunkOffsets = nil
             return .response(plan)
         }
         return .noMatch(reason: explainMiss(live))

@@ -95,6 +95,18 @@ extension HARCodec {
         let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
 
         let response = entry.response
+        let failure: RecordedFailure?
+        if let error = entry.error {
+            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
+            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
+            failure = RecordedFailure(code: code, domain: error.domain, message: error.message)
+        } else if response.status <= 0 || response.failureText != nil {
+            // Another tool recorded a request that got no response (aborted, blocked, refused),
+            // or one whose response broke off after its head (below).
+            failure = ForeignFailure.failure(text: response.failureText, status: response.status)
+        } else {
+            failure = nil
+        }
         // The response as the file gives it (its head and the body bytes it kept).
         func recordedResponse() throws(CassetteError) -> RecordedResponse {
             guard (100...999).contains(response.status) else {
@@ -141,7 +153,8 @@ extension HARCodec {
                             + "encoded back to the charset its Content-Type names")
                 }
             }
-            if data.isEmpty, (response.content.text ?? "").isEmpty, response.content.wire == nil,
+            // (A response that broke off has only the bytes that came: none is no writer's omission.)
+            if data.isEmpty, (response.content.text ?? "").isEmpty, response.content.wire == nil, failure == nil,
                response.status != 304, response.status != 204, entry.request.method.uppercased() != "HEAD" {
                 // The size the file gives; else, for an explicitly empty text of size 0 (not a
                 // browser's redirect, which has no text and size -1), a length the head announced
@@ -176,18 +189,6 @@ extension HARCodec {
                 }
             }
             return recorded
-        }
-        let failure: RecordedFailure?
-        if let error = entry.error {
-            // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.
-            let code = error.code == -1 && error.domain == NSURLErrorDomain ? ForeignFailure.code(for: error.message).rawValue : error.code
-            failure = RecordedFailure(code: code, domain: error.domain, message: error.message)
-        } else if response.status <= 0 || response.failureText != nil {
-            // Another tool recorded a request that got no response (aborted, blocked, refused),
-            // or one whose response broke off after its head (below).
-            failure = ForeignFailure.failure(text: response.failureText, status: response.status)
-        } else {
-            failure = nil
         }
         let outcome: Interaction.Outcome
         if let failure, (200...999).contains(response.status) {

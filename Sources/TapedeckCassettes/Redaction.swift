@@ -98,7 +98,11 @@ public struct Redactor: Hashable, Sendable {
         // What the request's rules redact, looked for where the response repeats it.
         let echoes = echoedSecrets(of: interaction.request)
         copy.request = redact(copy.request)
-        if case var .response(response) = copy.outcome {
+        if case var .response(response) = copy.outcome, response.interruption != nil {
+            // A body that broke off: the start of a document (Redaction+Cut.swift).
+            response.headers = redact(response.headers)
+            copy.outcome = .response(redactCut(response, echoes: echoes))
+        } else if case var .response(response) = copy.outcome {
             response.headers = redact(response.headers)
             let contentType = response.headers.value(for: "Content-Type")
             let coding = response.headers.value(for: "Content-Encoding")
@@ -154,7 +158,7 @@ public struct Redactor: Hashable, Sendable {
         return copy
     }
 
-    private static func setContentLength(_ headers: inout [HeaderField], _ length: Int) {
+    static func setContentLength(_ headers: inout [HeaderField], _ length: Int) {
         for position in headers.indices where headers[position].name.equalsIgnoringASCIICase("Content-Length") {
             headers[position].value = String(length)
         }

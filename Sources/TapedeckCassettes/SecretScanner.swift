@@ -109,7 +109,16 @@ public enum SecretScanner {
             if let response = interaction.response {
                 checkHeaders(response.headers, "response")
                 let coding = response.headers.value(for: "Content-Encoding")
-                if response.bodyForm == .decoded {
+                if response.interruption != nil {
+                    // Cut short: as far as it decodes, and looked at without parsing (below).
+                    let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
+                    let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit)
+                    let fields = rules.redactCutJSON(content).fields + defaults.redactCutJSON(content).fields
+                    for (position, key) in fields.enumerated() where !fields[..<position].contains(key) {
+                        report("response.body (cut short) field '\(key)'", "a credential field is stored unredacted")
+                    }
+                    bodies.append(("response.body (cut short)", content))
+                } else if response.bodyForm == .decoded {
                     bodies.append(("response.body", response.body))
                 } else {
                     switch BodyCodings.read(response.body, contentEncoding: coding) {
@@ -149,7 +158,9 @@ public enum SecretScanner {
                case let .unreadable(reason) = BodyCodings.read(body, contentEncoding: interaction.request.headers.value(for: "Content-Encoding")) {
                 unread.append(Finding(entry: interaction.index, place: "request.body", reason: "not checked for secrets: \(reason)"))
             }
+            // (A body that broke off is read as far as it decodes: scan(_:rules:) looks at that.)
             if let response = interaction.response, response.bodyForm == .wire,
+               response.interruption == nil || !ContentCoding.isDecodable(response.headers.value(for: "Content-Encoding")),
                case let .unreadable(reason) = BodyCodings.read(response.body, contentEncoding: response.headers.value(for: "Content-Encoding")) {
                 unread.append(Finding(entry: interaction.index, place: "response.body", reason: "not checked for secrets: \(reason)"))
             }

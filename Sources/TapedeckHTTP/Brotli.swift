@@ -24,12 +24,25 @@ public enum Brotli {
         return output
     }
 
+    /// What the start of a brotli stream that was cut short decodes to (as a client decoding as
+    /// it receives has it): the bytes up to the cut, or up to damage, at most `limit`.
+    public static func decompressPrefix(_ data: Data, limit: Int = .max) -> Data {
+        var output = Data()
+        try? decompress(data, limit: limit, into: &output, allowingCut: true)
+        return output.prefix(limit)
+    }
+
     /// The bytes a brotli stream stands for. A stream that is damaged, cut short or followed by
     /// other bytes is an error; so is one that grows past `limit` bytes.
     public static func decompress(_ data: Data, limit: Int = .max) throws -> Data {
+        var output = Data()
+        try decompress(data, limit: limit, into: &output, allowingCut: false)
+        return output
+    }
+
+    private static func decompress(_ data: Data, limit: Int, into output: inout Data, allowingCut: Bool) throws {
         guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw CodingError(coding: "br", detail: "no decoder") }
         defer { BrotliDecoderDestroyInstance(state) }
-        var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1_024)
         try data.withUnsafeBytes { raw in
             var availableIn = raw.count
@@ -50,6 +63,7 @@ public enum Brotli {
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
                     continue
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
+                    if allowingCut { return }
                     throw CodingError(coding: "br", detail: "the stream is cut short after \(raw.count) bytes")
                 default:
                     let code = BrotliDecoderGetErrorCode(state)
@@ -57,7 +71,6 @@ public enum Brotli {
                 }
             }
         }
-        return output
     }
 }
 

@@ -27,9 +27,10 @@ public enum ContentCoding {
     }
 
     /// What a client decoding as it receives makes of a body that was cut short: the text its
-    /// first bytes decode to (gzip and deflate are decoded piece by piece, as libcurl does, so a
-    /// cut stream still yields what came before the cut); a body that decodes whole, or passes
-    /// through, as ``decode(_:contentEncoding:limit:)`` gives it; empty when nothing can be read.
+    /// first bytes decode to (gzip, deflate, `br` and `zstd` are decoded as far as they go, as
+    /// libcurl decodes while it receives, so a cut stream still yields what came before the cut);
+    /// a body that decodes whole, or passes through, as ``decode(_:contentEncoding:limit:)`` gives
+    /// it; empty when nothing can be read.
     ///
     /// ```swift
     /// let whole = try Zlib.compress(Data(repeating: 65, count: 10_000))
@@ -41,6 +42,8 @@ public enum ContentCoding {
         switch contentEncoding?.lowercased() {
         case "gzip", "x-gzip": format = .gzip
         case "deflate": format = body.first.map { $0 & 0x0F == 8 && (UInt16($0) << 8 | UInt16(body.dropFirst().first ?? 0)) % 31 == 0 } == true ? .zlib : .raw
+        case "br": return Brotli.decompressPrefix(body, limit: limit)
+        case "zstd": return Zstd.decompressPrefix(body, limit: limit)
         default: return Data()
         }
         guard let inflater = try? Inflater(format: format) else { return Data() }

@@ -24,9 +24,22 @@ public enum Zstd {
     /// The bytes one or more zstd frames stand for (a frame need not say its size). Damaged or
     /// cut-short input is an error; so is output past `limit` bytes.
     public static func decompress(_ data: Data, limit: Int = .max) throws -> Data {
+        var output = Data()
+        try decompress(data, limit: limit, into: &output, allowingCut: false)
+        return output
+    }
+
+    /// What the start of a zstd stream that was cut short decodes to (as a client decoding as it
+    /// receives has it): the bytes up to the cut, or up to damage, at most `limit`.
+    public static func decompressPrefix(_ data: Data, limit: Int = .max) -> Data {
+        var output = Data()
+        try? decompress(data, limit: limit, into: &output, allowingCut: true)
+        return output.prefix(limit)
+    }
+
+    private static func decompress(_ data: Data, limit: Int, into output: inout Data, allowingCut: Bool) throws {
         guard let stream = ZSTD_createDStream() else { throw CodingError(coding: "zstd", detail: "no decoder") }
         defer { ZSTD_freeDStream(stream) }
-        var output = Data()
         var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
         var pending = 0   // what ZSTD_decompressStream last said it still needs (0: a frame just ended)
         try data.withUnsafeBytes { raw in
@@ -46,7 +59,6 @@ public enum Zstd {
                 if produced == 0, input.pos == input.size, pending != 0 { break }
             } while input.pos < input.size || pending != 0
         }
-        guard pending == 0 else { throw CodingError(coding: "zstd", detail: "the stream is cut short after \(data.count) bytes") }
-        return output
+        guard pending == 0 || allowingCut else { throw CodingError(coding: "zstd", detail: "the stream is cut short after \(data.count) bytes") }
     }
 }

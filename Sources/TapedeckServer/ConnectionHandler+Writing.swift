@@ -47,6 +47,7 @@ extension ConnectionHandler {
                 var cut = delivery.cut
                 if case let .truncate(bytes) = cut, bytes >= body.count { cut = nil }
                 if case let .reset(bytes) = cut { body = body.prefix(bytes) }
+                if case let .brokenOff(bytes) = cut { body = body.prefix(bytes) }
                 if case let .truncate(bytes) = cut { body = body.prefix(bytes) }
                 let pieces = delivery.bytesPerSecond == nil ? delivery.pieces : nil
                 handler.sendBody(context, body[...], rate: delivery.bytesPerSecond, pieces: pieces.map { $0[...] }, sentAt: .zero) {
@@ -56,6 +57,12 @@ extension ConnectionHandler {
                     case .reset:
                         handler.state = .closed
                         abort(context.channel)
+                    case .brokenOff:
+                        handler.state = .closed
+                        handler.after(delivery.cutDelay, context) {
+                            let (handler, context) = bound.value
+                            handler.breakOff(context, endFramed: !handler.chunkedAllowed && delivery.framing == .unannounced)
+                        }
                     case .truncate:
                         handler.state = .closed
                         context.close(promise: nil)
@@ -64,6 +71,22 @@ extension ConnectionHandler {
                     }
                 }
             }
+        }
+    }
+
+    /// Ends an answer that broke off when recorded: once every byte written has left (NIO's
+    /// output close waits for them, and the kernel sends FIN after what it still holds), the
+    /// client meets the end short of the body; a reset follows if it has not closed within 10 s.
+    /// A body framed by the connection's end (an HTTP/1.0 client, no length) would read a FIN as
+    /// complete: that one is reset at once.
+    func breakOff(_ context: ChannelHandlerContext, endFramed: Bool) {
+        let channel = context.channel
+        guard !endFramed else { return abort(channel) }
+        context.flush()
+        let closed = context.eventLoop.makePromise(of: Void.self)
+        channel.close(mode: .output, promise: closed)
+        closed.futureResult.whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: .seconds(10)) { if channel.isActive { abort(channel) } }
         }
     }
 

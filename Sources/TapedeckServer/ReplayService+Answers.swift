@@ -94,7 +94,7 @@ extension ReplayService {
             // The recording broke off: the head, the bytes that came, then a reset — short of the
             // length the server announced, or chunked with no last chunk when it announced none
             // (or its length was of the encoded body, which goes decoded).
-            answer.delivery.cut = .reset(afterBytes: response.body.count)
+            answer.delivery.cut = .brokenOff(afterBytes: response.body.count)
             let announced = response.bodyForm == .decoded ? nil
                 : headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             answer.delivery.framing = announced.map { $0 > response.body.count ? .announced($0) : .sent } ?? .unannounced
@@ -105,6 +105,14 @@ extension ReplayService {
             if let chunks = response.chunks, chunks.reduce(0, { $0 + $1.bytes }) == response.body.count {
                 // A stream goes out in its recorded pieces at their recorded pace.
                 answer.delivery.pieces = chunks.map { BodyChunk(bytes: $0.bytes, at: .seconds(rounding: $0.at.timeInterval * timing.factor)) }
+                // One that broke off breaks off when it did, after its last piece.
+                if response.interruption != nil, let last = answer.delivery.pieces?.last, scaled.receive > last.at {
+                    answer.delivery.cutDelay = scaled.receive - last.at
+                }
+            } else if response.interruption != nil {
+                // The bytes that came are sent at once; the failure came at the end of the
+                // receive time (a silence past the timeout, say).
+                answer.delivery.cutDelay = scaled.receive
             } else {
                 answer.delivery.bodyDelay = scaled.receive
             }

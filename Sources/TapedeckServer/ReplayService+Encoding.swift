@@ -35,9 +35,17 @@ extension ReplayService {
         guard !codings.isEmpty, codings.allSatisfy(ContentCoding.decodable.contains),
               !codings.allSatisfy({ accepts($0, acceptEncoding: acceptEncoding) }) else { return }
         var decoded = answer.body
-        for coding in codings.reversed() {
-            guard let undone = try? ContentCoding.decode(decoded, contentEncoding: coding) else { return }
-            decoded = undone
+        if case .brokenOff = answer.delivery.cut, codings.count == 1 {
+            // A body that broke off is a cut stream: what it decodes to as far as it goes, and the
+            // reset after that (its announced length was of the encoded body: none now).
+            decoded = ContentCoding.decodePrefix(decoded, contentEncoding: codings[0])
+            answer.delivery.cut = .brokenOff(afterBytes: decoded.count)
+            answer.delivery.framing = .unannounced
+        } else {
+            for coding in codings.reversed() {
+                guard let undone = try? ContentCoding.decode(decoded, contentEncoding: coding) else { return }
+                decoded = undone
+            }
         }
         answer.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
         // The length is the decoded body's.

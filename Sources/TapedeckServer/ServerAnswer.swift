@@ -133,6 +133,11 @@ public struct Delivery: Hashable, Sendable {
         case reset(afterBytes: Int)
         /// Abort (RST) before any byte of the answer.
         case beforeResponse
+        /// A recorded response that broke off: this many body bytes, every one delivered (the
+        /// output closes after them: FIN follows the bytes still queued), then a reset if the
+        /// client has not closed the connection within 10 s. (A reset at once could throw away
+        /// bytes the kernel still holds for a slow reader.)
+        case brokenOff(afterBytes: Int)
     }
 
     /// Wait before the status line (recorded wait, latency or slow-first-byte faults).
@@ -146,6 +151,9 @@ public struct Delivery: Hashable, Sendable {
     public var pieces: [BodyChunk]?
     /// Where the answer breaks off (nil: it completes).
     public var cut: Cut?
+    /// Wait between the last byte sent and the cut (a recorded response that broke off after
+    /// a silence: the bytes came at once, the failure at the end of the recorded receive time).
+    public var cutDelay: Duration = .zero
     /// What the head says of the body's length.
     public var framing: Framing = .sent
 

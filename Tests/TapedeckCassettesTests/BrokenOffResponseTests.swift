@@ -113,4 +113,67 @@ struct BrokenOffResponseTests {
         #expect(!seen.body.isEmpty && seen.body.count < text.count && text.starts(with: seen.body),
                 "\(seen.body.count) of \(text.count) bytes, decoded as far as the cut")
     }
+
+    /// A GET whose JSON answer (announced as 5,000 bytes) broke off after its first fields.
+    private func cutJSON(_ body: String, headers: [HeaderField] = []) -> Interaction {
+        var response = RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json"), HeaderField("Content-Length", "5000")] + headers,
+                                        body: Data(body.utf8))
+        response.interruption = RecordedFailure(code: URLError.networkConnectionLost.rawValue, message: "reset by peer")
+        return Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/me?api_key=k-123456789")!),
+                           outcome: .response(response))
+    }
+
+    @Test("a secret in a body that broke off (JSON that does not parse) is redacted and, unredacted, found by the check; the announced length moves with it")
+    func secretsInCutBodies() throws {
+        let body = #"{"user":"ada","password":"hunter2-very-secret","key":"k-123456789","items":[1,1,1"#
+        let cut = cutJSON(body)
+        #expect(SecretScanner.scan(Cassette(interactions: [cut])).contains { $0.place.contains("field 'password'") }, "the check sees the cut body")
+        let redacted = try #require(Redactor().redact(cut).response)
+        let text = String(decoding: redacted.body, as: UTF8.self)
+        #expect(!text.contains("hunter2") && !text.contains("k-123456789") && text.contains(#""password":"REDACTED""#), "\(text)")
+        #expect(redacted.interruption != nil)
+        // Still announced as more than it holds: a replay stops short of it, as the live one did
+        let length = try #require(redacted.headers.value(for: "Content-Length").flatMap { Int($0) })
+        #expect(length == 5000 + redacted.body.count - body.utf8.count && length > redacted.body.count)
+        #expect(SecretScanner.scan(Cassette(interactions: [Redactor().redact(cut)])).isEmpty)
+
+        // Cut inside the secret's own value: what came of it is redacted too
+        let inside = try #require(Redactor().redact(cutJSON(#"{"access_token":"tok_live_abcd"#)).response)
+        #expect(String(decoding: inside.body, as: UTF8.self) == #"{"access_token":"REDACTED"#)
+
+        // A cut gzip body is read as far as it decodes, and kept decoded once redacted
+        let gzip = try Zlib.compress(Data((body + String(repeating: ",1", count: 3000) + "]}").utf8), format: .gzip)
+        let zipped = cutJSON("", headers: [HeaderField("Content-Encoding", "gzip")])
+        var zippedResponse = try #require(zipped.response)
+        zippedResponse.body = gzip.prefix(gzip.count * 2 / 3)
+        var cutZip = zipped
+        cutZip.outcome = .response(zippedResponse)
+        let unzipped = try #require(Redactor().redact(cutZip).response)
+        #expect(unzipped.bodyForm == .decoded && String(decoding: unzipped.body, as: UTF8.self).hasPrefix(#"{"user":"ada","password":"REDACTED""#))
+    }
+
+    @Test("a HEAD answered from a GET that broke off completes, with the length the GET's server announced")
+    func headOfACutGet() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("cut.har")
+        try CassetteFile.write(Cassette(interactions: [cutJSON(#"{"user":"ada""#)]), to: file)
+        let tape = try Tape(cassette: file, mode: .replayOnly)
+        var head = URLRequest(url: URL(string: "http://api.test/me?api_key=k-123456789")!)
+        head.httpMethod = "HEAD"
+        let answer = try await tape.perform(head)
+        #expect(answer.response.statusCode == 200 && answer.response.value(forHTTPHeaderField: "Content-Length") == "5000")
+        try tape.finish()
+    }
+
+    @Test("a cut br and zstd stream decode as far as they go, as a client decoding while it receives has them")
+    func brotliAndZstdPrefixes() throws {
+        // Several of zstd's 128 KiB blocks: a block decodes only whole, as in any zstd reader.
+        let text = Data((0..<20_000).map { "row \($0): some text that compresses\n" }.joined().utf8)
+        for (coding, whole) in [("br", try Brotli.compress(text)), ("zstd", try Zstd.compress(text))] {
+            let prefix = ContentCoding.decodePrefix(whole.prefix(whole.count / 2), contentEncoding: coding)
+            #expect(!prefix.isEmpty && prefix.count < text.count && text.starts(with: prefix), "\(coding): \(prefix.count) bytes")
+            #expect(ContentCoding.decodePrefix(whole, contentEncoding: coding) == text)
+        }
+    }
 }

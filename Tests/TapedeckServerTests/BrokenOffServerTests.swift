@@ -42,4 +42,39 @@ struct BrokenOffServerTests {
             #expect(replayed.body == Data("partial".utf8) && replayed.status != 0, "curl \(replayed.status): \(replayed.errors)")
         }
     }
+
+    @Test("serve delivers every kept byte of a 2 MB body that broke off before the connection ends; a HEAD of it completes; HTTP/1.0 without a length still ends short")
+    func servedBreaks() async throws {
+        try await blocking {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            func cut(_ path: String, _ body: Data, headers: [HeaderField]) -> Interaction {
+                var response = RecordedResponse(status: 200, headers: headers, body: body)
+                response.interruption = RecordedFailure(code: URLError.networkConnectionLost.rawValue, message: "reset by peer")
+                return Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test\(path)")!), outcome: .response(response))
+            }
+            let big = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let file = directory.file("cuts.har.gz")
+            try CassetteFile.write(Cassette(interactions: [
+                cut("/big", big, headers: [HeaderField("Content-Type", "application/octet-stream"), HeaderField("Content-Length", "5000000")]),
+                cut("/nolength", Data("partial".utf8), headers: [HeaderField("Content-Type", "text/plain")]),
+            ]), to: file)
+            let served = try ServerProcess(["serve", file.path, "--timing", "instant"])
+            defer { served.stop() }
+            // Every kept byte arrives, whatever the client's pace, then the end short of the length
+            for _ in 0..<3 {
+                let run = try curl([served.base + "/big"])
+                #expect(run.body == big && run.status != 0, "\(run.body.count) bytes, curl \(run.status): \(run.errors)")
+            }
+            let slow = try curl(["--limit-rate", "4M", served.base + "/big"])
+            #expect(slow.body.count == big.count && slow.status != 0, "\(slow.body.count) bytes, curl \(slow.status)")
+            // A HEAD has no body to break off: the GET's announced length, and no error
+            let head = try curl(["-I", served.base + "/big"])
+            #expect(head.status == 0 && self.header("Content-Length", in: head.head) == "5000000", "\(head.status) \(head.head)")
+            // HTTP/1.0, which cannot be sent chunks: no length, and the end is a reset, never a complete answer
+            let old = try curl(["--http1.0", served.base + "/nolength"])
+            #expect(old.body == Data("partial".utf8) && old.status != 0 && self.header("Content-Length", in: old.head) == nil,
+                    "curl \(old.status): \(old.head)")
+        }
+    }
 }

@@ -275,6 +275,9 @@ open class Session: @unchecked Sendable {
     /// provider, by a transport that can drive; a ``DataTask`` calls it when awaited).
     package var drive: (@Sendable () async throws -> Void)? { state.read { $0.drive } }
 
+    /// What makes this session's URLSessions (nil: a URLSession handed in, or the live network).
+    package var transportProvider: (any URLSessionProvider)? { provider }
+
     /// Has `listener` told, on the rootQueue, of each retry that waits before its attempt: the
     /// request and the wait, as the wait begins — whatever retrier decided it (a scenario runner
     /// cancels "during the first backoff" of a client it did not build).

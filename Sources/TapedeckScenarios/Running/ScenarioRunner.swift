@@ -187,6 +187,14 @@ final class Run: @unchecked Sendable {
         recorder = RunRecorder(scheduler: scheduler)
         if let makeSession {
             session = makeSession(world)
+            // A session on anything but this run's world would send its requests elsewhere (the
+            // live network) or trap on another simulation's queues: say so instead.
+            guard (session.transportProvider as AnyObject?) === harness, (session.scheduler as AnyObject) === scheduler else {
+                throw ScenarioError(file: scenario.source?.path ?? "", reason: "the Session makeSession returned does not run on the world "
+                                    + "the runner handed it (its provider must be world.harness and its scheduler world.scheduler), so "
+                                    + "the scenario's traffic, faults and clock would not reach it",
+                                    hint: "build it as Session(provider: world.harness, scheduler: world.scheduler, …) with your interceptors")
+            }
         } else {
             session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world)
         }
