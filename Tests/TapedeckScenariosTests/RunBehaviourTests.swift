@@ -128,3 +128,18 @@ extension RunBehaviourTests {
         #expect(x.end == .seconds(1), "\(x)")
     }
 }
+
+extension RunBehaviourTests {
+    @Test("a makeSession that returns a Session off the world (the live transport) is a clear error before anything is sent")
+    func sessionOffTheWorld() throws {
+        let scenario = try parse("""
+            traffic: {stubs: [{match: GET http://api.test/x, json: {}}]}
+            script: [{request: GET http://api.test/x, name: x}]
+            """)
+        #expect {
+            _ = try ScenarioRunner().run(scenario, seed: 1) { _ in Session(interceptor: RetryPolicy()) }
+        } throws: { error in
+            "\(error)".contains("does not run on the world the runner handed it") && "\(error)".contains("world.harness")
+        }
+    }
+}
