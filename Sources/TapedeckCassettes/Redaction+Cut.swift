@@ -11,21 +11,25 @@ extension Redactor {
     /// compressed body is decoded as far as it goes (as the client read it) and, when something
     /// was replaced, kept decoded (`bodyForm` `.decoded`: a cut stream cannot be compressed again
     /// as the same cut). The announced `Content-Length` of a plain body moves by what the
-    /// replacements changed, so the replay still stops short of it.
+    /// replacements changed, so the replay still stops short of it. A body that decodes past
+    /// ``inspectionLimit`` is stored as it is, as a whole one is.
     func redactCut(_ response: RecordedResponse, echoes: [String]) -> RecordedResponse {
         var response = response
         let coding = response.headers.value(for: "Content-Encoding")
         let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
-        // One coding this side decodes piece by piece, or none (a list of codings stays as it is).
+        // One coding this side decodes as far as it goes, or none (a list of codings stays as it is).
         guard plain || ContentCoding.isDecodable(coding) else { return response }
-        let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Self.inspectionLimit)
+        let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Self.inspectionLimit + 1)
         guard content.count <= Self.inspectionLimit else { return response }
-        let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactCutJSON(content).body))
+        // A cut inside a multi-byte character leaves up to 3 bytes that are no UTF-8: the checks
+        // read the text before them, and the bytes stay as they were.
+        let (text, tail) = Self.splitCutCharacter(content)
+        let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactCutJSON(text).body)) + tail
         guard redacted != content else { return response }
         if plain {
             if response.bodyForm == .wire, let field = response.headers.value(for: "Content-Length"),
                let length = Int(field.trimmingCharacters(in: .whitespaces)) {
-                Self.setContentLength(&response.headers, max(redacted.count, length + redacted.count - response.body.count))
+                Self.setContentLength(&response.headers, max(redacted.count + 1, length + redacted.count - response.body.count))
             }
         } else {
             response.bodyForm = .decoded
@@ -35,31 +39,68 @@ extension Redactor {
         return response
     }
 
-    /// `body` with the string values of secret JSON fields replaced, found without parsing (the
-    /// document may be cut anywhere), and the names of the fields replaced.
-    func redactCutJSON(_ body: Data) -> (body: Data, fields: [String]) {
-        // A cut inside a multi-byte character leaves up to 3 bytes that are no UTF-8: kept as they are.
-        var tail = 0
-        var text: String?
-        while tail <= min(3, body.count), text == nil {
-            text = String(data: body.prefix(body.count - tail), encoding: .utf8)
-            if text == nil { tail += 1 }
+    /// `body` split before a multi-byte character its end cuts: the UTF-8 text, and the 1–3
+    /// bytes after it (empty when it ends on a character, or is no UTF-8 at all).
+    static func splitCutCharacter(_ body: Data) -> (text: Data, tail: Data) {
+        for tail in 0...min(3, body.count) where String(data: body.prefix(body.count - tail), encoding: .utf8) != nil {
+            return (body.prefix(body.count - tail), body.suffix(tail))
         }
-        guard let text, text.contains("\"") else { return (body, []) }
-        var result = text
-        var fields: [String] = []
-        let whole = NSRange(text.startIndex..., in: text)
-        for match in Self.cutJSONPair.matches(in: text, range: whole).reversed() {
-            guard let nameRange = Range(match.range(at: 1), in: text), let valueRange = Range(match.range(at: 2), in: text) else { continue }
-            let name = String(text[nameRange]), value = String(text[valueRange])
-            guard !value.isEmpty, !Self.looksRedacted(value), isSecretJSONField(name, value: value) else { continue }
-            fields.append(name)
-            result.replaceSubrange(valueRange, with: Self.placeholder)
-        }
-        guard !fields.isEmpty else { return (body, []) }
-        return (Data(result.utf8) + body.suffix(tail), fields.reversed())
+        return (body, Data())
     }
 
-    /// `"name" : "value"`, the value possibly cut short at the end of the text.
-    private static let cutJSONPair = try! NSRegularExpression(pattern: #""((?:[^"\\]|\\.){1,200})"\s*:\s*"((?:[^"\\]|\\.)*)(?:"|\z)"#)
+    /// `body` with the string values of secret JSON fields replaced, found without parsing (the
+    /// document may be cut anywhere, even inside a value), and the names of the fields replaced.
+    /// One pass over the bytes: each string is read once, and a string followed by `:` is a name.
+    func redactCutJSON(_ body: Data) -> (body: Data, fields: [String]) {
+        let bytes = [UInt8](body)
+        var replacements: [(range: Range<Int>, name: String)] = []
+        var position = 0
+        var lastName: (text: String, end: Int)?
+        while position < bytes.count {
+            guard bytes[position] == UInt8(ascii: "\"") else {
+                if bytes[position] == UInt8(ascii: ":"), let name = lastName {
+                    // A name, then its value: a string value may be a secret.
+                    var start = position + 1
+                    while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+                    if start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
+                        let end = Self.stringEnd(bytes, from: start + 1)
+                        let value = String(decoding: bytes[(start + 1)..<min(end, bytes.count)], as: UTF8.self)
+                        if !value.isEmpty, !Self.looksRedacted(value), isSecretJSONField(name.text, value: value) {
+                            replacements.append((start + 1..<min(end, bytes.count), name.text))
+                        }
+                        position = end + 1
+                        lastName = nil
+                        continue
+                    }
+                }
+                if ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { lastName = nil }
+                position += 1
+                continue
+            }
+            let end = Self.stringEnd(bytes, from: position + 1)
+            // Names are short; a longer string is a value, never looked at as a name.
+            lastName = end - position <= 200 ? (String(decoding: bytes[(position + 1)..<min(end, bytes.count)], as: UTF8.self), end) : nil
+            position = end + 1
+        }
+        guard !replacements.isEmpty else { return (body, []) }
+        var result = bytes
+        for replacement in replacements.reversed() {
+            result.replaceSubrange(replacement.range, with: Array(Self.placeholder.utf8))
+        }
+        return (Data(result), replacements.map(\.name))
+    }
+
+    /// Where the JSON string whose text starts at `start` ends (the index of its closing quote;
+    /// the body's length when it is cut before one).
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index
+            default: index += 1
+            }
+        }
+        return bytes.count
+    }
 }

@@ -110,14 +110,18 @@ public enum SecretScanner {
                 checkHeaders(response.headers, "response")
                 let coding = response.headers.value(for: "Content-Encoding")
                 if response.interruption != nil {
-                    // Cut short: as far as it decodes, and looked at without parsing (below).
+                    // Cut short: as far as it decodes, to the last whole character, and — JSON
+                    // that stops mid-way does not parse — looked at without parsing.
                     let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
                     let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit)
-                    let fields = rules.redactCutJSON(content).fields + defaults.redactCutJSON(content).fields
-                    for (position, key) in fields.enumerated() where !fields[..<position].contains(key) {
-                        report("response.body (cut short) field '\(key)'", "a credential field is stored unredacted")
+                    let text = Redactor.splitCutCharacter(content).text
+                    if (try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed])) == nil {
+                        let fields = rules.redactCutJSON(text).fields + defaults.redactCutJSON(text).fields
+                        for (position, key) in fields.enumerated() where !fields[..<position].contains(key) {
+                            report("response.body (cut short) field '\(key)'", "a credential field is stored unredacted")
+                        }
                     }
-                    bodies.append(("response.body (cut short)", content))
+                    bodies.append(("response.body (cut short)", text))
                 } else if response.bodyForm == .decoded {
                     bodies.append(("response.body", response.body))
                 } else {
@@ -158,10 +162,17 @@ public enum SecretScanner {
                case let .unreadable(reason) = BodyCodings.read(body, contentEncoding: interaction.request.headers.value(for: "Content-Encoding")) {
                 unread.append(Finding(entry: interaction.index, place: "request.body", reason: "not checked for secrets: \(reason)"))
             }
-            // (A body that broke off is read as far as it decodes: scan(_:rules:) looks at that.)
-            if let response = interaction.response, response.bodyForm == .wire,
-               response.interruption == nil || !ContentCoding.isDecodable(response.headers.value(for: "Content-Encoding")),
-               case let .unreadable(reason) = BodyCodings.read(response.body, contentEncoding: response.headers.value(for: "Content-Encoding")) {
+            guard let response = interaction.response, response.bodyForm == .wire else { continue }
+            let coding = response.headers.value(for: "Content-Encoding")
+            if response.interruption != nil, ContentCoding.isDecodable(coding) {
+                // A body that broke off is read as far as it decodes (scan(_:rules:) looks at
+                // that); one whose stored bytes decode to nothing (a zstd block cut before its
+                // end) was not read at all.
+                if !response.body.isEmpty, ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: 1).isEmpty {
+                    unread.append(Finding(entry: interaction.index, place: "response.body",
+                                          reason: "not checked for secrets: the body broke off before any of it decodes as '\(coding ?? "")'"))
+                }
+            } else if case let .unreadable(reason) = BodyCodings.read(response.body, contentEncoding: coding) {
                 unread.append(Finding(entry: interaction.index, place: "response.body", reason: "not checked for secrets: \(reason)"))
             }
         }

@@ -40,16 +40,15 @@ extension ConnectionHandler {
         // wait for the last piece before handing over the first.
         let chunked = (answer.delivery.pieces != nil || answer.delivery.framing == .unannounced) && !isHead && chunkedAllowed
         // A HEAD whose recording gave no length gets none: `0` would say the GET's body is empty.
-        // (An answer that broke off with no length goes to an HTTP/1.0 client without one: the
-        // reset then ends it short, where a length would say the bytes sent were all.)
-        if !placedLength, !isBodyless(answer.status), !chunked, !isHead, answer.delivery.framing != .unannounced {
-            headers.add(name: "Content-Length", value: String(answer.body.count))
+        if !placedLength, !isBodyless(answer.status), !chunked, !isHead {
+            // An answer that broke off with no length, to an HTTP/1.0 client (no chunks): one
+            // byte more than is sent, so that its end comes short of the length — a body framed
+            // by the connection's end would read as whole.
+            let extra = answer.delivery.framing == .unannounced ? 1 : 0
+            headers.add(name: "Content-Length", value: String(answer.body.count + extra))
         }
         addConnection(&headers, close: close, http10: !chunkedAllowed)
-        // Without a length or chunks the connection's end frames the body: an HTTP/1.0 head, or
-        // NIO would frame it chunked.
-        let endFramed = !placedLength && !chunked && answer.delivery.framing == .unannounced && !isHead && !isBodyless(answer.status)
-        return HTTPResponseHead(version: endFramed ? .http1_0 : .http1_1, status: status(answer), headers: headers)
+        return HTTPResponseHead(version: .http1_1, status: status(answer), headers: headers)
     }
 
     /// `Connection: close` when the connection closes after this answer; `Connection: keep-alive`

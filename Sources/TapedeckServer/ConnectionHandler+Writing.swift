@@ -37,7 +37,10 @@ extension ConnectionHandler {
         after(delivery.headDelay, context) {
             let (handler, context) = bound.value
             guard case .answering = handler.state else { return whenDone(handler) }
-            let close = answer.close || !keepAlive || handler.closeAfterAnswer
+            // (An answer that breaks off ends its connection: no keep-alive is promised for it.)
+            var brokenOff = false
+            if case .brokenOff = delivery.cut { brokenOff = true }
+            let close = answer.close || !keepAlive || handler.closeAfterAnswer || brokenOff
             var head = Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed)
             if !close, let hint = handler.keepAliveHint { head.headers.add(name: "Keep-Alive", value: hint) }
             context.writeAndFlush(handler.wrapOutboundOut(.head(head)), promise: nil)
@@ -61,7 +64,7 @@ extension ConnectionHandler {
                         handler.state = .closed
                         handler.after(delivery.cutDelay, context) {
                             let (handler, context) = bound.value
-                            handler.breakOff(context, endFramed: !handler.chunkedAllowed && delivery.framing == .unannounced)
+                            handler.breakOff(context)
                         }
                     case .truncate:
                         handler.state = .closed
@@ -76,12 +79,10 @@ extension ConnectionHandler {
 
     /// Ends an answer that broke off when recorded: once every byte written has left (NIO's
     /// output close waits for them, and the kernel sends FIN after what it still holds), the
-    /// client meets the end short of the body; a reset follows if it has not closed within 10 s.
-    /// A body framed by the connection's end (an HTTP/1.0 client, no length) would read a FIN as
-    /// complete: that one is reset at once.
-    func breakOff(_ context: ChannelHandlerContext, endFramed: Bool) {
+    /// client meets the end short of the length its head announced (or of the chunks' end); a
+    /// reset follows if it has not closed within 10 s.
+    func breakOff(_ context: ChannelHandlerContext) {
         let channel = context.channel
-        guard !endFramed else { return abort(channel) }
         context.flush()
         let closed = context.eventLoop.makePromise(of: Void.self)
         channel.close(mode: .output, promise: closed)

@@ -164,8 +164,9 @@ public struct Delivery: Hashable, Sendable {
         /// `Content-Length` of this many bytes, more than are sent: a recorded response that broke
         /// off announces what its server announced, and the cut comes short of it.
         case announced(Int)
-        /// No length: the body goes chunked (to an HTTP/1.0 client, ended by the connection), as a
-        /// recorded response that broke off without a length went.
+        /// No length: the body goes chunked (to an HTTP/1.0 client, which cannot read chunks,
+        /// with a length one byte more than is sent), as a recorded response that broke off
+        /// without a length went: either way its end comes short.
         case unannounced
     }
     /// Never answer: the connection stays open until the client gives up.

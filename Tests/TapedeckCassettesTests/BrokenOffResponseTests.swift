@@ -152,6 +152,41 @@ struct BrokenOffResponseTests {
         #expect(unzipped.bodyForm == .decoded && String(decoding: unzipped.body, as: UTF8.self).hasPrefix(#"{"user":"ada","password":"REDACTED""#))
     }
 
+    @Test("cut bodies: a value cut after a backslash, a token before a character the cut split, one finding per field; no secret, no change")
+    func cutBodyEdges() throws {
+        // Cut right after an escape's backslash (PHP writes / as \/ in tokens)
+        let escaped = try #require(Redactor().redact(cutJSON(#"{"user":"bob","password":"hunter2\"#)).response)
+        #expect(String(decoding: escaped.body, as: UTF8.self) == #"{"user":"bob","password":"REDACTED"#)
+        // A bearer token in text whose last character the cut split in two
+        var split = Data(#"{"note":"Authorization: Bearer abcdefghijklmnop1234567890 café"#.utf8)
+        split.removeLast()
+        let tokenCut = cutJSON("")
+        var tokenResponse = try #require(tokenCut.response)
+        tokenResponse.body = split
+        var tokenInteraction = tokenCut
+        tokenInteraction.outcome = .response(tokenResponse)
+        #expect(!SecretScanner.scan(Cassette(interactions: [tokenInteraction])).isEmpty, "the check reads up to the split character")
+        let redacted = try #require(Redactor().redact(tokenInteraction).response)
+        #expect(!redacted.body.contains(Data("abcdefghijklmnop1234567890".utf8)) && redacted.body.last == split.last, "the split byte stays")
+        // A cut body that happens to parse is reported once per field
+        let parses = SecretScanner.scan(Cassette(interactions: [cutJSON(#"{"password":"hunter2"}"#)]))
+        #expect(parses.filter { $0.place.contains("password") }.count == 1, "\(parses)")
+        // Nothing secret: the body and its length come back as they were
+        let clean = cutJSON(#"{"user":"bob","items":[1,2"#)
+        #expect(Redactor().redact(clean).response == clean.response)
+    }
+
+    @Test("a cut zstd body that decodes to nothing yet is named as not checked for secrets")
+    func cutZstdUnread() throws {
+        let whole = try Zstd.compress(Data((#"{"password":"hunter2","note":""# + String(repeating: "hello world ", count: 50) + #""}"#).utf8))
+        let interaction = cutJSON("", headers: [HeaderField("Content-Encoding", "zstd")])
+        var response = try #require(interaction.response)
+        response.body = whole.dropLast(10)
+        var cut = interaction
+        cut.outcome = .response(response)
+        #expect(SecretScanner.unreadBodies(in: Cassette(interactions: [cut])).contains { $0.reason.contains("broke off before any of it decodes") })
+    }
+
     @Test("a HEAD answered from a GET that broke off completes, with the length the GET's server announced")
     func headOfACutGet() async throws {
         let directory = try TemporaryDirectory()
