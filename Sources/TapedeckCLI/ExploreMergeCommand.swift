@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TapedeckCassettes
 import TapedeckScenarios
 
 /// `tapedeck explore merge A.jsonl B.jsonl ...`: the summary of several explore runs together.
@@ -72,9 +73,9 @@ struct ExploreMergeCommand: ParsableCommand {
         if let out {
             do {
                 let lines = try records.map { try $0.jsonLine() + "\n" }.joined()
-                try Data(lines.utf8).write(to: URL(fileURLWithPath: out))
+                try CassetteFile.atomicWrite(Data(lines.utf8), to: URL(fileURLWithPath: out))
             } catch {
-                printError("tapedeck: cannot write \(out): \(error.localizedDescription)")
+                printError("tapedeck: cannot write \(out): \(describeWriteError(error, path: out))")
                 throw ExitStatus.otherFailure
             }
         }

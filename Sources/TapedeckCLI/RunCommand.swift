@@ -95,7 +95,7 @@ struct RunCommand: ParsableCommand {
         var allWritten = true
         for file in files {
             do {
-                try Data(file.contents().utf8).write(to: URL(fileURLWithPath: file.path))
+                try CassetteFile.atomicWrite(Data(file.contents().utf8), to: URL(fileURLWithPath: file.path))
             } catch {
                 printError("tapedeck: \(file.option) \(file.path): cannot write it: \(describeWriteError(error, path: file.path))")
                 allWritten = false
@@ -146,5 +146,6 @@ func describeWriteError(_ error: any Error, path: String) -> String {
     if !isDirectory.boolValue { return "\(directory) is not a directory" }
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return "it is a directory" }
     if !FileManager.default.isWritableFile(atPath: directory) { return "no permission to write in \(directory)" }
+    if let error = error as? CassetteError { return error.reason }
     return (error as NSError).localizedFailureReason ?? error.localizedDescription
 }

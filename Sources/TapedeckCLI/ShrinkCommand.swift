@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TapedeckCassettes
 import TapedeckScenarios
 import TapedeckScheduling
 
@@ -35,6 +36,12 @@ struct ShrinkCommand: ParsableCommand {
     func validate() throws {
         if maxRuns < 4 {
             throw ValidationError("--max-runs must be at least 4 (the recording run, one replay, the verification and the check of the written file)")
+        }
+        // The shrunk scenario is loaded back from --out to check it: a device or a pipe (/dev/null,
+        // /dev/stdout) cannot be read back, and must never be removed as a bad result.
+        var kind = stat()
+        if let out, stat(out, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG {
+            throw ValidationError("--out \(out) is not a regular file: the shrunk scenario is written there and read back to check it; give a file path")
         }
     }
 
@@ -73,7 +80,7 @@ struct ShrinkCommand: ParsableCommand {
         let elapsed = ContinuousClock.now - start
         do {
             let yaml = try ShrunkScenarioWriter.yaml(result, original: input, output: output)
-            try yaml.write(to: output, atomically: true, encoding: .utf8)
+            try CassetteFile.atomicWrite(Data(yaml.utf8), to: output)
         } catch {
             printError("tapedeck: \(out == nil ? "" : "--out ")\(output.path): cannot write it: \(describeWriteError(error, path: output.path))")
             throw ExitStatus.otherFailure
@@ -86,7 +93,8 @@ struct ShrinkCommand: ParsableCommand {
             case let .success(identity): why = "it fails with \(identity)"
             case let .failure(error): why = "it does not load: \(error)"
             }
-            try? FileManager.default.removeItem(at: output)
+            var kind = stat()
+            if lstat(output.path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG { try? FileManager.default.removeItem(at: output) }
             printError("tapedeck: the written \(output.path) does not fail the same way (\(why)), so it was removed; please report this with the scenario file")
             throw ExitStatus.otherFailure
         }

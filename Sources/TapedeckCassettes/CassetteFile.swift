@@ -185,10 +185,20 @@ public enum CassetteFile {
     /// Writes `data` to a temporary sibling of `url`, fsyncs it, renames it over `url` and fsyncs
     /// the directory. A `url` that is a symbolic link writes the file it points at (the link
     /// stays a link); a file that exists keeps its permissions (a `0600` cassette stays private).
+    /// A `url` that is no regular file — `/dev/null`, `/dev/stdout`, a named pipe — is written
+    /// into, never renamed over (that would put a plain file in the device's place).
     public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
         // Through a link (and linked directories) to the file it names: the link stays a link.
         let url = url.resolvingSymlinksInPath()
         let path = url.path
+        var kind = stat()
+        if stat(path, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG, kind.st_mode & S_IFMT != S_IFDIR {
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ioError(path, "cannot write it") }
+            defer { close(descriptor) }
+            try writeAll(descriptor, data, path: path)
+            return
+        }
         let directory = url.deletingLastPathComponent().path
         // Unique per write (parallel writers in one process never share it), created exclusively.
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UUID().uuidString)"

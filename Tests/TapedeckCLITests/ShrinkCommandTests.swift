@@ -44,6 +44,18 @@ struct ShrinkCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    @Test("--out a named pipe (as /dev/null or /dev/stdout are: no regular file) is refused up front, and the pipe is never removed")
+    func outputNotAFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let pipe = directory.file("pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let shrink = try runTapedeck(["shrink", planted.path, "--seed", "2", "--out", pipe.path])
+        #expect(shrink.status == 64 && shrink.errors.contains("is not a regular file"), "\(shrink.errors)")
+        var kind = stat()
+        #expect(lstat(pipe.path, &kind) == 0 && kind.st_mode & S_IFMT == S_IFIFO, "the pipe is still there")
+    }
+
     @Test("a missing file exits 2")
     func badInput() throws {
         let run = try runTapedeck(["shrink", "/nonexistent/file.yaml", "--seed", "1"])

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
@@ -143,6 +144,27 @@ struct FormatTests {
         try CassetteFile.write(Cassette(), to: url)
         #expect(try CassetteFile.read(url).interactions.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["a.har.gz"])
+    }
+
+    @Test("a write to something that is no regular file (a named pipe, as /dev/null and /dev/stdout are not) goes into it, never renamed over it")
+    func writeIntoAPipe() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let pipe = directory.file("pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        // A reader on the other end (opening a pipe to write waits for one)
+        let received = Mutex(Data())
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            if let handle = FileHandle(forReadingAtPath: pipe.path) { received.withLock { $0 = handle.readDataToEndOfFile() } }
+            done.signal()
+        }.start()
+        try CassetteFile.atomicWrite(Data("through the pipe".utf8), to: pipe)
+        done.wait()
+        #expect(received.withLock { $0 } == Data("through the pipe".utf8))
+        var kind = stat()
+        #expect(lstat(pipe.path, &kind) == 0 && kind.st_mode & S_IFMT == S_IFIFO, "still a pipe")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe"], "no temporary file")
     }
 
     @Test("a write into a missing directory is an I/O error and the old file (elsewhere) is untouched")

@@ -88,6 +88,26 @@ struct ItemProblemTests {
         #expect(!error.description.contains("has no base URL"), "\(error)")
     }
 
+    @Test("a name holding a direction override or an invisible space is refused: it would turn the failure line around, or show an empty lane",
+          arguments: ["\u{202E}evil", "\u{200B}", "a\u{2066}b"])
+    func invisibleNames(_ name: String) throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script: [{request: GET http://api.test/a, name: "\(name)"}]
+            """))
+        #expect(error.description.contains("invisible character that reorders or hides text"), "\(error)")
+    }
+
+    @Test("a header value holding a control character (CR, escape) is refused: it would break the head and the printed lines")
+    func controlInHeaderValue() throws {
+        let error = try #require(parseError("""
+            traffic: {stubs: [{match: "*", json: {}}]}
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: status, status: 503, headers: {X-Note: "a\\rb"}}]
+            """))
+        #expect(error.description.contains("control character (U+000D)"), "\(error)")
+    }
+
     @Test("a retry backoff past 10⁹ s is refused at load (the virtual clock would saturate); one just under passes",
           arguments: [("{limit: 3, scale: 1e300}", true), ("{limit: 100}", true), ("{limit: 30, base: 2, scale: 1}", false)])
     func backoffBound(_ retry: String, refused: Bool) throws {

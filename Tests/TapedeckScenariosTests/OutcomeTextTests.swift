@@ -188,4 +188,25 @@ struct OutcomeTextTests {
         #expect(groups.prefix(3) == ["▓", "▓", "█"], "\(cells)")
         #expect(cells.hasPrefix("▓·▓"), "\(cells)")
     }
+
+    @Test("the lanes fit any width --width accepts, down to 40 columns: long names give way first", arguments: [40, 55, 80])
+    func narrowWidths(_ width: Int) {
+        let lanes = ["a-rather-long-request-name#12", "b"].map { name in
+            Timeline.Lane(name: name, result: "connectionLost", passed: false, spans: [
+                Timeline.Span(kind: .attempt, startNanoseconds: 0, endNanoseconds: 30_000_000, label: "", failed: true),
+            ])
+        }
+        let text = TextTimeline(Timeline(durationNanoseconds: 60_000_000, lanes: lanes), width: width).render()
+        for line in text.split(separator: "\n") {
+            #expect(TextTimeline.columns(String(line)) <= width, "\(width): \(line)")
+        }
+    }
+}
+
+extension OutcomeTextTests {
+    @Test("a failure line prints a file's control characters as escapes: one line, no terminal sequence")
+    func controlCharactersEscaped() {
+        #expect(OutcomeText.printable("multi\nline \u{1B}[31mred") == #"multi\nline \u{1B}[31mred"#)
+        #expect(OutcomeText.printable("café ✓") == "café ✓")
+    }
 }

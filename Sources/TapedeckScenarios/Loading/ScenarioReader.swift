@@ -341,7 +341,14 @@ struct ScenarioReader {
                         + "or give an anchor (&name) to the whole headers mapping and use *name where it goes")
             }
             let valueField = field.child(name, value)
-            return Header(name, try valueField.string())
+            let text = try valueField.string()
+            // A field value holds no control character but a tab (RFC 9110 §5.5): a CR or an
+            // escape would break the head on the wire and the lines the outputs print.
+            if let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
+                throw valueField.error("the value holds a control character (\(String(format: "U+%04X", bad.value)))",
+                                       hint: "a header field's value is one line of text")
+            }
+            return Header(name, text)
         }
     }
 

@@ -44,7 +44,7 @@ extension HTMLReport {
     func requestTable() -> [String] {
         let e = Markup.escape
         let failing = Set(outcome.failures.compactMap(\.request))
-        var parts = ["<section><h2>Requests</h2><table class=\"requests\">",
+        var parts = ["<section><h2>Requests</h2><div class=\"table-scroll\"><table class=\"requests\">",
                      #"<thead><tr><th>request</th><th>what</th><th>result</th><th>attempts</th><th>start</th><th>end</th><th>body</th><th>faults</th></tr></thead><tbody>"#]
         for request in outcome.requests {
             let ending = Ending(label: request.result)
@@ -59,7 +59,7 @@ extension HTMLReport {
             let faults = request.faults.isEmpty ? "–" : request.faults.map(e).joined(separator: "<br>")
             parts.append(#"<tr class="request\#(failed ? " failed" : "")" data-request="\#(e(request.name))"><td class="mono">\#(e(request.name))</td><td class="mono">\#(e(request.method)) \#(e(request.url))</td><td>\#(result)</td><td class="num">\#(request.attempts)</td><td class="num">\#(TextTimeline.format(request.startNanoseconds))</td><td class="num">\#(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td class="num">\#(request.bodyBytes) B</td><td class="detail">\#(faults)</td></tr>"#)
         }
-        parts.append("</tbody></table></section>")
+        parts.append("</tbody></table></div></section>")
         return parts
     }
 
@@ -70,11 +70,11 @@ extension HTMLReport {
         if outcome.faults.isEmpty {
             parts.append(#"<p class="sites">None fired in this run.</p>"#)
         } else {
-            parts.append(#"<table class="faults"><thead><tr><th>at</th><th>site</th><th>request</th><th>attempt</th><th>what</th></tr></thead><tbody>"#)
+            parts.append(#"<div class="table-scroll"><table class="faults"><thead><tr><th>at</th><th>site</th><th>request</th><th>attempt</th><th>what</th></tr></thead><tbody>"#)
             for fault in outcome.faults {
                 parts.append(#"<tr class="fault"><td class="num">\#(TextTimeline.format(fault.timeNanoseconds))</td><td class="mono">\#(e(fault.site))</td><td class="mono">\#(e(fault.request ?? "–"))</td><td class="num">\#(fault.attempt)</td><td>\#(e(fault.what))</td></tr>"#)
             }
-            parts.append("</tbody></table>")
+            parts.append("</tbody></table></div>")
         }
         if !outcome.enabledSites.isEmpty {
             parts.append(#"<p class="sites">Sites enabled for seed \#(outcome.seed): \#(outcome.enabledSites.map { "<code>\(e($0))</code>" }.joined(separator: ", "))</p>"#)

@@ -63,13 +63,16 @@ public struct HTMLReport: Sendable {
     .facts span{color:var(--muted);font-size:12px}
     .checks{background:#fff;border:1px solid #fecaca;border-left:4px solid var(--bad);border-radius:8px;padding:12px 16px}
     .checks ul{margin:0 0 10px;padding-left:20px}
-    .checks li{margin:2px 0}
+    .checks li{margin:2px 0;overflow-wrap:anywhere}
     .repro{display:block;background:#0f172a;color:#e2e8f0;padding:10px 12px;border-radius:6px;overflow-x:auto;white-space:pre}
     .note{background:#fffbeb;border:1px solid #fde68a;border-radius:8px;padding:8px 12px}
     .scroll{overflow-x:auto;background:#fff;border:1px solid var(--line);border-radius:8px}
     .scroll svg{display:block}
     table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line);border-radius:8px}
-    th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+    .table-scroll{overflow-x:auto}
+    th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:anywhere}
+    td.num{white-space:nowrap}
+    code,td.mono,.failures b{unicode-bidi:isolate}
     th{font-size:12px;color:var(--muted);font-weight:600;background:#f1f5f9}
     td.num{text-align:right;font-variant-numeric:tabular-nums}
     tr.failed td:first-child{border-left:3px solid var(--bad)}

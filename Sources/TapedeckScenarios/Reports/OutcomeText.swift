@@ -31,11 +31,14 @@ public struct OutcomeText: Sendable {
                     TextTimeline.format(request.startNanoseconds), end, request.faults.isEmpty ? "-" : String(request.faults.count)]
         }
         rows.insert(header, at: 0)
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // Terminal columns, not characters (a CJK name takes two a character), as the timeline counts them.
+        let widths = header.indices.map { column in rows.map { TextTimeline.columns($0[column]) }.max() ?? 0 }
         for row in rows {
-            lines.append(row.enumerated().map { column, cell in
-                cell + String(repeating: " ", count: widths[column] - cell.count)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            var line = row.enumerated().map { column, cell in
+                cell + String(repeating: " ", count: widths[column] - TextTimeline.columns(cell))
+            }.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }   // (trailing only: a name may start with a space)
+            lines.append(line)
         }
         lines.append("")
         lines.append(TextTimeline(outcome.timeline, width: width).render())
@@ -66,7 +69,7 @@ public struct OutcomeText: Sendable {
             var explained = Set<String>()
             let byName = Dictionary(outcome.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             for failure in outcome.failures {
-                lines.append("✗ \(failure)")
+                lines.append("✗ " + Self.printable("\(failure)"))
                 guard let name = failure.request, let request = byName[name], let detail = request.errorDetail, Self.needsDetail(request.error),
                       failure.check != "error", explained.insert(name).inserted else { continue }
                 lines.append(contentsOf: Self.why(detail, lead: "    why (\(request.error.rawValue)): "))
@@ -163,5 +166,27 @@ public enum OutcomeJSON {
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(outcome.passed, forKey: .passed)
         }
+    }
+}
+
+extension OutcomeText {
+    /// `text` with its control characters written as escapes (`\n`, `\u{1B}`): a value the file
+    /// gave (a body an expectation looks for) must not break the line or drive the terminal.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
     }
 }

@@ -20,7 +20,8 @@ public struct TextTimeline: Sendable {
 
     /// The lanes, an axis and a legend, one line each.
     public func render() -> String {
-        let nameWidth = min(24, max(6, timeline.lanes.map { Self.columns($0.name) }.max() ?? 6))
+        // Names give way first on a narrow width (down to 6 columns), so the lines fit it.
+        let nameWidth = min(24, max(6, width - 34), max(6, timeline.lanes.map { Self.columns($0.name) }.max() ?? 6))
         // Results get the room they need as long as the chart keeps at least 30 columns.
         let resultWidth = min(max(14, width - nameWidth - 36), max(4, timeline.lanes.map(\.result.count).max() ?? 4))
         let columns = max(10, width - nameWidth - resultWidth - 6)

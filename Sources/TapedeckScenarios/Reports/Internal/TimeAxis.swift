@@ -58,7 +58,8 @@ struct TimeAxis: Equatable {
         return steps
     }()
 
-    /// A tick's label in the axis's unit: `0`, `250ms`, `1.5s`, `2m`, `2m30s`, `5h`, `1h30m`, `3d`.
+    /// A tick's label in the axis's unit: `0`, `250ms`, `1.5s`, `20s` (on a minutes axis), `2m`,
+    /// `2m30s`, `5h`, `1h30m`, `3d`.
     func label(_ nanoseconds: Int64) -> String {
         if nanoseconds == 0 { return "0" }
         let minute = Self.minute, hour = Self.hour, day = Self.day
@@ -69,7 +70,7 @@ struct TimeAxis: Equatable {
         }
         if end >= 2 * minute && step % 1_000_000_000 == 0 {
             let minutes = nanoseconds / minute, seconds = (nanoseconds % minute) / 1_000_000_000
-            return seconds == 0 ? "\(minutes)m" : "\(minutes)m\(seconds)s"
+            return seconds == 0 ? "\(minutes)m" : minutes == 0 ? "\(seconds)s" : "\(minutes)m\(seconds)s"
         }
         let (unit, scale): (String, Int64) = end >= 1_000_000_000 ? ("s", 1_000_000_000)
             : end >= 1_000_000 ? ("ms", 1_000_000) : end >= 1_000 ? ("µs", 1_000) : ("ns", 1)
