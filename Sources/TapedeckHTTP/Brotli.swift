@@ -32,6 +32,11 @@ public enum Brotli {
         return output.prefix(limit)
     }
 
+    /// Input handed to the decoder at a time when a cut stream is read: given the whole of it at
+    /// once, libbrotli keeps decoded bytes back in its window when the input runs out (a cut body
+    /// read so stopped at 64 KiB where a client reading as the bytes came had 240 KiB).
+    static let cutSlice = 1_024
+
     /// The bytes a brotli stream stands for. A stream that is damaged, cut short or followed by
     /// other bytes is an error; so is one that grows past `limit` bytes.
     public static func decompress(_ data: Data, limit: Int = .max) throws -> Data {
@@ -45,7 +50,9 @@ public enum Brotli {
         defer { BrotliDecoderDestroyInstance(state) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1_024)
         try data.withUnsafeBytes { raw in
-            var availableIn = raw.count
+            // A cut stream goes in as a client receives it, a slice at a time (`cutSlice`).
+            var fed = allowingCut ? min(cutSlice, raw.count) : raw.count
+            var availableIn = fed
             var nextIn = raw.bindMemory(to: UInt8.self).baseAddress
             while true {
                 var availableOut = chunk.count
@@ -63,6 +70,12 @@ public enum Brotli {
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
                     continue
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
+                    if allowingCut, fed < raw.count {
+                        let next = min(cutSlice, raw.count - fed)
+                        availableIn += next
+                        fed += next
+                        continue
+                    }
                     if allowingCut { return }
                     throw CodingError(coding: "br", detail: "the stream is cut short after \(raw.count) bytes")
                 default:

@@ -77,19 +77,25 @@ extension ConnectionHandler {
         }
     }
 
-    /// Ends an answer that broke off when recorded: once every byte written has left (NIO's
-    /// output close waits for them, and the kernel sends FIN after what it still holds), the
-    /// client meets the end short of the length its head announced (or of the chunks' end); a
-    /// reset follows if it has not closed within 10 s.
+    /// Ends an answer that broke off when recorded: once every byte written has been handed to
+    /// the kernel (NIO's output close waits for them), the output closes and the kernel sends FIN
+    /// after what it still holds, however slowly the client reads; the client meets the end
+    /// short of the length its head announced (or of the chunks' end) and closes. One that never
+    /// closes is reset after ``brokenOffGrace``.
     func breakOff(_ context: ChannelHandlerContext) {
         let channel = context.channel
         context.flush()
         let closed = context.eventLoop.makePromise(of: Void.self)
         channel.close(mode: .output, promise: closed)
         closed.futureResult.whenComplete { _ in
-            channel.eventLoop.scheduleTask(in: .seconds(10)) { if channel.isActive { abort(channel) } }
+            channel.eventLoop.scheduleTask(in: Self.brokenOffGrace) { if channel.isActive { abort(channel) } }
         }
     }
+
+    /// How long a client may take to read what an answer that broke off sent, and close: a reset
+    /// earlier would throw away what the kernel still holds for a slow reader (2 MB at 100 KB/s
+    /// take 20 s).
+    static let brokenOffGrace = TimeAmount.minutes(5)
 
     func finish(_ context: ChannelHandlerContext, close: Bool) {
         let channel = context.channel

@@ -135,8 +135,8 @@ public struct Delivery: Hashable, Sendable {
         case beforeResponse
         /// A recorded response that broke off: this many body bytes, every one delivered (the
         /// output closes after them: FIN follows the bytes still queued), then a reset if the
-        /// client has not closed the connection within 10 s. (A reset at once could throw away
-        /// bytes the kernel still holds for a slow reader.)
+        /// client has not closed the connection within 5 minutes. (A reset at once could throw
+        /// away bytes the kernel still holds for a slow reader.)
         case brokenOff(afterBytes: Int)
     }
 
