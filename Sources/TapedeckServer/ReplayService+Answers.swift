@@ -91,7 +91,7 @@ extension ReplayService {
         var answer = ServerAnswer(status: response.status, headers: headers, body: response.body)
         answer.reasonPhrase = response.statusText
         if response.interruption != nil {
-            // The recording broke off: the head, the bytes that came, then a reset — short of the
+            // The recording broke off: the head, the bytes that came, then the end — short of the
             // length the server announced, or chunked with no last chunk when it announced none
             // (or its length was of the encoded body, which goes decoded).
             answer.delivery.cut = .brokenOff(afterBytes: response.body.count)

@@ -74,7 +74,7 @@ public struct ScenarioTrait: TestTrait, TestScoping {
             } catch is ExpectationFailedError {
                 return   // a #require that failed: recorded already, with the seed
             } catch {
-                Issue.record(Comment(rawValue: "seed \(seed): \(error)\nreproduce: \(trial.rerun)"), sourceLocation: sourceLocation)
+                Issue.record(Comment(rawValue: "seed \(seed): \(error)\n\(trial.rerun)"), sourceLocation: sourceLocation)
                 return
             }
         }

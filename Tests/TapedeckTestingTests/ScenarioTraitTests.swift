@@ -128,10 +128,14 @@ struct ScenarioTraitTests {
                 let trial = try #require(ScenarioTrial.current)
                 _ = try #require(trial.seed == 0 ? "zero" : nil, "a required value of the test's own")
             }
+            try await trait.provideScope(for: Test.current!, testCase: nil) {
+                throw CocoaError(.fileNoSuchFile)
+            }
         }
         let texts = issues.withLock { $0 }
-        // Two seeds' #expect, then the #require of the first seed only (it stops the loop)
-        #expect(texts.count == 3, "\(texts)")
+        // Two seeds' #expect, then the #require of the first seed only (it stops the loop), then the thrown error once
+        #expect(texts.count == 4, "\(texts)")
+        #expect(texts.contains { $0.hasPrefix("seed 5: ") && $0.components(separatedBy: "reproduce:").count == 2 }, "one reproduction line: \(texts)")
         #expect(texts.filter { $0.contains("a check of the test's own") && $0.contains("rerun this test with TAPEDECK_SEED=") }.count == 2, "\(texts)")
         #expect(texts.contains { $0.contains("seed 5") } && texts.contains { $0.contains("seed 6") }, "\(texts)")
         #expect(texts.filter { $0.contains("a required value") }.count == 1 && !texts.contains { $0.contains("ExpectationFailedError") }, "\(texts)")
