@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckBridge
 import TapedeckClient
 import TapedeckHTTP
@@ -136,26 +135,6 @@ final class ScenarioAuthenticator: Authenticator {
 
     func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: ScenarioCredential) -> Bool {
         urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.token)"
-    }
-}
-
-/// Sees the retries that wait — the file's retry policy's or those of a client the user built
-/// (the session reports them: `Session.observeBackoffs`) — so that a cancel "during the n-th
-/// backoff" happens in the middle of that wait.
-final class RetryObserver: Sendable {
-    /// Called on the session's rootQueue with the request, the retry's number and its wait.
-    typealias Listener = @Sendable (Request, Int, Duration) -> Void
-    private let listener = Mutex<Listener?>(nil)
-
-    func listen(_ listener: @escaping Listener) {
-        self.listener.withLock { $0 = listener }
-    }
-
-    /// Has `session` report its waiting retries here.
-    func observe(_ session: Session) {
-        session.observeBackoffs { [self] request, delay in
-            listener.withLock { $0 }?(request, request.retryCount + 1, delay)
-        }
     }
 }
 

@@ -162,7 +162,6 @@ final class Run: @unchecked Sendable {
     let provider: ScenarioProvider?
     /// The network's jitter and metrics-order choices, when recorded or replayed.
     let networkChoices: NetworkChoices?
-    private let retryObserver = RetryObserver()
 
     init(scenario: Scenario, seed: UInt64, options: ScenarioRunner.Options, makeSession: ((ScenarioWorld) -> Session)?,
          cassettes: CassetteCache? = nil) throws(ScenarioError) {
@@ -198,7 +197,6 @@ final class Run: @unchecked Sendable {
         } else {
             session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world)
         }
-        retryObserver.observe(session)
         if let setup = scenario.client.provider {
             provider = ScenarioProvider(setup: setup, session: session, scheduler: scheduler, clientHeaders: scenario.client.headers)
         } else {
@@ -213,7 +211,7 @@ final class Run: @unchecked Sendable {
     }
 
     func execute() -> (outcome: Outcome, trace: [TraceStep]) {
-        ScriptDriver(run: self, retryObserver: retryObserver).schedule()
+        ScriptDriver(run: self).schedule()
         var stop: String?
         do {
             try world.scheduler.runUntilIdle(maxSteps: options.maxSteps)

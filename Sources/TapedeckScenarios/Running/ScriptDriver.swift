@@ -12,7 +12,6 @@ import FoundationNetworking
 /// each cancel at its instant or on its event, `cancelAll` at its instant.
 struct ScriptDriver {
     let run: Run
-    let retryObserver: RetryObserver
 
     /// The requests sent so far, by name (what cancels look up): session requests, and provider
     /// requests by their cancel tokens.
@@ -83,9 +82,11 @@ struct ScriptDriver {
             }
         }
         if !backoffCancels.isEmpty {
-            // In the middle of the wait: the retry is armed, its attempt not started.
+            // In the middle of the wait: the retry is armed, its attempt not started. The session
+            // reports every retry that waits, whichever retrier (the file's, the user's) decided it.
             let backoffCancels = backoffCancels
-            retryObserver.listen { request, retry, delay in
+            run.session.observeBackoffs { request, delay in
+                let retry = request.retryCount + 1   // counted once its attempt starts
                 guard let name = sent.name(of: request) else { return }
                 // A provider caller that joined this request's flight waits through its backoffs too.
                 for caller in sent.callers(waitingFor: name)
