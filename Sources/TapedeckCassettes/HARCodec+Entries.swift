@@ -334,9 +334,8 @@ extension HARCodec {
         case "gzip", "x-gzip":
             return Zlib.looksLikeGzip(body) ? .wire : .decoded
         case "deflate":
-            // A zlib header: compression method 8 and a check value making the first two bytes a multiple of 31.
             guard head.count >= 2 else { return .decoded }
-            if head[0] & 0x0F == 8 && (Int(head[0]) << 8 | Int(head[1])) % 31 == 0 { return .wire }
+            if Zlib.looksLikeZlib(body) { return .wire }
             // Raw deflate (no zlib header), as some servers send it: bytes that inflate whole.
             return storedAsBytes && decodesWhole(body, coding: "deflate") ? .wire : .decoded
         case "zstd":

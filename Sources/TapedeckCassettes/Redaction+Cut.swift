@@ -15,12 +15,8 @@ extension Redactor {
     /// ``inspectionLimit`` is stored as it is, as a whole one is.
     func redactCut(_ response: RecordedResponse, echoes: [String]) -> RecordedResponse {
         var response = response
-        let coding = response.headers.value(for: "Content-Encoding")
-        let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
-        // One coding this side decodes as far as it goes, or none (a list of codings stays as it is).
-        guard plain || ContentCoding.isDecodable(coding) else { return response }
-        let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Self.inspectionLimit + 1)
-        guard content.count <= Self.inspectionLimit else { return response }
+        guard let (content, plain) = Self.cutContent(of: response, limit: Self.inspectionLimit + 1),
+              content.count <= Self.inspectionLimit else { return response }
         // A cut inside a multi-byte character leaves up to 3 bytes that are no UTF-8: the checks
         // read the text before them, and the bytes stay as they were.
         let (text, tail) = Self.splitCutCharacter(content)
@@ -37,6 +33,16 @@ extension Redactor {
         response.body = redacted
         response.chunks = nil
         return response
+    }
+
+    /// What a client read of `response`'s cut body (at most `limit` bytes), and whether that is
+    /// the body as stored (`plain`: no coding, or kept decoded); nil under a coding this side does
+    /// not decode as far as it goes (a list of codings, an unknown one).
+    static func cutContent(of response: RecordedResponse, limit: Int) -> (content: Data, plain: Bool)? {
+        let coding = response.headers.value(for: "Content-Encoding")
+        if response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty { return (response.body, true) }
+        guard ContentCoding.isDecodable(coding) else { return nil }
+        return (ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: limit), false)
     }
 
     /// `body` split before a multi-byte character its end cuts: the UTF-8 text, and the 1–3

@@ -112,8 +112,8 @@ public enum SecretScanner {
                 if response.interruption != nil {
                     // Cut short: as far as it decodes, to the last whole character, and — JSON
                     // that stops mid-way does not parse — looked at without parsing.
-                    let plain = response.bodyForm == .decoded || BodyCodings.codings(coding).isEmpty
-                    let content = plain ? response.body : ContentCoding.decodePrefix(response.body, contentEncoding: coding, limit: Redactor.inspectionLimit)
+                    // (One that does not decode at all is named by unreadBodies(in:).)
+                    let content = Redactor.cutContent(of: response, limit: Redactor.inspectionLimit)?.content ?? Data()
                     let text = Redactor.splitCutCharacter(content).text
                     if (try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed])) == nil {
                         let fields = rules.redactCutJSON(text).fields + defaults.redactCutJSON(text).fields

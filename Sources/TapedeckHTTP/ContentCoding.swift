@@ -41,7 +41,7 @@ public enum ContentCoding {
         let format: Zlib.Format
         switch contentEncoding?.lowercased() {
         case "gzip", "x-gzip": format = .gzip
-        case "deflate": format = body.first.map { $0 & 0x0F == 8 && (UInt16($0) << 8 | UInt16(body.dropFirst().first ?? 0)) % 31 == 0 } == true ? .zlib : .raw
+        case "deflate": format = Zlib.looksLikeZlib(body) ? .zlib : .raw
         case "br": return Brotli.decompressPrefix(body, limit: limit)
         case "zstd": return Zstd.decompressPrefix(body, limit: limit)
         default: return Data()

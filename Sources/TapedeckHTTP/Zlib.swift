@@ -126,6 +126,14 @@ public enum Zlib {
     public static func looksLikeGzip(_ data: Data) -> Bool {
         data.count >= 2 && data[data.startIndex] == 0x1F && data[data.startIndex + 1] == 0x8B
     }
+
+    /// True when `data` starts with a zlib header: compression method 8, and a check value that
+    /// makes the first two bytes a multiple of 31 (a `deflate` body not sent raw).
+    public static func looksLikeZlib(_ data: Data) -> Bool {
+        guard data.count >= 2 else { return false }
+        let first = data[data.startIndex], second = data[data.startIndex + 1]
+        return first & 0x0F == 8 && (Int(first) << 8 | Int(second)) % 31 == 0
+    }
 }
 
 /// Streaming compression: feed data in pieces, then finish. Each `Deflater` writes one complete
