@@ -328,15 +328,11 @@ public final class CassetteRecorder: Responder {
                     return false
                 }
                 state.recorded += 1
-                let url = options.redactor.redact(interaction.request.url).absoluteString
-                switch interaction.outcome {
-                case let .failure(failure):
-                    state.recordedFailures.append("\(interaction.request.method) \(url): \(failure.message)")
-                case let .response(response):
-                    if let failure = response.interruption {
-                        state.recordedFailures.append("\(interaction.request.method) \(url): \(response.status), broke off after "
-                                                      + "\(response.body.count) body bytes: \(failure.message)")
-                    }
+                let shown = "\(interaction.request.method) \(options.redactor.redact(interaction.request.url).absoluteString)"
+                if case let .failure(failure) = interaction.outcome {
+                    state.recordedFailures.append("\(shown): \(failure.message)")
+                } else if let response = interaction.response, let failure = response.interruption {
+                    state.recordedFailures.append("\(shown): \(response.status), broke off after \(response.body.count) body bytes: \(failure.message)")
                 }
                 return true
             }
