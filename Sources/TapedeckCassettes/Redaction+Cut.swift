@@ -54,46 +54,130 @@ extension Redactor {
         return (body, Data())
     }
 
-    /// `body` with the string values of secret JSON fields replaced, found without parsing (the
-    /// document may be cut anywhere, even inside a value), and the names of the fields replaced.
-    /// One pass over the bytes: each string is read once, and a string followed by `:` is a name.
+    /// `body` with the values of secret JSON fields replaced, found without parsing (the document
+    /// may be cut anywhere, even inside a value), and the names of the fields replaced. As for a
+    /// whole document: a string value under a secret name, a number, `true`/`false` or `null` under
+    /// a name the rules list, and the values of a list under a secret name (in nested lists too;
+    /// objects in it by their own fields' names). One pass over the bytes, with a stack of the
+    /// containers open at each point; a string followed by `:` is a name.
     func redactCutJSON(_ body: Data) -> (body: Data, fields: [String]) {
         let bytes = [UInt8](body)
-        var replacements: [(range: Range<Int>, name: String)] = []
+        var replacements: [(range: Range<Int>, name: String, quoted: Bool)] = []
+        // Each open container; an array under a secret name carries that name.
+        var open: [CutContainer] = []
         var position = 0
-        var lastName: (text: String, end: Int)?
+        var lastName: String?
+        // The name whose value comes next (after its `:`).
+        var pendingName: String?
+        func secretList() -> String? {
+            if case .list(let name)? = open.last { return name }
+            return nil
+        }
         while position < bytes.count {
-            guard bytes[position] == UInt8(ascii: "\"") else {
-                if bytes[position] == UInt8(ascii: ":"), let name = lastName {
-                    // A name, then its value: a string value may be a secret.
-                    var start = position + 1
-                    while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
-                    if start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
-                        let end = Self.stringEnd(bytes, from: start + 1)
-                        let value = String(decoding: bytes[(start + 1)..<min(end, bytes.count)], as: UTF8.self)
-                        if !value.isEmpty, !Self.looksRedacted(value), isSecretJSONField(name.text, value: value) {
-                            replacements.append((start + 1..<min(end, bytes.count), name.text))
-                        }
-                        position = end + 1
-                        lastName = nil
-                        continue
-                    }
-                }
-                if ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { lastName = nil }
+            let byte = bytes[position]
+            if Self.isJSONSpace(byte) {
                 position += 1
                 continue
             }
-            let end = Self.stringEnd(bytes, from: position + 1)
-            // Names are short; a longer string is a value, never looked at as a name.
-            lastName = end - position <= 200 ? (String(decoding: bytes[(position + 1)..<min(end, bytes.count)], as: UTF8.self), end) : nil
-            position = end + 1
+            if byte == UInt8(ascii: "\"") {
+                let end = Self.stringEnd(bytes, from: position + 1)
+                let range = (position + 1)..<min(end, bytes.count)
+                let owner = pendingName ?? secretList()
+                pendingName = nil
+                lastName = nil
+                if let owner {
+                    let value = String(decoding: bytes[range], as: UTF8.self)
+                    if !value.isEmpty, !Self.looksRedacted(value), isSecretJSONField(owner, value: value) {
+                        replacements.append((range, owner, false))
+                    }
+                } else if end - position <= 200 {
+                    // Names are short; a longer string is a value, never looked at as a name.
+                    lastName = String(decoding: bytes[range], as: UTF8.self)
+                }
+                position = end + 1
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: ":"):
+                pendingName = lastName
+                lastName = nil
+                position += 1
+                // A value that is not a string is read below, by the next turn of the loop.
+                if let name = pendingName {
+                    var start = position
+                    while start < bytes.count, Self.isJSONSpace(bytes[start]) { start += 1 }
+                    guard start < bytes.count else { break }
+                    if bytes[start] == UInt8(ascii: "[") {
+                        open.append(.list(isSecretJSONField(name) ? name : nil))
+                        pendingName = nil
+                        position = start + 1
+                    } else if bytes[start] != UInt8(ascii: "\""), bytes[start] != UInt8(ascii: "{") {
+                        let end = Self.scalarEnd(bytes, from: start)
+                        if jsonFields.contains(name.lowercased()) {
+                            replacements.append((start..<end, name, true))
+                        }
+                        pendingName = nil
+                        position = end
+                    }
+                }
+            case UInt8(ascii: "{"):
+                open.append(.object)
+                pendingName = nil
+                position += 1
+            case UInt8(ascii: "["):
+                // A list in a secret list is the field's values too.
+                open.append(.list(secretList()))
+                position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if !open.isEmpty { open.removeLast() }
+                lastName = nil
+                position += 1
+            case UInt8(ascii: ","):
+                lastName = nil
+                position += 1
+            default:
+                // A number, `true`, `false` or `null` in a list (replaced, as in a whole document, under a
+                // name the rules list).
+                let end = Self.scalarEnd(bytes, from: position)
+                if let owner = secretList(), jsonFields.contains(owner.lowercased()) {
+                    replacements.append((position..<end, owner, true))
+                }
+                lastName = nil
+                position = max(end, position + 1)
+            }
         }
         guard !replacements.isEmpty else { return (body, []) }
         var result = bytes
         for replacement in replacements.reversed() {
-            result.replaceSubrange(replacement.range, with: Array(Self.placeholder.utf8))
+            let text = replacement.quoted ? "\"\(Self.placeholder)\"" : Self.placeholder
+            result.replaceSubrange(replacement.range, with: Array(text.utf8))
         }
         return (Data(result), replacements.map(\.name))
+    }
+
+    /// A container open at a point of a cut JSON document: an object, or a list (with the
+    /// secret name whose values it holds, if any).
+    private enum CutContainer {
+        case object
+        case list(String?)
+    }
+
+    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// Where the number or literal that starts at `start` ends (the first byte that cannot be in
+    /// one; the body's length when it is cut inside it).
+    private static func scalarEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), UInt8(ascii: "\""):
+                return index
+            default: index += 1
+            }
+        }
+        return index
     }
 
     /// Where the JSON string whose text starts at `start` ends (the index of its closing quote;

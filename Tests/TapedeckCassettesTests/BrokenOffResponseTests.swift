@@ -171,6 +171,14 @@ struct BrokenOffResponseTests {
         // A cut body that happens to parse is reported once per field
         let parses = SecretScanner.scan(Cassette(interactions: [cutJSON(#"{"password":"hunter2"}"#)]))
         #expect(parses.filter { $0.place.contains("password") }.count == 1, "\(parses)")
+        // Numbers and lists under secret names, as a whole document's are: a PIN, a list of
+        // tokens (nested too), a number cut short at the end; objects in a list by their fields
+        let scalars = try #require(Redactor(extraJSONFields: ["pin"]).redact(cutJSON(
+            #"{"pin": 123456, "ok": true, "token": [ "t-1", ["t-2", 7] ], "users": [{"name":"ada","password":"p1"}, "x"], "pin2": 9, "password":12"#)).response)
+        #expect(String(decoding: scalars.body, as: UTF8.self) == #"{"pin": "REDACTED", "ok": true, "token": [ "REDACTED", ["REDACTED", "REDACTED"] ], "users": [{"name":"ada","password":"REDACTED"}, "x"], "pin2": 9, "password":"REDACTED""#)
+        // A secret-looking name (not in the rules) hides its strings only, as in a whole document
+        let looking = try #require(Redactor().redact(cutJSON(#"{"session_key": ["s-abcdef", 42], "count": 3"#)).response)
+        #expect(String(decoding: looking.body, as: UTF8.self) == #"{"session_key": ["REDACTED", 42], "count": 3"#)
         // Nothing secret: the body and its length come back as they were
         let clean = cutJSON(#"{"user":"bob","items":[1,2"#)
         #expect(Redactor().redact(clean).response == clean.response)
