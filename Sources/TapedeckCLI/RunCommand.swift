@@ -38,14 +38,14 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Record what the cassette lacks from the traffic's upstream: once, new_episodes or all.")
     var record: String?
 
-    @Option(help: "Timeline width in columns.")
-    var width: Int = 100
+    @Option(help: "Timeline width in columns (at least 40; by default the terminal's, up to 160, or 100 when the output is not a terminal).")
+    var width: Int?
 
     func validate() throws {
         if let record, CassetteRecorder.Mode(parsing: record) == nil {
             throw ValidationError("--record takes once, new_episodes or all (got '\(record)')")
         }
-        if width < 40 { throw ValidationError("--width must be at least 40") }
+        if let width, width < 40 { throw ValidationError("--width must be at least 40") }
     }
 
     func run() throws {
@@ -74,7 +74,7 @@ struct RunCommand: ParsableCommand {
         case .json:
             print(try OutcomeJSON.encode(outcome))
         case .text:
-            print(OutcomeText(outcome, width: width).render())
+            print(OutcomeText(outcome, width: width ?? Self.terminalWidth() ?? 100).render())
         }
         let written = writeArtifacts(outcome, steps: steps)
         if let problem = outcome.recording?.problem {
@@ -148,4 +148,16 @@ func describeWriteError(_ error: any Error, path: String) -> String {
     if !FileManager.default.isWritableFile(atPath: directory) { return "no permission to write in \(directory)" }
     if let error = error as? CassetteError { return error.reason }
     return (error as NSError).localizedFailureReason ?? error.localizedDescription
+}
+
+extension RunCommand {
+    /// The width of the terminal standard output writes to, kept within 40–160 columns (a wider
+    /// timeline is harder to read, not more exact); nil when it is no terminal (a pipe, a file),
+    /// so what a script reads does not depend on the window it ran in.
+    static func terminalWidth() -> Int? {
+        guard isatty(STDOUT_FILENO) != 0 else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return min(160, max(40, Int(size.ws_col)))
+    }
 }

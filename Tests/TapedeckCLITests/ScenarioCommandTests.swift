@@ -42,6 +42,33 @@ struct ScenarioCommandTests {
         #expect(!other.output.contains(hash), "another seed schedules differently")
     }
 
+    @Test("without --width the timeline takes the terminal's width (kept within 40–160 columns); to a pipe, 100")
+    func terminalWidth() throws {
+        /// The timeline's lanes as printed to a terminal `columns` wide (util-linux's `script` gives
+        /// the process a pseudo-terminal; `stty` sets its size).
+        func lanes(columns: Int) throws -> [String] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            let command = "stty cols \(columns) rows 50; exec '\(try tapedeckExecutable().path)' run '\(retryStorm.path)'"
+            process.arguments = ["-qec", command, "/dev/null"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r", with: "")
+                .split(separator: "\n").map(String.init).filter { $0.contains("▕") }
+        }
+        let narrow = try lanes(columns: 60)
+        #expect(narrow.count == 7 && narrow.allSatisfy { $0.count <= 60 } && narrow.contains { $0.count > 50 }, "\(narrow)")
+        let huge = try lanes(columns: 300)
+        #expect(huge.allSatisfy { $0.count <= 160 } && huge.contains { $0.count > 140 }, "\(huge)")
+        let piped = try runTapedeck(["run", retryStorm.path]).output.split(separator: "\n").filter { $0.contains("▕") }
+        #expect(piped.allSatisfy { $0.count <= 100 } && piped.contains { $0.count > 90 }, "\(piped)")
+    }
+
     @Test("a failed expectation exits 1 and prints the check, the reason and a reproduction line that reproduces it")
     func failureReproduces() throws {
         let directory = try TemporaryDirectory()
