@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TapedeckCassettes
 import Synchronization
 import TapedeckScenarios
 
@@ -166,7 +167,7 @@ struct ExploreOutput {
     var progress: ExploreProgress
     /// `--out`: created (or emptied) when the first line is written.
     var outPath: String?
-    private var file: FileHandle?
+    private var file: CassetteFile.Output?
     private(set) var records: [SeedRecord] = []
     private(set) var failed = 0
     private var emptyShard: EmptyShardRecord?
@@ -196,32 +197,42 @@ struct ExploreOutput {
         }
     }
 
-    /// Writes `line` to `--out`, opening it (emptied) for the first line.
+    /// Writes `line` to `--out`, opening it (emptied) for the first line: a file is created
+    /// (through a link, the file it names), a device or standard output written into.
     private mutating func writeToOut(_ line: Data) throws {
         if file == nil, let outPath {
-            guard FileManager.default.createFile(atPath: outPath, contents: nil), let handle = FileHandle(forWritingAtPath: outPath) else {
-                throw OutFileError(path: outPath)
+            do {
+                file = try CassetteFile.Output(path: outPath)
+            } catch {
+                throw OutFileError(path: outPath, reason: nil)
             }
-            file = handle
         }
-        try file?.write(contentsOf: line)
+        do {
+            try file?.write(line)
+        } catch {
+            throw OutFileError(path: outPath ?? "-", reason: error.reason)
+        }
     }
 
-    /// `--out` could not be opened.
+    /// `--out` could not be opened or written.
     struct OutFileError: Error, CustomStringConvertible {
         let path: String
-        var description: String { "--out \(path): cannot write it: \(describeWriteError(CocoaError(.fileWriteUnknown), path: path))" }
+        /// Why a write failed (nil: it could not be opened; the reason is looked for).
+        let reason: String?
+        var description: String {
+            "--out \(path): cannot write it: \(reason ?? describeWriteError(CocoaError(.fileWriteUnknown), path: path))"
+        }
     }
 
     /// Ends the progress bar after an error, so the error starts on a line of its own.
     mutating func abandon() {
         if progress.terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-        try? file?.close()
+        file?.close()
     }
 
     mutating func finish(stoppedEarly stopAfter: Int?, interruptedOf total: Int? = nil) {
         FileHandle.standardError.write(Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
-        try? file?.close()
+        file?.close()
         var totals = ExploreSummary(records)
         if totals.scenario.isEmpty { totals.scenario = scenario }
         var summary = totals.render(allFailing: outPath.map { "all are in \($0)" }

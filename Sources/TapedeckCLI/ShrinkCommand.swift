@@ -40,8 +40,11 @@ struct ShrinkCommand: ParsableCommand {
         // The shrunk scenario is loaded back from --out to check it: a device or a pipe (/dev/null,
         // /dev/stdout) cannot be read back, and must never be removed as a bad result.
         var kind = stat()
-        if let out, stat(out, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG {
-            throw ValidationError("--out \(out) is not a regular file: the shrunk scenario is written there and read back to check it; give a file path")
+        if let out {
+            // Through links: /dev/stdout leads to what the shell redirected it to, never a file to replace.
+            guard case .file(let target) = CassetteFile.outputTarget(out), stat(target, &kind) != 0 || kind.st_mode & S_IFMT == S_IFREG else {
+                throw ValidationError("--out \(out) is not a regular file: the shrunk scenario is written there and read back to check it; give a file path")
+            }
         }
     }
 

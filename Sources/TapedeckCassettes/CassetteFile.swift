@@ -52,6 +52,13 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "no such file", hint: "check the path")
         }
         do {
+            var kind = stat()
+            if stat(url.path, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG {
+                // A named pipe or a descriptor (`inspect <(zcat old.har.gz)`): read as a stream.
+                guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CocoaError(.fileReadNoPermission) }
+                defer { try? handle.close() }
+                return try handle.readToEnd() ?? Data()
+            }
             return try Data(contentsOf: url)
         } catch {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
@@ -183,22 +190,27 @@ public enum CassetteFile {
     }
 
     /// Writes `data` to a temporary sibling of `url`, fsyncs it, renames it over `url` and fsyncs
-    /// the directory. A `url` that is a symbolic link writes the file it points at (the link
-    /// stays a link); a file that exists keeps its permissions (a `0600` cassette stays private).
-    /// A `url` that is no regular file — `/dev/null`, `/dev/stdout`, a named pipe — is written
-    /// into, never renamed over (that would put a plain file in the device's place).
+    /// the directory. A `url` that is a symbolic link writes the file it points at, created if
+    /// it does not exist yet (the link stays a link); a file that exists keeps its permissions (a
+    /// `0600` cassette stays private). A `url` that is no regular file — `/dev/null`, a named
+    /// pipe, `/dev/stdout` and the other descriptors of this process — is written into, never
+    /// renamed over (see ``outputTarget(_:)``).
     public static func atomicWrite(_ data: Data, to url: URL) throws(CassetteError) {
-        // Through a link (and linked directories) to the file it names: the link stays a link.
-        let url = url.resolvingSymlinksInPath()
-        let path = url.path
-        var kind = stat()
-        if stat(path, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG, kind.st_mode & S_IFMT != S_IFDIR {
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ioError(path, "cannot write it") }
-            defer { close(descriptor) }
-            try writeAll(descriptor, data, path: path)
+        let path: String
+        switch outputTarget(url.path) {
+        case .descriptor(let descriptor):
+            try writeAll(descriptor, data, path: url.path)
             return
+        case .device(let device):
+            let descriptor = open(device, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ioError(device, "cannot write it") }
+            defer { close(descriptor) }
+            try writeAll(descriptor, data, path: device)
+            return
+        case .file(let file):
+            path = file
         }
+        let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         // Unique per write (parallel writers in one process never share it), created exclusively.
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UUID().uuidString)"

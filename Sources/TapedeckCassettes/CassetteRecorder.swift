@@ -178,6 +178,13 @@ public final class CassetteRecorder: Responder {
             key, as: mayRecord ? .recorder : journalLeft ? .recoveringReader : .reader, file: cassette.path)
         var recovered: CassetteJournal.Recovery?
         do throws(CassetteError) {
+            var kind = stat()
+            if stat(cassette.path, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG, kind.st_mode & S_IFMT != S_IFDIR {
+                // A pipe is read once (and waits for a writer) and cannot take the merged cassette
+                // back; a device keeps nothing. (`cassette inspect` and `serve` read pipes.)
+                throw CassetteError(.unreadable, file: cassette.path, reason: "this is no regular file (a named pipe or a device): a recorder replays the cassette and merges what it records into it",
+                                    hint: "record into a .har or .har.gz file")
+            }
             // Another process recording it would have its journal merged or replaced under it.
             lock = mayRecord ? try CassetteLock.acquire(for: cassette) : nil
             if recovers {
@@ -374,7 +381,16 @@ public final class CassetteRecorder: Responder {
         var written: Cassette?
         if let journal {
             let replacing = options.mode == .all && succeeded && problems.isEmpty
-            written = try journal.finish(base: base, replacing: replacing, options: options.writeOptions)
+            do throws(CassetteError) {
+                written = try journal.finish(base: base, replacing: replacing, options: options.writeOptions)
+            } catch {
+                guard let first = problems.first else { throw error }
+                // Both told: what the journal could not keep is lost, whatever the merge does later.
+                throw CassetteError(error.kind, file: error.file, place: error.place, reason: """
+                    \(error.reason); and before that, \(problems.count) problem(s) while recording lost \
+                    what they name (the journal does not hold it either); first: \(first.reason)
+                    """, hint: error.hint)
+            }
         }
         if let error = problems.first {
             throw CassetteError(error.kind, file: error.file, place: error.place,

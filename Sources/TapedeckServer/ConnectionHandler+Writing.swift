@@ -44,15 +44,18 @@ extension ConnectionHandler {
             var head = Self.head(answer, close: close, isHead: isHead, chunked: handler.chunkedAllowed)
             if !close, let hint = handler.keepAliveHint { head.headers.add(name: "Keep-Alive", value: hint) }
             context.writeAndFlush(handler.wrapOutboundOut(.head(head)), promise: nil)
-            handler.after(delivery.bodyDelay, context) {
+            // No body, nothing to pace: a HEAD answered from a streamed GET does not hold its
+            // connection for the GET's recorded receive time.
+            let bodyless = isHead || Self.isBodyless(answer.status)
+            handler.after(bodyless ? .zero : delivery.bodyDelay, context) {
                 let (handler, context) = bound.value
-                var body = isHead || Self.isBodyless(answer.status) ? Data() : answer.body
+                var body = bodyless ? Data() : answer.body
                 var cut = delivery.cut
                 if case let .truncate(bytes) = cut, bytes >= body.count { cut = nil }
                 if case let .reset(bytes) = cut { body = body.prefix(bytes) }
                 if case let .brokenOff(bytes) = cut { body = body.prefix(bytes) }
                 if case let .truncate(bytes) = cut { body = body.prefix(bytes) }
-                let pieces = delivery.bytesPerSecond == nil ? delivery.pieces : nil
+                let pieces = delivery.bytesPerSecond == nil && !bodyless ? delivery.pieces : nil
                 handler.sendBody(context, body[...], rate: delivery.bytesPerSecond, pieces: pieces.map { $0[...] }, sentAt: .zero) {
                     let (handler, context) = bound.value
                     whenDone(handler)

@@ -72,7 +72,9 @@ public final class AnswerStream: Sendable {
     public func whenClientGone(_ action: @escaping @Sendable () -> Void) {
         let now = lifecycle.withLock { state -> Bool in
             if state.clientGone { return true }
-            state.whenGone = action
+            // Once done, nothing is left to stop (and the action must not be held: it often
+            // captures the work that holds this stream, a cycle nothing would break).
+            if !state.done { state.whenGone = action }
             return false
         }
         if now { action() }
@@ -84,10 +86,14 @@ public final class AnswerStream: Sendable {
         lifecycle.withLock { !$0.done && $0.whenGone != nil }
     }
 
-    /// Marks the answer done; true the first time (the caller counts it).
+    /// Marks the answer done, letting go of the action ``whenClientGone(_:)`` registered; true
+    /// the first time (the caller counts it).
     func finishOnce() -> Bool {
         lifecycle.withLock { state in
-            defer { state.done = true }
+            defer {
+                state.done = true
+                state.whenGone = nil
+            }
             return !state.done
         }
     }

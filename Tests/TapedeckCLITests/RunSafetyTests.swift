@@ -154,4 +154,38 @@ struct RunSafetyTests {
             #expect(run.errors.contains("The value '-3' is invalid for '--seed <seed>': a seed is a whole number from 0"), "\(command): \(run.errors)")
         }
     }
+
+    @Test("--report, --trace and explore --out through a link to standard output write into the file the shell redirected it to, after what it held; nothing is renamed over it")
+    func outputsThroughStandardOutput() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let link = directory.file("stdout")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/proc/self/fd/1")
+        /// Runs tapedeck with standard output appended to a log that already holds a line.
+        func appending(_ arguments: [String]) throws -> (status: Int32, log: String) {
+            let log = directory.file("log")
+            try Data("a line already in the log\n".utf8).write(to: log)
+            let handle = try FileHandle(forWritingTo: log)
+            try handle.seekToEnd()
+            let process = Process()
+            process.executableURL = try tapedeckExecutable()
+            process.arguments = arguments
+            process.standardOutput = handle
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
+        }
+        let report = try appending(["run", planted.path, "--seed", "2", "--report", link.path])
+        #expect(report.status == 1)
+        #expect(report.log.hasPrefix("a line already in the log\n") && report.log.contains("<html") && report.log.contains("reproduce: "),
+                "the old line, the report and the outcome table: \(report.log.prefix(300))")
+        let trace = try appending(["run", planted.path, "--seed", "2", "--trace", link.path])
+        #expect(trace.log.hasPrefix("a line already in the log\n") && trace.log.contains("\"queue\":") && trace.log.contains("trace hash: "))
+        let explore = try appending(["explore", "seeds", planted.path, "--seeds", "1..3", "--jobs", "1", "--out", link.path])
+        #expect(explore.status == 1)
+        #expect(explore.log.hasPrefix("a line already in the log\n") && explore.log.components(separatedBy: "\"seed\":").count == 4, "\(explore.log)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "/proc/self/fd/1", "the link stays a link")
+    }
 }

@@ -167,6 +167,30 @@ struct FormatTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe"], "no temporary file")
     }
 
+    @Test("an output path leads where opening it would: /dev/stdout and links to it to the descriptor, a dangling link to the file it would create, a pipe into itself")
+    func outputTargets() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        #expect(CassetteFile.outputTarget("/dev/stdout") == .descriptor(1))
+        #expect(CassetteFile.outputTarget("/proc/self/fd/2") == .descriptor(2))
+        let toStandardOutput = directory.file("out.jsonl")
+        try FileManager.default.createSymbolicLink(atPath: toStandardOutput.path, withDestinationPath: "/proc/self/fd/1")
+        #expect(CassetteFile.outputTarget(toStandardOutput.path) == .descriptor(1), "the file the shell redirected to is never renamed over")
+        // A dangling link, relative, through a second link: the file it names, created by the write
+        try FileManager.default.createDirectory(at: directory.file("elsewhere"), withIntermediateDirectories: false)
+        let dangling = directory.file("new.har")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("hop").path, withDestinationPath: "elsewhere/real.har")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "hop")
+        let real = directory.file("elsewhere/real.har").resolvingSymlinksInPath().path
+        #expect(CassetteFile.outputTarget(dangling.path) == .file(real))
+        try CassetteFile.write(try sampleCassette(), to: dangling)
+        #expect(try CassetteFile.read(URL(fileURLWithPath: real)).interactions.count == sampleCassette().interactions.count)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling.path) == "hop", "the link stays a link")
+        let pipe = directory.file("pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        #expect(CassetteFile.outputTarget(pipe.path) == .device(pipe.resolvingSymlinksInPath().path))
+    }
+
     @Test("a write into a missing directory is an I/O error and the old file (elsewhere) is untouched")
     func failedWrite() throws {
         let missing = URL(fileURLWithPath: "/nonexistent-tapedeck-dir/x.har")

@@ -87,6 +87,33 @@ struct StreamPaceTests {
         }   // the client hangs up here, before the server is stopped
     }
 
+    @Test("a HEAD answered from a stream recorded over a minute holds nothing: the request behind it on the connection is answered at once")
+    func headOfAStreamDoesNotWait() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        let cassette = directory.file("slow-events.har")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
+                        outcome: .response(RecordedResponse(
+                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events.reduce(Data(), +),
+                            chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
+                                     BodyChunk(bytes: events[2].count, at: .seconds(60))])),
+                        timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))),
+            Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/other")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Length", "10")], body: Data("other body".utf8))),
+                        timings: ExchangeTimings(wait: .milliseconds(5))),
+        ]), to: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        try client.send("HEAD /events HTTP/1.1\r\nHost: api.test\r\n\r\nGET /other HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n")
+        // Held for the stream's recorded minute, this read would time out (it waits 20 s).
+        let rest = String(decoding: try client.readToEnd(), as: UTF8.self)
+        #expect(client.head?.hasPrefix("http/1.1 200") == true)
+        #expect(rest.hasPrefix("HTTP/1.1 200") && rest.hasSuffix("\r\n\r\nother body"), "the GET's whole answer follows the HEAD's head: \(rest)")
+    }
+
     @Test("a gzip event stream goes decoded to a client that does not accept gzip, still piece by piece: the first events arrive while the last is a minute away")
     func servePacesDecodedGzip() throws {
         let directory = try TemporaryDirectory()
