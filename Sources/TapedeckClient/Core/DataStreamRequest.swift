@@ -268,6 +268,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// Fails with `unacceptableStatusCode` unless the status is in `acceptableStatusCodes`.
+    @preconcurrency
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
         validate { _, response in StatusCodeValidation.validate(acceptable: acceptableStatusCodes, response: response) }

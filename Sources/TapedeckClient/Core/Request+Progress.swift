@@ -2,7 +2,8 @@ public import Dispatch
 public import Foundation
 public import TapedeckScheduling
 
-// Download progress, as Alamofire's `downloadProgress`: how much of the response body arrived.
+// Download and upload progress, as Alamofire's `downloadProgress` and `uploadProgress`: how much of
+// the response body arrived, how much of the request body went.
 // The `Progress` object is made the first time it is read or a handler needs it, so requests
 // nobody watches do not pay for one (corelibs' `Progress` takes a lock and looks for a parent).
 
@@ -88,5 +89,55 @@ extension Request {
         guard let (handler, queue, progress) = watched else { return }
         let boxed = UncheckedSendable(progress)
         queue.async(named: "downloadProgress") { handler(boxed.value) }
+    }
+
+    /// How much of the request body was sent in the current attempt: `completedUnitCount` bytes
+    /// of `totalUnitCount`. On every request with a body, as in Alamofire (not only uploads): a
+    /// JSON or form POST made with `request(_:)` reports it too.
+    public var uploadProgress: Progress {
+        mutableState.write { $0.upload.object() }
+    }
+
+    /// Calls `closure` on `queue` (the session's default response queue when nil) each time more
+    /// of the body was sent. URLSession reports sending for its own transports; a simulated or
+    /// recorded exchange reports the whole body as sent when the response begins.
+    ///
+    /// ```swift
+    /// session.request(url, method: .post, parameters: form)
+    ///     .uploadProgress { print("sent", $0.completedUnitCount) }
+    ///     .responseData { _ in }
+    /// ```
+    @preconcurrency
+    @discardableResult
+    public func uploadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        mutableState.write { $0.upload.handler = (closure, queue) }
+        return self
+    }
+
+    /// `uploadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
+    /// `uploadProgress(queue: .main) { … }`).
+    @preconcurrency
+    @discardableResult
+    public func uploadProgress(queue: DispatchQueue, closure: @escaping ProgressHandler) -> Self {
+        uploadProgress(queue: self.queue(standingFor: queue), closure: closure)
+    }
+
+    /// Records bytes sent (URLSession's `didSendBodyData`), then tells the handler (not when
+    /// nothing changed).
+    func updateUploadProgress(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        let watched = mutableState.write { state -> (ProgressHandler, any SchedulerQueue, Progress)? in
+            guard totalBytesSent != state.upload.completed || totalBytesExpectedToSend != state.upload.total else { return nil }
+            state.upload.completed = totalBytesSent
+            state.upload.total = totalBytesExpectedToSend
+            if let progress = state.upload.progress {
+                TransferCount.set(progress, completed: totalBytesSent, total: totalBytesExpectedToSend)
+            }
+            guard let handler = state.upload.handler else { return nil }
+            return (handler.handler, handler.queue, state.upload.object())
+        }
+        guard let (handler, queue, progress) = watched else { return }
+        let boxed = UncheckedSendable(progress)
+        queue.async(named: "uploadProgress") { handler(boxed.value) }
     }
 }

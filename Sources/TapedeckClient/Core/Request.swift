@@ -47,6 +47,8 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         var finishHandlers: [@Sendable () -> Void] = []
         /// The response body's byte counts and progress watcher (Request+Progress.swift).
         var download = TransferCount()
+        /// How much of the request body was sent (Request+Progress.swift).
+        var upload = TransferCount()
         /// The `onHTTPResponse` handler, and what waits for its answer (Request+ResponseGate.swift).
         var responseGate = ResponseGate()
 
@@ -211,6 +213,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     func reset() {
         mutableState.write { state in
             state.download.reset()
+            state.upload.reset()
             state.error = nil
             state.responseSerializerCompletions = []
             state.pendingRetry = nil
@@ -240,7 +243,17 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The attempt's response head arrived: answered as `onHTTPResponse` says (Request+ResponseGate.swift).
     /// An upload counts its body sent first.
     func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        // The response began, so the whole body was sent: said unless URLSession already did
+        // (it reports sending for its own transports, not through a custom URLProtocol).
+        if let length = sentBodyLength, mutableState.read({ $0.upload.completed }) < length {
+            updateUploadProgress(totalBytesSent: length, totalBytesExpectedToSend: length)
+        }
         answerResponseHead(response, completionHandler: completionHandler)
+    }
+
+    /// The length of the attempt's request body, when known (an upload's says its own).
+    var sentBodyLength: Int64? {
+        (request?.httpBody?.count).flatMap { $0 > 0 ? Int64($0) : nil }
     }
 
     /// The attempt's task completed (its error recorded): a download writes its file here, before

@@ -97,7 +97,7 @@ open class SessionDelegate: NSObject, URLSessionDataDelegate, TransferMetricsDel
                          totalBytesExpectedToSend: Int64) {
         eventMonitor?.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                                  totalBytesExpectedToSend: totalBytesExpectedToSend)
-        (request(for: task) as? UploadRequest)?.updateUploadProgress(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+        request(for: task)?.updateUploadProgress(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     /// Hands a streamed upload its stream (URLSession asks for it on its own transports).

@@ -1,5 +1,5 @@
 public import Foundation
-public import TapedeckScheduling
+import TapedeckScheduling
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -62,16 +62,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     private struct UploadState {
         var uploadable: Uploadable?
-        var progressHandler: (handler: ProgressHandler, queue: any SchedulerQueue)?
     }
 
     /// What makes the body (given to the `upload` method).
     public let upload: any UploadableConvertible
     /// The file manager that removes a temporary form file once the request finished.
     public let fileManager: FileManager
-    /// How much of the body was sent, for the current attempt.
-    public let uploadProgress = Progress(totalUnitCount: 0)
-
     private let uploadState = Protected(UploadState())
 
     init(id: UUID, convertible: any URLRequestConvertible, upload: any UploadableConvertible, fileManager: FileManager,
@@ -135,45 +131,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
-    override func reset() {
-        super.reset()
-        TransferCount.set(uploadProgress, completed: 0, total: 0)
-    }
-
-    /// Calls `closure` on `queue` (the session's default response queue when nil) each time more
-    /// of the body was sent. URLSession reports sending for its own transports; a simulated or
-    /// recorded exchange reports the whole body as sent when the response begins.
-    @preconcurrency
-    @discardableResult
-    public func uploadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        uploadState.write { $0.progressHandler = (closure, queue) }
-        return self
-    }
-
-    /// `uploadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
-    /// `uploadProgress(queue: .main) { … }`).
-    @preconcurrency
-    @discardableResult
-    public func uploadProgress(queue: DispatchQueue, closure: @escaping ProgressHandler) -> Self {
-        uploadProgress(queue: self.queue(standingFor: queue), closure: closure)
-    }
-
-    /// Records bytes sent (URLSession's `didSendBodyData`), then tells the progress handler.
-    func updateUploadProgress(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        guard totalBytesSent != uploadProgress.completedUnitCount || totalBytesExpectedToSend != uploadProgress.totalUnitCount else { return }
-        TransferCount.set(uploadProgress, completed: totalBytesSent, total: totalBytesExpectedToSend)
-        guard let handler = uploadState.read({ $0.progressHandler }) else { return }
-        let progress = UncheckedSendable(uploadProgress)
-        handler.queue.async(named: "uploadProgress") { handler.handler(progress.value) }
-    }
-
-    /// The response began, so the whole body was sent: says so unless URLSession already did.
-    override func didReceiveResponse(_ response: HTTPURLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        if let length = uploadable?.length, uploadProgress.completedUnitCount < length {
-            updateUploadProgress(totalBytesSent: length, totalBytesExpectedToSend: length)
-        }
-        super.didReceiveResponse(response, completionHandler: completionHandler)
+    /// The body's length, when the uploadable knows it (a stream may not).
+    override var sentBodyLength: Int64? {
+        uploadable?.length
     }
 
     /// Deletes a temporary form file once the request is over (whether or not its session is

@@ -224,9 +224,7 @@ extension Request {
             downloadProgress(queue: underlyingQueue, closure: yield)
         }
     }
-}
 
-extension UploadRequest {
     /// The body's upload progress, each time it changes (this sets the request's `uploadProgress`
     /// handler).
     public func uploadProgress(bufferingPolicy: StreamOf<Progress>.BufferingPolicy = .unbounded) -> StreamOf<Progress> {

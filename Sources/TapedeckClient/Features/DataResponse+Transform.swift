@@ -47,12 +47,10 @@ extension DataResponse {
 }
 
 extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
-    /// `SUCCESS: <value>` or `FAILURE: <error>`.
+    /// The result as Swift prints it, as Alamofire 5 writes it: `success(<value>)` or
+    /// `failure(<error>)` (loggers that print `"\(response)"` read the same text).
     public var description: String {
-        switch result {
-        case let .success(value): "SUCCESS: \(value)"
-        case let .failure(error): "FAILURE: \(error)"
-        }
+        "\(result)"
     }
 
     /// The request, the response (status, headers, body size), the durations and the result, one per line.

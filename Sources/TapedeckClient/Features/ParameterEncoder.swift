@@ -95,7 +95,9 @@ extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
 
 /// `application/x-www-form-urlencoded` parameters: in the query for GET, HEAD and DELETE (or
 /// always/never, as chosen), otherwise in the body.
-public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+open class URLEncodedFormParameterEncoder: ParameterEncoder, @unchecked Sendable {
+    // @unchecked Sendable: an open class cannot be checked; its stored properties are constants
+    // of Sendable types.
     /// Where the form goes.
     public enum Destination: Sendable {
         /// The query for GET, HEAD and DELETE; the body otherwise.
@@ -122,7 +124,7 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
 
     /// `request` with `parameters` as a form, in the query or the body (with
     /// `Content-Type: application/x-www-form-urlencoded; charset=utf-8` unless one is set).
-    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    open func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         guard let url = request.url else {
             throw ClientError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))

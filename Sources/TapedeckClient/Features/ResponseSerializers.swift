@@ -4,7 +4,7 @@ public import FoundationNetworking
 #endif
 
 /// The body as `Data`.
-public struct DataResponseSerializer: ResponseSerializer {
+public final class DataResponseSerializer: ResponseSerializer {
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
     /// Status codes for which an empty body is fine.
@@ -31,7 +31,7 @@ public struct DataResponseSerializer: ResponseSerializer {
 }
 
 /// The body as a `String`, in the response's charset (UTF-8 when it names none, or the given encoding).
-public struct StringResponseSerializer: ResponseSerializer {
+public final class StringResponseSerializer: ResponseSerializer {
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
     /// The encoding to use (nil: the response's charset, else UTF-8).
@@ -76,7 +76,7 @@ public struct StringResponseSerializer: ResponseSerializer {
 }
 
 /// The body as a ``ClientJSON`` value; an allowed empty body is `.null`.
-public struct JSONResponseSerializer: ResponseSerializer {
+public final class JSONResponseSerializer: ResponseSerializer {
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
     /// Status codes for which an empty body is fine.
@@ -108,7 +108,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
 }
 
 /// The body decoded by a ``DataDecoder`` (a `JSONDecoder` by default).
-public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+public final class DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
     /// The decoder used.

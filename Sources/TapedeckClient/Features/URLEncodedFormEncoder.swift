@@ -12,7 +12,7 @@ public import Foundation
 /// let form: String = try encoder.encode(Signup(userName: "ada l", joined: Date(timeIntervalSince1970: 0)))
 /// // "joined=1970-01-01T00%3A00%3A00Z&user_name=ada+l"
 /// ```
-public struct URLEncodedFormEncoder: Sendable {
+public final class URLEncodedFormEncoder: Sendable {
     /// How an array's elements are keyed (Alamofire's cases: `brackets`, `noBrackets`,
     /// `indexInBrackets`, `custom`).
     public typealias ArrayEncoding = URLEncoding.ArrayEncoding
@@ -121,3 +121,14 @@ public struct URLEncodedFormEncoder: Sendable {
         return spaceEncoding.encode(escaped.replacingOccurrences(of: " ", with: "%20"))
     }
 }
+
+extension CharacterSet {
+    /// What Alamofire leaves unescaped in a query (RFC 3986's query characters without the
+    /// delimiters `:#[]@!$&'()*+,;=`): Alamofire's name for ``URLEncodedFormEncoder/queryAllowed``.
+    ///
+    /// ```swift
+    /// let encoder = URLEncodedFormEncoder(allowedCharacters: .afURLQueryAllowed)
+    /// ```
+    public static let afURLQueryAllowed: CharacterSet = URLEncodedFormEncoder.queryAllowed
+}
+

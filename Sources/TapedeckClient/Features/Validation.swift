@@ -30,6 +30,7 @@ extension DataRequest {
     }
 
     /// Fails with `unacceptableStatusCode` unless the status is in `acceptableStatusCodes`.
+    @preconcurrency
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
         validate { _, response, _ in StatusCodeValidation.validate(acceptable: acceptableStatusCodes, response: response) }
