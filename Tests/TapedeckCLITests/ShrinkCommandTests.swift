@@ -33,6 +33,37 @@ struct ShrinkCommandTests {
         }
     }
 
+    @Test("values typed by a YAML tag keep their type in the shrunk file (Yams writes no tags): !!float '0.5' stays a number, !!str 123 text")
+    func taggedValues() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let input = directory.file("tagged.yaml")
+        try Data("""
+            name: tagged
+            traffic:
+              stubs:
+                - match: GET http://api.test/items
+                  headers: {X-Build: !!str 123}
+                  json: {ok: true}
+            client:
+              validate: true
+              retry: {limit: 2, scale: !!float '0.5', base: !!int "2"}
+            script:
+              - request: GET http://api.test/items
+            faults:
+              - {name: flaky, kind: status, status: 503, attempts: 1}
+            expect:
+              requests:
+                items: {attempts: 1}
+            """.utf8).write(to: input)
+        let output = directory.file("min.yaml")
+        let shrink = try runTapedeck(["shrink", input.path, "--seed", "1", "--out", output.path])
+        #expect(shrink.status == 0, "the written file is checked by loading and running it: \(shrink.errors)")
+        let written = try String(contentsOf: output, encoding: .utf8)
+        #expect(written.contains("scale: 0.5") && written.contains("base: 2") && written.contains(#"X-Build: "123""#), "\(written)")
+        #expect(try runTapedeck(["run", output.path]).status == 1)
+    }
+
     @Test("a passing seed exits 4 with a message and writes nothing")
     func passingSeed() throws {
         let directory = try TemporaryDirectory()

@@ -252,10 +252,23 @@ struct BadFileTests {
         }
     }
 
-    @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem")
+    @Test("a device or a pipe is read as a stream: /dev/null is an empty file, not a permissions problem; an endless one is refused past 64 MiB")
     func streamedFiles() throws {
         let error = try #require(throws: ScenarioError.self) { try Scenario.load(URL(fileURLWithPath: "/dev/null")) }
         #expect(error.description == "/dev/null: the file is empty — start from a file in docs/examples/scenarios")
+        let endless = try #require(throws: ScenarioError.self) { try Scenario.load(URL(fileURLWithPath: "/dev/zero")) }
+        #expect(endless.reason == "is larger than 64 MiB (or never ends), too large for a scenario file", "\(endless)")
+    }
+
+    @Test("repeats spaced so far apart that the last would start past the virtual clock's 10⁹ s are refused at 'every'")
+    func repeatsPastTheClock() throws {
+        let error = try #require(throws: ScenarioError.self) {
+            try Scenario.parse("traffic: {stubs: [{match: \"*\"}]}\nscript:\n  - request: GET http://api.test/a\n    repeat: 11\n    every: 1000000000s", file: "s.yaml")
+        }
+        #expect(error.path == "script[0].every" && error.line == 5, "\(error)")
+        #expect(error.reason.hasPrefix("the last of the 11 repeats would start at 1e+10 s"), "\(error.reason)")
+        // Ten repeats a 10⁸ s apart end at 9 × 10⁸ s: within the clock's range
+        _ = try Scenario.parse("traffic: {stubs: [{match: \"*\"}]}\nscript:\n  - request: GET http://api.test/a\n    repeat: 10\n    every: 100000000s", file: "s.yaml")
     }
 
     @Test("a cassette that is not there: the run names the file, the line of the key, and says how to record it (an upstream first)")

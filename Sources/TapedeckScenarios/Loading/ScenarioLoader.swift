@@ -25,7 +25,10 @@ extension Scenario {
                                                                                                defaultName: defaultName, source: source)
     }
 
-    /// The text of a file, or an error saying why it cannot be read (missing, a directory, not UTF-8).
+    /// The most bytes a scenario file (or a text it includes) may hold: 64 MiB.
+    static let largestText = 64 << 20
+
+    /// The text of a file, or an error saying why it cannot be read (missing, a directory, not UTF-8, too large).
     static func readText(_ url: URL, what: String, hint: String) throws(ScenarioError) -> String {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
@@ -36,9 +39,19 @@ extension Scenario {
             throw ScenarioError(file: url.path, reason: "cannot open the file", hint: "check its permissions")
         }
         defer { try? handle.close() }
-        let data: Data
+        var data = Data()
         do {
-            data = try handle.readToEnd() ?? Data()
+            // At most `largestText` bytes: an endless stream (`/dev/zero`) is refused, not read
+            // until memory runs out.
+            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+                data.append(piece)
+                if data.count > largestText {
+                    throw ScenarioError(file: url.path, reason: "is larger than \(largestText >> 20) MiB (or never ends), too large for a \(what)",
+                                        hint: "a scenario names large bodies with bodyFile and traffic with a cassette; check the path")
+                }
+            }
+        } catch let error as ScenarioError {
+            throw error
         } catch {
             throw ScenarioError(file: url.path, reason: "cannot read the file (\(error.localizedDescription))", hint: "check that it is a readable file")
         }

@@ -145,6 +145,16 @@ extension ScenarioReader {
                 throw every.error("'every' spaces the repeats of a step, and this one is sent once",
                                   hint: "add 'repeat: N' (2 or more), or remove 'every' (use 'at' for when it is sent)")
             }
+            // Each duration is within 10⁹ s, but the last repeat starts at at + every × (repeat − 1):
+            // past that the virtual clock would saturate (requests at the same far instant).
+            let last = Double(step.at.components.seconds) + Double(step.at.components.attoseconds) / 1e18
+                + (Double(step.every.components.seconds) + Double(step.every.components.attoseconds) / 1e18) * Double(step.repetitions - 1)
+            let longest = Double(Field.longestDuration.components.seconds)
+            if last > longest {
+                throw every.error("the last of the \(step.repetitions) repeats would start at \(String(format: "%.4g", last)) s, "
+                                  + "more than the 10⁹ s a scenario's virtual clock may reach",
+                                  hint: "lower 'every', 'repeat' or 'at'")
+            }
         }
     }
 

@@ -50,7 +50,7 @@ public enum ShrunkScenarioWriter {
         pairs.append((Node("schedule"), schedule(result.shrunk, origin: original.path)))
         let body: String
         do {
-            body = try Yams.serialize(node: Node(pairs), width: -1)
+            body = try Yams.serialize(node: Self.untagged(Node(pairs)), width: -1)
         } catch {
             throw ScenarioError(file: output.path, reason: "cannot write YAML: \(error)")
         }
@@ -62,6 +62,36 @@ public enum ShrunkScenarioWriter {
 
             """
         return header + body
+    }
+
+    /// `node` with every scalar written so that it reads back as the same value without a tag:
+    /// Yams writes a scalar's text and style but not its tag, so `!!float '0.5'` (a number) would
+    /// come back as the text "0.5", and `!!str 123` (text) as a number.
+    static func untagged(_ node: Node) -> Node {
+        switch node {
+        case let .scalar(scalar):
+            guard let value = CoreSchema.value(of: node) else { return node }
+            let asWritten: CoreSchema.Value = CoreSchema.isPlain(scalar) ? CoreSchema.resolve(scalar.string) : .string(scalar.string)
+            guard value != asWritten else { return node }
+            switch value {
+            case let .string(text):
+                return Node(text, Tag(.implicit), .doubleQuoted)
+            case .null:
+                return Node("null", Tag(.implicit), .plain)
+            case let .bool(flag):
+                return Node(flag ? "true" : "false", Tag(.implicit), .plain)
+            case let .integer(digits):
+                return Node(digits, Tag(.implicit), .plain)
+            case let .float(text, _):
+                return Node(text, Tag(.implicit), .plain)
+            }
+        case let .mapping(mapping):
+            return Node(mapping.map { (untagged($0.key), untagged($0.value)) }, mapping.tag, mapping.style)
+        case let .sequence(sequence):
+            return Node(sequence.map(untagged), sequence.tag, sequence.style)
+        case .alias:
+            return node
+        }
     }
 
     /// `text` on one comment line: a line break, U+2028/U+2029 or another control character (in
