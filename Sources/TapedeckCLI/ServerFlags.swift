@@ -196,6 +196,7 @@ struct TerminationSignals {
 /// how many interactions it brought back, what it could not, and where a damaged journal went.
 func recoveryLine(_ recovery: CassetteJournal.Recovery, command: String) -> String {
     var line = "tapedeck \(command): recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
+    if recovery.damagedBytes > 0 { line += "; \(recovery.damagedBytes) damaged bytes inside it were skipped (the records after them were recovered)" }
     if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
     if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
     if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }

@@ -204,8 +204,11 @@ public final class CassetteJournal: Sendable {
             // the cassette holds them.
             throw CassetteError(
                 .io, file: cassetteURL.path,
-                reason: "the cassette holds \(cassette.interactions.count) interaction\(cassette.interactions.count == 1 ? "" : "s"), but the last \(journalled.droppedBytes) bytes of the journal did not fit "
-                    + "(a cassette holds at most \(CassetteFile.maximumJSONSize / 1_048_576) MiB of JSON): they are kept in \(aside ?? journalURL.path + ".damaged")",
+                reason: "the cassette holds \(cassette.interactions.count) interaction\(cassette.interactions.count == 1 ? "" : "s"), but "
+                    + (journalled.damagedBytes > 0
+                        ? "\(journalled.damagedBytes) bytes of the journal were damaged on disk"
+                        : "the last \(journalled.droppedBytes) bytes of the journal did not fit (a cassette holds at most \(CassetteFile.maximumJSONSize / 1_048_576) MiB of JSON)")
+                    + ": they are kept in \(aside ?? journalURL.path + ".damaged")",
                 hint: "record large bodies into a cassette of their own")
         }
         cassette.skipped = journalled.skipped
@@ -216,10 +219,14 @@ public final class CassetteJournal: Sendable {
     public struct Contents: Sendable {
         /// Every complete interaction, in order.
         public var interactions: [Interaction]
-        /// Bytes at the end that did not form a complete record (a write cut by a crash).
+        /// Bytes that did not form a complete record: a write cut by a crash at the end, and
+        /// ``damagedBytes`` within.
         public var droppedBytes: Int
         /// Complete records that cannot be replayed, and why (kept in the journal's `.damaged` copy).
         public var skipped: [SkippedEntry] = []
+        /// Bytes inside the journal that formed no record (damage on disk): the records after
+        /// them were read again from the next record's start.
+        public var damagedBytes = 0
     }
 
     /// Reads a journal (missing: empty).
@@ -231,19 +238,37 @@ public final class CassetteJournal: Sendable {
         } catch {
             throw CassetteError(.io, file: url.path, reason: "cannot read the journal: \(error.localizedDescription)")
         }
-        // Past the size limit the rest counts as damaged: kept aside as `.damaged`, never lost.
-        let (members, validBytes, _) = Zlib.decompressMembers(data, limit: CassetteFile.maximumJSONSize)
+        // Each record is a gzip member. Damage inside (a bad sector, a stray write) ends a run of
+        // members; the records after it are read again from the next member's start, so one bad
+        // record does not strand the rest. Past the size limit the rest counts as damaged: kept
+        // aside as `.damaged`, never lost.
+        var members: [Data] = []
+        var offset = 0
+        var damaged = 0
+        var decoded = 0
+        while offset < data.count {
+            let (found, validBytes, error) = Zlib.decompressMembers(Data(data[offset...]), limit: CassetteFile.maximumJSONSize - decoded)
+            members += found
+            decoded += found.reduce(0) { $0 + $1.count }
+            offset += validBytes
+            guard offset < data.count, error?.exceededLimit != true,
+                  let next = nextMemberStart(in: data, after: offset) else { break }
+            damaged += next - offset
+            offset = next
+        }
         var interactions: [Interaction] = []
         var skipped: [SkippedEntry] = []
         let decoder = JSONDecoder()
         for (position, member) in members.enumerated() {
-            // A member is complete (its gzip trailer checked out), so a bad line is real damage.
+            // A member is complete (its gzip trailer checked out), so a bad line is real damage:
+            // left out (the journal goes aside as `.damaged`), not allowed to strand the rest.
             let entry: HAREntry
             do {
                 entry = try decoder.decode(HAREntry.self, from: member)
             } catch {
-                throw CassetteError(.json, file: url.path, place: "journal record \(position)", reason: "not a HAR entry: \(error)",
-                                    hint: "move the journal aside to keep the rest of the cassette usable")
+                skipped.append(SkippedEntry(position: position, method: "?", url: "(unreadable journal record)", error: CassetteError(
+                    .json, file: url.path, place: "journal record \(position)", reason: "not a HAR entry: \(Self.firstLine(of: error))")))
+                continue
             }
             do {
                 interactions.append(try HARCodec.interaction(from: entry, position: position, file: url.path))
@@ -254,7 +279,24 @@ public final class CassetteJournal: Sendable {
                 skipped.append(SkippedEntry(position: position, method: entry.request.method, url: entry.request.url, error: error))
             }
         }
-        return Contents(interactions: interactions, droppedBytes: data.count - validBytes, skipped: skipped)
+        return Contents(interactions: interactions, droppedBytes: damaged + data.count - offset, skipped: skipped, damagedBytes: damaged)
+    }
+
+    /// Where the next gzip member (`1f 8b 08`) starts after the damaged byte at `offset`.
+    private static func nextMemberStart(in data: Data, after offset: Int) -> Int? {
+        let magic = Data([0x1F, 0x8B, 0x08])
+        guard offset + 1 < data.count else { return nil }
+        return data.range(of: magic, in: (data.startIndex + offset + 1)..<data.endIndex).map { $0.lowerBound - data.startIndex }
+    }
+
+    /// A decoding error's text without Swift's dump of its context.
+    private static func firstLine(of error: any Error) -> String {
+        if case let DecodingError.dataCorrupted(context) = error { return context.debugDescription }
+        if case let DecodingError.keyNotFound(key, _) = error { return "no '\(key.stringValue)'" }
+        if case let DecodingError.typeMismatch(_, context) = error {
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        }
+        return "\(error)"
     }
 
     /// What ``recover(cassette:)`` did.
@@ -267,6 +309,9 @@ public final class CassetteJournal: Sendable {
         public var skipped: [SkippedEntry] = []
         /// Where the journal was kept aside (a damaged one), nil when it was deleted.
         public var keptAside: String?
+        /// Bytes inside the journal that formed no record (damage on disk); the records after
+        /// them were recovered.
+        public var damagedBytes = 0
     }
 
     /// The pid of another process recording `cassette` right now (0 when it wrote none), nil when
@@ -318,8 +363,8 @@ public final class CassetteJournal: Sendable {
         let merged = merge(base, contents.interactions)
         try CassetteFile.write(merged, to: cassette)
         let aside = retire(journal, damaged: contents.droppedBytes > 0 || !contents.skipped.isEmpty)
-        return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes,
-                        skipped: contents.skipped, keptAside: aside)
+        return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes - contents.damagedBytes,
+                        skipped: contents.skipped, keptAside: aside, damagedBytes: contents.damagedBytes)
     }
 
     /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it

@@ -103,9 +103,38 @@ struct JournalTests {
         try journal.append(interaction(2))
         let path = journal.journalURL.path
         let error = try #require(throws: CassetteError.self) { try journal.finish(base: Cassette()) }
-        #expect(error.reason.contains("the cassette holds 1 interaction, but the last") && error.reason.contains("\(path).damaged"), "\(error)")
-        #expect(try CassetteFile.read(url).interactions == [interaction(1)])
+        #expect(error.reason.contains("the cassette holds 2 interactions, but 15 bytes of the journal were damaged on disk")
+                && error.reason.contains("\(path).damaged"), "the record after the damage is read again: \(error)")
+        #expect(try CassetteFile.read(url).interactions == [interaction(1), interaction(2)])
         #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
+    }
+
+    @Test("damage inside a journal (a flipped byte in one record, a record of bad JSON) loses that record only: the ones after it are recovered, the damage is told and kept aside")
+    func damageInsideTheJournal() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let journal = try CassetteJournal(cassette: url)
+        var ends: [Int] = []
+        for index in 1...6 {
+            try journal.append(interaction(index))
+            ends.append(try Data(contentsOf: journal.journalURL).count)
+        }
+        // A byte in the middle of record 3's compressed data flipped, and record 5 replaced by
+        // a well-formed gzip member of something that is no HAR entry
+        var bytes = try Data(contentsOf: journal.journalURL)
+        let middleOfThird = (ends[1] + ends[2]) / 2
+        bytes[middleOfThird] ^= 0xFF
+        let notAnEntry = try Zlib.compress(Data(#"{"not":"an entry"}"#.utf8), format: .gzip)
+        bytes = bytes.prefix(ends[3]) + notAnEntry + bytes.suffix(from: ends[4])
+        try bytes.write(to: journal.journalURL)
+        let path = journal.journalURL.path
+
+        let recovery = try #require(try CassetteJournal.recover(cassette: url))
+        #expect(try CassetteFile.read(url).interactions == [1, 2, 4, 6].map(interaction), "only the damaged records are lost")
+        #expect(recovery.recovered == 4 && recovery.damagedBytes > 0 && recovery.droppedBytes == 0, "\(recovery)")
+        #expect(recovery.skipped.count == 1 && recovery.skipped.first?.error.reason.hasPrefix("not a HAR entry") == true, "\(recovery.skipped)")
+        #expect(FileManager.default.fileExists(atPath: path + ".damaged"), "the damaged bytes are kept aside")
     }
 
     @Test("a crash between writing the cassette and deleting the journal: merging again adds nothing")
