@@ -35,5 +35,9 @@ struct RealAppCodeFourthTests {
         #expect(fractions.all == ["1.0"], "one report, the whole body, when the response began: \(fractions.all)")
         // `"\(response)"` is the result as Swift prints it: Alamofire 5's `success(…)`, not `SUCCESS: …`
         #expect(logged.value == "Finished: success(0 bytes)", "\(logged.value ?? "nil")")
+        // A download's response prints the same way
+        let download = DownloadResponse<URL, AFError>(request: nil, response: nil, fileURL: nil, resumeData: nil, metrics: nil,
+                                                      serializationDuration: .zero, result: .success(URL(fileURLWithPath: "/tmp/report.pdf")))
+        #expect("\(download)" == "success(file:///tmp/report.pdf)")
     }
 }

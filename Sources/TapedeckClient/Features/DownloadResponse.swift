@@ -114,3 +114,11 @@ public struct URLResponseSerializer: DownloadResponseSerializerProtocol {
         return fileURL
     }
 }
+
+extension DownloadResponse: CustomStringConvertible {
+    /// The result as Swift prints it, as Alamofire 5 writes it: `success(<value>)` or
+    /// `failure(<error>)`.
+    public var description: String {
+        "\(result)"
+    }
+}
