@@ -57,9 +57,20 @@ public enum CassetteFile {
                 // A named pipe or a descriptor (`inspect <(zcat old.har.gz)`): read as a stream.
                 guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CocoaError(.fileReadNoPermission) }
                 defer { try? handle.close() }
-                return try handle.readToEnd() ?? Data()
+                var data = Data()
+                // No cassette is larger than the JSON it may hold: an endless device is refused.
+                while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+                    data.append(piece)
+                    if data.count > maximumJSONSize {
+                        throw CassetteError(.unreadable, file: url.path, reason: "more than \(maximumJSONSize >> 20) MiB arrived from this pipe or device (or it never ends)",
+                                            hint: "give the path of a .har or .har.gz file")
+                    }
+                }
+                return data
             }
             return try Data(contentsOf: url)
+        } catch let error as CassetteError {
+            throw error
         } catch {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
                                 hint: "check the file's permissions")

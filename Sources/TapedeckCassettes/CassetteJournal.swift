@@ -52,6 +52,12 @@ public final class CassetteJournal: Sendable {
         guard opened >= 0 else { throw CassetteFile.ioError(path, "cannot open the journal") }
         if let existing = try? Data(contentsOf: url), !existing.isEmpty {
             let valid = Zlib.decompressMembers(existing).validBytes
+            if valid < existing.count, Self.nextMemberStart(in: existing, after: valid) != nil {
+                // Damage inside, records after it: trimming would destroy them; recovery reads them.
+                close(opened)
+                throw CassetteError(.io, file: path, reason: "the journal has damaged bytes at byte \(valid) with records after them",
+                                    hint: "recover it first (CassetteJournal.recover(cassette:), or start tapedeck record or serve on the cassette): the records after the damage are kept")
+            }
             if valid < existing.count && ftruncate(opened, off_t(valid)) != 0 {
                 close(opened)
                 throw CassetteFile.ioError(path, "cannot trim a cut-off record")
@@ -247,7 +253,7 @@ public final class CassetteJournal: Sendable {
         var damaged = 0
         var decoded = 0
         while offset < data.count {
-            let (found, validBytes, error) = Zlib.decompressMembers(Data(data[offset...]), limit: CassetteFile.maximumJSONSize - decoded)
+            let (found, validBytes, error) = Zlib.decompressMembers(data[offset...], limit: CassetteFile.maximumJSONSize - decoded)
             members += found
             decoded += found.reduce(0) { $0 + $1.count }
             offset += validBytes

@@ -170,6 +170,8 @@ public final class CassetteRecorder: Responder {
         case .once: !files.fileExists(atPath: cassette.path) || journalLeft
         case .newEpisodes, .all: true
         }
+        // Only a recording writes beside the cassette; a replay of one in a read-only place is fine.
+        if mayRecord { try Self.checkWritable(cassette, creatingDirectories: true) }
         let key = CassetteHolds.key(for: cassette)
         holdKey = key
         holdIsExclusive = mayRecord
@@ -410,6 +412,36 @@ public final class CassetteRecorder: Responder {
         if holdRelease.claim() {
             lock?.release()
             CassetteHolds.shared.release(holdKey, exclusive: holdIsExclusive)
+        }
+    }
+}
+
+extension CassetteRecorder {
+    /// Refuses a cassette whose journal could not be written beside it (an unwritable directory,
+    /// a file in the way, a missing directory unless `creatingDirectories`: then the nearest one
+    /// that exists must be writable, as the journal creates the rest), so that no request is
+    /// forwarded before that is found out.
+    ///
+    /// ```swift
+    /// try CassetteRecorder.checkWritable(URL(fileURLWithPath: "recordings/api.har.gz"))
+    /// ```
+    public static func checkWritable(_ cassette: URL, creatingDirectories: Bool = false) throws(CassetteError) {
+        var directory = cassette.deletingLastPathComponent()
+        if creatingDirectories {
+            while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" {
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        var isDirectory: ObjCBool = false
+        let hint = "create the directory, or record into a cassette in a writable directory"
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) does not exist", hint: hint)
+        }
+        guard isDirectory.boolValue else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: \(directory.path) is a file, not a directory", hint: hint)
+        }
+        guard FileManager.default.isWritableFile(atPath: directory.path) else {
+            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) is not writable", hint: hint)
         }
     }
 }

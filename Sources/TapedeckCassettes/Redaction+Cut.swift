@@ -20,7 +20,11 @@ extension Redactor {
         // A cut inside a multi-byte character leaves up to 3 bytes that are no UTF-8: the checks
         // read the text before them, and the bytes stay as they were.
         let (text, tail) = Self.splitCutCharacter(content)
-        let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactCutJSON(text).body)) + tail
+        // Numbers and literals are replaced only in what is JSON: in a script (`{"Authorization":e}`)
+        // the same shape is code.
+        let json = response.headers.value(for: "Content-Type")?.containsBytes(of: "json", foldingCase: true) == true
+            || text.first(where: { !Self.isJSONSpace($0) }).map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } == true
+        let redacted = redactTokens(Self.replacingEchoes(echoes, in: redactCutJSON(text, scalars: json).body)) + tail
         guard redacted != content else { return response }
         if plain {
             if response.bodyForm == .wire, let field = response.headers.value(for: "Content-Length"),
@@ -59,8 +63,10 @@ extension Redactor {
     /// whole document: a string value under a secret name, a number, `true`/`false` or `null` under
     /// a name the rules list, and the values of a list under a secret name (in nested lists too;
     /// objects in it by their own fields' names). One pass over the bytes, with a stack of the
-    /// containers open at each point; a string followed by `:` is a name.
-    func redactCutJSON(_ body: Data) -> (body: Data, fields: [String]) {
+    /// containers open at each point; a string followed by `:` is a name. `scalars` false: strings
+    /// only (the body may be code, not JSON). The fields returned are those whose strings were
+    /// replaced (what the secrets check reports).
+    func redactCutJSON(_ body: Data, scalars: Bool = true) -> (body: Data, fields: [String]) {
         let bytes = [UInt8](body)
         var replacements: [(range: Range<Int>, name: String, quoted: Bool)] = []
         // Each open container; an array under a secret name carries that name.
@@ -113,7 +119,7 @@ extension Redactor {
                         position = start + 1
                     } else if bytes[start] != UInt8(ascii: "\""), bytes[start] != UInt8(ascii: "{") {
                         let end = Self.scalarEnd(bytes, from: start)
-                        if jsonFields.contains(name.lowercased()) {
+                        if scalars, end > start, jsonFields.contains(name.lowercased()) {
                             replacements.append((start..<end, name, true))
                         }
                         pendingName = nil
@@ -139,7 +145,7 @@ extension Redactor {
                 // A number, `true`, `false` or `null` in a list (replaced, as in a whole document, under a
                 // name the rules list).
                 let end = Self.scalarEnd(bytes, from: position)
-                if let owner = secretList(), jsonFields.contains(owner.lowercased()) {
+                if scalars, end > position, let owner = secretList(), jsonFields.contains(owner.lowercased()) {
                     replacements.append((position..<end, owner, true))
                 }
                 lastName = nil
@@ -152,7 +158,9 @@ extension Redactor {
             let text = replacement.quoted ? "\"\(Self.placeholder)\"" : Self.placeholder
             result.replaceSubrange(replacement.range, with: Array(text.utf8))
         }
-        return (Data(result), replacements.map(\.name))
+        // Only strings are reported as found secrets (as for a whole document: a `null` or a
+        // number under a secret name is replaced, but is no stored credential).
+        return (Data(result), replacements.filter { !$0.quoted }.map(\.name))
     }
 
     /// A container open at a point of a cut JSON document: an object, or a list (with the
@@ -162,7 +170,8 @@ extension Redactor {
         case list(String?)
     }
 
-    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    static func isJSONSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 

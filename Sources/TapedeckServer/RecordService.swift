@@ -61,26 +61,9 @@ public final class RecordService: ExchangeService {
         // A client never gets an answer the journal could not keep: it gets a failure instead.
         options.answersOnlyStored = true
         recorder = try CassetteRecorder(cassette: cassette, options: options)
-        // Only a recording writes beside the cassette; a replay of one in a read-only place is fine.
-        if recorder.isRecording { try Self.checkWritable(cassette) }
-    }
-
-    /// Refuses, before anything is served, a cassette whose journal could not be written beside
-    /// it (a missing or unwritable directory, a file in the way), so that the first request does
-    /// not find out.
-    static func checkWritable(_ cassette: URL) throws(CassetteError) {
-        let directory = cassette.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
-        let hint = "create the directory, or give --cassette a path in a writable directory"
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
-            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) does not exist", hint: hint)
-        }
-        guard isDirectory.boolValue else {
-            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: \(directory.path) is a file, not a directory", hint: hint)
-        }
-        guard FileManager.default.isWritableFile(atPath: directory.path) else {
-            throw CassetteError(.unreadable, file: cassette.path, reason: "cannot record here: the directory \(directory.path) is not writable", hint: hint)
-        }
+        // The recorder creates a missing directory; the command line wants an existing one (a typo
+        // in --cassette should not make directories).
+        if recorder.isRecording { try CassetteRecorder.checkWritable(cassette) }
     }
 
     /// The recorder's own endpoint, answered here, never forwarded nor recorded: `GET

@@ -128,6 +128,42 @@ struct CommandTests {
         #expect(piped.errors.contains("1 entry") && !FileManager.default.fileExists(atPath: directory.file("-").path))
     }
 
+    @Test("inspect reads a named pipe once (as `inspect <(zcat …)` gives it): the rows, then exit 0; it never opens it a second time and waits")
+    func inspectANamedPipe() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let pipe = directory.file("fifo.har")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let bytes = CassetteFile.encode(try sampleCassette(), compression: .none)
+        // The writer: one open, the whole cassette, closed
+        Thread {
+            if let handle = FileHandle(forWritingAtPath: pipe.path) {
+                try? handle.write(contentsOf: bytes)
+                try? handle.close()
+            }
+        }.start()
+        let process = Process()
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = ["cassette", "inspect", pipe.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // A second open of the pipe would wait for a writer for ever: give it one after a while,
+        // so that a regression fails here instead of hanging the suite.
+        var waited = 0
+        while process.isRunning, waited < 300 {
+            usleep(100_000)
+            waited += 1
+        }
+        let hung = process.isRunning
+        if hung, let unblock = FileHandle(forWritingAtPath: pipe.path) { try? unblock.close() }
+        process.waitUntilExit()
+        #expect(!hung, "inspect opened the pipe a second time and waited for a writer")
+        let count = try sampleCassette().interactions.count
+        #expect(process.terminationStatus == 0 && text.contains("\(count) entries"), "\(text)")
+    }
+
     @Test("convert between .har and .har.gz keeps every interaction")
     func convert() throws {
         let directory = try TemporaryDirectory()

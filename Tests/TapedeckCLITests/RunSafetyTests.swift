@@ -64,6 +64,25 @@ struct RunSafetyTests {
         #expect(run.errors.contains("add 'cassette: NAME.har.gz' under traffic"), "\(run.errors)")
     }
 
+    @Test("--record where no journal can be written (a file in the way) is refused before any request goes upstream (exit 2, the key's line)")
+    func recordWhereNothingCanBeWritten() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try Data("a file".utf8).write(to: directory.file("plain"))
+        let file = directory.file("nowhere.yaml")
+        try Data("""
+            traffic:
+              cassette: plain/api.har.gz
+              upstream: http://127.0.0.1:\(try closedPort())
+            script:
+              - request: GET http://api.shop.test/api/items
+            """.utf8).write(to: file)
+        let run = try runTapedeck(["run", file.path, "--record", "once"])
+        #expect(run.status == 2, "\(run.output)\(run.errors)")
+        #expect(run.errors.contains("\(file.path):2:13: traffic.cassette: cannot record: ") && run.errors.contains("/plain is a file, not a directory"), "\(run.errors)")
+        #expect(run.output.isEmpty, "nothing ran: \(run.output)")
+    }
+
     @Test("a failed --record all keeps the old entries first, adds the new ones after them, and says so and how to drop them")
     func failedRecordAll() throws {
         // Given a scenario whose upstream refuses connections (so the re-recording fails)

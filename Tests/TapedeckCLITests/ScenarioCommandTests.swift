@@ -42,6 +42,7 @@ struct ScenarioCommandTests {
         #expect(!other.output.contains(hash), "another seed schedules differently")
     }
 
+    #if os(Linux)   // util-linux's `script` (BSD's takes other options)
     @Test("without --width the timeline takes the terminal's width (kept within 40–160 columns); to a pipe, 100")
     func terminalWidth() throws {
         /// The timeline's lanes as printed to a terminal `columns` wide (util-linux's `script` gives
@@ -68,6 +69,7 @@ struct ScenarioCommandTests {
         let piped = try runTapedeck(["run", retryStorm.path]).output.split(separator: "\n").filter { $0.contains("▕") }
         #expect(piped.allSatisfy { $0.count <= 100 } && piped.contains { $0.count > 90 }, "\(piped)")
     }
+    #endif
 
     @Test("a failed expectation exits 1 and prints the check, the reason and a reproduction line that reproduces it")
     func failureReproduces() throws {

@@ -176,6 +176,16 @@ struct BrokenOffResponseTests {
         let scalars = try #require(Redactor(extraJSONFields: ["pin"]).redact(cutJSON(
             #"{"pin": 123456, "ok": true, "token": [ "t-1", ["t-2", 7] ], "users": [{"name":"ada","password":"p1"}, "x"], "pin2": 9, "password":12"#)).response)
         #expect(String(decoding: scalars.body, as: UTF8.self) == #"{"pin": "REDACTED", "ok": true, "token": [ "REDACTED", ["REDACTED", "REDACTED"] ], "users": [{"name":"ada","password":"REDACTED"}, "x"], "pin2": 9, "password":"REDACTED""#)
+        // A null or a number under a secret name is replaced but is no stored credential: the
+        // check reports strings only, as for a whole body (an OAuth error's `"token": null`)
+        #expect(!SecretScanner.scan(Cassette(interactions: [cutJSON(#"{"token": null, "refresh_token": 0, "error": "expired"#)]))
+            .contains { $0.place.contains("field") })
+        // In a cut script, the JSON-like shape is code: only strings are touched
+        var script = cutJSON(#"var h={"Authorization":e,"password":"hunter2"#)
+        var scriptResponse = try #require(script.response)
+        scriptResponse.headers = [HeaderField("Content-Type", "application/javascript"), HeaderField("Content-Length", "5000")]
+        script.outcome = .response(scriptResponse)
+        #expect(String(decoding: try #require(Redactor().redact(script).response).body, as: UTF8.self) == #"var h={"Authorization":e,"password":"REDACTED"#)
         // A secret-looking name (not in the rules) hides its strings only, as in a whole document
         let looking = try #require(Redactor().redact(cutJSON(#"{"session_key": ["s-abcdef", 42], "count": 3"#)).response)
         #expect(String(decoding: looking.body, as: UTF8.self) == #"{"session_key": ["REDACTED", 42], "count": 3"#)

@@ -129,6 +129,10 @@ struct JournalTests {
         bytes = bytes.prefix(ends[3]) + notAnEntry + bytes.suffix(from: ends[4])
         try bytes.write(to: journal.journalURL)
         let path = journal.journalURL.path
+        // Opening it to append would trim at the damage, destroying the records after it: refused
+        let refused = try #require(throws: CassetteError.self) { try CassetteJournal(cassette: url) }
+        #expect(refused.reason.contains("damaged bytes at byte") && refused.hint.contains("recover it first"), "\(refused)")
+        #expect(try Data(contentsOf: journal.journalURL) == bytes, "nothing trimmed")
 
         let recovery = try #require(try CassetteJournal.recover(cassette: url))
         #expect(try CassetteFile.read(url).interactions == [1, 2, 4, 6].map(interaction), "only the damaged records are lost")
