@@ -69,6 +69,19 @@ public struct MatchRules: Sendable {
             // A redacted value matches any value — but not no value: a request without
             // `Authorization` is not the recorded one that had it.
             if liveValue != nil, recordedValue != nil, recordedValue == Redactor.placeholder || liveValue == Redactor.placeholder { continue }
+            if name.lowercased() == "cookie", let liveValue, let recordedValue {
+                // Cookies as the pairs a server reads: in any order (curl's jar and requests send
+                // the same cookies in different orders), spaces after `;` or not, a redacted value
+                // matching any value. Only names are shown: the values are secrets.
+                let (liveCookies, recordedCookies) = (Self.cookiePairs(liveValue), Self.cookiePairs(recordedValue))
+                if !Self.fieldsMatch(liveCookies, recordedCookies) {
+                    let names = { (pairs: [(name: String, value: String)]) in pairs.map(\.name).joined(separator: ", ") }
+                    reasons.append(names(liveCookies) == names(recordedCookies)
+                        ? "header Cookie: the value of a cookie differs (\(names(liveCookies)); values not shown)"
+                        : "header Cookie: cookies \(names(liveCookies)) ≠ \(names(recordedCookies))")
+                }
+                continue
+            }
             if liveValue != recordedValue {
                 reasons.append("header \(name): \(liveValue.map { "'\($0)'" } ?? "absent") ≠ \(recordedValue.map { "'\($0)'" } ?? "absent")")
             }
@@ -96,6 +109,17 @@ public struct MatchRules: Sendable {
             return "query \(a?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)") ≠ \(b?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")\(order)"
         }
         return nil
+    }
+
+    /// The `name=value` pairs of a `Cookie` field, sorted by name (the order among cookies of one
+    /// name kept), spaces around them dropped.
+    static func cookiePairs(_ field: String) -> [(name: String, value: String)] {
+        field.split(separator: ";").compactMap { part -> (name: String, value: String)? in
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            guard !pair.isEmpty else { return nil }
+            guard let equals = pair.firstIndex(of: "=") else { return (pair, "") }
+            return (String(pair[..<equals]).trimmingCharacters(in: .whitespaces), String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+        }.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(\.element)
     }
 
     /// Two lists of decoded fields (query items, form fields) are equal name for name and value for

@@ -21,6 +21,16 @@ extension ReplayService {
     /// origin is one of `origins` — compared as origins are, so `https://host:443/` is
     /// `https://host/`; nil for a relative `Location` or another origin.
     static func pathAfterOrigin(_ value: String, among origins: [Origin]) -> Substring? {
+        // A protocol-relative `//host:port/path` names an origin too, in the scheme of the request
+        // that got it: whichever scheme of the origins it names.
+        if value.hasPrefix("//") {
+            let authority = value.dropFirst(2)
+            let matches = ["http:", "https:"].contains { scheme in
+                guard let url = URL(string: scheme + value), let named = Origin(url) else { return false }
+                return origins.contains { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }
+            }
+            return matches ? authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...] : nil
+        }
         guard let url = URL(string: value), let named = Origin(url),
               origins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }),
               let separator = value.range(of: "://") else { return nil }
@@ -63,7 +73,11 @@ extension ReplayService {
 
     /// ``answer(_:timing:origin:aliases:served:)`` with the origins a `Location` may name already
     /// taken apart (a replay server works them out once, not per answer).
-    static func answer(_ plan: ResponsePlan, timing: Timing, origins names: [Origin], served host: String?) -> ServerAnswer {
+    /// `served` host meaning: each `Location` naming a recorded origin keeps its own host and
+    /// port, in `http` (the client reaches every recorded origin here by its name).
+    static let eachLocationsOwnHost = "(each Location's own host)"
+
+    static func answer(_ plan: ResponsePlan, timing: Timing, origins names: [Origin], served host: String?, requested: String? = nil) -> ServerAnswer {
         var headers: [HeaderField] = []
         for field in plan.head.headerFields {
             headers.append(HeaderField(field.name.rawName, field.value))
@@ -75,9 +89,27 @@ extension ReplayService {
             response.chunks = zip(sizes, offsets).map { BodyChunk(bytes: $0, at: $1) }
         }
         if !names.isEmpty, let host, response.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Location") }) {
+            var rewritten = false
             response.headers = response.headers.map { field in
                 guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
-                return HeaderField(field.name, "http://\(host)" + rest)
+                rewritten = true
+                guard host == eachLocationsOwnHost else { return HeaderField(field.name, "http://\(host)" + rest) }
+                // The Location's own host and port, in `http` (this server's scheme)
+                let afterScheme = field.value.range(of: "//").map { field.value[$0.upperBound...] } ?? field.value[...]
+                return HeaderField(field.name, "http://" + afterScheme.dropLast(rest.count) + rest)
+            }
+            // A permanent redirect pointed here is this replay's, not the site's: not to be cached.
+            // One that now names the very URL it answers (http → https of one site, www → apex,
+            // opened at this server's address) is answered as its temporary twin (301 → 302,
+            // 308 → 307: the same method rules): a browser follows a permanent redirect to the
+            // same URL from memory, looping, and the cassette's next hop would never play.
+            if rewritten, response.status == 301 || response.status == 308 {
+                response.headers.removeAll { $0.name.equalsIgnoringASCIICase("Cache-Control") || $0.name.equalsIgnoringASCIICase("Expires") }
+                response.headers.append(HeaderField("Cache-Control", "no-store"))
+                if let requested, response.headers.value(for: "Location") == requested {
+                    response.statusText = response.status == 301 ? "Found" : "Temporary Redirect"
+                    response.status = response.status == 301 ? 302 : 307
+                }
             }
         }
         return answer(response, timings: plan.timings, timing: timing)

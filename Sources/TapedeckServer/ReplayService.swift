@@ -226,11 +226,26 @@ public final class ReplayService: ExchangeService {
     /// `tapedeck record` cassette holds (its upstream's): then they name the origin it named, as
     /// `record` gave them to it live.
     private func servedName(_ request: IncomingRequest) -> String? {
-        guard let absolute = Self.absoluteTarget(request) else { return request.headers.value(for: "Host") }
+        guard let absolute = Self.absoluteTarget(request) else {
+            // A client that reaches this server by a recorded origin's own name (a browser's
+            // host-resolver rules, curl --connect-to) reaches the cassette's other origins by
+            // name too: their Locations keep their hosts (in `http`), or a hop to another of them
+            // would go back to the host asked.
+            guard let host = request.headers.value(for: "Host") else { return nil }
+            return namesRecordedOrigin(host) ? Self.eachLocationsOwnHost : host
+        }
         guard parsedOrigins.count == 1, let named = Origin(absolute), named.scheme == "http",
               !allOrigins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }) else { return nil }
         let host = named.host.contains(":") && !named.host.hasPrefix("[") ? "[\(named.host)]" : named.host
         return named.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// Whether a `Host` field names one of the cassette's `http` origins, port and all (none:
+    /// port 80) — not this server's own address, unless the cassette was recorded from it. (An
+    /// `https` origin asked for over plain HTTP still has its Locations pointed here, in `http`.)
+    private func namesRecordedOrigin(_ host: String) -> Bool {
+        let (name, port) = Origin.hostAndPort(host)
+        return allOrigins.contains { $0.scheme == "http" && $0.serves(host: name, port: port) }
     }
 
     /// Answers from the cassette (or the admin endpoint, or the miss policy).
@@ -247,7 +262,8 @@ public final class ReplayService: ExchangeService {
         switch reply {
         case let .response(plan):
             let origin = Self.origin(of: url)
-            result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: servedName(request))
+            result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: servedName(request),
+                                 requested: request.headers.value(for: "Host").map { "http://\($0)\(request.target)" })
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
             if let pageOrigin = request.headers.value(for: "Origin") { Self.reflectLoopbackOrigin(&result, requestOrigin: pageOrigin) }
             if Self.isConnect(request) {

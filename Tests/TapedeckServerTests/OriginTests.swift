@@ -44,12 +44,46 @@ struct OriginTests {
             return answered.value
         }
         let first = try #require(get("/"))
-        #expect(first.status == 301)
+        // Pointed here it names the URL it answers: a permanent redirect would loop in a browser
+        // (followed from memory), so it goes as its temporary twin, never to be cached
+        #expect(first.status == 302 && first.headers.value(for: "Cache-Control") == "no-store", "\(first.status) \(first.headers)")
         #expect(first.headers.value(for: "Location") == "http://127.0.0.1:30021/", "another recorded origin, its default port spelt out")
         let second = try #require(get("/"))
         #expect(second.status == 200 && second.body == Data("1".utf8), "the next hop replays from the https origin")
         let away = try #require(get("/away"))
         #expect(away.headers.value(for: "Location") == "https://elsewhere.test/", "an origin the cassette does not hold is left alone")
+    }
+
+    @Test("a client reaching serve by the recorded names (host-resolver rules, --connect-to) gets Locations naming the other recorded origins by their names; a protocol-relative one is pointed here too")
+    func locationsByRecordedNames() throws {
+        func entry(_ index: Int, _ url: String, _ status: Int, location: String? = nil) -> Interaction {
+            Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: url)!),
+                        outcome: .response(RecordedResponse(status: status, headers: location.map { [HeaderField("Location", $0)] } ?? [],
+                                                            body: Data("\(index)".utf8))))
+        }
+        let service = ReplayService(cassette: Cassette(interactions: [
+            entry(0, "http://site.test:18080/go-api", 302, location: "http://api.test:18081/v1/list?page=2"),
+            entry(1, "http://api.test:18081/v1/list?page=2", 200),
+            entry(2, "http://www.site.test:18080/", 301, location: "http://site.test:18080/"),
+            entry(3, "http://site.test:18080/", 200),
+            entry(4, "http://site.test:18080/proto", 302, location: "//site.test:18080/next?x=1"),
+        ]), options: .init(timing: .instant))
+        func get(_ target: String, host: String) -> ServerAnswer? {
+            let answered = Answered()
+            service.handle(IncomingRequest(method: "GET", target: target, headers: [HeaderField("Host", host)])) { answered.value = $0 }
+            return answered.value
+        }
+        // By name: the hop to the other origin goes to that origin's name, and replays there
+        let hop = try #require(get("/go-api", host: "site.test:18080"))
+        #expect(hop.headers.value(for: "Location") == "http://api.test:18081/v1/list?page=2", "\(hop.headers)")
+        #expect(try #require(get("/v1/list?page=2", host: "api.test:18081")).body == Data("1".utf8))
+        // www → apex by name: the apex's name, not back to www (a loop)
+        let apex = try #require(get("/", host: "www.site.test:18080"))
+        #expect(apex.status == 301 && apex.headers.value(for: "Location") == "http://site.test:18080/", "\(apex.headers)")
+        #expect(try #require(get("/", host: "site.test:18080")).body == Data("3".utf8))
+        // At the server's own address, a protocol-relative Location naming a recorded origin points here
+        let proto = try #require(get("/proto", host: "127.0.0.1:30021"))
+        #expect(proto.headers.value(for: "Location") == "http://127.0.0.1:30021/next?x=1", "\(proto.headers)")
     }
 
     @Test("a recorded CONNECT that opened a tunnel is answered 502 and closed: the client must not start TLS with a plain server")
