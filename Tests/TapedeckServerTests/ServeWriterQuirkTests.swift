@@ -115,13 +115,14 @@ struct ServeWriterQuirkTests {
         // Given http://www.example.com/ (301 to https) and https://www.example.com/ (200) were recorded in that order
         let first = try curl(host + [server.base + "/"])
         let second = try curl(host + [server.base + "/"])
-        // (the Location names another recorded origin, so it points back at this server, by the Host the client sent)
-        #expect(first.code == 301 && header("Location", in: first.head) == "http://www.example.com/", "\(first.head)")
+        // (the Location names another recorded origin, so it points back at this server, by the Host the client sent;
+        // naming the URL it answers, the permanent redirect goes as its temporary twin, or a browser would loop)
+        #expect(first.code == 302 && header("Location", in: first.head) == "http://www.example.com/", "\(first.head)")
         #expect(second.code == 200 && second.body == Data("<html>secure home</html>".utf8), "the https page is reachable")
         // X-Forwarded-Proto picks the scheme outright
         #expect(try curl(["-X", "POST", server.base + "/__tapedeck/reset"]).code == 200)
         #expect(try curl(host + ["-H", "X-Forwarded-Proto: https", server.base + "/"]).code == 200)
-        #expect(try curl(host + ["-H", "X-Forwarded-Proto: http", server.base + "/"]).code == 301)
+        #expect(try curl(host + ["-H", "X-Forwarded-Proto: http", server.base + "/"]).code == 302)
         // /new was recorded only under https
         #expect(try curl(host + [server.base + "/new"]).code == 200)
 
