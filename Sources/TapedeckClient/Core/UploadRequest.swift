@@ -17,7 +17,7 @@ public protocol UploadableConvertible: Sendable {
 /// methods of ``Session`` (data, file, stream, multipart form). The body is made for every
 /// attempt, as in Alamofire (a form is encoded once; a stream is read once, so a retry of a
 /// stream upload sends nothing). The response is read as for any ``DataRequest``;
-/// ``uploadProgress`` follows the body being sent.
+/// ``Request/uploadProgress`` follows the body being sent.
 ///
 /// ```swift
 /// session.upload(Data("hello".utf8), to: "https://api.example.com/notes", method: .put)
