@@ -69,11 +69,15 @@ public struct MatchRules: Sendable {
             // A redacted value matches any value — but not no value: a request without
             // `Authorization` is not the recorded one that had it.
             if liveValue != nil, recordedValue != nil, recordedValue == Redactor.placeholder || liveValue == Redactor.placeholder { continue }
-            if name.lowercased() == "cookie", let liveValue, let recordedValue {
-                // Cookies as the pairs a server reads: in any order (curl's jar and requests send
-                // the same cookies in different orders), spaces after `;` or not, a redacted value
-                // matching any value. Only names are shown: the values are secrets.
-                let (liveCookies, recordedCookies) = (Self.cookiePairs(liveValue), Self.cookiePairs(recordedValue))
+            if name.lowercased() == "cookie", liveValue != nil, recordedValue != nil {
+                // Cookies as the pairs a server reads: from every Cookie field, in any order
+                // (curl's jar and requests send the same cookies in different orders), spaces
+                // after `;` or not, a redacted value matching any value. Only names are shown:
+                // the values are secrets.
+                func joined(_ fields: [HeaderField]) -> String {
+                    fields.filter { $0.name.lowercased() == "cookie" }.map(\.value).joined(separator: "; ")
+                }
+                let (liveCookies, recordedCookies) = (Self.cookiePairs(joined(live.headers)), Self.cookiePairs(joined(recorded.headers)))
                 if !Self.fieldsMatch(liveCookies, recordedCookies) {
                     let names = { (pairs: [(name: String, value: String)]) in pairs.map(\.name).joined(separator: ", ") }
                     reasons.append(names(liveCookies) == names(recordedCookies)

@@ -143,6 +143,10 @@ public final class RecordService: ExchangeService {
             }
             // A response that broke off upstream breaks off here too.
             if case let .response(plan) = final, plan.interruption == nil { stream.end() } else { stream.abort() }
+            if case let .failure(failure, _) = final, failure.urlErrorCode == .cannotWriteToFile {
+                // Said now, not only when the recording stops (a full disk fails every request).
+                log?("not recorded, the client's answer cut short: \(shown()): \(failure.description)")
+            }
         })
         exchanges.started(id, cancel: cancel)
         stream.whenClientGone { [exchanges] in
@@ -157,6 +161,7 @@ public final class RecordService: ExchangeService {
             answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host))
         case let .failure(failure, _) where failure.urlErrorCode == .cannotWriteToFile:
             // Not the upstream's doing: the journal could not keep the interaction.
+            log?("not recorded, answered 503: \(failure.description)")
             answer(.text(503, "tapedeck: \(failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "journal")]))
         case let .failure(failure, _):
             answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))

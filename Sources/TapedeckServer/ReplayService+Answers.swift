@@ -38,6 +38,26 @@ extension ReplayService {
         return authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...]
     }
 
+    /// `host[:port]` of `origin`, the port left out when it is its scheme's default, an IPv6
+    /// host in brackets.
+    static func authority(_ origin: Origin) -> String {
+        let host = origin.host.contains(":") && !origin.host.hasPrefix("[") ? "[\(origin.host)]" : origin.host
+        guard let port = origin.port, port != origin.defaultPort else { return host }
+        return "\(host):\(port)"
+    }
+
+    /// Whether two absolute URLs name the same thing as a client compares them: scheme and host in
+    /// any case, a default port spelt out or not, the rest as written.
+    static func sameURL(_ a: String, _ b: String) -> Bool {
+        func parts(_ text: String) -> (String, String, Substring)? {
+            guard let url = URL(string: text), let origin = Origin(url), let separator = text.range(of: "://") else { return nil }
+            let afterScheme = text[separator.upperBound...]
+            return (origin.scheme, Self.authority(origin), afterScheme[(afterScheme.firstIndex(where: { "/?#".contains($0) }) ?? afterScheme.endIndex)...])
+        }
+        guard let left = parts(a), let right = parts(b) else { return a == b }
+        return left.0 == right.0 && left.1 == right.1 && (left.2.isEmpty ? "/" : left.2) == (right.2.isEmpty ? "/" : right.2)
+    }
+
     /// A CORS answer recorded for a page served from the recording machine (`record`'s own
     /// address, a dev server on localhost) names that page's origin in `Access-Control-Allow-Origin`;
     /// replayed to a page on this machine at another address (`serve` on another port), it names
@@ -94,19 +114,22 @@ extension ReplayService {
                 guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
                 rewritten = true
                 guard host == eachLocationsOwnHost else { return HeaderField(field.name, "http://\(host)" + rest) }
-                // The Location's own host and port, in `http` (this server's scheme)
-                let afterScheme = field.value.range(of: "//").map { field.value[$0.upperBound...] } ?? field.value[...]
-                return HeaderField(field.name, "http://" + afterScheme.dropLast(rest.count) + rest)
+                // The Location's own host and port, in `http` (this server's scheme): its scheme's
+                // default port left out (`https://h:443/` is `http://h/`, not plain HTTP to 443)
+                guard let url = URL(string: field.value.hasPrefix("//") ? "http:" + field.value : field.value),
+                      let named = Origin(url) else { return field }
+                return HeaderField(field.name, "http://" + Self.authority(named) + rest)
             }
-            // A permanent redirect pointed here is this replay's, not the site's: not to be cached.
+            // A permanent redirect pointed here by `serve` (`requested` given; `record` passes the
+            // live one on as it came) is this replay's, not the site's: not to be cached.
             // One that now names the very URL it answers (http → https of one site, www → apex,
             // opened at this server's address) is answered as its temporary twin (301 → 302,
             // 308 → 307: the same method rules): a browser follows a permanent redirect to the
             // same URL from memory, looping, and the cassette's next hop would never play.
-            if rewritten, response.status == 301 || response.status == 308 {
+            if rewritten, requested != nil, response.status == 301 || response.status == 308 {
                 response.headers.removeAll { $0.name.equalsIgnoringASCIICase("Cache-Control") || $0.name.equalsIgnoringASCIICase("Expires") }
                 response.headers.append(HeaderField("Cache-Control", "no-store"))
-                if let requested, response.headers.value(for: "Location") == requested {
+                if let requested, let location = response.headers.value(for: "Location"), Self.sameURL(location, requested) {
                     response.statusText = response.status == 301 ? "Found" : "Temporary Redirect"
                     response.status = response.status == 301 ? 302 : 307
                 }

@@ -118,7 +118,8 @@ struct Origin: Sendable {
         port = url.port
     }
 
-    private var defaultPort: Int? { scheme == "https" ? 443 : scheme == "http" ? 80 : nil }
+    /// The scheme's default port (80, 443), nil for another scheme.
+    var defaultPort: Int? { scheme == "https" ? 443 : scheme == "http" ? 80 : nil }
 
     /// Whether `Host: host[:port]` names this origin (no port: the scheme's default).
     func serves(host: String, port: Int?) -> Bool {

@@ -45,6 +45,10 @@ struct MatchingFixTests {
         #expect(answer(player(), "http://api.test/me", headers: [("Cookie", "theme=dark; sid=abc")]) == "me", "curl's jar sends them the other way round")
         #expect(answer(player(), "http://api.test/me", headers: [("Cookie", "sid=abc;theme=dark")]) == "me")
         #expect(answer(player(), "http://api.test/me", headers: [("Cookie", "sid=abc")]) == nil, "a cookie missing")
+        // Cookies in several fields are the cookies of all of them (RFC 9110 lets a client split them)
+        #expect(answer(player(), "http://api.test/me", headers: [("Cookie", "theme=dark"), ("Cookie", "sid=abc")]) == "me")
+        #expect(answer(player(), "http://api.test/me", headers: [("Cookie", "sid=abc; theme=dark"), ("Cookie", "extra=1")]) == nil,
+                "a cookie in a second field counts too")
         let reasons = rules.mismatches(RecordedRequest(method: "GET", url: URL(string: "http://api.test/me")!, headers: [HeaderField("Cookie", "sid=s3cret")]),
                                        recorded.request)
         #expect(reasons == ["header Cookie: cookies sid ≠ sid, theme"], "names only, never a value: \(reasons)")

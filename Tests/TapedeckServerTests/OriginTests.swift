@@ -67,6 +67,10 @@ struct OriginTests {
             entry(2, "http://www.site.test:18080/", 301, location: "http://site.test:18080/"),
             entry(3, "http://site.test:18080/", 200),
             entry(4, "http://site.test:18080/proto", 302, location: "//site.test:18080/next?x=1"),
+            entry(5, "http://plain.test/port", 301, location: "https://plain.test:443/port"),
+            entry(6, "http://plain.test/upper", 301, location: "HTTPS://PLAIN.TEST/upper"),
+            entry(7, "https://plain.test/port", 200),
+            entry(8, "https://plain.test/upper", 200),
         ]), options: .init(timing: .instant))
         func get(_ target: String, host: String) -> ServerAnswer? {
             let answered = Answered()
@@ -81,6 +85,12 @@ struct OriginTests {
         let apex = try #require(get("/", host: "www.site.test:18080"))
         #expect(apex.status == 301 && apex.headers.value(for: "Location") == "http://site.test:18080/", "\(apex.headers)")
         #expect(try #require(get("/", host: "site.test:18080")).body == Data("3".utf8))
+        // By name, an https Location with its default port spelt out, or in capitals, is the
+        // same URL in http: no plain HTTP to port 443, and the self-redirect goes as a 302
+        for (path, location) in [("/port", "http://plain.test/port"), ("/upper", "http://plain.test/upper")] {
+            let hop = try #require(get(path, host: "PLAIN.test:80"))
+            #expect(hop.status == 302 && hop.headers.value(for: "Location") == location, "\(path): \(hop.status) \(hop.headers)")
+        }
         // At the server's own address, a protocol-relative Location naming a recorded origin points here
         let proto = try #require(get("/proto", host: "127.0.0.1:30021"))
         #expect(proto.headers.value(for: "Location") == "http://127.0.0.1:30021/next?x=1", "\(proto.headers)")

@@ -305,5 +305,7 @@ struct UpstreamRecordingTests {
         }
         #expect(proxy.stop() != 0, "the lost interactions are reported: \(proxy.errors)")
         #expect(proxy.errors.contains("journal"), "\(proxy.errors)")
+        // and each was said as it happened, not only at the stop
+        #expect(proxy.errors.components(separatedBy: "tapedeck record: not recorded, ").count == 3, "\(proxy.errors)")
     }
 }

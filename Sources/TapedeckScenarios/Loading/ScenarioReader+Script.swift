@@ -151,7 +151,7 @@ extension ScenarioReader {
                 + (Double(step.every.components.seconds) + Double(step.every.components.attoseconds) / 1e18) * Double(step.repetitions - 1)
             let longest = Double(Field.longestDuration.components.seconds)
             if last > longest {
-                throw every.error("the last of the \(step.repetitions) repeats would start at \(String(format: "%.4g", last)) s, "
+                throw every.error("the last of the \(step.repetitions) repeats would start at \(String(format: "%.0f", last)) s, "
                                   + "more than the 10⁹ s a scenario's virtual clock may reach",
                                   hint: "lower 'every', 'repeat' or 'at'")
             }
