@@ -164,6 +164,25 @@ struct CommandTests {
         #expect(process.terminationStatus == 0 && text.contains("\(count) entries"), "\(text)")
     }
 
+    @Test("redact of a pipe without --output is refused (exit 2): a pipe cannot take the redacted cassette back")
+    func redactAPipeInPlace() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let pipe = directory.file("fifo.har")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        // A writer that opens and closes (writing nothing: no SIGPIPE), so that a regression that
+        // reads the pipe gets its end at once instead of waiting for ever
+        Thread {
+            let writer = open(pipe.path, O_WRONLY)
+            if writer >= 0 { close(writer) }
+        }.start()
+        let run = try runTapedeck(["cassette", "redact", pipe.path])
+        // Release the writer (it waits for a reader) whatever happened
+        let reader = open(pipe.path, O_RDONLY | O_NONBLOCK)
+        if reader >= 0 { close(reader) }
+        #expect(run.status == 2 && run.errors.contains("is no regular file (a pipe or a device): nothing can be redacted in place"), "\(run.errors)")
+    }
+
     @Test("convert between .har and .har.gz keeps every interaction")
     func convert() throws {
         let directory = try TemporaryDirectory()
