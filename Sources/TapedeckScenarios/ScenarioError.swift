@@ -31,10 +31,19 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         self.hint = hint
     }
 
-    /// `file:line:column: path: reason — hint`, one line per problem (``more`` after this one).
+    /// `file:line:column: path: reason — hint`, one line per problem (``more`` after this one),
+    /// the first ``shownProblems`` of them and then how many more there are (a generated file
+    /// with thousands of clashing names would print thousands of lines).
     public var description: String {
-        ([self] + more).map(\.oneLine).joined(separator: "\n")
+        let all = [self] + more
+        let shown = all.prefix(Self.shownProblems).map(\.oneLine)
+        guard all.count > Self.shownProblems else { return shown.joined(separator: "\n") }
+        return (shown + ["\(file.isEmpty ? "scenario" : file): … and \(all.count - Self.shownProblems) more problems of the same file (fix these first)"])
+            .joined(separator: "\n")
     }
+
+    /// How many problems ``description`` lists before it counts the rest.
+    public static let shownProblems = 50
 
     /// This problem alone, on one line.
     private var oneLine: String {

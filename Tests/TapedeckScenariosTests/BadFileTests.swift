@@ -260,6 +260,17 @@ struct BadFileTests {
         #expect(endless.reason == "is larger than 64 MiB (or never ends), too large for a scenario file", "\(endless)")
     }
 
+    @Test("a file with hundreds of problems lists the first 50 and counts the rest")
+    func manyProblemsCapped() throws {
+        let steps = String(repeating: "  - {request: GET http://api.test/a, name: a}\n", count: 120)
+        let error = try #require(throws: ScenarioError.self) {
+            try Scenario.parse("traffic: {stubs: [{match: \"*\"}]}\nscript:\n" + steps, file: "many.yaml")
+        }
+        let lines = error.description.split(separator: "\n")
+        #expect(error.more.count == 118, "every problem is kept for a program: \(error.more.count)")
+        #expect(lines.count == 51 && lines.last == "many.yaml: … and 69 more problems of the same file (fix these first)", "\(lines.suffix(2))")
+    }
+
     @Test("repeats spaced so far apart that the last would start past the virtual clock's 10⁹ s are refused at 'every'")
     func repeatsPastTheClock() throws {
         let error = try #require(throws: ScenarioError.self) {

@@ -153,9 +153,24 @@ struct Validation {
         return current
     }
 
-    /// The `index`-th item of the list under `key` (for pointing at it).
+    /// The `index`-th item of the list under `key` (for pointing at it). The list is taken apart
+    /// once: a file of thousands of clashing steps points at each in turn.
     func field(_ key: String, _ index: Int) -> Field {
-        guard let list = top[key], let items = try? list.list(), index < items.count else { return top.owner }
-        return items[index]
+        let items = lists.items(of: key) { top[key].flatMap { try? $0.list() } ?? [] }
+        return index < items.count ? items[index] : top.owner
+    }
+
+    /// The lists ``field(_:_:)`` has taken apart, by key.
+    private let lists = ListCache()
+
+    private final class ListCache {
+        private var byKey: [String: [Field]] = [:]
+
+        func items(of key: String, _ make: () -> [Field]) -> [Field] {
+            if let items = byKey[key] { return items }
+            let items = make()
+            byKey[key] = items
+            return items
+        }
     }
 }
