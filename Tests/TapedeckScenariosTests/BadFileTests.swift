@@ -260,6 +260,17 @@ struct BadFileTests {
         #expect(endless.reason == "is larger than 64 MiB (or never ends), too large for a scenario file", "\(endless)")
     }
 
+    @Test("a file that is not UTF-8 names the line, column and byte of the first byte that is not (a Latin-1 é)")
+    func notUTF8() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("latin1.yaml")
+        try (Data("name: x\ndescription: caf".utf8) + Data([0xE9]) + Data("\nscript: []\n".utf8)).write(to: file)
+        let error = try #require(throws: ScenarioError.self) { try Scenario.load(file) }
+        #expect((error.line, error.column) == (2, 17), "\(error)")
+        #expect(error.reason == "is not UTF-8 text: byte 24 is 0xE9, which starts no UTF-8 character there", "\(error.reason)")
+    }
+
     @Test("a file with hundreds of problems lists the first 50 and counts the rest")
     func manyProblemsCapped() throws {
         let steps = String(repeating: "  - {request: GET http://api.test/a, name: a}\n", count: 120)

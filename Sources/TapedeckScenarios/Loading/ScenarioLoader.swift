@@ -60,9 +60,31 @@ extension Scenario {
                                 hint: what == "scenario file" ? "a scenario names a cassette under traffic.cassette; \(hint)" : hint)
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ScenarioError(file: url.path, reason: "is not UTF-8 text", hint: "save it as UTF-8")
+            guard let offset = firstInvalidUTF8(data) else {
+                throw ScenarioError(file: url.path, reason: "is not UTF-8 text", hint: "save it as UTF-8")
+            }
+            let before = data.prefix(offset)
+            let line = before.count { $0 == 0x0A } + 1
+            let column = offset - (before.lastIndex(of: 0x0A).map { $0 - data.startIndex + 1 } ?? 0) + 1
+            throw ScenarioError(file: url.path, line: line, column: column,
+                                reason: "is not UTF-8 text: byte \(offset) is 0x\(String(format: "%02X", data[data.startIndex + offset])), which starts no UTF-8 character there",
+                                hint: "save it as UTF-8 (a Latin-1 or Windows-1252 editor writes é as one such byte)")
         }
         return text
+    }
+
+    /// Where the first byte that is no part of a UTF-8 character is (nil: all of it is UTF-8).
+    static func firstInvalidUTF8(_ data: Data) -> Int? {
+        var iterator = data.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case let .valid(encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     /// The document's root node, composed with the YAML 1.2 core schema; a syntax error names its
