@@ -262,9 +262,8 @@ struct BadFileTests {
 
     @Test("a file that is not UTF-8 names the line, column and byte of the first byte that is not (a Latin-1 é)")
     func notUTF8() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let file = directory.file("latin1.yaml")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-latin1-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
         try (Data("name: x\ndescription: caf".utf8) + Data([0xE9]) + Data("\nscript: []\n".utf8)).write(to: file)
         let error = try #require(throws: ScenarioError.self) { try Scenario.load(file) }
         #expect((error.line, error.column) == (2, 17), "\(error)")
