@@ -38,13 +38,16 @@ public struct ResponseHead: Hashable, Sendable, CustomStringConvertible {
     /// joined with ", " as URLSession does.
     public func httpURLResponse(url: URL) -> HTTPURLResponse {
         var fields: [String: String] = [:]
-        var order: [String] = []
+        // The first spelling of each name (case folded), found by a lookup, not a scan: a
+        // response with thousands of fields took seconds.
+        var spelling: [String: String] = [:]
         for field in headerFields {
             let name = field.name.rawName
-            if let existing = order.first(where: { $0.equalsIgnoringASCIICase(name) }) {
+            let folded = String(decoding: name.utf8.map(asciiFolded), as: UTF8.self)
+            if let existing = spelling[folded] {
                 fields[existing] = fields[existing]! + ", " + field.value
             } else {
-                order.append(name)
+                spelling[folded] = name
                 fields[name] = field.value
             }
         }

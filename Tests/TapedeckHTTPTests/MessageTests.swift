@@ -33,12 +33,15 @@ struct MessageTests {
         var fields = HTTPFieldsBuilder()
         fields.append("Content-Type", "text/plain")
         fields.append("Vary", "Accept")
-        fields.append("Vary", "Accept-Encoding")
+        fields.append("vary", "Accept-Encoding")   // another spelling of the same name joins the first
+        fields.append("X-Keep", "1")
         fields.append("Content-Encoding", " GZIP ")
         let head = ResponseHead(status: 404, headerFields: fields.fields)
         let response = head.httpURLResponse(url: URL(string: "http://x.test/a")!)
         #expect(response.statusCode == 404)
         #expect(response.value(forHTTPHeaderField: "vary") == "Accept, Accept-Encoding")
+        #expect(response.allHeaderFields.count == 4 && response.allHeaderFields["Vary"] as? String == "Accept, Accept-Encoding",
+                "one field per name, under its first spelling: \(response.allHeaderFields)")
         #expect(head.contentEncoding == "gzip")
         #expect(!head.isRedirect)
         #expect(ResponseHead(status: 302, headerFields: [.location: "/b"]).isRedirect)
