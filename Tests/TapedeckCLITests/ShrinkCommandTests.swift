@@ -69,7 +69,7 @@ struct ShrinkCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let output = directory.file("none.yaml")
-        let run = try runTapedeck(["shrink", planted.path, "--seed", "4", "--out", output.path])
+        let run = try runTapedeck(["shrink", planted.path, "--seed", "3", "--out", output.path])
         #expect(run.status == 4)
         #expect(run.errors.contains("passes: there is no failure to shrink"), "\(run.errors)")
         #expect(!FileManager.default.fileExists(atPath: output.path))

@@ -57,6 +57,30 @@ struct FaultSiteTests {
         #expect(patterns.count > 50, "which requests are hit varies with the seed")
     }
 
+    @Test("one site firing, or not, never shifts another's draws: a site that only hits request a leaves a random site's decision on request b as it was")
+    func drawsAreKeyedPerOccurrence() throws {
+        func scenario(aProbability: Int) throws -> Scenario {
+            try parse("""
+                traffic: {stubs: [{url: http://api.test/a}, {url: http://api.test/b}]}
+                script: [{request: GET http://api.test/a, name: a}, {request: GET http://api.test/b, name: b, at: 1s}]
+                faults:
+                  - {kind: status, name: A, status: 500, route: GET http://api.test/a, probability: \(aProbability)}
+                  - {kind: status, name: B, status: 503, probability: 300}
+                """)
+        }
+        let (always, never) = (try scenario(aProbability: 1_000), try scenario(aProbability: 0))
+        var bHit = 0
+        for seed in UInt64(1)...100 {
+            let (with, without) = (try ScenarioRunner().run(always, seed: seed), try ScenarioRunner().run(never, seed: seed))
+            // A, first in the file, keeps B from being tried on a (it fires), or not (it never does)
+            #expect(with.requests.first?.status == 500)
+            let b = with.requests.last?.status
+            #expect(b == without.requests.last?.status, "seed \(seed): b got \(String(describing: b)) with A firing, \(String(describing: without.requests.last?.status)) without")
+            if b == 503 { bHit += 1 }
+        }
+        #expect(binomialBounds(trials: 100, perMille: 300).contains(bHit), "\(bHit) of 100")
+    }
+
     @Test("the extremes: enabled 0 never turns a site on; probability 0 never fires; 1000 and 1000 always fire")
     func extremes() throws {
         for seed in UInt64(1)...20 {

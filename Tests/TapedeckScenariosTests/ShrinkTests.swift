@@ -7,7 +7,7 @@ let shrinkDirectory = filesDirectory.appendingPathComponent("shrink")
 
 @Suite("Shrinking planted bugs to the decisions that matter")
 struct ShrinkTests {
-    @Test("a 401 and a reset on the same request, among many harmless faults, shrink to exactly those two", arguments: [UInt64(1), 2, 3, 8])
+    @Test("a 401 and a reset on the same request, among many harmless faults, shrink to exactly those two", arguments: [UInt64(1), 2, 5, 8])
     func resetAnd401(_ seed: UInt64) throws {
         let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("reset-and-401.yaml"))
         let result = try Shrinker().shrink(scenario, seed: seed)
@@ -52,7 +52,7 @@ struct ShrinkTests {
     }
 
     @Test("a decision moved to an earlier attempt leaves none that no longer fire: the result is 1-minimal, and shrinking it again gives it back",
-          arguments: [UInt64(16), 20, 43])
+          arguments: [UInt64(1), 20, 28, 29, 35])
     func shrinkingIsIdempotent(_ seed: UInt64) throws {
         let scenario = try Scenario.load(shrinkDirectory.appendingPathComponent("items-chaos.yaml"))
         let once = try Shrinker().shrink(scenario, seed: seed)

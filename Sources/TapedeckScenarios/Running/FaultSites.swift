@@ -26,9 +26,11 @@ final class FaultSites: FaultHook {
     private struct Site: Sendable {
         let definition: FaultSite
         let enabled: Bool
-        var fire: SeededGenerator
-        var draw: SeededGenerator
     }
+
+    /// Where each occurrence's draws come from: a stream of its own per site, request, attempt
+    /// and occurrence, so whether one site fires (or is tried at all) never shifts another's.
+    private let random: SimulationRandom
 
     private struct State: Sendable {
         var sites: [Site]
@@ -46,9 +48,9 @@ final class FaultSites: FaultHook {
     init(_ sites: [FaultSite], random: SimulationRandom, schedule: Schedule?) {
         let built = sites.map { site -> Site in
             var enabling = random.stream("fault.\(site.name).enabled")
-            return Site(definition: site, enabled: schedule != nil || enabling.chance(site.enabledPerMille, in: 1_000),
-                        fire: random.stream("fault.\(site.name).fire"), draw: random.stream("fault.\(site.name).draw"))
+            return Site(definition: site, enabled: schedule != nil || enabling.chance(site.enabledPerMille, in: 1_000))
         }
+        self.random = random
         state = Mutex(State(sites: built, pending: schedule?.faults))
     }
 
@@ -81,8 +83,12 @@ final class FaultSites: FaultHook {
                     decision.drawn = Self.clamped(pending.remove(at: position).drawn, for: site.kind)
                     state.pending = pending
                 } else {
-                    guard state.sites[index].fire.chance(site.probabilityPerMille, in: 1_000) else { continue }
-                    decision.drawn = Self.draw(site.kind, &state.sites[index].draw)
+                    // Keyed draws, not one sequence per site: a site kept from trying (an earlier
+                    // one fired a kind that excludes it) or another site changed leaves these as they are.
+                    var fire = self.random.stream("fault.\(site.name).fire|\(key)|\(occurrence)")
+                    guard fire.chance(site.probabilityPerMille, in: 1_000) else { continue }
+                    var draw = self.random.stream("fault.\(site.name).draw|\(key)|\(occurrence)")
+                    decision.drawn = Self.draw(site.kind, &draw)
                 }
                 let action = Self.action(site.kind, drawn: decision.drawn, time: context.time)
                 var fired = Fired(site: site.name, decision: decision, exchange: context.exchange, point: point, action: action, time: context.time)
