@@ -215,6 +215,10 @@ final class Run: @unchecked Sendable {
         var stop: String?
         do {
             try world.scheduler.runUntilIdle(maxSteps: options.maxSteps)
+        } catch let SimulationError.stepLimitExceeded(steps, time) {
+            // A scenario's limit is the runner's option (ScenarioRunner.Options.maxSteps), not a flag.
+            stop = "tapedeck: the simulation ran \(steps) jobs without becoming idle (t=\(time)); look for work that "
+                + "reschedules itself forever (a retry with no limit, a poll that never ends)"
         } catch {
             stop = "\(error)"
         }
