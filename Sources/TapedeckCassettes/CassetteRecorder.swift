@@ -426,10 +426,13 @@ extension CassetteRecorder {
     /// try CassetteRecorder.checkWritable(URL(fileURLWithPath: "recordings/api.har.gz"))
     /// ```
     public static func checkWritable(_ cassette: URL, creatingDirectories: Bool = false) throws(CassetteError) {
-        var directory = cassette.deletingLastPathComponent()
+        // `..` resolved first: the parent of `missing/..` is itself, and the walk up would never end.
+        var directory = cassette.standardizedFileURL.deletingLastPathComponent()
         if creatingDirectories {
-            while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" {
-                directory = directory.deletingLastPathComponent()
+            while !FileManager.default.fileExists(atPath: directory.path) {
+                let up = directory.deletingLastPathComponent()
+                if up.path == directory.path { break }
+                directory = up
             }
         }
         var isDirectory: ObjCBool = false

@@ -21,21 +21,20 @@ extension ReplayService {
     /// origin is one of `origins` — compared as origins are, so `https://host:443/` is
     /// `https://host/`; nil for a relative `Location` or another origin.
     static func pathAfterOrigin(_ value: String, among origins: [Origin]) -> Substring? {
-        // A protocol-relative `//host:port/path` names an origin too, in the scheme of the request
-        // that got it: whichever scheme of the origins it names.
-        if value.hasPrefix("//") {
-            let authority = value.dropFirst(2)
-            let matches = ["http:", "https:"].contains { scheme in
-                guard let url = URL(string: scheme + value), let named = Origin(url) else { return false }
-                return origins.contains { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }
-            }
-            return matches ? authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...] : nil
-        }
-        guard let url = URL(string: value), let named = Origin(url),
-              origins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }),
-              let separator = value.range(of: "://") else { return nil }
+        guard namedOrigin(value, among: origins) != nil, let separator = value.range(of: "//") else { return nil }
         let authority = value[separator.upperBound...]
         return authority[(authority.firstIndex(where: { "/?#".contains($0) }) ?? authority.endIndex)...]
+    }
+
+    /// The origin an absolute `Location` names when it is one of `origins` (in its own scheme; a
+    /// protocol-relative `//host:port/path` in whichever scheme of theirs it names), else nil.
+    static func namedOrigin(_ value: String, among origins: [Origin]) -> Origin? {
+        let candidates = value.hasPrefix("//") ? ["http:" + value, "https:" + value] : value.contains("://") ? [value] : []
+        for candidate in candidates {
+            guard let url = URL(string: candidate), let named = Origin(url) else { continue }
+            if origins.contains(where: { $0.scheme == named.scheme && $0.serves(host: named.host, port: named.port) }) { return named }
+        }
+        return nil
     }
 
     /// `host[:port]` of `origin`, the port left out when it is its scheme's default, an IPv6
@@ -55,7 +54,9 @@ extension ReplayService {
             return (origin.scheme, Self.authority(origin), afterScheme[(afterScheme.firstIndex(where: { "/?#".contains($0) }) ?? afterScheme.endIndex)...])
         }
         guard let left = parts(a), let right = parts(b) else { return a == b }
-        return left.0 == right.0 && left.1 == right.1 && (left.2.isEmpty ? "/" : left.2) == (right.2.isEmpty ? "/" : right.2)
+        // An empty path is `/` (`http://h?x=1` is `http://h/?x=1`)
+        func path(_ rest: Substring) -> String { rest.hasPrefix("/") ? String(rest) : "/" + rest }
+        return left.0 == right.0 && left.1 == right.1 && path(left.2) == path(right.2)
     }
 
     /// A CORS answer recorded for a page served from the recording machine (`record`'s own
@@ -116,8 +117,7 @@ extension ReplayService {
                 guard host == eachLocationsOwnHost else { return HeaderField(field.name, "http://\(host)" + rest) }
                 // The Location's own host and port, in `http` (this server's scheme): its scheme's
                 // default port left out (`https://h:443/` is `http://h/`, not plain HTTP to 443)
-                guard let url = URL(string: field.value.hasPrefix("//") ? "http:" + field.value : field.value),
-                      let named = Origin(url) else { return field }
+                guard let named = namedOrigin(field.value, among: names) else { return field }
                 return HeaderField(field.name, "http://" + Self.authority(named) + rest)
             }
             // A permanent redirect pointed here by `serve` (`requested` given; `record` passes the

@@ -245,6 +245,11 @@ public final class ReplayService: ExchangeService {
     /// `https` origin asked for over plain HTTP still has its Locations pointed here, in `http`.)
     private func namesRecordedOrigin(_ host: String) -> Bool {
         let (name, port) = Origin.hostAndPort(host)
+        // An address (`127.0.0.1:8080`, `localhost`, `[::1]`) is how a client reaches this server
+        // itself, not a name mapped to it: serve standing in for a dev server on its old port
+        // must not send the client to the cassette's other hosts for real.
+        let bare = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
+        if ServerOptions.isLoopback(bare) || ServerOptions.isIPv4Address(bare) || bare.contains(":") { return false }
         return allOrigins.contains { $0.scheme == "http" && $0.serves(host: name, port: port) }
     }
 
@@ -263,7 +268,8 @@ public final class ReplayService: ExchangeService {
         case let .response(plan):
             let origin = Self.origin(of: url)
             result = Self.answer(plan, timing: options.timing, origins: origin == nil ? [] : allOrigins, served: servedName(request),
-                                 requested: request.headers.value(for: "Host").map { "http://\($0)\(request.target)" })
+                                 requested: Self.absoluteTarget(request)?.absoluteString
+                                    ?? request.headers.value(for: "Host").map { "http://\($0)\(request.target)" })
             Self.negotiateEncoding(&result, acceptEncoding: request.headers.value(for: "Accept-Encoding"))
             if let pageOrigin = request.headers.value(for: "Origin") { Self.reflectLoopbackOrigin(&result, requestOrigin: pageOrigin) }
             if Self.isConnect(request) {

@@ -64,6 +64,19 @@ struct RunSafetyTests {
         #expect(run.errors.contains("add 'cassette: NAME.har.gz' under traffic"), "\(run.errors)")
     }
 
+    @Test("a cassette path through a missing directory and back (missing/../x.har) is checked where it leads")
+    func recordThroughDotDot() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // The parent of `missing/..` is itself: the walk up to an existing directory must end
+        try CassetteRecorder.checkWritable(URL(fileURLWithPath: directory.url.path + "/missing/../x.har"), creatingDirectories: true)
+        try CassetteRecorder.checkWritable(URL(fileURLWithPath: directory.url.path + "/a/b/../../c/x.har"), creatingDirectories: true)
+        try CassetteRecorder.checkWritable(URL(fileURLWithPath: directory.url.path + "/missing/../x.har"))
+        #expect(throws: CassetteError.self, "a directory that is really missing") {
+            try CassetteRecorder.checkWritable(URL(fileURLWithPath: directory.url.path + "/missing/x.har"))
+        }
+    }
+
     @Test("--record where no journal can be written (a file in the way) is refused before any request goes upstream (exit 2, the key's line)")
     func recordWhereNothingCanBeWritten() throws {
         let directory = try TemporaryDirectory()

@@ -71,6 +71,10 @@ struct OriginTests {
             entry(6, "http://plain.test/upper", 301, location: "HTTPS://PLAIN.TEST/upper"),
             entry(7, "https://plain.test/port", 200),
             entry(8, "https://plain.test/upper", 200),
+            entry(9, "http://plain.test/pr", 301, location: "//plain.test:443/pr2"),
+            entry(10, "https://plain.test/pr2", 200),
+            entry(11, "http://127.0.0.1:18555/start", 302, location: "https://cdn.example.com/x"),
+            entry(12, "https://cdn.example.com/x", 200),
         ]), options: .init(timing: .instant))
         func get(_ target: String, host: String) -> ServerAnswer? {
             let answered = Answered()
@@ -91,6 +95,13 @@ struct OriginTests {
             let hop = try #require(get(path, host: "PLAIN.test:80"))
             #expect(hop.status == 302 && hop.headers.value(for: "Location") == location, "\(path): \(hop.status) \(hop.headers)")
         }
+        // A protocol-relative Location naming the https origin with its port: its scheme's default, left out
+        let relative = try #require(get("/pr", host: "plain.test"))
+        #expect(relative.headers.value(for: "Location") == "http://plain.test/pr2", "\(relative.headers)")
+        // serve standing in for a dev server on its old address (a recorded origin that is an
+        // address, not a name): the hop to the CDN points here, never to the CDN for real
+        let dev = try #require(get("/start", host: "127.0.0.1:18555"))
+        #expect(dev.headers.value(for: "Location") == "http://127.0.0.1:18555/x", "\(dev.headers)")
         // At the server's own address, a protocol-relative Location naming a recorded origin points here
         let proto = try #require(get("/proto", host: "127.0.0.1:30021"))
         #expect(proto.headers.value(for: "Location") == "http://127.0.0.1:30021/next?x=1", "\(proto.headers)")
