@@ -92,12 +92,14 @@ extension ReplayService {
         return answer(plan, timing: timing, origins: names, served: host)
     }
 
-    /// ``answer(_:timing:origin:aliases:served:)`` with the origins a `Location` may name already
-    /// taken apart (a replay server works them out once, not per answer).
-    /// `served` host meaning: each `Location` naming a recorded origin keeps its own host and
-    /// port, in `http` (the client reaches every recorded origin here by its name).
-    static let eachLocationsOwnHost = "(each Location's own host)"
+    /// The `served` host meaning: each `Location` naming a recorded origin keeps its own host and
+    /// port, in `http` (the client reaches every recorded origin here by its name). It holds a
+    /// NUL, which no `Host` field can: a client cannot ask for it.
+    static let eachLocationsOwnHost = "\u{0}each Location's own host"
 
+    /// ``answer(_:timing:origin:aliases:served:)`` with the origins a `Location` may name already
+    /// taken apart (a replay server works them out once, not per answer); `requested`, the URL the
+    /// client asked for (serve's answers: a rewritten permanent redirect is made uncacheable).
     static func answer(_ plan: ResponsePlan, timing: Timing, origins names: [Origin], served host: String?, requested: String? = nil) -> ServerAnswer {
         var headers: [HeaderField] = []
         for field in plan.head.headerFields {

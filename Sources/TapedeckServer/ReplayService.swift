@@ -228,8 +228,8 @@ public final class ReplayService: ExchangeService {
     private func servedName(_ request: IncomingRequest) -> String? {
         guard let absolute = Self.absoluteTarget(request) else {
             // A client that reaches this server by a recorded origin's own name (a browser's
-            // host-resolver rules, curl --connect-to) reaches the cassette's other origins by
-            // name too: their Locations keep their hosts (in `http`), or a hop to another of them
+            // `MAP *` host-resolver rule) is taken to reach the cassette's other origins by name
+            // too: their Locations keep their hosts (in `http`), or a hop to another of them
             // would go back to the host asked.
             guard let host = request.headers.value(for: "Host") else { return nil }
             return namesRecordedOrigin(host) ? Self.eachLocationsOwnHost : host
@@ -240,9 +240,9 @@ public final class ReplayService: ExchangeService {
         return named.port.map { "\(host):\($0)" } ?? host
     }
 
-    /// Whether a `Host` field names one of the cassette's `http` origins, port and all (none:
-    /// port 80) — not this server's own address, unless the cassette was recorded from it. (An
-    /// `https` origin asked for over plain HTTP still has its Locations pointed here, in `http`.)
+    /// Whether a `Host` field names one of the cassette's `http` origins by a name (not an
+    /// address), port and all (none: port 80). (An `https` origin asked for over plain HTTP still
+    /// has its Locations pointed here, in `http`.)
     private func namesRecordedOrigin(_ host: String) -> Bool {
         let (name, port) = Origin.hostAndPort(host)
         // An address (`127.0.0.1:8080`, `localhost`, `[::1]`) is how a client reaches this server
