@@ -58,20 +58,25 @@ struct StreamPaceTests {
         #expect(try again.readToEnd() == response.body)
     }
 
+    /// A GET of the loopback server's three events recorded as a stream: the first two at once,
+    /// the last a minute later (the exchange's receive time).
+    private func slowEvents() -> Interaction {
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        return Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
+                           outcome: .response(RecordedResponse(
+                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events.reduce(Data(), +),
+                            chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
+                                     BodyChunk(bytes: events[2].count, at: .seconds(60))])),
+                           timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60)))
+    }
+
     @Test("serve sends a stream's pieces at their recorded times: the first events arrive while the last is a minute away")
     func servePaces() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let events = LoopbackServer.events.map { Data($0.utf8) }
         let cassette = directory.file("slow-events.har")
-        try CassetteFile.write(Cassette(interactions: [
-            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
-                        outcome: .response(RecordedResponse(
-                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events.reduce(Data(), +),
-                            chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
-                                     BodyChunk(bytes: events[2].count, at: .seconds(60))])),
-                        timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))),
-        ]), to: cassette)
+        try CassetteFile.write(Cassette(interactions: [slowEvents()]), to: cassette)
         let server = try ServerProcess(["serve", cassette.path, "--timing", "recorded"])
         defer { server.stop() }
         do {
@@ -91,15 +96,9 @@ struct StreamPaceTests {
     func headOfAStreamDoesNotWait() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let events = LoopbackServer.events.map { Data($0.utf8) }
         let cassette = directory.file("slow-events.har")
         try CassetteFile.write(Cassette(interactions: [
-            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/events")!),
-                        outcome: .response(RecordedResponse(
-                            status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events.reduce(Data(), +),
-                            chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
-                                     BodyChunk(bytes: events[2].count, at: .seconds(60))])),
-                        timings: ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))),
+            slowEvents(),
             Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/other")!),
                         outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Length", "10")], body: Data("other body".utf8))),
                         timings: ExchangeTimings(wait: .milliseconds(5))),

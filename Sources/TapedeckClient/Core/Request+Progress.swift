@@ -27,6 +27,16 @@ extension Request {
             return made
         }
 
+        /// The counts set (the Progress object, if made, follows them); the handler, its queue and
+        /// the Progress to call it with, when one watches.
+        mutating func update(completed: Int64, total: Int64) -> (handler: ProgressHandler, queue: any SchedulerQueue, progress: Progress)? {
+            self.completed = completed
+            self.total = total
+            if let progress { Self.set(progress, completed: completed, total: total) }
+            guard let handler else { return nil }
+            return (handler.handler, handler.queue, object())
+        }
+
         /// Back to zero for a new attempt.
         mutating func reset() {
             completed = 0
@@ -62,9 +72,7 @@ extension Request {
     @preconcurrency
     @discardableResult
     public func downloadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        mutableState.write { $0.download.handler = (closure, queue) }
-        return self
+        watch(\.download, queue: queue, closure: closure)
     }
 
     /// `downloadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
@@ -77,18 +85,8 @@ extension Request {
 
     /// Adds `bytesReceived` to the attempt's count, then tells the handler.
     func updateDownloadProgress(bytesReceived: Int64, totalBytesExpected: Int64) {
-        let watched = mutableState.write { state -> (ProgressHandler, any SchedulerQueue, Progress)? in
-            state.download.total = totalBytesExpected
-            state.download.completed += bytesReceived
-            if let progress = state.download.progress {
-                TransferCount.set(progress, completed: state.download.completed, total: totalBytesExpected)
-            }
-            guard let handler = state.download.handler else { return nil }
-            return (handler.handler, handler.queue, state.download.object())
-        }
-        guard let (handler, queue, progress) = watched else { return }
-        let boxed = UncheckedSendable(progress)
-        queue.async(named: "downloadProgress") { handler(boxed.value) }
+        tell(mutableState.write { $0.download.update(completed: $0.download.completed + bytesReceived, total: totalBytesExpected) },
+             named: "downloadProgress")
     }
 
     /// How much of the request body was sent in the current attempt: `completedUnitCount` bytes
@@ -110,9 +108,7 @@ extension Request {
     @preconcurrency
     @discardableResult
     public func uploadProgress(queue: (any SchedulerQueue)? = nil, closure: @escaping ProgressHandler) -> Self {
-        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
-        mutableState.write { $0.upload.handler = (closure, queue) }
-        return self
+        watch(\.upload, queue: queue, closure: closure)
     }
 
     /// `uploadProgress(queue:closure:)` on the queue standing for a `DispatchQueue` (Alamofire's
@@ -126,18 +122,24 @@ extension Request {
     /// Records bytes sent (URLSession's `didSendBodyData`), then tells the handler (not when
     /// nothing changed).
     func updateUploadProgress(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        let watched = mutableState.write { state -> (ProgressHandler, any SchedulerQueue, Progress)? in
+        tell(mutableState.write { state in
             guard totalBytesSent != state.upload.completed || totalBytesExpectedToSend != state.upload.total else { return nil }
-            state.upload.completed = totalBytesSent
-            state.upload.total = totalBytesExpectedToSend
-            if let progress = state.upload.progress {
-                TransferCount.set(progress, completed: totalBytesSent, total: totalBytesExpectedToSend)
-            }
-            guard let handler = state.upload.handler else { return nil }
-            return (handler.handler, handler.queue, state.upload.object())
-        }
+            return state.upload.update(completed: totalBytesSent, total: totalBytesExpectedToSend)
+        }, named: "uploadProgress")
+    }
+
+    /// Sets the handler of one direction's count, on `queue` (the session's default response
+    /// queue when nil).
+    private func watch(_ count: WritableKeyPath<MutableState, TransferCount>, queue: (any SchedulerQueue)?, closure: @escaping ProgressHandler) -> Self {
+        let queue = queue ?? delegate?.defaultResponseQueue ?? underlyingQueue
+        mutableState.write { $0[keyPath: count].handler = (closure, queue) }
+        return self
+    }
+
+    /// Calls a watching handler on its queue with the Progress (made under the lock, handed over).
+    private func tell(_ watched: (handler: ProgressHandler, queue: any SchedulerQueue, progress: Progress)?, named name: String) {
         guard let (handler, queue, progress) = watched else { return }
         let boxed = UncheckedSendable(progress)
-        queue.async(named: "uploadProgress") { handler(boxed.value) }
+        queue.async(named: name) { handler(boxed.value) }
     }
 }
