@@ -31,9 +31,7 @@ extension CassetteCommand {
             let (base, cassette) = try loadWithBase(file, strict: strict, warn: false)
             // The entries' own totals: an interaction keeps only the phases a replay re-enacts.
             // (Read a second time: a pipe or a named pipe cannot be, and gives only what the entries keep.)
-            var kind = stat()
-            let regular = stat(file, &kind) == 0 && kind.st_mode & S_IFMT == S_IFREG
-            let json = base.interactions.isEmpty || !regular ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
+            let json = base.interactions.isEmpty || CassetteFile.isStream(file) ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
             let recorded = json.map { HARCodec.recordedTimes(of: base, json: $0) } ?? []
             let failures = cassette.interactions.count { $0.response == nil }
             let brokenOff = cassette.interactions.count { $0.response?.interruption != nil }

@@ -188,8 +188,7 @@ extension CassetteCommand {
             // First: every write below (the journal's merge too) leaves no temporary file on a signal.
             removeTemporariesOnSignal()
             let inPlace = output.map { samePath($0, file) } ?? true
-            var kind = stat()
-            if inPlace, stat(file, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG, kind.st_mode & S_IFMT != S_IFDIR {
+            if inPlace, CassetteFile.isStream(file) {
                 // `redact <(zcat x.har.gz)`: a pipe is read once and cannot take the result back.
                 printError("tapedeck: \(file) is no regular file (a pipe or a device): nothing can be redacted in place — write the redacted copy elsewhere with --output FILE")
                 throw ExitStatus.badInput

@@ -38,11 +38,19 @@ extension CassetteFile {
         if let descriptor = descriptorNamed(path) { return .descriptor(descriptor) }
         let resolved = followingLinks(path)
         if let descriptor = descriptorNamed(resolved) { return .descriptor(descriptor) }
+        return isStream(resolved) ? .device(resolved) : .file(resolved)
+    }
+
+    /// Whether `path` (its links followed) is something that exists and is neither a regular file
+    /// nor a directory: a named pipe, a device, a socket — read once as a stream, never rewritten.
+    ///
+    /// ```swift
+    /// CassetteFile.isStream("/dev/fd/63")   // true for `<(zcat old.har.gz)`
+    /// ```
+    public static func isStream(_ path: String) -> Bool {
         var kind = stat()
-        if stat(resolved, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG, kind.st_mode & S_IFMT != S_IFDIR {
-            return .device(resolved)
-        }
-        return .file(resolved)
+        guard stat(path, &kind) == 0 else { return false }
+        return kind.st_mode & S_IFMT != S_IFREG && kind.st_mode & S_IFMT != S_IFDIR
     }
 
     /// The descriptor a `/dev/stdout`-like path stands for, if it is one of this process's.

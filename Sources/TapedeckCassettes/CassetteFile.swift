@@ -52,8 +52,7 @@ public enum CassetteFile {
             throw CassetteError(.unreadable, file: url.path, reason: "no such file", hint: "check the path")
         }
         do {
-            var kind = stat()
-            if stat(url.path, &kind) == 0, kind.st_mode & S_IFMT != S_IFREG {
+            if isStream(url.path) {
                 // A named pipe or a descriptor (`inspect <(zcat old.har.gz)`): read as a stream.
                 guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CocoaError(.fileReadNoPermission) }
                 defer { try? handle.close() }
