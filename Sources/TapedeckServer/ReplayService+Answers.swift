@@ -85,10 +85,13 @@ extension ReplayService {
     /// The answer a recorded response gives: a body stored decoded goes out decoded (its
     /// `Content-Encoding` dropped), and `Location` pointing at the recorded origin — or at one of
     /// `aliases`: the same origin by another name, or another origin of the cassette (its next hop
-    /// is replayed here too) — points here.
+    /// is replayed here too) — points here; a cookie for the origin's site is kept for the host
+    /// the client used (``dropForeignCookieDomains(_:origins:clientHost:)``).
     static func answer(_ plan: ResponsePlan, timing: Timing, origin: String?, aliases: [String] = [], served host: String?) -> ServerAnswer {
-        let hasLocation = plan.head.headerFields.contains { $0.name.rawName.equalsIgnoringASCIICase("Location") }
-        let names = hasLocation && origin != nil ? ([origin!] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) } : []
+        let rewritable = plan.head.headerFields.contains {
+            $0.name.rawName.equalsIgnoringASCIICase("Location") || $0.name.rawName.equalsIgnoringASCIICase("Set-Cookie")
+        }
+        let names = rewritable && origin != nil ? ([origin!] + aliases).compactMap { URL(string: $0).flatMap(Origin.init) } : []
         return answer(plan, timing: timing, origins: names, served: host)
     }
 
@@ -136,6 +139,9 @@ extension ReplayService {
                     response.status = response.status == 301 ? 302 : 307
                 }
             }
+        }
+        if !names.isEmpty, let host, host != eachLocationsOwnHost {
+            dropForeignCookieDomains(&response.headers, origins: names, clientHost: host)
         }
         return answer(response, timings: plan.timings, timing: timing)
     }

@@ -133,4 +133,35 @@ struct ServeRewriteTests {
         for start in stride(from: 0, to: encoded.count, by: 3) { whole += try inflater.append(encoded[start..<min(start + 3, encoded.count)]) }
         #expect(whole == Data(events.joined().utf8))
     }
+
+    @Test("a Set-Cookie for the recorded origin's site loses its Domain for a client that reached serve at another host (else it would refuse the cookie); one reaching serve by the origin's name, or a Domain of another site, keeps it")
+    func cookieDomainForTheClientsHost() throws {
+        // Given a login recorded from http://api.shop.test that set three cookies
+        let server = try server([
+            Interaction(index: 0, request: get("http://api.shop.test/login"), outcome: .response(RecordedResponse(status: 200, headers: [
+                HeaderField("Set-Cookie", "sid=abc; Domain=.Shop.test; Path=/; HttpOnly"),
+                HeaderField("Set-Cookie", "pref=dark; path=/; domain=api.shop.test"),
+                HeaderField("Set-Cookie", "ad=1; Domain=tracker.example; Path=/"),
+                HeaderField("Set-Cookie", "plain=1"),
+            ]))),
+        ])
+        defer { try? server.shutdown() }
+        func cookies(host: String) -> [String] {
+            let exchange = rawExchange(port: server.port, send: Data("GET /login HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
+            return String(decoding: exchange.received, as: UTF8.self).components(separatedBy: "\r\n")
+                .filter { $0.lowercased().hasPrefix("set-cookie:") }.map { String($0.dropFirst(11)).trimmingCharacters(in: .whitespaces) }
+        }
+        // When curl or a browser reaches serve at its address, Then the origin's cookies are
+        // host-only cookies of that address, the rest of each field as recorded
+        #expect(cookies(host: "127.0.0.1:\(server.port)") == ["sid=abc; Path=/; HttpOnly", "pref=dark; path=/", "ad=1; Domain=tracker.example; Path=/", "plain=1"])
+        // And a client that reaches it by the origin's own name keeps every Domain
+        #expect(cookies(host: "api.shop.test") == ["sid=abc; Domain=.Shop.test; Path=/; HttpOnly", "pref=dark; path=/; domain=api.shop.test",
+                                                   "ad=1; Domain=tracker.example; Path=/", "plain=1"])
+        // And record's live answers go through the same rule: a client at a host within the domain keeps it
+        let plan = ResponsePlan(status: 200, headers: [("Set-Cookie", "sid=1; Domain=shop.test")])
+        let within = ReplayService.answer(plan, timing: .instant, origin: "http://api.shop.test", served: "www.shop.test:8080")
+        let elsewhere = ReplayService.answer(plan, timing: .instant, origin: "http://api.shop.test", served: "localhost:8080")
+        #expect(within.headers.value(for: "Set-Cookie") == "sid=1; Domain=shop.test")
+        #expect(elsewhere.headers.value(for: "Set-Cookie") == "sid=1")
+    }
 }
