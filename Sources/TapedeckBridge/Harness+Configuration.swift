@@ -118,7 +118,7 @@ extension Harness {
     ) {
         guard let session = foreign.session, let delegate = foreign.delegate else {
             // Nobody to ask: URLSession follows, with the cookies stored for the new URL.
-            decide(.follow(Self.withStoredCookies(proposed, configuration: link.session.configuration)))
+            decide(.follow(withStoredCookies(proposed, configuration: link.session.configuration)))
             return
         }
         let expectation = scheduler.expectExternal(

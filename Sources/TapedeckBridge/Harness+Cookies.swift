@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 import TapedeckHTTP
+import TapedeckScheduling
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,24 +16,178 @@ import FoundationNetworking
 extension Harness {
     /// Stores the `Set-Cookie` fields of `head` (received for `url`) in the session's cookie
     /// storage, one field at a time, unless the configuration has no storage or never accepts
-    /// cookies — as corelibs does for each header line of a real response.
-    static func storeCookies(of head: ResponseHead, from url: URL, configuration: URLSessionConfiguration) {
+    /// cookies — as corelibs does for each header line of a real response. A cookie's lifetime
+    /// runs on virtual time (see ``CookieClock``): one with `Max-Age`, or with `Expires` and a
+    /// `Date` on its response, is stored without an expiry and dropped when the simulation's
+    /// clock passes it; one whose lifetime is already over deletes the stored cookie it names.
+    func storeCookies(of head: ResponseHead, from url: URL, configuration: URLSessionConfiguration) {
         guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else { return }
+        let sent = head.headerFields[.date].flatMap(HTTPDate.date(from:))
         for field in head.headerFields where field.name == .setCookie {
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field.value], for: url)
-            if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+            for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field.value], for: url) {
+                guard let lifetime = CookieClock.lifetime(of: cookie, sent: sent) else {
+                    // A session cookie, or an `Expires` with no `Date` to measure it from:
+                    // Foundation's own rules (the wall clock).
+                    cookieClock.withLock { $0.forget(CookieClock.Key(cookie), in: storage) }
+                    storage.setCookies([cookie], for: url, mainDocumentURL: nil)
+                    continue
+                }
+                let key = CookieClock.Key(cookie)
+                guard lifetime > .zero else {
+                    cookieClock.withLock { $0.forget(key, in: storage) }
+                    for stored in storage.cookies ?? [] where CookieClock.Key(stored) == key { storage.deleteCookie(stored) }
+                    continue
+                }
+                guard let timeless = CookieClock.withoutExpiry(cookie) else { continue }
+                storage.setCookies([timeless], for: url, mainDocumentURL: nil)
+                // Kept only if the storage took it (its accept policy may refuse another domain's).
+                guard storage.cookies?.contains(where: { CookieClock.Key($0) == key && $0.value == timeless.value }) == true else { continue }
+                let expiry = scheduler.now.advanced(by: lifetime)
+                cookieClock.withLock { $0.track(timeless, in: storage, until: expiry) }
+            }
         }
+    }
+
+    /// Deletes the cookies whose virtual lifetime is over (the simulation's clock reached their
+    /// expiry), and records each in the trace. Runs when the simulation is quiescent, before an
+    /// exchange starts and before a redirect is followed, so a cookie is gone from the first
+    /// request sent at or after its expiry.
+    func expireCookies() {
+        let now = scheduler.now
+        let due = cookieClock.withLock { $0.takeDue(at: now) }
+        for entry in due {
+            for stored in entry.storage.cookies ?? [] where CookieClock.Key(stored) == entry.key && stored.value == entry.value {
+                entry.storage.deleteCookie(stored)
+            }
+            scheduler.record("bridge.cookie.expired", entry.key.name)
+        }
+    }
+
+    /// `request` without the pairs of cookies that expired on virtual time (corelibs put the
+    /// storage's cookies on the request when its task was made, which may be before the expiry
+    /// the bridge applied since), unless the storage holds that very cookie again.
+    func withoutExpiredCookies(_ request: RequestSnapshot, configuration: URLSessionConfiguration) -> RequestSnapshot {
+        guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
+              let value = request.headerFields[.cookie] else { return request }
+        let gone = cookieClock.withLock { $0.expiredPairs(in: storage) }
+        guard !gone.isEmpty else { return request }
+        let current = Set((storage.cookies(for: request.url) ?? []).map { "\($0.name)=\($0.value)" })
+        let pairs = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let kept = pairs.filter { !gone.contains($0) || current.contains($0) }
+        guard kept.count < pairs.count else { return request }
+        var request = request
+        if kept.isEmpty { request.headerFields[fields: .cookie] = [] } else { Self.setOrderedCookie(kept.joined(separator: "; "), in: &request.headerFields) }
+        return request
     }
 
     /// `request` with the stored cookies for its URL in its `Cookie` field (replacing the one it
     /// had), when the configuration sets cookies and has any for that URL; otherwise unchanged.
-    static func withStoredCookies(_ request: RequestSnapshot, configuration: URLSessionConfiguration) -> RequestSnapshot {
+    func withStoredCookies(_ request: RequestSnapshot, configuration: URLSessionConfiguration) -> RequestSnapshot {
+        expireCookies()
         guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
               let cookies = storage.cookies(for: request.url), !cookies.isEmpty,
               let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty else { return request }
         var request = request
-        setOrderedCookie(value, in: &request.headerFields)
+        Self.setOrderedCookie(value, in: &request.headerFields)
         return request
+    }
+}
+
+/// Cookie lifetimes on the simulation's clock. Foundation measures a cookie's `Expires` against
+/// the wall clock — a cassette recorded today would replay without its cookies once the date it
+/// recorded has passed — and corelibs ignores `Max-Age` altogether (the cookie never expires, and
+/// `Max-Age=0` deletes nothing). So the bridge stores such a cookie without an expiry and keeps
+/// its virtual expiry here: `Max-Age` seconds from when it arrived, or `Expires` less the
+/// response's `Date` (the lifetime the server meant, whenever it is replayed).
+///
+/// ```swift
+/// var clock = CookieClock()
+/// clock.track(cookie, in: storage, until: .zero.advanced(by: .seconds(60)))
+/// clock.takeDue(at: .zero.advanced(by: .seconds(61)))   // that cookie's entry, to delete
+/// ```
+struct CookieClock {
+    /// What identifies a stored cookie: name, domain and path, as a storage replaces them.
+    struct Key: Hashable {
+        /// The cookie's name.
+        var name: String
+        /// Its domain, lower-cased.
+        var domain: String
+        /// Its path.
+        var path: String
+
+        /// The key of `cookie`.
+        init(_ cookie: HTTPCookie) {
+            name = cookie.name
+            domain = cookie.domain.lowercased()
+            path = cookie.path
+        }
+    }
+
+    /// A tracked cookie: where it is stored, which it is, and when it expires.
+    struct Entry {
+        /// The storage holding it.
+        var storage: HTTPCookieStorage
+        /// Its key.
+        var key: Key
+        /// Its value (an entry deletes only the cookie it tracked, not a later one of that key).
+        var value: String
+        /// The virtual instant it expires at.
+        var expiry: VirtualInstant
+    }
+
+    private var entries: [Entry] = []
+    /// `name=value` of each cookie that expired, by storage.
+    private var expired: [ObjectIdentifier: Set<String>] = [:]
+
+    /// The lifetime `cookie` was given, on its own terms: `Max-Age` (which wins), else `Expires`
+    /// less `sent` (its response's `Date`); nil for a session cookie, or an `Expires` with no
+    /// `Date` to measure it from.
+    static func lifetime(of cookie: HTTPCookie, sent: Date?) -> Duration? {
+        if let text = cookie.properties?[.maximumAge] as? String, let seconds = Int(text.trimmingCharacters(in: .whitespaces)) {
+            return .seconds(min(seconds, longest))
+        }
+        guard let expires = cookie.expiresDate, let sent else { return nil }
+        return .seconds(rounding: min(expires.timeIntervalSince(sent), Double(longest)))
+    }
+
+    /// The longest lifetime kept, in seconds (fifty years; `Expires=31 Dec 9999` would not fit
+    /// the virtual clock): a cookie living that long outlives any simulation.
+    static let longest = 50 * 365 * 86_400
+
+    /// `cookie` with no `Expires` or `Max-Age` (nil if Foundation will not make it).
+    static func withoutExpiry(_ cookie: HTTPCookie) -> HTTPCookie? {
+        guard var properties = cookie.properties else { return nil }
+        properties[.expires] = nil
+        properties[.maximumAge] = nil
+        return HTTPCookie(properties: properties)
+    }
+
+    /// Tracks `cookie`, stored in `storage`, to expire at `expiry` (replacing any entry of its key).
+    mutating func track(_ cookie: HTTPCookie, in storage: HTTPCookieStorage, until expiry: VirtualInstant) {
+        let key = Key(cookie)
+        forget(key, in: storage)
+        entries.append(Entry(storage: storage, key: key, value: cookie.value, expiry: expiry))
+    }
+
+    /// Stops tracking the cookie of `key` in `storage` (a later `Set-Cookie` replaced it).
+    mutating func forget(_ key: Key, in storage: HTTPCookieStorage) {
+        guard !entries.isEmpty else { return }
+        entries.removeAll { $0.key == key && $0.storage === storage }
+    }
+
+    /// Removes and returns the entries whose expiry is at or before `now`, in the order they
+    /// were tracked; their pairs are remembered for ``expiredPairs(in:)``.
+    mutating func takeDue(at now: VirtualInstant) -> [Entry] {
+        guard entries.contains(where: { $0.expiry <= now }) else { return [] }
+        let due = entries.filter { $0.expiry <= now }
+        entries.removeAll { $0.expiry <= now }
+        for entry in due { expired[ObjectIdentifier(entry.storage), default: []].insert("\(entry.key.name)=\(entry.value)") }
+        return due
+    }
+
+    /// `name=value` of every cookie of `storage` that expired.
+    func expiredPairs(in storage: HTTPCookieStorage) -> Set<String> {
+        expired[ObjectIdentifier(storage)] ?? []
     }
 }
 

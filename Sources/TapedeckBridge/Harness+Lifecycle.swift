@@ -193,7 +193,8 @@ extension Harness {
         }
         handle(.exchangeStarted(networkID: id), for: link)
         let configuration = link.session.configuration
-        let snapshot = Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration)
+        expireCookies()
+        let snapshot = withoutExpiredCookies(Self.snapshot(urlProtocol.request, body: link.body, configuration: configuration), configuration: configuration)
         network.start(id, request: snapshot, options: exchangeOptions(urlProtocol.request, configuration), sink: sink)
     }
 

@@ -72,7 +72,7 @@ extension Harness {
         defer { link.deliveries.leave() }
         let before = link.session.simulatorBlockCount
         link.buffered = Data()
-        Self.storeCookies(of: head, from: url, configuration: link.session.configuration)
+        storeCookies(of: head, from: url, configuration: link.session.configuration)
         urlProtocol.client?.urlProtocol(urlProtocol, didReceive: Self.unchallenged(head).httpURLResponse(url: url), cacheStoragePolicy: .notAllowed)
         if let foreign = link.foreign {
             // The client's own queue: we cannot count its blocks, so ask its delegate instead.
@@ -202,14 +202,14 @@ extension Harness {
         guard let (link, _, task) = deliverable(id) else { return }
         defer { link.deliveries.leave() }
         // The hop's cookies are stored before anyone decides, as libcurl's header callback does.
-        Self.storeCookies(of: head, from: url, configuration: link.session.configuration)
+        storeCookies(of: head, from: url, configuration: link.session.configuration)
         if let foreign = link.foreign {
             askForeignRedirect(link, foreign: foreign, task: task, response: head.httpURLResponse(url: url), proposed: proposed, decide: decide)
             return
         }
         guard let delegate = link.session.delegate as? any URLSessionTaskDelegate, let session = link.session.session else {
             // No delegate to ask: URLSession follows, with the cookies stored for the new URL.
-            decide(.follow(Self.withStoredCookies(proposed, configuration: link.session.configuration)))
+            decide(.follow(withStoredCookies(proposed, configuration: link.session.configuration)))
             return
         }
         let response = head.httpURLResponse(url: url)

@@ -68,6 +68,8 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         }
     }
     private let ownCookies = Mutex<HTTPCookieStorage?>(nil)
+    /// Cookie lifetimes on virtual time (see ``CookieClock``).
+    let cookieClock = Mutex(CookieClock())
 
     deinit {
         if let storage = ownCookies.withLock({ $0.take() }) { CookieStoragePool.shared.giveBack(storage) }
@@ -116,7 +118,10 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         self.decodesContentEncoding = decodesContentEncoding
         self.sink = HarnessSink(harness: self)
         if mode == .lockstep {
-            network.scheduler.addQuiescenceHook { [weak self] in self?.noticeClientStateChanges() }
+            network.scheduler.addQuiescenceHook { [weak self] in
+                self?.expireCookies()
+                self?.noticeClientStateChanges()
+            }
         }
         // A client on its own threads may set virtual timers (a `SimulatedClock` sleep between
         // retries): the serving thread must run them, not wait for the client's next request.
