@@ -168,9 +168,15 @@ extension ReplayService {
             if let chunks = response.chunks, chunks.reduce(0, { $0 + $1.bytes }) == response.body.count {
                 // A stream goes out in its recorded pieces at their recorded pace.
                 answer.delivery.pieces = chunks.map { BodyChunk(bytes: $0.bytes, at: .seconds(rounding: $0.at.timeInterval * timing.factor)) }
-                // One that broke off breaks off when it did, after its last piece.
-                if response.interruption != nil, let last = answer.delivery.pieces?.last, scaled.receive > last.at {
-                    answer.delivery.cutDelay = scaled.receive - last.at
+                // One that broke off breaks off when it did, after its last piece; one that
+                // finished ends when it did (an event stream often holds still before its end),
+                // with a piece of no bytes.
+                if let last = answer.delivery.pieces?.last, scaled.receive > last.at {
+                    if response.interruption != nil {
+                        answer.delivery.cutDelay = scaled.receive - last.at
+                    } else {
+                        answer.delivery.pieces?.append(BodyChunk(bytes: 0, at: scaled.receive))
+                    }
                 }
             } else if response.interruption != nil {
                 // The bytes that came are sent at once; the failure came at the end of the

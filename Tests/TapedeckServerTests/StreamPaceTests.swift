@@ -3,7 +3,7 @@ import Testing
 import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckLoopback
-import TapedeckServer
+@testable import TapedeckServer
 import TapedeckTestSupport
 
 /// A streamed body (server-sent events) keeps its pieces: `record` notes when each arrived
@@ -90,6 +90,27 @@ struct StreamPaceTests {
             let framed = (events[0].count + 4 + 2) + (events[1].count + 4 + 2)   // "17\r\n" … "\r\n" each
             #expect(early < framed + events[2].count, "the last event is not due for a minute: \(early) bytes so far")
         }   // the client hangs up here, before the server is stopped
+    }
+
+    @Test("a stream that held still before it ended ends when it did: its last piece is one of no bytes at the recorded end (scaled with the timing), and one that ended with its last event gets none")
+    func streamEndsWhenItDid() throws {
+        // Given events at 0 and 10 ms of a stream that ended after a minute
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        let response = RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "text/event-stream")], body: events[0] + events[1],
+                                        chunks: [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10))])
+        let heldStill = ExchangeTimings(wait: .milliseconds(5), receive: .seconds(60))
+        // When it is answered as recorded, and at half speed
+        let recorded = ReplayService.answer(response, timings: heldStill, timing: .recorded)
+        let halved = ReplayService.answer(response, timings: heldStill, timing: .scaled(0.5))
+        // Then the events keep their times and the end comes at the minute (half of it)
+        #expect(recorded.delivery.pieces == [BodyChunk(bytes: events[0].count, at: .zero), BodyChunk(bytes: events[1].count, at: .milliseconds(10)),
+                                            BodyChunk(bytes: 0, at: .seconds(60))], "\(String(describing: recorded.delivery.pieces))")
+        #expect(halved.delivery.pieces?.last == BodyChunk(bytes: 0, at: .seconds(30)))
+        #expect(recorded.delivery.cutDelay == .zero)
+        // And one that ended with its last event, or is replayed instantly, has no such piece
+        let prompt = ReplayService.answer(response, timings: ExchangeTimings(wait: .milliseconds(5), receive: .milliseconds(10)), timing: .recorded)
+        #expect(prompt.delivery.pieces?.count == 2)
+        #expect(ReplayService.answer(response, timings: heldStill, timing: .instant).delivery.pieces == nil)
     }
 
     @Test("a HEAD answered from a stream recorded over a minute holds nothing: the request behind it on the connection is answered at once")
