@@ -182,7 +182,8 @@ public final class CassettePlayer: Responder {
         }
         if afterLast == .alwaysFirst {
             guard let first = candidates.first(where: matches) else { return nil }
-            return (first, !state.withLock { $0.consumed[first] })
+            let chosen = sameSpelling(live, as: first, among: candidates.drop { $0 != first }.dropFirst(), matches: matches) ?? first
+            return (chosen, !state.withLock { $0.consumed[chosen] })
         }
         var offset = list.map { list in state.withLock { $0.cursors[list] } } ?? 0
         var prefixPlayed = true
@@ -190,14 +191,17 @@ public final class CassettePlayer: Responder {
             let position = candidates[offset]
             let played = state.withLock { $0.consumed[position] }
             if !played && matches(position) {
+                let chosen = sameSpelling(live, as: position, among: candidates[(offset + 1)...], matches: { position in
+                    !self.state.withLock { $0.consumed[position] } && matches(position)
+                }) ?? position
                 let claimed: Bool = state.withLock { state in
-                    guard !state.consumed[position] else { return false }
-                    if consuming { state.consumed[position] = true }
+                    guard !state.consumed[chosen] else { return false }
+                    if consuming { state.consumed[chosen] = true }
                     return true
                 }
                 if claimed {
-                    if consuming, prefixPlayed, let list { state.withLock { $0.cursors[list] = max($0.cursors[list], offset + 1) } }
-                    return (position, true)
+                    if consuming, prefixPlayed, chosen == position, let list { state.withLock { $0.cursors[list] = max($0.cursors[list], offset + 1) } }
+                    return (chosen, true)
                 }
                 continue   // another request took it meanwhile: look at it again as played
             }
@@ -210,6 +214,17 @@ public final class CassettePlayer: Responder {
         }
         guard afterLast == .repeatLast, let last = candidates.last(where: matches) else { return nil }
         return (last, false)
+    }
+
+    /// When the URL rule ignores the query's order (the default) and the entry at `first`
+    /// spells its query otherwise than `live` does (`?tag=b&tag=a` for `?tag=a&tag=b`, `a+b` for
+    /// `a%20b`), the first of `later` that `matches` and spells it as `live` does: of two entries
+    /// the rule finds equal, the one recorded as the client asked is its answer. Nil otherwise.
+    private func sameSpelling(_ live: RecordedRequest, as first: Int, among later: ArraySlice<Int>, matches: (Int) -> Bool) -> Int? {
+        guard rules.url == .ignoringQueryOrder, !later.isEmpty else { return nil }
+        let wanted = live.url.query
+        guard matchable[first].url.query != wanted else { return nil }
+        return later.first { matchable[$0].url.query == wanted && matches($0) }
     }
 
     /// The first unplayed interaction whose request as recorded (not redacted by this player)

@@ -125,6 +125,34 @@ struct MatchingFixTests {
         #expect(rotated.consumedCount == 2)
     }
 
+    @Test("of entries the default rule finds equal (a query in another order or spelling), the one recorded as the client asked answers it; with none, any equal one does, in recording order")
+    func sameSpellingPreferred() {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, "GET", "http://api.test/echo?tag=a&tag=b", answer: "a then b"),
+            entry(1, "GET", "http://api.test/echo?tag=b&tag=a", answer: "b then a"),
+            entry(2, "GET", "http://api.test/n?q=a+b", answer: "plus"),
+            entry(3, "GET", "http://api.test/n?q=a%20b", answer: "escaped"),
+            entry(4, "GET", "http://api.test/o?x=1&y=2", answer: "first"),
+            entry(5, "GET", "http://api.test/o?y=2&x=1", answer: "second"),
+        ]))
+        // Asked in the other order than recorded, each gets its own
+        #expect(answer(player, "http://api.test/echo?tag=b&tag=a") == "b then a")
+        #expect(answer(player, "http://api.test/echo?tag=a&tag=b") == "a then b")
+        #expect(answer(player, "http://api.test/n?q=a%20b") == "escaped")
+        #expect(answer(player, "http://api.test/n?q=a+b") == "plus")
+        // A spelling recorded by neither gets the equal entries in recording order
+        #expect(answer(player, "http://api.test/o?x=1&y=2&") == "first")
+        #expect(answer(player, "http://api.test/o?y=2&x=1") == "second")
+        #expect(player.consumedCount == 6)
+        // Replaying always the first match (no consumption), the same spelling is still preferred
+        let first = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, "GET", "http://api.test/echo?tag=a&tag=b", answer: "a then b"),
+            entry(1, "GET", "http://api.test/echo?tag=b&tag=a", answer: "b then a"),
+        ]), afterLast: .alwaysFirst)
+        #expect(answer(first, "http://api.test/echo?tag=b&tag=a") == "b then a")
+        #expect(answer(first, "http://api.test/echo?tag=b&tag=a") == "b then a")
+    }
+
     @Test("the exact URL rule compares normalised URLs, with the query's order")
     func exactRuleNormalises() {
         let player = CassettePlayer(cassette: Cassette(interactions: [
