@@ -140,7 +140,7 @@ public final class ReplayService: ExchangeService {
     private let exchanges = Atomic<Int>(0)
     /// Interactions played and misses before the last reset, and how many resets there were.
     private let earlier = Mutex<(played: Int, misses: Int, resets: Int)>((0, 0, 0))
-    private let forwarder: UpstreamClient?
+    let forwarder: UpstreamClient?
     /// Every recorded origin and its loopback aliases (see ``loopbackAliases(of:)``), worked out once: a `Location` naming any of them is
     /// rewritten to this server, so a redirect to another recorded origin (http to https, the
     /// apex to `www`) is followed here, not to the real site.
@@ -309,10 +309,7 @@ public final class ReplayService: ExchangeService {
                 if let refusal = RecordService.refusesTunnel(request) { return answer(refusal.answer) }
                 let outgoing = RequestSnapshot(method: snapshot.method, url: snapshot.url,
                                                headerFields: RecordService.forwardedFields(request.headers).fields, body: snapshot.body)
-                forwarder?.forward(outgoing) { live in
-                    answer(Self.liveAnswer(live))
-                }
-                return
+                return passThrough(outgoing, stream: request.stream, answer: answer)
             }
         case .stall:
             result = ServerAnswer(status: 200)

@@ -130,5 +130,29 @@ struct AcceptAndMissTests {
         #expect(miss.code == 502 && miss.head.contains("X-Tapedeck-Failure: upstream"), "\(miss.head)")
         #expect(String(decoding: miss.body, as: UTF8.self).contains("upstream failed"))
     }
-}
 
+    @Test("--on-miss passthrough streams the live answer: each event reaches the client while the origin still holds the next (held whole, this read would wait for an event the origin sends only after it)")
+    func passthroughStreams() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try cassette(["item"], in: directory)
+        let key = "events-\(UUID().uuidString)"
+        defer { LoopbackGates.open("\(key)/1"); LoopbackGates.open("\(key)/2") }
+        let events = LoopbackServer.events.map { Data($0.utf8) }
+        let body = try await blocking { () -> Data in
+            let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--on-miss", "passthrough=\(upstream.baseURL.absoluteString)"])
+            defer { server.stop() }
+            // The origin sends each event only once the client has read the one before through serve.
+            let client = try RawClient(port: server.port)
+            try client.send("GET /events/\(key) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            _ = try client.readBody(atLeast: events[0].count)
+            LoopbackGates.open("\(key)/1")
+            _ = try client.readBody(atLeast: events[0].count + events[1].count)
+            LoopbackGates.open("\(key)/2")
+            return try client.readToEnd()
+        }
+        #expect(body == events.reduce(Data(), +))
+    }
+}
