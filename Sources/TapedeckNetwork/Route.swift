@@ -8,7 +8,8 @@ public struct RouteMatcher: Hashable, Sendable, CustomStringConvertible {
     public var method: HTTPRequest.Method?
     /// The host to match, lowercased (nil: any).
     public var host: String?
-    /// The path to match: exact, or a prefix when it ends in `*` (nil: any).
+    /// The path to match: exact (one ending in `/` only that path with its `/`; one without, the
+    /// path with or without it), or a prefix when it ends in `*` (nil: any).
     public var path: String?
 
     /// A matcher; nil parts match anything.
@@ -26,9 +27,13 @@ public struct RouteMatcher: Hashable, Sendable, CustomStringConvertible {
         if let method, method != request.method { return false }
         if let host, host != request.host { return false }
         if let path {
+            // `URL.path` drops a trailing `/`: the path as written tells `/dav/` from `/dav`.
+            let written = request.url.path(percentEncoded: false)
             if path.hasSuffix("*") {
-                return request.path.hasPrefix(String(path.dropLast()))
+                return (written.isEmpty ? "/" : written).hasPrefix(String(path.dropLast()))
             }
+            // A route for `/dav/` answers only `/dav/`; one for `/dav`, either.
+            if path.count > 1, path.hasSuffix("/") { return path == written }
             return path == request.path
         }
         return true

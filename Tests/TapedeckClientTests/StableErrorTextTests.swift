@@ -9,6 +9,22 @@ struct StableErrorTextTests {
         NSUnderlyingErrorKey: NSError(domain: "Inner", code: 7, userInfo: ["b": 2, "a": 1]),
     ] }
 
+    @Test("bridged to NSError, each ClientError has the code Alamofire's AFError has on Linux (code that stores error._code reads the same)")
+    func alamofireErrorCodes() {
+        struct Failure: Error {}
+        let codes: [(ClientError, Int)] = [
+            (.createUploadableFailed(error: Failure()), 0), (.createURLRequestFailed(error: Failure()), 1),
+            (.invalidURL(url: "x"), 3), (.requestAdaptationFailed(error: Failure()), 7),
+            (.requestRetryFailed(retryError: Failure(), originalError: Failure()), 8),
+            (.responseValidationFailed(reason: .unacceptableStatusCode(code: 500)), 9),
+            (.sessionInvalidated(error: nil), 11), (.sessionTaskFailed(error: Failure()), 12),
+            (.explicitlyCancelled, 14), (.sessionDeinitialized, 15),
+        ]
+        for (error, code) in codes {
+            #expect((error as NSError).code == code, "\(error)")
+        }
+    }
+
     @Test("a URLError's userInfo is listed in sorted key order, an error among its values as domain and code")
     func foundationError() {
         // Given a URLError with several userInfo keys

@@ -34,6 +34,18 @@ struct EndpointTests {
         #expect(request.httpMethod == "GET" && request.value(forHTTPHeaderField: "Accept") == "application/json" && request.httpBody == nil)
     }
 
+    @Test("header names keep their spelling on the URLRequest (swift-corelibs-foundation re-cases names set one by one), as Moya's and Alamofire's do")
+    func headerNamesKeepTheirSpelling() throws {
+        let request = try endpoint(.requestPlain, headers: ["X-Request-ID": "7", "OCS-APIRequest": "true"]).urlRequest()
+        #expect(request.allHTTPHeaderFields?["X-Request-ID"] == "7" && request.allHTTPHeaderFields?["OCS-APIRequest"] == "true",
+                "\(request.allHTTPHeaderFields ?? [:])")
+        // The client's own header setter, which Session uses for `headers:` and adapters use
+        var plain = URLRequest(url: URL(string: "http://api.test/")!)
+        plain.headers = ["X-NC-Account": "bob", "Accept": "application/json"]
+        plain.headers.add(name: "X-API-Key", value: "k")
+        #expect(plain.allHTTPHeaderFields == ["X-NC-Account": "bob", "Accept": "application/json", "X-API-Key": "k"], "\(plain.allHTTPHeaderFields ?? [:])")
+    }
+
     @Test("plain and data tasks; JSON-encodable bodies with sorted keys and a Content-Type unless one is set; a custom encoder as given")
     func bodies() throws {
         #expect(try endpoint(.requestPlain).urlRequest().httpBody == nil)

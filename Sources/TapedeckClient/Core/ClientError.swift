@@ -9,24 +9,28 @@ public import Foundation
 /// if let error = response.error, error.isResponseValidationError, error.responseCode == 401 { … }
 /// ```
 public enum ClientError: Error, Sendable {
+    // The cases in Alamofire's order: an error bridged to NSError (`(error as NSError).code`,
+    // `error._code`) gets the code Alamofire's does on Linux (payload cases numbered first).
+    /// An upload's body could not be made (its form failed to encode, or its file could not be written).
+    case createUploadableFailed(error: any Error)
     /// `asURLRequest()` threw a non-`ClientError` error.
     case createURLRequestFailed(error: any Error)
+    /// A download's file could not be moved to its destination.
+    case downloadedFileMoveFailed(error: any Error, source: URL, destination: URL)
+    /// `cancel()` was called and no other error was recorded (or, unlike Alamofire, during a retry delay).
+    case explicitlyCancelled
     /// A URL could not be built from a `URLConvertible` (the value that failed).
     case invalidURL(url: any URLConvertible)
+    /// A multipart form could not be encoded (a part's file, a stream, the output file).
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
     /// A ``ParameterEncoding`` (``URLEncoding``, ``JSONEncoding``) failed.
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
     /// A parameter encoder failed.
     case parameterEncoderFailed(reason: ParameterEncoderFailureReason)
-    /// The URLRequest is invalid (a GET with a body).
-    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
     /// The adapter chain failed, or produced an invalid request. Always wraps, even a `ClientError`.
     case requestAdaptationFailed(error: any Error)
     /// A retrier answered "do not retry, with this error".
     case requestRetryFailed(retryError: any Error, originalError: any Error)
-    /// The URLSession task finished with an error (including `URLError.cancelled`).
-    case sessionTaskFailed(error: any Error)
-    /// `cancel()` was called and no other error was recorded (or, unlike Alamofire, during a retry delay).
-    case explicitlyCancelled
     /// A validator failed.
     case responseValidationFailed(reason: ResponseValidationFailureReason)
     /// A response serializer failed.
@@ -35,12 +39,10 @@ public enum ClientError: Error, Sendable {
     case sessionDeinitialized
     /// The URLSession was invalidated.
     case sessionInvalidated(error: (any Error)?)
-    /// A multipart form could not be encoded (a part's file, a stream, the output file).
-    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
-    /// An upload's body could not be made (its form failed to encode, or its file could not be written).
-    case createUploadableFailed(error: any Error)
-    /// A download's file could not be moved to its destination.
-    case downloadedFileMoveFailed(error: any Error, source: URL, destination: URL)
+    /// The URLSession task finished with an error (including `URLError.cancelled`).
+    case sessionTaskFailed(error: any Error)
+    /// The URLRequest is invalid (a GET with a body).
+    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
 
     /// Why a multipart form could not be encoded.
     public enum MultipartEncodingFailureReason: Sendable {

@@ -195,13 +195,13 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension URLRequest {
-    /// The request's header fields as `HTTPHeaders`.
+    /// The request's header fields as `HTTPHeaders`. Set, the names keep their spelling
+    /// (`X-NC-Account`, `OCS-APIRequest`), as Alamofire's setter keeps them: field by field,
+    /// swift-corelibs-foundation would re-case each (`X-Nc-Account`), and code that reads
+    /// `allHTTPHeaderFields?["OCS-APIRequest"]` would find nothing.
     public var headers: HTTPHeaders {
         get { allHTTPHeaderFields.map(HTTPHeaders.init) ?? HTTPHeaders() }
-        set {
-            allHTTPHeaderFields = nil
-            for header in newValue { setValue(header.value, forHTTPHeaderField: header.name) }
-        }
+        set { allHTTPHeaderFields = newValue.dictionary }
     }
 
     /// The request's method, as an ``HTTPMethod`` (nil when unset).

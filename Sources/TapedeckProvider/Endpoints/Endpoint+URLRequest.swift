@@ -18,9 +18,9 @@ extension Endpoint {
         guard let requestURL = URL(string: url) else { throw ProviderError.requestMapping(url) }
         var request = URLRequest(url: requestURL)
         request.httpMethod = method.rawValue
-        for (name, value) in (httpHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        // Assigned whole, as Moya does: the names keep their spelling (field by field,
+        // swift-corelibs-foundation re-cases each: `X-Request-ID` would become `X-Request-Id`).
+        request.allHTTPHeaderFields = httpHeaderFields
         switch task {
         case .requestPlain:
             return request
