@@ -32,6 +32,28 @@ struct MetricsOrderTests {
         #expect(fixture.scheduler.now == .zero, "no grace period was needed")
     }
 
+    @Test("a response's metrics are read by logging code written for Alamofire's URLSessionTaskMetrics: taskInterval, transactionMetrics and their dates, on the virtual timeline")
+    func foundationNames() throws {
+        // Given a request answered after 250 ms of virtual latency
+        let fixture = ClientFixture()
+        fixture.network.stub(host: "api.test", path: "/slow", options: RouteOptions(latency: .fixed(.milliseconds(250))), .json(200, #"{"ok":true}"#))
+        let seen = Box<(duration: TimeInterval, waited: TimeInterval, start: Date, line: String)?>(nil)
+        fixture.session.request("http://api.test/slow").response { response in
+            // When app code logs it the way it logs Alamofire's metrics
+            guard let metrics = response.metrics, let last = metrics.transactionMetrics.last,
+                  let sent = last.requestStartDate, let answered = last.responseStartDate else { return }
+            let line = "\(last.request.url?.path ?? "?") \((last.response as? HTTPURLResponse)?.statusCode ?? 0) \(last.networkProtocolName ?? "?")"
+            seen.mutate { $0 = (metrics.taskInterval.duration, answered.timeIntervalSince(sent), metrics.taskInterval.start, line) }
+        }
+        try fixture.run()
+        // Then the dates are the simulation's: the task took its virtual time, counted from 2026-01-01
+        let logged = try #require(seen.value)
+        #expect(logged.duration >= 0.25 && logged.duration < 1, "\(logged)")
+        #expect(logged.waited >= 0.25 && logged.waited < 1, "\(logged)")
+        #expect(logged.start == TransferMetrics.referenceDate)
+        #expect(logged.line == "/slow 200 http/1.1")
+    }
+
     @Test("metrics before the completion: the request completes when the completion arrives")
     func metricsBeforeCompletion() throws {
         let (fixture, request, calls) = try run(.beforeCompletion)

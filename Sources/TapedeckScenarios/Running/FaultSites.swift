@@ -43,7 +43,7 @@ final class FaultSites: FaultHook {
 
     private let state: Mutex<State>
     /// Maps virtual time to the wall dates written into `Date`/`Retry-After` headers.
-    static let epoch = Date(timeIntervalSince1970: 1_767_225_600)   // 2026-01-01T00:00:00Z
+    static let epoch = TransferMetrics.referenceDate   // 2026-01-01T00:00:00Z
 
     init(_ sites: [FaultSite], random: SimulationRandom, schedule: Schedule?) {
         let built = sites.map { site -> Site in
