@@ -123,6 +123,10 @@ public protocol TargetProviderType: AnyObject {
     associatedtype Target: TapedeckProvider.TargetType
 
     /// Sends `target`; see ``MoyaProvider``'s `request(_:callbackQueue:progress:completion:)`.
+    /// `@preconcurrency`, as that method is: generic code over the protocol (Moya's Rx and Combine
+    /// extensions, an app's wrapper) whose completion captures non-`Sendable` state gets a warning
+    /// in the Swift 6 mode, not an error.
+    @preconcurrency
     func request(_ target: Target, callbackQueue: DispatchQueue?, progress: ProgressBlock?, completion: @escaping Completion)
         -> any Cancellable
 }
