@@ -92,6 +92,51 @@ struct ProviderUploadTests {
         #expect(text.contains("Content-Disposition: form-data; name=\"doc\"; filename=\"report.pdf\"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 tiny"))
     }
 
+    /// Moya master's spelling: a whole form (`MultipartFormData(parts:)` or an array literal of
+    /// `MultipartFormBodyPart`s) with its own boundary.
+    enum MasterMedia: TargetType {
+        case avatar(Data)
+        case tagged(Data, tags: String)
+
+        var baseURL: URL { URL(string: "http://api.test")! }
+        var path: String { "/media" }
+        var method: Moya.Method { .post }
+        var task: Task {
+            switch self {
+            case let .avatar(image):
+                .uploadMultipartFormData([
+                    MultipartFormBodyPart(provider: .data(Data("me".utf8)), name: "caption"),
+                    MultipartFormBodyPart(provider: .data(image), name: "avatar", fileName: "avatar.png", mimeType: "image/png"),
+                ])
+            case let .tagged(image, tags):
+                .uploadCompositeMultipartFormData(
+                    Moya.MultipartFormData(boundary: "tapedeck.boundary.1", parts: [MultipartFormBodyPart(provider: .data(image), name: "file")]),
+                    urlParameters: ["tags": tags])
+            }
+        }
+        var headers: [String: String]? { nil }
+    }
+
+    @Test("Moya master's whole-form tasks send the form their parts make; a composite one puts its URL parameters in the query and keeps the form's boundary")
+    func masterMultipart() throws {
+        let world = World()
+        let received = Self.serveMedia(world)
+        let provider = MoyaProvider<MasterMedia>(session: world.session)
+        let image = Data([0x89, 0x50, 0x4E, 0x47])
+        provider.request(.avatar(image)) { _ in }
+        provider.request(.tagged(image, tags: "a,b")) { _ in }
+        try world.run()
+        let expected = RequestMultipartFormData()
+        expected.append(Data("me".utf8), withName: "caption")
+        expected.append(image, withName: "avatar", fileName: "avatar.png", mimeType: "image/png")
+        #expect(received.value.first == Received(target: "/media", contentType: expected.contentType, body: try expected.encode()))
+        let composite = try #require(received.value.last)
+        #expect(composite.target == "/media?tags=a%2Cb")
+        #expect(composite.contentType == "multipart/form-data; boundary=tapedeck.boundary.1")
+        let text = String(decoding: composite.body ?? Data(), as: UTF8.self)
+        #expect(text.hasPrefix("--tapedeck.boundary.1\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n"), "\(text)")
+    }
+
     @Test("two different uploads to one URL are different endpoints, so inflight tracking never merges them")
     func uploadsNotMerged() throws {
         let world = World()

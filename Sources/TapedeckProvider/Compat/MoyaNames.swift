@@ -80,6 +80,8 @@ public enum Moya {
     public typealias Session = TapedeckClient.Session
     /// ``TapedeckProvider/MultipartFormData`` (one part of a multipart upload).
     public typealias MultipartFormData = TapedeckProvider.MultipartFormData
+    /// ``TapedeckProvider/MultipartFormBodyPart`` (Moya master's name for a form's part).
+    public typealias MultipartFormBodyPart = TapedeckProvider.MultipartFormBodyPart
     /// ``TapedeckProvider/DownloadDestination``.
     public typealias DownloadDestination = TapedeckProvider.DownloadDestination
     /// ``TapedeckProvider/RequestMultipartFormData`` (TapedeckClient's form).

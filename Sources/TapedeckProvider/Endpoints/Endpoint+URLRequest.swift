@@ -48,11 +48,11 @@ extension Endpoint {
             return try Self.encode(urlParameters, with: .queryString, into: withBody)
         case let .downloadParameters(parameters, encoding, _):
             return try Self.encode(parameters, with: encoding, into: request)
-        case .uploadFile, .uploadMultipart, .downloadDestination:
+        case .uploadFile, .uploadMultipart, .uploadMultipartFormData, .downloadDestination:
             // An upload's body is the upload's (the provider hands it to the session's upload
             // request); a download has none.
             return request
-        case let .uploadCompositeMultipart(_, urlParameters):
+        case let .uploadCompositeMultipart(_, urlParameters), let .uploadCompositeMultipartFormData(_, urlParameters):
             return try Self.encode(urlParameters, with: .queryString, into: request)
         }
     }

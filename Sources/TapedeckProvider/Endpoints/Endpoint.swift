@@ -101,6 +101,7 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
             switch task {
             case let .uploadFile(url): self = .file(url)
             case let .uploadMultipart(parts), let .uploadCompositeMultipart(parts, _): self = .parts(parts)
+            case let .uploadMultipartFormData(form), let .uploadCompositeMultipartFormData(form, _): self = .parts([form])
             default: return nil
             }
         }

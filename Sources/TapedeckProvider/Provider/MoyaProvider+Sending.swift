@@ -88,6 +88,10 @@ extension MoyaProvider {
             return session.upload(file, with: urlRequest, interceptor: interceptor)
         case let .uploadMultipart(parts), let .uploadCompositeMultipart(parts, _):
             return session.upload(multipartFormData: { $0.append(parts) }, with: urlRequest, interceptor: interceptor)
+        case let .uploadMultipartFormData(form), let .uploadCompositeMultipartFormData(form, _):
+            let body = RequestMultipartFormData(fileManager: form.fileManager, boundary: form.boundary)
+            body.append(form.bodyParts)
+            return session.upload(multipartFormData: body, with: urlRequest, interceptor: interceptor, fileManager: form.fileManager)
         default:
             return session.request(urlRequest, interceptor: interceptor)
         }

@@ -11,6 +11,9 @@ public typealias RequestMultipartFormData = TapedeckClient.MultipartFormData
 
 /// One part of a `multipart/form-data` upload (Moya 15's `MultipartFormData`): its bytes come from
 /// data, a file or a stream, and it has a field name and, optionally, a file name and MIME type.
+/// It is also Moya master's whole form (`MultipartFormData(parts:)`, or an array literal of
+/// ``MultipartFormBodyPart``s, for `.uploadMultipartFormData`), with a file manager and a
+/// boundary: Moya 15.0.3 and Moya master code both compile.
 ///
 /// ```swift
 /// var task: Task {
@@ -18,6 +21,10 @@ public typealias RequestMultipartFormData = TapedeckClient.MultipartFormData
 ///         MultipartFormData(provider: .data(Data("Ada".utf8)), name: "name"),
 ///         MultipartFormData(provider: .file(photoURL), name: "photo", fileName: "photo.jpg", mimeType: "image/jpeg"),
 ///     ])
+/// }
+/// // Moya master's spelling:
+/// var task: Task {
+///     .uploadMultipartFormData([MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "name")])
 /// }
 /// ```
 public struct MultipartFormData: Hashable, @unchecked Sendable {
@@ -33,14 +40,22 @@ public struct MultipartFormData: Hashable, @unchecked Sendable {
         case stream(InputStream, UInt64)
     }
 
-    /// Where the bytes come from.
+    /// Where the bytes come from (of a whole form, no bytes).
     public let provider: FormDataProvider
-    /// The field name.
+    /// The field name (of a whole form, empty).
     public let name: String
     /// The file name, if any.
     public let fileName: String?
     /// The MIME type, if any.
     public let mimeType: String?
+    /// The file manager a whole form's file parts are read with (Moya master's form).
+    public let fileManager: FileManager
+    /// A whole form's boundary (nil: one is made); nil for a part.
+    public let boundary: String?
+    /// A whole form's parts (Moya master's form); empty for a part.
+    public let parts: [MultipartFormBodyPart]
+    /// Whether this is a whole form (made with ``init(fileManager:boundary:parts:)``).
+    let isForm: Bool
 
     /// A part.
     public init(provider: FormDataProvider, name: String, fileName: String? = nil, mimeType: String? = nil) {
@@ -48,6 +63,53 @@ public struct MultipartFormData: Hashable, @unchecked Sendable {
         self.name = name
         self.fileName = fileName
         self.mimeType = mimeType
+        fileManager = .default
+        boundary = nil
+        parts = []
+        isForm = false
+    }
+
+    /// A whole form of `parts` (Moya master's `MultipartFormData`), sent with `boundary` (nil: one is made).
+    public init(fileManager: FileManager = .default, boundary: String? = nil, parts: [MultipartFormBodyPart]) {
+        provider = .data(Data())
+        name = ""
+        fileName = nil
+        mimeType = nil
+        self.fileManager = fileManager
+        self.boundary = boundary
+        self.parts = parts
+        isForm = true
+    }
+
+    /// The parts this value sends: a whole form's, or the part itself.
+    var bodyParts: [MultipartFormBodyPart] { isForm ? parts : [self] }
+
+    /// Equal parts, or equal forms (the file manager compared by identity).
+    public static func == (lhs: MultipartFormData, rhs: MultipartFormData) -> Bool {
+        lhs.provider == rhs.provider && lhs.name == rhs.name && lhs.fileName == rhs.fileName && lhs.mimeType == rhs.mimeType
+            && lhs.fileManager === rhs.fileManager && lhs.boundary == rhs.boundary && lhs.parts == rhs.parts && lhs.isForm == rhs.isForm
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(provider)
+        hasher.combine(name)
+        hasher.combine(fileName)
+        hasher.combine(mimeType)
+        hasher.combine(ObjectIdentifier(fileManager))
+        hasher.combine(boundary)
+        hasher.combine(parts)
+        hasher.combine(isForm)
+    }
+}
+
+/// Moya master's name for one part of a form (Moya 15.0.3 calls a part ``MultipartFormData``).
+public typealias MultipartFormBodyPart = MultipartFormData
+
+extension MultipartFormData: ExpressibleByArrayLiteral {
+    /// A whole form of these parts, with a boundary made for it.
+    public init(arrayLiteral elements: MultipartFormBodyPart...) {
+        self.init(parts: elements)
     }
 }
 
@@ -56,7 +118,7 @@ extension RequestMultipartFormData {
     /// name and MIME type when both are given, else those of its URL; a stream with empty ones
     /// when missing.
     func append(_ parts: [MultipartFormData]) {
-        for part in parts {
+        for part in parts.flatMap(\.bodyParts) {
             switch part.provider {
             case let .data(data):
                 append(data, withName: part.name, fileName: part.fileName, mimeType: part.mimeType)

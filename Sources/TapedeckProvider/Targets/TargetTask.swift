@@ -51,6 +51,10 @@ public enum TargetTask: @unchecked Sendable {
     case uploadMultipart([MultipartFormData])
     /// A `multipart/form-data` body made of these parts, and `urlParameters` in the query.
     case uploadCompositeMultipart([MultipartFormData], urlParameters: [String: Any])
+    /// A `multipart/form-data` body: a whole form, with its boundary (Moya master).
+    case uploadMultipartFormData(MultipartFormData)
+    /// A whole form as the body, and `urlParameters` in the query (Moya master).
+    case uploadCompositeMultipartFormData(MultipartFormData, urlParameters: [String: Any])
     /// A download: the body is written to the file `destination` names (the ``Response`` then
     /// has no data, as in Moya; the file is where the destination said).
     case downloadDestination(DownloadDestination)
