@@ -175,7 +175,8 @@ extension HARCodec {
             case "decoded": form = .decoded
             case nil:
                 let bytes = response.content.file != nil || response.content.encoding?.lowercased() == "base64"
-                form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes)
+                let length = headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes, announced: length)
             case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
             }
             var recorded = RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form)
@@ -319,27 +320,33 @@ extension HARCodec {
     }
 
     /// Whether a body another tool stored is the wire bytes or decoded. Tools keep the
-    /// `Content-Encoding` header but usually store the decoded body: a body that starts like the
-    /// last coding's stream (gzip's magic number, a zlib header, zstd's frame magic) is taken to be
-    /// the wire bytes, as is a `br` or raw `deflate` body stored as bytes (base64, an attached
-    /// file) that decodes whole; anything else is decoded — including codings Tapedeck cannot
-    /// decode itself (`compress`, unknown names), which no writer stores undecoded as text, so
-    /// that `serve` sends such a body without the coding's label.
-    package static func inferredForm(_ body: Data, contentEncoding: String?, storedAsBytes: Bool = false) -> ResponsePlan.BodyForm {
+    /// `Content-Encoding` header but usually store the decoded body. A `Content-Length` the head
+    /// announced (`announced`) other than the stored length says decoded (the wire bytes had that
+    /// length: a gzip file sent gzipped, stored decoded once, still starts like gzip). Otherwise a
+    /// body that starts like the last coding's stream (gzip's magic number, a zlib header, zstd's
+    /// frame magic) and decodes whole is taken to be the wire bytes (`x^2 + y^2` starts like a
+    /// zlib header), as is a `br` or raw `deflate` body stored as bytes (base64, an attached file)
+    /// that decodes whole; anything else is decoded — including codings Tapedeck cannot decode
+    /// itself (`compress`, unknown names), which no writer stores undecoded as text, so that
+    /// `serve` sends such a body without the coding's label.
+    package static func inferredForm(_ body: Data, contentEncoding: String?, storedAsBytes: Bool = false, announced: Int? = nil) -> ResponsePlan.BodyForm {
         let codings = (contentEncoding ?? "").lowercased().split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "identity" }
         guard let last = codings.last, !body.isEmpty else { return .wire }
+        if let announced, announced != body.count { return .decoded }
         let head = Array(body.prefix(4))
+        // Past the inspection limit, the magic number alone decides (decoding it all to look costs too much).
+        func reads(_ coding: String) -> Bool { body.count > Redactor.inspectionLimit || decodesWhole(body, coding: coding) }
         switch last {
         case "gzip", "x-gzip":
-            return Zlib.looksLikeGzip(body) ? .wire : .decoded
+            return Zlib.looksLikeGzip(body) && reads("gzip") ? .wire : .decoded
         case "deflate":
             guard head.count >= 2 else { return .decoded }
-            if Zlib.looksLikeZlib(body) { return .wire }
+            if Zlib.looksLikeZlib(body) { return reads("zlib") ? .wire : .decoded }
             // Raw deflate (no zlib header), as some servers send it: bytes that inflate whole.
             return storedAsBytes && decodesWhole(body, coding: "deflate") ? .wire : .decoded
         case "zstd":
-            return head == [0x28, 0xB5, 0x2F, 0xFD] ? .wire : .decoded
+            return head == [0x28, 0xB5, 0x2F, 0xFD] && reads("zstd") ? .wire : .decoded
         case "br":
             // Brotli has no magic number. Bytes (base64, an attached file) that decode as a whole
             // brotli stream are the wire form: a body stored decoded is never a valid stream.
@@ -354,6 +361,7 @@ extension HARCodec {
         guard body.count <= Redactor.inspectionLimit else { return false }
         // zlib stops at a stream's end: bytes after a short valid prefix must not pass as wire.
         if coding == "deflate" { return Zlib.inflatesWhole(body, format: .raw, limit: Redactor.inspectionLimit) }
+        if coding == "zlib" { return Zlib.inflatesWhole(body, format: .zlib, limit: Redactor.inspectionLimit) }
         return (try? ContentCoding.decode(body, contentEncoding: coding, limit: Redactor.inspectionLimit)) != nil
     }
 

@@ -66,7 +66,7 @@ struct LiveSecretsAndCodingsTests {
     func deliveredForm() throws {
         let json = Data(#"{"a":1}"#.utf8)
         let packed = try Brotli.compress(Data(String(repeating: #"{"a":1}"#, count: 40).utf8))
-        let zstdFrame = Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01])
+        let zstdFrame = try Zstd.compress(json)
         func form(_ body: Data, _ fields: [(String, String)]) -> ResponsePlan.BodyForm {
             LiveForwarder.deliveredForm(of: body, headers: fields.map { HeaderField($0.0, $0.1) })
         }
@@ -79,7 +79,8 @@ struct LiveSecretsAndCodingsTests {
         #expect(form(json, [("Content-Encoding", "br"), ("Content-Length", "7")]) == .decoded, "the wire's length by chance, but not br: decoded")
         #expect(form(json, [("Content-Encoding", "x-custom"), ("Content-Length", "7")]) == .wire, "a coding Tapedeck cannot read: as it came")
         #expect(form(json, [("Content-Encoding", "br")]) == .decoded, "chunked br text: decoded")
-        #expect(form(zstdFrame, [("Content-Encoding", "zstd")]) == .wire, "chunked, starting with zstd's frame magic: wire")
+        #expect(form(zstdFrame, [("Content-Encoding", "zstd")]) == .wire, "chunked, a zstd frame: wire")
+        #expect(form(Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01]), [("Content-Encoding", "zstd")]) == .decoded, "chunked, zstd's magic but no frame: decoded")
         #expect(form(Data(), [("Content-Encoding", "br")]) == .wire, "nothing to decode")
     }
 

@@ -48,8 +48,16 @@ struct WriterQuirkTests {
         #expect(result.body == Data(#"{"items":[{"id":1,"name":"kettle"},{"id":2,"name":"teapot"}]}"#.utf8))
 
         // The inference itself: a body is wire only when it starts like the last coding's stream.
-        let zstdFrame = Data([0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x05])
+        let zstdFrame = try Zstd.compress(Data("plain".utf8))
         #expect(HARCodec.inferredForm(zstdFrame, contentEncoding: "zstd") == .wire)
+        #expect(HARCodec.inferredForm(Data([0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x05]), contentEncoding: "zstd") == .decoded, "its magic, but no frame")
+        // Text that starts like a zlib header is not taken for one; a gzip file sent gzipped and
+        // stored decoded once is told by the Content-Length the wire had
+        #expect(HARCodec.inferredForm(Data("x^2 + y^2 = z^2".utf8), contentEncoding: "deflate") == .decoded)
+        let gzipFile = try Zlib.compress(Data(#"{"a":1}"#.utf8), format: .gzip)
+        #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip", announced: gzipFile.count + 18) == .decoded)
+        #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip", announced: gzipFile.count) == .wire)
+        #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip") == .wire)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "zstd") == .decoded)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "br") == .decoded)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "x-custom") == .decoded)
