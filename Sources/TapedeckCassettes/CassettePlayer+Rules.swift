@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import TapedeckHTTP
 
 // The answers only some requests can take (a 304, a 206), and which skipped entries a miss names:
 // rules that hold whatever the match rules say.
@@ -11,8 +13,10 @@ extension CassettePlayer {
         guard case let .response(response) = recorded.outcome else { return nil }
         switch response.status {
         case 304:
-            let conditional = live.headers.value(for: "If-None-Match") != nil || live.headers.value(for: "If-Modified-Since") != nil
-            guard conditional else {
+            guard isConditional(live) else {
+                // Firefox and Internet Explorer record a 304 with the body they had cached: that
+                // body answers a client with nothing cached (as a 200, see ``answering(_:to:)``).
+                if !response.body.isEmpty { return nil }
                 return "answer 304 Not Modified answers only a conditional request (If-None-Match or If-Modified-Since), and this one has neither"
             }
             // Not modified only for a version the client holds: one of the tags it names must be
@@ -32,6 +36,22 @@ extension CassettePlayer {
         default:
             return nil
         }
+    }
+
+    /// Whether `request` asks for an answer only if the resource changed.
+    static func isConditional(_ request: RecordedRequest) -> Bool {
+        request.headers.value(for: "If-None-Match") != nil || request.headers.value(for: "If-Modified-Since") != nil
+    }
+
+    /// `reply`, as it answers `live`: a `304` recorded with the body a browser had cached
+    /// (Firefox's and Internet Explorer's HAR), to a request that is not conditional, is that
+    /// body as a `200` — a cold client gets the page a warm one was shown.
+    static func answering(_ reply: Reply, to live: RecordedRequest) -> Reply {
+        guard case var .response(plan) = reply, plan.head.status == 304, !plan.body.isEmpty, !isConditional(live) else { return reply }
+        plan.head.status = 200
+        plan.reasonPhrase = "OK"
+        plan.head.headerFields[.contentLength] = nil
+        return .response(plan)
     }
 
     /// The entity tags of an `If-None-Match` value, compared weakly (a `W/` prefix dropped), as

@@ -125,10 +125,12 @@ public final class CassettePlayer: Responder {
     public func reply(to request: RequestSnapshot, context: ResponderContext) -> Reply {
         let raw = RecordedRequest(request)
         let live = redactor.redact(raw)
-        if let chosen = choose(live, raw: raw, consuming: true)?.position { return Self.reply(for: cassette.interactions[chosen]) }
+        if let chosen = choose(live, raw: raw, consuming: true)?.position {
+            return Self.answering(Self.reply(for: cassette.interactions[chosen]), to: live)
+        }
         if let get = asGet(live), !index.hasBucket(for: RecordedRequest(method: "HEAD", url: live.url)),
            let position = choose(get, consuming: false)?.position,
-           case var .response(plan) = Self.reply(for: cassette.interactions[position]) {
+           case var .response(plan) = Self.answering(Self.reply(for: cassette.interactions[position]), to: get) {
             // The length the GET's answer has as it is sent (a decoded body goes out decoded);
             // for a GET that broke off, the length its server announced, if any — a HEAD has no
             // body to break off, so it completes.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import HTTPTypes
 
 /// Answers that only some requests can take: a 304 needs a conditional request, a 206 the same
 /// Range. A browser recorded warm and replayed cold, or a player seeking elsewhere, must not get them.
@@ -51,6 +52,22 @@ struct ConditionalReplayTests {
                                  afterLast: .noMatch)
             .explainMiss(RecordedRequest(method: "GET", url: url, headers: [HeaderField("If-None-Match", "\"v9\"")]))
         #expect(why.contains("answer 304 Not Modified was for If-None-Match \"v1\", and this request holds \"v9\""), "\(why)")
+    }
+
+    @Test("a 304 recorded with the body the browser had cached (Firefox, Internet Explorer) answers a cold request as a 200 with that body; a revalidating one still gets the 304")
+    func notModifiedWithCachedBody() {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: url, headers: [HeaderField("If-None-Match", "\"v1\"")]),
+                        outcome: .response(RecordedResponse(status: 304, statusText: "Not Modified",
+                                                            headers: [HeaderField("ETag", "\"v1\""), HeaderField("Content-Type", "text/javascript")],
+                                                            body: Data("run()".utf8)))),
+        ]))
+        #expect(reply(player)?.status == 200)
+        #expect(reply(player)?.body == "run()")
+        #expect(reply(player, [("If-None-Match", "\"v1\"")])?.status == 304)
+        let head = player.reply(to: RequestSnapshot(method: .head, url: url), context: ResponderContext(exchange: 1, transaction: 0, time: .zero))
+        guard case let .response(plan) = head else { Issue.record("a HEAD gets the GET's head"); return }
+        #expect(plan.head.status == 200 && plan.reasonPhrase == "OK" && plan.body.isEmpty && plan.head.headerFields[.contentLength] == "5")
     }
 
     @Test("only a 304 recorded: a cold request is a miss that says why, not an empty body")
