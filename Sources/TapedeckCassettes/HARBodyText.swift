@@ -42,7 +42,10 @@ struct HARWriter: Hashable, Sendable {
 ///    is not as long as any of them, but whose Latin-1 bytes (one per character, windows-1252's
 ///    characters included) are exactly as long as one, is those Latin-1 bytes, with a note. The
 ///    writer decoded the body one byte per character: Firefox stores an unlabelled page that way,
-///    and Firebug stored UTF-8 scripts as mojibake (`C2 A0` as `Â` and a no-break space).
+///    and Firebug stored UTF-8 scripts as mojibake (`C2 A0` as `Â` and a no-break space). The
+///    sizes that count the bytes that travelled (`Content-Length`, a response's `bodySize`, with
+///    no content coding) outrank a `content.size` the writer worked out from its own text:
+///    Playwright records the UTF-8 length of what Chromium decoded as windows-1252.
 ///    Sizes that agree with UTF-8 and not with Latin-1 (and no charset) settle UTF-8: Chromium
 ///    records a multipart upload holding `café` as text with its UTF-8 size. No sizes (absent,
 ///    -1), or sizes that agree with neither, change nothing.
@@ -65,6 +68,9 @@ enum HARBodyText {
         var bytes: Int
         /// Where the file gives it (`content.size`, `the Content-Length header`).
         var source: String
+        /// Whether it counts the bytes that travelled (a `Content-Length` or a response's
+        /// `bodySize`, with no content coding), not a length the writer worked out from its text.
+        var travelled = false
     }
 
     /// The bytes of `text`, for a message whose `Content-Type` (or HAR `mimeType`) is `contentType`,
@@ -120,10 +126,15 @@ enum HARBodyText {
     /// The text's Latin-1 bytes when the recorded sizes say the writer decoded the body one byte
     /// per character: no size is the UTF-8 length, and one is the Latin-1 length. Nil otherwise.
     static func latin1BySize(_ text: String, sizes: [RecordedSize], label: String?) -> (data: Data, note: String)? {
-        let sizes = sizes.filter { $0.bytes > 0 }
+        var sizes = sizes.filter { $0.bytes > 0 }
         let utf8Count = text.utf8.count
-        guard !sizes.isEmpty, !sizes.contains(where: { $0.bytes == utf8Count }) else { return nil }
         let characters = text.unicodeScalars.count
+        // The bytes that travelled outrank a size the writer worked out from its own text:
+        // Playwright records the UTF-8 length of what Chromium decoded as windows-1252.
+        let travelled = sizes.filter(\.travelled)
+        if sizes.contains(where: { $0.bytes == utf8Count }), travelled.contains(where: { $0.bytes == characters }),
+           !travelled.contains(where: { $0.bytes == utf8Count }) { sizes = travelled }
+        guard !sizes.isEmpty, !sizes.contains(where: { $0.bytes == utf8Count }) else { return nil }
         guard let size = sizes.first(where: { $0.bytes == characters }), let bytes = latin1(text) else { return nil }
         let charset = label.map { "a charset Tapedeck does not know (\($0))" } ?? "no charset"
         return (bytes, "read as Latin-1: the text has \(charset) and is \(utf8Count) bytes as UTF-8, but \(size.source) records "

@@ -136,7 +136,7 @@ extension HARCodec {
                 data = bytes
             } else if let text = response.content.text {
                 let type = headers.value(for: "Content-Type") ?? response.content.mimeType
-                let sizes = recordedSizes(bodySize: response.content.size, sizeField: "content.size", headers: headers)
+                let sizes = recordedSizes(bodySize: response.content.size, sizeField: "content.size", headers: headers, wireSize: response.bodySize)
                 let read = try bodyBytes(text, encoding: response.content.encoding, isBinary: response.content.isBinary, contentType: type,
                                          writer: context.writer, sizes: sizes, field: "response.content.text", bad: bad)
                 data = read.data

@@ -35,18 +35,20 @@ extension HARCodec {
     }
 
     /// The sizes a message's body had as the file records them: `bodySize` (`content.size`, a
-    /// request's `bodySize`) when positive, and a `Content-Length` when no `Content-Encoding`
-    /// makes it the size of other bytes than the text's. They can tell how a text body's
-    /// characters were decoded (``HARBodyText``, rule 2).
-    static func recordedSizes(bodySize: Int, sizeField: String, headers: [HeaderField]) -> [HARBodyText.RecordedSize] {
+    /// request's `bodySize`) when positive, and — when no `Content-Encoding` makes them the size of
+    /// other bytes than the text's — a `Content-Length` and a response's own `bodySize`
+    /// (`wireSize`), which count the bytes that travelled (``HARBodyText/RecordedSize/travelled``).
+    /// They can tell how a text body's characters were decoded (``HARBodyText``, rule 2).
+    static func recordedSizes(bodySize: Int, sizeField: String, headers: [HeaderField], wireSize: Int? = nil) -> [HARBodyText.RecordedSize] {
         var sizes: [HARBodyText.RecordedSize] = []
         if bodySize > 0 { sizes.append(.init(bytes: bodySize, source: sizeField)) }
         let codings = (headers.value(for: "Content-Encoding") ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
-        if codings.isEmpty, let field = headers.value(for: "Content-Length"),
-           let length = Int(field.trimmingCharacters(in: .whitespaces)), length > 0 {
-            sizes.append(.init(bytes: length, source: "the Content-Length header"))
+        guard codings.isEmpty else { return sizes }
+        if let field = headers.value(for: "Content-Length"), let length = Int(field.trimmingCharacters(in: .whitespaces)), length > 0 {
+            sizes.append(.init(bytes: length, source: "the Content-Length header", travelled: true))
         }
+        if let wireSize, wireSize > 0 { sizes.append(.init(bytes: wireSize, source: "response.bodySize", travelled: true)) }
         return sizes
     }
 }

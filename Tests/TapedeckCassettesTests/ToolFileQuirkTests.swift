@@ -105,6 +105,26 @@ struct ToolFileQuirkTests {
         #expect(decoded.interactions.first?.response?.bodyForm == .decoded)
     }
 
+    @Test("a text body with no charset that the writer decoded one byte per character (Chromium's windows-1252, as Playwright stores it) is those bytes, when the Content-Length or bodySize says so, whatever content.size says")
+    func playwrightWindows1252() throws {
+        // Given the UTF-8 bytes of "data: two é" that Chromium read as windows-1252, and
+        // Playwright's content.size: the UTF-8 length of what Chromium decoded
+        let sent = Data("data: two é\n\n".utf8)
+        let mojibake = String(sent.map { Character(Unicode.Scalar($0)) })
+        func entry(_ headers: [[String: Any]], bodySize: Int) throws -> Interaction? {
+            try load(har(response: ["headers": headers, "bodySize": bodySize,
+                                    "content": ["size": mojibake.utf8.count, "mimeType": "text/event-stream", "text": mojibake]])).interactions.first
+        }
+        let byLength = try entry([["name": "Content-Type", "value": "text/event-stream"], ["name": "Content-Length", "value": "\(sent.count)"]], bodySize: -1)
+        // Then the body is the bytes that were sent, with a note saying why
+        #expect(byLength?.response?.body == sent)
+        let byBodySize = try entry([["name": "Content-Type", "value": "text/event-stream"]], bodySize: sent.count)
+        #expect(byBodySize?.response?.body == sent)
+        // And with nothing counting the bytes that travelled, the text stays UTF-8
+        let unknown = try entry([["name": "Content-Type", "value": "text/event-stream"]], bodySize: -1)
+        #expect(unknown?.response?.body == Data(mojibake.utf8))
+    }
+
     @Test("a lone surrogate (Python's escape of a byte that was not UTF-8) reads as U+FFFD; a non-text comment and a null header value cost nothing")
     func pythonAndHandQuirks() throws {
         let text = String(decoding: har(request: ["queryString": [["name": "x", "value": "LONE"]], "headers": [["name": "X-Name", "value": "cafLONE"]]]), as: UTF8.self)
