@@ -129,6 +129,7 @@ struct RecordCommand: ParsableCommand {
                     + "secrets (e.g. \(first)), kept as they are: new entries are redacted, old ones are not — run `tapedeck cassette redact \(cassette)` after this recording")
             }
         }
+        if options.mode != .all, let warning = service.recorder.foreignFileWarning { printError("tapedeck record: warning: " + warning) }
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(urlHost(http.options.host)):\(http.port) → \(upstream), \(recording)")
         let signal = signals.wait {}

@@ -59,3 +59,22 @@ extension CassetteRecorder {
         public var journal: CassetteJournal.Statistics?
     }
 }
+
+extension CassetteRecorder {
+    /// When this recorder adds to (or replaces) a cassette another tool wrote, what the rewrite
+    /// costs it, in a sentence; nil for a new cassette, one Tapedeck wrote, or one only replayed.
+    /// The merged file is Tapedeck's HAR: the entries are kept, but what Tapedeck does not read
+    /// (the pages, the browser, per-entry fields such as `pageref`, `serverIPAddress`,
+    /// `connection` and other tools' `_` fields) is not written back.
+    ///
+    /// ```swift
+    /// if let warning = recorder.foreignFileWarning { print("warning: " + warning) }
+    /// ```
+    public var foreignFileWarning: String? {
+        guard isRecording, !base.interactions.isEmpty, base.creator.lowercased() != "tapedeck" else { return nil }
+        let writer = base.creatorVersion.isEmpty ? base.creator : "\(base.creator) \(base.creatorVersion)"
+        return "\(cassetteURL.lastPathComponent) was written by \(writer); recording into it rewrites it as Tapedeck's HAR: its entries "
+            + "are kept, but its pages, browser and the fields Tapedeck does not read (pageref, serverIPAddress, connection, "
+            + "other tools' _ fields) are not; record into a copy to keep the original as it is"
+    }
+}

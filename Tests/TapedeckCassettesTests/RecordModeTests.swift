@@ -67,6 +67,25 @@ struct RecordModeTests {
         #expect(try CassetteFile.read(cassette).interactions.count == 2)
     }
 
+    @Test("recording into another tool's file warns what rewriting it as Tapedeck's HAR drops; Tapedeck's own file, a replay-only run and a new cassette do not")
+    func foreignFileWarning() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let entry = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/a")!),
+                                outcome: .response(RecordedResponse(status: 200)))
+        let firefox = directory.file("firefox.har")
+        try CassetteFile.write(Cassette(interactions: [entry], creator: "Firefox", creatorVersion: "111.0"), to: firefox)
+        let own = directory.file("own.har")
+        try CassetteFile.write(Cassette(interactions: [entry]), to: own)
+        let adding = try CassetteRecorder(cassette: firefox, options: .init(mode: .newEpisodes))
+        #expect(adding.foreignFileWarning?.hasPrefix("firefox.har was written by Firefox 111.0; recording into it rewrites it as Tapedeck's HAR") == true,
+                "\(adding.foreignFileWarning ?? "none")")
+        try adding.finish()
+        #expect(try CassetteRecorder(cassette: own, options: .init(mode: .newEpisodes)).foreignFileWarning == nil)
+        #expect(try CassetteRecorder(cassette: firefox, options: .init(mode: .once)).foreignFileWarning == nil, "replaying only: nothing is rewritten")
+        #expect(try CassetteRecorder(cassette: directory.file("new.har"), options: .init(mode: .newEpisodes)).foreignFileWarning == nil)
+    }
+
     @Test("newEpisodes replays what matches and appends what does not, numbered after the old entries")
     func newEpisodes() async throws {
         let server = try await LoopbackServer.start()

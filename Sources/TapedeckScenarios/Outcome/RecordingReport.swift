@@ -28,6 +28,9 @@ public struct RecordingReport: Codable, Hashable, Sendable {
     public var replaced: Bool
     /// Why not everything recorded could be stored, if so (`tapedeck run` then exits 3).
     public var problem: String?
+    /// What rewriting another tool's file as Tapedeck's HAR dropped from it, when the run did
+    /// (``CassetteRecorder/foreignFileWarning``).
+    public var rewrittenForeignFile: String? = nil
 
     /// Entries the run added after the old ones (0 when it replaced them or wrote nothing).
     public var added: Int {
@@ -63,6 +66,7 @@ public struct RecordingReport: Codable, Hashable, Sendable {
                 lines.append("cassette \(cassette) (--record \(mode)): \(added) new entr\(added == 1 ? "y" : "ies")\(failureNote) added, now \(after)")
             }
         }
+        if let rewrittenForeignFile { lines.append("  note: " + rewrittenForeignFile) }
         if failures > 0 {
             lines.append("  recorded failures: " + recordedFailures.prefix(5).joined(separator: "; ") + (failures > 5 ? "; ..." : ""))
         }
@@ -88,6 +92,9 @@ extension RecordingReport {
             report.recordedFailures = summary.recordedFailures
             report.entriesAfter = summary.written?.interactions.count ?? report.entriesBefore
             report.replaced = summary.written != nil && recorder.options.mode == .all && passed
+            if summary.written != nil, report.entriesAfter != report.entriesBefore || report.replaced {
+                report.rewrittenForeignFile = recorder.foreignFileWarning
+            }
         } catch {
             report.problem = "\(error)"
         }
