@@ -177,6 +177,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         case let (.head(head), .waitingForHead):
             lastBodyRead = nil
             startHeaderTimer(context)   // the same bound again, now between the body's reads
+            if head.headers["Host"].count > 1 {
+                // Which host did it mean? (RFC 9112 §3.2: answered 400, never guessed.)
+                refuse(context, status: 400, "the request has more than one Host field")
+                return
+            }
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
                 refuse(context, status: 413, "the body (\(length) bytes) is over the limit of \(options.maxBodyBytes) bytes")
                 return

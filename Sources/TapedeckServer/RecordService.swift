@@ -211,7 +211,10 @@ public final class RecordService: ExchangeService {
         let reason: String
         if request.method.uppercased() == "CONNECT" {
             reason = "a CONNECT asks for a tunnel, which is neither forwarded nor recorded"
-        } else if let protocols = request.headers.value(for: "Upgrade"), !offersOnlyH2C(protocols) {
+        } else if let protocols = request.headers.value(for: "Upgrade"), connectionOptions(request.headers).contains("upgrade"),
+                  !offersOnlyH2C(protocols) {
+            // An `Upgrade` its `Connection` does not name is no offer (RFC 9110 §7.8): the request
+            // is an ordinary one, forwarded without that field.
             let kind = protocols.lowercased().contains("websocket") ? " (a WebSocket)" : ""
             reason = "an upgrade to '\(protocols)'\(kind) is neither forwarded nor recorded: only HTTP/1.1 exchanges are"
         } else {

@@ -152,6 +152,10 @@ extension UpstreamRecordingTests {
             let upgrade = try curl([proxy.base + "/get?access_token=SECRET-1", "-H", "Connection: Upgrade", "-H", "Upgrade: websocket",
                                     "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="])
             #expect(upgrade.code == 501 && String(decoding: upgrade.body, as: UTF8.self).contains("websocket"))
+            // An Upgrade its Connection does not name is no offer: an ordinary request, forwarded without it
+            let stray = try curl([proxy.base + "/headers", "-H", "Upgrade: websocket"])
+            #expect(stray.code == 200 && !String(decoding: stray.body, as: UTF8.self).lowercased().contains("websocket"),
+                    "\(String(decoding: stray.body, as: UTF8.self))")
             // A CONNECT asks for a tunnel: refused too (a 200 from the upstream made the client think one opened).
             let connect = rawExchange(port: proxy.port, send: Data("CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n".utf8))
             #expect(connect.statusLine == "HTTP/1.1 501 Not Implemented", "\(connect.statusLine)")
@@ -159,7 +163,7 @@ extension UpstreamRecordingTests {
             #expect(proxy.stop() == 0, "\(proxy.errors)")
             #expect(proxy.errors.contains("refused GET /get?access_token=REDACTED: an upgrade to 'websocket'"), "\(proxy.errors)")
             #expect(!proxy.errors.contains("SECRET-1"), "the log line is redacted")
-            #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/bytes/10", "/bytes/20"])
+            #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/bytes/10", "/headers", "/bytes/20"])
         }
     }
 
