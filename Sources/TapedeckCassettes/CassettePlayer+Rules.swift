@@ -82,8 +82,12 @@ extension CassettePlayer {
     /// by one character closer than one differing in its whole tail) — linear, as a miss
     /// explanation reads every entry.
     static func pathDistance(_ a: String, _ b: String) -> Int {
-        guard a != b else { return 0 }
-        let x = Array(a.utf8), y = Array(b.utf8)
+        pathDistance(Array(a.utf8), Array(b.utf8))
+    }
+
+    /// ``pathDistance(_:_:)`` of two paths' UTF-8 bytes.
+    static func pathDistance(_ x: [UInt8], _ y: [UInt8]) -> Int {
+        guard x != y else { return 0 }
         var prefix = 0
         while prefix < min(x.count, y.count), x[prefix] == y[prefix] { prefix += 1 }
         var suffix = 0

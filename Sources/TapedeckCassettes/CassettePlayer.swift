@@ -45,6 +45,12 @@ public final class CassettePlayer: Responder {
     /// the same once redacted (see ``choose(_:raw:consuming:)``). Nil when redaction changes none
     /// (a cassette Tapedeck recorded is stored redacted).
     private let unredactedIndex: LookupIndex?
+    /// ``roughKeys``, once made.
+    private let roughKeyCache = Mutex<[RoughKey]?>(nil)
+    /// How many entries a miss explanation compares in full, closest by ``roughDistance(_:_:)``
+    /// first: enough to rank the entries of one path by query and body (a server answering misses
+    /// on the event loop must not stall its other connections for long).
+    static let fullComparisons = 300
 
     private struct State {
         var consumed: [Bool]
@@ -286,26 +292,54 @@ public final class CassettePlayer: Responder {
     /// How far a recorded request is from the live one by what is cheap to compare — path,
     /// scheme, host, port, and the method when the rules compare it — in the weights
     /// ``explainMiss(_:)`` gives them; never more than the full distance.
-    private func roughDistance(_ live: (scheme: String?, host: String?, port: Int?, path: String, method: String), _ recorded: RecordedRequest) -> Int {
-        let url = recorded.url
-        var total = Self.pathDistance(live.path, url.path(percentEncoded: true))
-        if live.scheme != url.scheme?.lowercased() { total += 300 }
-        if live.host != url.host?.lowercased() { total += 300 }
-        if live.port != url.port { total += 200 }
-        if rules.method, live.method != recorded.method.uppercased() { total += 100 }
+    private func roughDistance(_ live: RoughKey, _ recorded: RoughKey) -> Int {
+        var total = Self.pathDistance(live.path, recorded.path)
+        if live.scheme != recorded.scheme { total += 300 }
+        if live.host != recorded.host { total += 300 }
+        if live.port != recorded.port { total += 200 }
+        if rules.method, live.method != recorded.method { total += 100 }
         return total
+    }
+
+    /// What ``roughDistance(_:_:)`` compares of a request, taken out of its URL once.
+    struct RoughKey: Sendable {
+        /// Scheme and host, lower-cased; the port as written.
+        var scheme: String?, host: String?, port: Int?
+        /// The path as written (escapes kept), as bytes.
+        var path: [UInt8]
+        /// The method, upper-cased.
+        var method: String
+
+        /// The key of `request`.
+        init(_ request: RecordedRequest) {
+            scheme = request.url.scheme?.lowercased()
+            host = request.url.host?.lowercased()
+            port = request.url.port
+            path = Array(request.url.path(percentEncoded: true).utf8)
+            method = request.method.uppercased()
+        }
+    }
+
+    /// Every entry's ``RoughKey``, made at the first miss and kept (a server answering many misses
+    /// on a large cassette would otherwise take every URL apart again for each).
+    private var roughKeys: [RoughKey] {
+        roughKeyCache.withLock { cache in
+            if let cache { return cache }
+            let keys = matchable.map(RoughKey.init)
+            cache = keys
+            return keys
+        }
     }
 
     /// "No match" text: the request, and the closest recorded entries with why each did not match.
     /// Every entry is ranked by path, scheme, host, port and method; entries are then compared in
     /// full (query, body, fields) in that order until the next one's rank alone is past the third
     /// closest found, so a miss on a cassette of 50,000 entries costs a pass over their URLs, not
-    /// 50,000 full comparisons (at most 2,000 are compared in full).
+    /// 50,000 full comparisons (at most ``fullComparisons`` are compared in full).
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
-        let liveKey = (scheme: live.url.scheme?.lowercased(), host: live.url.host?.lowercased(), port: live.url.port,
-                       path: live.url.path(percentEncoded: true), method: live.method.uppercased())
-        let rough = matchable.map { roughDistance(liveKey, $0) }
+        let liveKey = RoughKey(live)
+        let rough = roughKeys.map { roughDistance(liveKey, $0) }
         // Closest first: another path weighs most (a path more like the request's less), then
         // another scheme, host or port, then another method, the query, the body and header fields
         // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
@@ -324,7 +358,7 @@ public final class CassettePlayer: Responder {
         for (compared, position) in rough.indices.sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
             // The rank is a lower bound of the full distance: past the third closest, none can be closer.
             if closest.count == 3, rough[position] > closest[2].distance { break }
-            if compared == 2_000 { break }
+            if compared == Self.fullComparisons { break }
             let reasons = rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 }
             let gap = reasons.contains(where: { $0.hasPrefix("body") })
                 ? rules.bodyGap(live, matchable[position]) : 0
