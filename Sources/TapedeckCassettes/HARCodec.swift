@@ -279,8 +279,13 @@ public enum HARCodec {
         } catch {
             detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
         }
+        var hint = "the file is damaged or cut; restore it or re-record"
         if let range = detail.range(of: #"character \d+"#, options: .regularExpression) {
             let offset = Int(detail[range].dropFirst("character ".count)) ?? 0
+            let at = data.dropFirst(offset).prefix(9)
+            if at.starts(with: Data("NaN".utf8)) || at.starts(with: Data("Infinity".utf8)) || at.starts(with: Data("-Infinity".utf8)) {
+                hint = "NaN and Infinity are not JSON (Python's json.dump writes them unless allow_nan=False): replace them with null, or export the file again"
+            }
             let prefix = data.prefix(offset)
             let line = prefix.count { $0 == 0x0A } + 1
             let column = offset - (prefix.lastIndex(of: 0x0A).map { $0 - data.startIndex + 1 } ?? 0) + 1
@@ -292,8 +297,11 @@ public enum HARCodec {
         if !place.isEmpty, let around = detail.range(of: #"\s*around (line \d+, column \d+|character \d+)\.?"#, options: .regularExpression) {
             detail.removeSubrange(around)
         }
-        return CassetteError(.json, file: file, place: place, reason: "not valid JSON: \(detail)",
-                             hint: "the file is damaged or cut; restore it or re-record")
+        if detail.contains("Too many nested") {
+            hint = "the file nests arrays or objects deeper than a JSON reader takes (512 levels), perhaps in a field Tapedeck does not read "
+                + "(an initiator's stack): remove that field, or export the file again without it"
+        }
+        return CassetteError(.json, file: file, place: place, reason: "not valid JSON: \(detail)", hint: hint)
     }
 
     private static func decodingError(_ error: DecodingError, file: String) -> CassetteError {

@@ -41,6 +41,24 @@ struct ToolFileQuirkTests {
         try CassetteFile.decode(data, file: "t.har")
     }
 
+    @Test("a file Python wrote with NaN, or nested past what a JSON reader takes, is refused with what is wrong, not called damaged")
+    func nanAndDeepNesting() throws {
+        let text = String(decoding: har(), as: UTF8.self)
+        do {
+            _ = try load(Data(text.replacingOccurrences(of: #""time":1"#, with: #""time":NaN"#).utf8))
+            Issue.record("NaN is not JSON")
+        } catch let error as CassetteError {
+            #expect(error.hint.contains("NaN and Infinity are not JSON") && error.place.hasPrefix("line 1, column"), "\(error)")
+        }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        do {
+            _ = try load(Data(text.replacingOccurrences(of: #""cache":{}"#, with: #""cache":{},"_initiator":\#(deep)"#).utf8))
+            Issue.record("too deep for the reader")
+        } catch let error as CassetteError {
+            #expect(error.hint.contains("nests arrays or objects deeper"), "\(error)")
+        }
+    }
+
     @Test("a form whose type is only in postData.mimeType is redacted, scanned and matched as a form")
     func postDataMimeTypeIsTheContentType() throws {
         let data = har(request: ["postData": ["mimeType": "application/x-www-form-urlencoded", "text": "user=bob&password=hunter2"]])
