@@ -118,12 +118,18 @@ extension ReplayService {
             var rewritten = false
             response.headers = response.headers.map { field in
                 guard field.name.equalsIgnoringASCIICase("Location"), let rest = pathAfterOrigin(field.value, among: names) else { return field }
-                rewritten = true
-                guard host == eachLocationsOwnHost else { return HeaderField(field.name, "http://\(host)" + rest) }
-                // The Location's own host and port, in `http` (this server's scheme): its scheme's
-                // default port left out (`https://h:443/` is `http://h/`, not plain HTTP to 443)
-                guard let named = namedOrigin(field.value, among: names) else { return field }
-                return HeaderField(field.name, "http://" + Self.authority(named) + rest)
+                let value: String
+                if host == eachLocationsOwnHost {
+                    // The Location's own host and port, in `http` (this server's scheme): its scheme's
+                    // default port left out (`https://h:443/` is `http://h/`, not plain HTTP to 443)
+                    guard let named = namedOrigin(field.value, among: names) else { return field }
+                    value = "http://" + Self.authority(named) + rest
+                } else {
+                    value = "http://\(host)" + rest
+                }
+                // One that already said this is not rewritten (a client reaching the origin by its name).
+                if value != field.value { rewritten = true }
+                return HeaderField(field.name, value)
             }
             // A permanent redirect pointed here by `serve` (`requested` given; `record` passes the
             // live one on as it came) is this replay's, not the site's: not to be cached.

@@ -88,6 +88,7 @@ struct OriginTests {
         // www → apex by name: the apex's name, not back to www (a loop)
         let apex = try #require(get("/", host: "www.site.test:18080"))
         #expect(apex.status == 301 && apex.headers.value(for: "Location") == "http://site.test:18080/", "\(apex.headers)")
+        #expect(apex.headers.value(for: "Cache-Control") == nil, "a Location that already named this URL was not rewritten: the site's redirect as it was")
         #expect(try #require(get("/", host: "site.test:18080")).body == Data("3".utf8))
         // By name, an https Location with its default port spelt out, or in capitals, is the
         // same URL in http: no plain HTTP to port 443, and the self-redirect goes as a 302
