@@ -141,6 +141,14 @@ extension HARCodec {
                                          writer: context.writer, sizes: sizes, field: "response.content.text", bad: bad)
                 data = read.data
                 note("response.content.text", read.note)
+                // Text shorter than the Content-Length of an uncompressed body (a writer that kept
+                // only the start of a large body): said, since it replays short.
+                let travelled = sizes.filter { $0.travelled && $0.source == "the Content-Length header" }
+                if failure == nil, !data.isEmpty, !travelled.isEmpty, response.content.size <= 0 || response.content.size > data.count,
+                   travelled.allSatisfy({ $0.bytes > data.count }), entry.request.method.uppercased() != "HEAD" {
+                    note("response.content.text", "the text holds \(data.count) bytes of a body that had \(travelled[0].bytes) "
+                            + "(\(travelled[0].source)): the writer kept only part of it, and a replay sends that part")
+                }
             } else if let name = response.content.file {
                 data = try attachedBody(name, in: attachments, file: file, place: "entry \(position) (response.content._file)")
                 let type = headers.value(for: "Content-Type") ?? response.content.mimeType

@@ -138,6 +138,10 @@ struct ToolFileQuirkTests {
         #expect(byLength?.response?.body == sent)
         let byBodySize = try entry([["name": "Content-Type", "value": "text/event-stream"]], bodySize: sent.count)
         #expect(byBodySize?.response?.body == sent)
+        // A text shorter than its Content-Length says (a writer that cut a large body) gets a note
+        let cut = try load(har(response: ["headers": [["name": "Content-Length", "value": "100"]],
+                                          "content": ["size": 100, "mimeType": "text/plain", "text": "only the start"]]))
+        #expect(cut.notes.first?.text.contains("the text holds 14 bytes of a body that had 100") == true, "\(cut.notes)")
         // And with nothing counting the bytes that travelled, the text stays UTF-8
         let unknown = try entry([["name": "Content-Type", "value": "text/event-stream"]], bodySize: -1)
         #expect(unknown?.response?.body == Data(mojibake.utf8))
