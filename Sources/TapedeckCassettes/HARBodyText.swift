@@ -77,6 +77,7 @@ enum HARBodyText {
     /// and a note when they rest on a guess. `sizes` are the body's sizes the file records (rule 2).
     static func bytes(_ text: String, contentType: String, writer: HARWriter, sizes: [RecordedSize] = []) -> (data: Data, note: String?) {
         if writer.isTapedeck { return (Data(text.utf8), nil) }
+        if let bytes = escapedBytes(text) { return (bytes, nil) }
         let scan = Scan(text)
         let label = charset(in: contentType)
         if let label, isKnown(label) {
@@ -108,6 +109,24 @@ enum HARBodyText {
                         + "used; if that is wrong, add a Content-Type with a charset")
         }
         return (Data(text.utf8), nil)
+    }
+
+    /// The bytes of a text that was UTF-8 with bytes that were not, as mitmproxy writes it (each
+    /// such byte a lone surrogate escape, read as the character standing for it: see
+    /// ``JSONCursor/keepsEscapedBytes``): UTF-8 for the rest, each escaped byte as it was. Nil
+    /// when the text holds none.
+    static func escapedBytes(_ text: String) -> Data? {
+        let base = JSONCursor.escapedByteBase
+        guard text.unicodeScalars.contains(where: { $0.value >= base + 0x80 && $0.value <= base + 0xFF }) else { return nil }
+        var bytes = Data(capacity: text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= base + 0x80, scalar.value <= base + 0xFF {
+                bytes.append(UInt8(scalar.value - base))
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return bytes
     }
 
     /// A header value as the server sent it. Header values are bytes; Chromium (and so

@@ -59,7 +59,7 @@ extension HARFastReader {
             switch key {
             case "mimeType": return cursor.optionalString(into: &mimeType)
             case "_file": return cursor.optionalString(into: &file)
-            case "text": return cursor.optionalString(into: &text)
+            case "text": return cursor.optionalBodyText(into: &text)
             case "encoding", "_encoding": return cursor.optionalString(into: &encoding)
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "params": return readParams(&cursor, into: &params)
@@ -160,7 +160,7 @@ extension HARFastReader {
             case "size": return cursor.optionalLenientInt(into: &size)
             case "compression": return cursor.optionalLenientInt(into: &compression)
             case "mimeType": return cursor.optionalString(into: &mimeType)
-            case "text": return cursor.optionalString(into: &text)
+            case "text": return cursor.optionalBodyText(into: &text)
             case "encoding": return cursor.optionalString(into: &encoding)
             case "comment": return stringIfAny(&cursor, into: &comment)
             case "_bodyForm": return cursor.optionalString(into: &bodyForm)

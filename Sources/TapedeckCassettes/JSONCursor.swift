@@ -12,6 +12,14 @@ struct JSONCursor {
     /// for bytes that were not UTF-8) instead of failing (a scan that must agree with
     /// `JSONSerialization`, which refuses them).
     var acceptsLoneSurrogates = false
+    /// Whether a lone `\udc80`–`\udcff` (with ``acceptsLoneSurrogates``) reads as the
+    /// ``escapedByteBase`` character standing for that byte instead of U+FFFD: Python's
+    /// `surrogateescape`, which mitmproxy uses for body bytes that were not UTF-8, maps each such
+    /// byte to one of those surrogates, so a body's text keeps its exact bytes.
+    var keepsEscapedBytes = false
+    /// The private-use character standing for byte 0 (byte `b` is `escapedByteBase + b`; only
+    /// 0x80–0xFF occur). Plane 16's last block: no text a tool writes holds it.
+    static let escapedByteBase: UInt32 = 0x10FF00
 
     init(base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
@@ -95,6 +103,15 @@ struct JSONCursor {
     /// A string, or null (left nil).
     mutating func optionalString(into value: inout String?) -> Bool {
         null() || string(into: &value)
+    }
+
+    /// ``optionalString(into:)`` for a body's text: bytes mitmproxy escaped as lone surrogates
+    /// read as the characters standing for them (``keepsEscapedBytes``).
+    mutating func optionalBodyText(into value: inout String?) -> Bool {
+        let before = keepsEscapedBytes
+        keepsEscapedBytes = acceptsLoneSurrogates
+        defer { keepsEscapedBytes = before }
+        return optionalString(into: &value)
     }
 
     /// A number, or null (left nil).
@@ -348,6 +365,7 @@ struct JSONCursor {
             position = before   // whatever follows is read on its own
             return "\u{FFFD}"
         }
+        if keepsEscapedBytes, (0xDC80...0xDCFF).contains(high) { return Unicode.Scalar(Self.escapedByteBase + (high - 0xDC00)) }
         return Unicode.Scalar(high) ?? "\u{FFFD}"
     }
 

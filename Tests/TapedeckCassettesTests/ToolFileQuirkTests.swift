@@ -147,7 +147,7 @@ struct ToolFileQuirkTests {
         #expect(unknown?.response?.body == Data(mojibake.utf8))
     }
 
-    @Test("a lone surrogate (Python's escape of a byte that was not UTF-8) reads as U+FFFD; a non-text comment and a null header value cost nothing")
+    @Test("a lone surrogate (Python's escape of a byte that was not UTF-8) reads as U+FFFD in a header, as the byte itself in a body's text; a non-text comment and a null header value cost nothing")
     func pythonAndHandQuirks() throws {
         let text = String(decoding: har(request: ["queryString": [["name": "x", "value": "LONE"]], "headers": [["name": "X-Name", "value": "cafLONE"]]]), as: UTF8.self)
         let lone = try load(Data(text.replacingOccurrences(of: "LONE", with: #"\udce9"#).utf8))
@@ -159,6 +159,12 @@ struct ToolFileQuirkTests {
         let viaFoundation = try HARCodec.decodeWithFoundation(Data(mixed.replacingOccurrences(of: "LONE", with: #"\udc80"#).utf8), file: "x.har")
         #expect(viaFoundation.log.entries.first?.request.headers.first { $0.name == "X-Name" }?.value == "\"caf\u{FFFD} 😀 \\udce9")
         #expect(HARText.mendingLoneSurrogates(Data(#"{"a":"\ud83d\ude00 \\udce9"}"#.utf8)) == nil)
+        // In a body's text, mitmproxy's escape of a byte that was not UTF-8 is that byte again
+        let body = String(decoding: har(response: ["content": ["size": 8, "mimeType": "application/json", "text": "BODY"]]), as: UTF8.self)
+            .replacingOccurrences(of: "BODY", with: #"{\"n\":\"Jos\udce9\"}\udcff"#)
+        let escaped = try load(Data(body.utf8))
+        #expect(escaped.interactions.first?.response?.body == Data(#"{"n":"Jos"#.utf8) + Data([0xE9]) + Data(#""}"#.utf8) + Data([0xFF]),
+                "\(String(describing: escaped.interactions.first?.response?.body.map { $0 }))")
         let comment = try load(har(entry: ["comment": ["by": "me"]]))
         #expect(comment.interactions.count == 1)
         let nullValue = try load(har(response: ["headers": [["name": "X-Gone", "value": NSNull()], ["name": "X-Kept", "value": "1"]]]))
