@@ -200,6 +200,11 @@ func recoveryLine(_ recovery: CassetteJournal.Recovery, command: String) -> Stri
     if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
     if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
     if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
+    if recovery.earlier > 0, recovery.recovered > 0 {
+        // An interrupted `--mode all` replaces nothing: its new entries follow the old ones.
+        line += "; they follow the cassette's \(recovery.earlier) earlier entr\(recovery.earlier == 1 ? "y" : "ies"), which replays answer first "
+            + "(if that recording was --mode all, record again with --mode all to replace them)"
+    }
     return line
 }
 

@@ -107,6 +107,8 @@ extension CassetteJournal {
         /// Bytes inside the journal that formed no record (damage on disk); the records after
         /// them were recovered.
         public var damagedBytes = 0
+        /// Entries the cassette held before (the recovered ones come after them).
+        public var earlier = 0
     }
 
     /// The pid of another process recording `cassette` right now (0 when it wrote none), nil when
@@ -159,7 +161,7 @@ extension CassetteJournal {
         try CassetteFile.write(merged, to: cassette)
         let aside = retire(journal, damaged: contents.droppedBytes > 0 || !contents.skipped.isEmpty)
         return Recovery(recovered: merged.interactions.count - base.interactions.count, droppedBytes: contents.droppedBytes - contents.damagedBytes,
-                        skipped: contents.skipped, keptAside: aside, damagedBytes: contents.damagedBytes)
+                        skipped: contents.skipped, keptAside: aside, damagedBytes: contents.damagedBytes, earlier: base.interactions.count)
     }
 
     /// The cassette `base` (read from `cassette`, or empty when that file does not exist yet) as it
