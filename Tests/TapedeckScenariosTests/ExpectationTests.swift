@@ -102,6 +102,33 @@ struct ExpectationTests {
         #expect(outcome.failures.map(\.message) == ["expected 200, got no response (cannotConnect)"])
     }
 
+    @Test("an expectation on a step covers that step and its repeats only, not another step that happens to be named x#7")
+    func expectationCoversItsOwnRepeats() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a}]}
+            script:
+              - {request: GET http://api.test/a, name: x, repeat: 2}
+              - {request: GET http://api.test/missing, name: "x#7"}
+              - {request: GET http://api.test/missing, name: "x#beta"}
+            expect: {requests: {x: {status: 200}}}
+            """)
+        #expect(outcome.passed, "\(outcome.failures.map(\.message))")
+        #expect(outcome.request("x#7").status == nil, "the other step did fail")
+    }
+
+    @Test("a 401 that came whole, then a retrier that failed to recover (a refused token refresh), is said so, not called a failed transfer")
+    func statusThenRetryFailed() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{match: GET http://api.test/a, status: 401, body: "expired"}, {match: POST http://api.test/token, fail: cannotConnectToHost}]
+              auth: {token: POST http://api.test/token, protect: GET http://api.test/a}
+            client: {auth: true, validate: true}
+            script: [{request: GET http://api.test/a, name: a}]
+            expect: {requests: {a: {status: 200}}}
+            """)
+        #expect(outcome.failures.map(\.message).contains { $0.hasPrefix("expected 200, got 401, then the retry failed") }, "\(outcome.failures.map(\.message))")
+    }
+
     @Test("a status whose body was cut off does not meet a status expectation; the message says how the transfer ended")
     func statusOfACutTransfer() throws {
         let yaml = """

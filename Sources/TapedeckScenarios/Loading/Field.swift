@@ -82,6 +82,14 @@ struct Field {
         }
     }
 
+    /// ``list(allowingSingle:)`` of at least one item: an empty list (`[]`) would stand for
+    /// nothing, and is refused with `what` it should hold.
+    func nonEmptyList(allowingSingle single: Bool = false, of what: String) throws(ScenarioError) -> [Field] {
+        let items = try list(allowingSingle: single)
+        guard !items.isEmpty else { throw error("expected at least one \(what), found an empty list", hint: "list one, or leave the key out") }
+        return items
+    }
+
     var isMapping: Bool {
         if case .mapping = node { return true }
         return false
@@ -121,6 +129,8 @@ struct Field {
         guard case .scalar = node, let text = node.string else {
             throw error("expected text, found \(kind)", hint: isMapping ? "write one value, not a mapping" : "write one value, not a list")
         }
+        // `~`, `null` or nothing is null, not the text `~` (a stub's `body: ~` sending one byte)
+        if case .null? = value { throw error("expected text, found nothing", hint: "write the text (quoted, if it is '~' or 'null'), or leave the key out") }
         return text
     }
 
@@ -137,11 +147,30 @@ struct Field {
         }
     }
 
+    /// The value as decimal digits when YAML reads it as a whole number — `0x1F` and `0o17`
+    /// too, and a number with a fraction or exponent that is whole (`1.0`, JSON's `1e2`) — so
+    /// every key taking a number takes every spelling of one; else the text as written.
+    var numberText: String? {
+        switch value {
+        case let .integer(digits)?: return digits
+        case let .float(_, number)? where number.isFinite && number.rounded() == number && abs(number) < 1e18: return String(Int64(number))
+        default: return nil
+        }
+    }
+
+    /// ``numberText``, else the text as written, trimmed.
+    func numberOrText() throws(ScenarioError) -> String {
+        if let numberText { return numberText }
+        return try string().trimmingCharacters(in: .whitespaces)
+    }
+
     func int() throws(ScenarioError) -> Int {
         switch value {
         case let .integer(digits)?:
-            guard let number = Int(digits) else { throw error("\(digits) is too large for a whole number") }
+            guard let number = Int(digits) else { throw error("\(digits) is too large for a whole number", hint: "use at most \(Int.max)") }
             return number
+        case .float? where numberText != nil:
+            return Int(numberText!)!
         default:
             if isQuotedNonText { throw error("expected a whole number, found \(kind)", hint: "remove the quotes") }
             throw error("expected a whole number, found \(kind)", hint: "write digits, e.g. 3")
@@ -150,7 +179,7 @@ struct Field {
 
     /// A seed: a whole number from 0 to 2⁶⁴ − 1, as `--seed` takes it (a shrunk file of any seed loads).
     func seed() throws(ScenarioError) -> UInt64 {
-        if case let .integer(digits)? = value, let seed = UInt64(digits) { return seed }
+        if let digits = numberText, let seed = UInt64(digits) { return seed }
         if case .integer? = value {
             throw error("\(kind) is not a seed", hint: "use a whole number from 0 to \(UInt64.max)")
         }
@@ -199,7 +228,7 @@ struct Field {
     /// A duration: `80ms`, `1.5s`, `2m`, `250us`, `100ns`, or a bare number of seconds; never
     /// negative, at most ``Field/longestDuration``.
     func duration() throws(ScenarioError) -> Duration {
-        let text = try string().trimmingCharacters(in: .whitespaces)
+        let text = try numberOrText()
         switch Self.readDuration(text) {
         case let .success(value):
             return value
@@ -222,26 +251,27 @@ struct Field {
 
     /// A byte count: `1500`, `16KB`, `2MB` (1,000-based), `16KiB` (1,024-based).
     func bytes() throws(ScenarioError) -> Int {
-        let text = try string().trimmingCharacters(in: .whitespaces)
+        let text = try numberOrText()
         guard let value = Self.parseBytes(text) else {
             throw error("'\(text)' is not a byte count", hint: "write a whole number of bytes, e.g. 1500, 1.5KB or 2MiB")
         }
         return value
     }
 
-    /// A set of integers: `503`, `[500, 503]`, `500-599`, or a list mixing them.
-    func integers(in range: ClosedRange<Int>) throws(ScenarioError) -> IntegerSet {
+    /// A set of integers: `503`, `[500, 503]`, `500-599`, or a list mixing them; `[]` only with
+    /// `allowingEmpty` (an expectation or a fault's target that is an empty set would match nothing).
+    func integers(in range: ClosedRange<Int>, allowingEmpty: Bool = false) throws(ScenarioError) -> IntegerSet {
         var set = IntegerSet()
         if case .mapping = node {
             throw error("expected a number, a range or a list of them, found a mapping",
                         hint: "write e.g. 503, 500-599 or [500, 503] (a mapping's 'key: value' is not a set)")
         }
-        for item in try list(allowingSingle: true) {
+        for item in try allowingEmpty ? list(allowingSingle: true) : nonEmptyList(allowingSingle: true, of: "number or range") {
             if case .mapping = item.node {
                 throw item.error("expected a number or a range, found a mapping", hint: "write e.g. 503 or 500-599, without ':'")
             }
             if item.isQuotedNonText { throw item.error("expected a number or a range, found \(item.kind)", hint: "remove the quotes") }
-            let text = try item.string().trimmingCharacters(in: .whitespaces)
+            let text = try item.numberOrText()
             if let dash = text.dropFirst().firstIndex(of: "-"),
                let low = Int(text[..<dash].trimmingCharacters(in: .whitespaces)),
                let high = Int(text[text.index(after: dash)...].trimmingCharacters(in: .whitespaces)) {
@@ -255,6 +285,8 @@ struct Field {
             } else if let value = Int(text) {
                 guard range.contains(value) else { throw item.error("\(value) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)") }
                 set.ranges.append(value...value)
+            } else if text.allSatisfy({ $0.isASCII && $0.isNumber }) || (text.hasPrefix("-") && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) {
+                throw item.error("\(text) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)")
             } else {
                 throw item.error("'\(text)' is neither a number nor a range like 500-599")
             }

@@ -41,7 +41,7 @@ extension ScenarioReader {
             guard retry.scale >= 0 else { throw scale.error("the scale must not be negative") }
         }
         try keys.read("methods") { (methods) throws(ScenarioError) in retry.methods = try methods.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string().uppercased() } }
-        try keys.read("statuses") { (statuses) throws(ScenarioError) in retry.statuses = try statuses.integers(in: 100...999) }
+        try keys.read("statuses") { (statuses) throws(ScenarioError) in retry.statuses = try statuses.integers(in: 100...999, allowingEmpty: true) }
         try keys.read("errorCodes") { (codes) throws(ScenarioError) in
             retry.errorCodes = try codes.list(allowingSingle: true).map { (item) throws(ScenarioError) in try failureCode(item) }
         }

@@ -51,6 +51,10 @@ extension ScenarioReader {
             throw field.error("'\(method)' is not an HTTP method", hint: forms)
         }
         let url = pattern.url
+        if url.contains(where: \.isWhitespace), url == "*" || url.hasPrefix("/") || Self.isAbsolute(url) {
+            // As the request line would carry it: a space in a URL is written %20 (or + in a query).
+            throw field.error("'\(text)': a URL has no spaces", hint: "write a space as %20 (or + in a query)")
+        }
         if url == "*" || url.hasPrefix("/") || Self.isAbsolute(url) {
             if let star = url.firstIndex(of: "*"), star != url.index(before: url.endIndex) {
                 throw field.error("'\(text)': '*' works only at the end of a pattern (a prefix)", hint: "e.g. http://api.test/items/*")

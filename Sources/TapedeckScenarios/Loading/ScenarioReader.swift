@@ -243,7 +243,7 @@ struct ScenarioReader {
     private func auth(_ field: Field) throws(ScenarioError) -> AuthServer {
         let keys = try field.mapping(["token", "lifetime", "protect", "initialToken"])
         var server = AuthServer(token: try pattern(keys.required("token", hint: "e.g. token: POST http://api.test/token")),
-                                protect: try keys.required("protect").list(allowingSingle: true).map { (item) throws(ScenarioError) in
+                                protect: try keys.required("protect").nonEmptyList(allowingSingle: true, of: "request pattern").map { (item) throws(ScenarioError) in
                                     try pattern(item)
                                 })
         try keys.read("lifetime") { (lifetime) throws(ScenarioError) in server.lifetime = try lifetime.duration() }
@@ -314,7 +314,15 @@ struct ScenarioReader {
 
     /// A URLError code: a number, or a name (`timedOut`, `cannotConnectToHost`, ...).
     func failureCode(_ field: Field) throws(ScenarioError) -> Int {
-        if case .integer? = field.value { return try field.int() }
+        if field.numberText != nil {
+            let code = try field.int()
+            // A number Foundation has no URLError code for would become `unknown` (-1) unseen.
+            guard urlErrorCode(code).rawValue == code else {
+                throw field.error("\(code) is not a URLError code", hint: "use a URLError code such as -1001 (timedOut) or -1004 (cannotConnectToHost), "
+                                  + "or one of the names: \(Self.errorNames.keys.sorted().joined(separator: ", "))")
+            }
+            return code
+        }
         let name = try field.choice(Array(Self.errorNames.keys).sorted())
         return Self.errorNames[name]!
     }

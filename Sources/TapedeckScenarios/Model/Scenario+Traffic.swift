@@ -82,7 +82,8 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `GET http://api.test/items*` or `http://api.test/items` or `*`.
     public init(parsing text: String) {
-        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+        // Method and URL are apart by spaces or tabs.
+        let parts = text.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         if parts.count == 2 {
             self.init(method: parts[0], url: parts[1].trimmingCharacters(in: .whitespaces))
         } else {

@@ -5,6 +5,9 @@ import TapedeckCassettes
 struct ExpectationChecker {
     let expectations: Expectations
     let requests: [RequestOutcome]
+    /// The requests the script sends (what a step's name covers: its own repeats, not another
+    /// step that happens to be named `x#7`).
+    let scripted: [ScriptRequest]
     /// The network's exchanges, as (method, URL) pairs, for the per-route counts.
     let exchanges: [(method: String, url: URL)]
 
@@ -18,7 +21,8 @@ struct ExpectationChecker {
             }
         }
         for expectation in expectations.requests {
-            let matching = requests.filter { $0.name == expectation.target || $0.name.hasPrefix(expectation.target + "#") }
+            let covered = Set(scripted.filter { $0.isNamed(expectation.target) }.map(\.name))
+            let matching = requests.filter { $0.name == expectation.target || covered.contains($0.name) }
             for request in matching {
                 for (check, message) in problems(expectation, request) {
                     failures.append(Failure(kind: .expectation, request: request.name, check: check, message: message))
@@ -37,6 +41,9 @@ struct ExpectationChecker {
             if whole { return String(status) }
             // Cancelled after an answer came (during a retry's backoff, or mid-body): no transfer failed.
             if request.error == .cancelled { return "\(status), then the request was cancelled" }
+            // The answer came whole; what failed was the retrier's attempt to recover from it
+            // (a token refresh after a 401).
+            if request.error == .retry { return "\(status), then the retry failed" }
             return "a \(status) head, then the transfer failed (\(request.error.rawValue))"
         } ?? "no response (\(request.error.rawValue))"
         if let statuses = expected.status, !(whole && request.status.map(statuses.contains) == true) {

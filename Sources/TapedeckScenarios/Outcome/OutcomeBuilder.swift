@@ -48,7 +48,7 @@ struct OutcomeBuilder {
         // Every request the network served counts: each attempt's first request and each
         // redirect it followed (its metrics keep one transaction per hop).
         failures += ExpectationChecker(
-            expectations: run.scenario.expectations, requests: requests,
+            expectations: run.scenario.expectations, requests: requests, scripted: scripted,
             exchanges: records.flatMap { record in
                 record.metrics.transactions.isEmpty ? [(record.request.method.rawValue, record.request.url)]
                     : record.metrics.transactions.map { ($0.method.rawValue, $0.url) }

@@ -85,12 +85,17 @@ struct ScriptDriver {
             // In the middle of the wait: the retry is armed, its attempt not started. The session
             // reports every retry that waits, whichever retrier (the file's, the user's) decided it.
             let backoffCancels = backoffCancels
+            // What each cancel's target names: that request, or every repeat of that step.
+            let scripted = run.scenario.requests
+            let covers = Dictionary(backoffCancels.map { cancel in
+                (cancel.target, Set(scripted.filter { $0.isNamed(cancel.target) }.map(\.name)).union([cancel.target]))
+            }, uniquingKeysWith: { first, _ in first })
             run.session.observeBackoffs { request, delay in
                 let retry = request.retryCount + 1   // counted once its attempt starts
                 guard let name = sent.name(of: request) else { return }
                 // A provider caller that joined this request's flight waits through its backoffs too.
                 for caller in sent.callers(waitingFor: name)
-                where backoffCancels.contains(where: { $0.retry == retry && (caller == $0.target || caller.hasPrefix($0.target + "#")) }) {
+                where backoffCancels.contains(where: { $0.retry == retry && covers[$0.target]?.contains(caller) == true }) {
                     request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: caller) }
                 }
             }
