@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -155,17 +156,22 @@ struct ForeignTask: @unchecked Sendable {
     /// The task's completion runs inline in the protocol-client call (`data(for:)` and the other
     /// async methods): it takes the body in one piece.
     let completesInline: Bool
+    /// The task was made with a completion handler (`dataTask(with:completionHandler:)`), which
+    /// corelibs calls instead of the delegate, with the last chunk a custom protocol handed it.
+    let hasCompletionHandler: Bool
 
     init(task: URLSessionTask) {
         session = TaskIntrospection.owningSession(of: task)
         delegate = task.delegate
         completesInline = TaskIntrospection.completesInline(task)
+        hasCompletionHandler = session.map { TaskIntrospection.hasCompletionHandler(task, in: $0) } ?? false
     }
 
-    /// Whether the client receives body chunks as they come: only a data delegate does (a task with
-    /// a completion handler keeps only the last chunk a custom protocol hands corelibs).
+    /// Whether the client receives body chunks as they come: only a data delegate does, for a
+    /// task without a completion handler (one with a handler — also in a session whose delegate
+    /// is a data delegate — keeps only the last chunk a custom protocol hands corelibs).
     var takesChunks: Bool {
-        delegate is any URLSessionDataDelegate && !completesInline
+        delegate is any URLSessionDataDelegate && !completesInline && !hasCompletionHandler
     }
 }
 
@@ -190,6 +196,39 @@ enum TaskIntrospection {
     static func completesInline(_ task: URLSessionTask) -> Bool {
         #if canImport(FoundationNetworking)
         return storedProperty("_callCompletionHandlerInline", of: task) as? Bool ?? false
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether corelibs calls a completion handler for `task` rather than its delegate: the
+    /// behaviour `session` registered for it (its stored `taskRegistry`, read on the session's
+    /// own `workQueue`, where corelibs changes the registry, so no other task's registration
+    /// races the read). The serving thread asks; should that queue ever be busy waiting on it,
+    /// the answer after a bounded wait is "no handler" (chunks), not a deadlock.
+    static func hasCompletionHandler(_ task: URLSessionTask, in session: URLSession) -> Bool {
+        #if canImport(FoundationNetworking)
+        guard let queue = storedProperty("workQueue", of: session) as? DispatchQueue,
+              let registry = storedProperty("taskRegistry", of: session) as AnyObject? else { return false }
+        let identifier = task.taskIdentifier
+        let answer = Mutex<Bool?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let registryObject = registry
+        queue.async {
+            defer { done.signal() }
+            guard let behaviours = storedProperty("behaviours", of: registryObject) else { return }
+            for entry in Mirror(reflecting: behaviours).children {
+                let pair = Mirror(reflecting: entry.value).children.map(\.value)
+                guard pair.count == 2, pair[0] as? Int == identifier else { continue }
+                // `.dataCompletionHandler(…)`, `.downloadCompletionHandler(…)`: a case with a
+                // completion handler; `.callDelegate` and the like have none.
+                let handler = Mirror(reflecting: pair[1]).children.contains { $0.label?.hasSuffix("CompletionHandler") == true }
+                answer.withLock { $0 = handler }
+                return
+            }
+        }
+        guard done.wait(timeout: .now() + .seconds(2)) == .success else { return false }
+        return answer.withLock { $0 } ?? false
         #else
         return false
         #endif

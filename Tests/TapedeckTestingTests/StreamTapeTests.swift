@@ -81,4 +81,48 @@ struct StreamTapeTests {
         let (pieces, _) = try await Self.replay(try Self.cassette(in: directory, chunks: false))
         #expect(pieces.map(\.0) == [Self.events.joined(), "end"])
     }
+
+    /// A session delegate that hears the body's pieces (an SDK's metrics or auth delegate is
+    /// often a data delegate too).
+    final class PieceCounter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        let pieces = Mutex<[Data]>([])
+        let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            pieces.withLock { $0.append(data) }
+        }
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            finished.withLock { $0.take() }?.resume()
+        }
+    }
+
+    @Test("in a session whose delegate is a data delegate, a completion-handler task gets a replayed stream whole, and a delegate task gets its pieces",
+          .timeLimit(.minutes(1)))
+    func completionHandlerInADelegateSession() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try Self.cassette(in: directory, chunks: true)
+        // Given a client's own session with a data delegate, and a recorded stream of three pieces
+        let tape = try Tape(cassette: file, mode: .replayOnly, afterLast: .alwaysFirst)
+        let counter = PieceCounter()
+        let session = URLSession(configuration: tape.configuration(), delegate: counter, delegateQueue: nil)
+        // When a completion-handler task asks for it
+        let whole: Data = try await tape.serving {
+            try await withCheckedThrowingContinuation { continuation in
+                session.dataTask(with: URL(string: "http://api.test/events")!) { data, _, error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+                }.resume()
+            }
+        }
+        // Then it has every piece, not only the last
+        #expect(String(decoding: whole, as: UTF8.self) == Self.events.joined())
+        // And a task without a handler gets the pieces through the delegate, as they were recorded
+        try await tape.serving {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                counter.finished.withLock { $0 = continuation }
+                session.dataTask(with: URL(string: "http://api.test/events")!).resume()
+            }
+        }
+        #expect(counter.pieces.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } == Self.events)
+        session.invalidateAndCancel()
+    }
 }
