@@ -68,7 +68,8 @@ extension Redactor {
     /// replaced (what the secrets check reports).
     func redactCutJSON(_ body: Data, scalars: Bool = true) -> (body: Data, fields: [String]) {
         let bytes = [UInt8](body)
-        var replacements: [(range: Range<Int>, name: String, quoted: Bool)] = []
+        // `scalar`: a number's place (it becomes 0); false: a string's contents (the placeholder).
+        var replacements: [(range: Range<Int>, name: String, scalar: Bool)] = []
         // Each open container; an array under a secret name carries that name.
         var open: [CutContainer] = []
         var position = 0
@@ -119,7 +120,7 @@ extension Redactor {
                         position = start + 1
                     } else if bytes[start] != UInt8(ascii: "\""), bytes[start] != UInt8(ascii: "{") {
                         let end = Self.scalarEnd(bytes, from: start)
-                        if scalars, end > start, jsonFields.contains(name.lowercased()) {
+                        if scalars, end > start, jsonFields.contains(name.lowercased()), Self.isJSONNumber(bytes[start..<end]) {
                             replacements.append((start..<end, name, true))
                         }
                         pendingName = nil
@@ -145,7 +146,7 @@ extension Redactor {
                 // A number, `true`, `false` or `null` in a list (replaced, as in a whole document, under a
                 // name the rules list).
                 let end = Self.scalarEnd(bytes, from: position)
-                if scalars, end > position, let owner = secretList(), jsonFields.contains(owner.lowercased()) {
+                if scalars, end > position, let owner = secretList(), jsonFields.contains(owner.lowercased()), Self.isJSONNumber(bytes[position..<end]) {
                     replacements.append((position..<end, owner, true))
                 }
                 lastName = nil
@@ -155,12 +156,12 @@ extension Redactor {
         guard !replacements.isEmpty else { return (body, []) }
         var result = bytes
         for replacement in replacements.reversed() {
-            let text = replacement.quoted ? "\"\(Self.placeholder)\"" : Self.placeholder
+            let text = replacement.scalar ? "0" : Self.placeholder
             result.replaceSubrange(replacement.range, with: Array(text.utf8))
         }
         // Only strings are reported as found secrets (as for a whole document: a `null` or a
         // number under a secret name is replaced, but is no stored credential).
-        return (Data(result), replacements.filter { !$0.quoted }.map(\.name))
+        return (Data(result), replacements.filter { !$0.scalar }.map(\.name))
     }
 
     /// A container open at a point of a cut JSON document: an object, or a list (with the
@@ -168,6 +169,13 @@ extension Redactor {
     private enum CutContainer {
         case object
         case list(String?)
+    }
+
+    /// Whether `bytes` spell a JSON number (not `null`, `true` or `false`, which hold no secret
+    /// and stay as they are).
+    static func isJSONNumber(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        return first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
     }
 
     /// JSON's whitespace: space, tab, line feed, carriage return.

@@ -334,13 +334,26 @@ public struct Redactor: Hashable, Sendable {
         return data
     }
 
+    /// What a secret field's value becomes: a string the placeholder; a number `0`, so a client
+    /// decoding a number still can; `null`, `true` and `false` stay (they hold no credential, and
+    /// a client deciding "do I have a token?" on `null` must decide the same on replay). Nil: kept.
+    static func redactedScalar(_ value: Any) -> Any? {
+        if value is NSNull { return nil }
+        if let number = value as? NSNumber, !(value is String) {
+            // JSONSerialization's booleans are numbers of the `char` type.
+            return String(cString: number.objCType) == "c" ? nil : 0
+        }
+        return placeholder
+    }
+
     private func redactValue(_ value: Any, changed: inout Bool) -> Any {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, inner) in dictionary {
                 if isSecretJSONField(key, value: inner), !(inner is [String: Any]), !(inner is [Any]) {
-                    result[key] = Self.placeholder
-                    changed = true
+                    let replaced = Self.redactedScalar(inner)
+                    result[key] = replaced ?? inner
+                    if replaced != nil { changed = true }
                 } else if let list = inner as? [Any], isSecretJSONField(key) {
                     // `"Set-Cookie": ["a=1", "b=2"]`, `"refresh_token": ["…"]`: the list's values
                     // are the field's values.
@@ -372,8 +385,9 @@ public struct Redactor: Hashable, Sendable {
             if let nested = element as? [Any] { return redactSecretList(nested, key: key, changed: &changed) }
             if element is [String: Any] { return redactValue(element, changed: &changed) }
             guard isSecretJSONField(key, value: element) else { return redactValue(element, changed: &changed) }
+            guard let replaced = Self.redactedScalar(element) else { return element }
             changed = true
-            return Self.placeholder
+            return replaced
         }
     }
 

@@ -175,7 +175,16 @@ struct BrokenOffResponseTests {
         // tokens (nested too), a number cut short at the end; objects in a list by their fields
         let scalars = try #require(Redactor(extraJSONFields: ["pin"]).redact(cutJSON(
             #"{"pin": 123456, "ok": true, "token": [ "t-1", ["t-2", 7] ], "users": [{"name":"ada","password":"p1"}, "x"], "pin2": 9, "password":12"#)).response)
-        #expect(String(decoding: scalars.body, as: UTF8.self) == #"{"pin": "REDACTED", "ok": true, "token": [ "REDACTED", ["REDACTED", "REDACTED"] ], "users": [{"name":"ada","password":"REDACTED"}, "x"], "pin2": 9, "password":"REDACTED""#)
+        #expect(String(decoding: scalars.body, as: UTF8.self) == #"{"pin": 0, "ok": true, "token": [ "REDACTED", ["REDACTED", 0] ], "users": [{"name":"ada","password":"REDACTED"}, "x"], "pin2": 9, "password":0"#)
+        // A number becomes 0 (a client decoding a number still can); null, true and false hold
+        // no credential and stay — cut short, and in a whole document (a failed OAuth refresh)
+        let flags = try #require(Redactor().redact(cutJSON(#"{"token": null, "secret": false, "password": true, "api_key": 12"#)).response)
+        #expect(String(decoding: flags.body, as: UTF8.self) == #"{"token": null, "secret": false, "password": true, "api_key": 0"#)
+        var refusal = cutJSON("")
+        refusal.outcome = .response(RecordedResponse(status: 400, headers: [HeaderField("Content-Type", "application/json")],
+                                                     body: Data(#"{"access_token":null,"api_key":12345,"error":"invalid_grant","refresh_token":null,"secret":false}"#.utf8)))
+        let whole = try #require(Redactor().redact(refusal).response)
+        #expect(String(decoding: whole.body, as: UTF8.self) == #"{"access_token":null,"api_key":0,"error":"invalid_grant","refresh_token":null,"secret":false}"#)
         // A null or a number under a secret name is replaced but is no stored credential: the
         // check reports strings only, as for a whole body (an OAuth error's `"token": null`)
         #expect(!SecretScanner.scan(Cassette(interactions: [cutJSON(#"{"token": null, "refresh_token": 0, "error": "expired"#)]))
