@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckHTTP
 import TapedeckNetwork
 import TapedeckScheduling
@@ -164,7 +163,8 @@ struct ForeignTask: @unchecked Sendable {
         session = TaskIntrospection.owningSession(of: task)
         delegate = task.delegate
         completesInline = TaskIntrospection.completesInline(task)
-        hasCompletionHandler = session.map { TaskIntrospection.hasCompletionHandler(task, in: $0) } ?? false
+        // Not known (another corelibs layout): the body goes whole, which every task reads right.
+        hasCompletionHandler = session.flatMap { TaskIntrospection.hasCompletionHandler(task, in: $0) } ?? true
     }
 
     /// Whether the client receives body chunks as they come: only a data delegate does, for a
@@ -204,35 +204,37 @@ enum TaskIntrospection {
     /// Whether corelibs calls a completion handler for `task` rather than its delegate: the
     /// behaviour `session` registered for it (its stored `taskRegistry`, read on the session's
     /// own `workQueue`, where corelibs changes the registry, so no other task's registration
-    /// races the read). The serving thread asks; should that queue ever be busy waiting on it,
-    /// the answer after a bounded wait is "no handler" (chunks), not a deadlock.
-    static func hasCompletionHandler(_ task: URLSessionTask, in session: URLSession) -> Bool {
+    /// races the read — directly when already on it, else by `sync`: corelibs never waits on the
+    /// serving thread from that queue). Nil when the layout is not what we expect: the caller
+    /// then delivers the body whole, which every kind of task reads right.
+    static func hasCompletionHandler(_ task: URLSessionTask, in session: URLSession) -> Bool? {
         #if canImport(FoundationNetworking)
         guard let queue = storedProperty("workQueue", of: session) as? DispatchQueue,
-              let registry = storedProperty("taskRegistry", of: session) as AnyObject? else { return false }
+              let registry = storedProperty("taskRegistry", of: session) as AnyObject? else { return nil }
         let identifier = task.taskIdentifier
-        let answer = Mutex<Bool?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let registryObject = registry
-        queue.async {
-            defer { done.signal() }
-            guard let behaviours = storedProperty("behaviours", of: registryObject) else { return }
+        func read() -> Bool? {
+            guard let behaviours = storedProperty("behaviours", of: registry) else { return nil }
             for entry in Mirror(reflecting: behaviours).children {
                 let pair = Mirror(reflecting: entry.value).children.map(\.value)
                 guard pair.count == 2, pair[0] as? Int == identifier else { continue }
                 // `.dataCompletionHandler(…)`, `.downloadCompletionHandler(…)`: a case with a
                 // completion handler; `.callDelegate` and the like have none.
-                let handler = Mirror(reflecting: pair[1]).children.contains { $0.label?.hasSuffix("CompletionHandler") == true }
-                answer.withLock { $0 = handler }
-                return
+                return Mirror(reflecting: pair[1]).children.contains { $0.label?.hasSuffix("CompletionHandler") == true }
             }
+            return nil
         }
-        guard done.wait(timeout: .now() + .seconds(2)) == .success else { return false }
-        return answer.withLock { $0 } ?? false
+        // Marked so that a call already on it reads at once (`sync` there would deadlock).
+        let mark = ObjectIdentifier(queue)
+        queue.setSpecific(key: workQueueKey, value: mark)
+        if DispatchQueue.getSpecific(key: workQueueKey) == mark { return read() }
+        return queue.sync(execute: read)
         #else
         return false
         #endif
     }
+
+    /// Marks a session's work queue (see ``hasCompletionHandler(_:in:)``).
+    private static let workQueueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     private static func storedProperty(_ name: String, of object: AnyObject) -> Any? {
         var mirror: Mirror? = Mirror(reflecting: object)
