@@ -25,14 +25,19 @@ extension Harness {
         let sent = head.headerFields[.date].flatMap(HTTPDate.date(from:))
         for field in head.headerFields where field.name == .setCookie {
             for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field.value], for: url) {
+                // A cookie for another site is refused (the storage would refuse it too): it must
+                // not delete that site's cookie, nor stop its expiry.
+                guard CookieClock.domain(of: cookie, matches: url) else { continue }
+                let key = CookieClock.Key(cookie)
                 guard let lifetime = CookieClock.lifetime(of: cookie, sent: sent) else {
                     // A session cookie, or an `Expires` with no `Date` to measure it from:
                     // Foundation's own rules (the wall clock).
-                    cookieClock.withLock { $0.forget(CookieClock.Key(cookie), in: storage) }
                     storage.setCookies([cookie], for: url, mainDocumentURL: nil)
+                    if storage.cookies?.contains(where: { CookieClock.Key($0) == key && $0.value == cookie.value }) == true {
+                        cookieClock.withLock { $0.forget(key, in: storage) }
+                    }
                     continue
                 }
-                let key = CookieClock.Key(cookie)
                 guard lifetime > .zero else {
                     cookieClock.withLock { $0.forget(key, in: storage) }
                     for stored in storage.cookies ?? [] where CookieClock.Key(stored) == key { storage.deleteCookie(stored) }
@@ -69,7 +74,7 @@ extension Harness {
     func withoutExpiredCookies(_ request: RequestSnapshot, configuration: URLSessionConfiguration) -> RequestSnapshot {
         guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
               let value = request.headerFields[.cookie] else { return request }
-        let gone = cookieClock.withLock { $0.expiredPairs(in: storage) }
+        let gone = cookieClock.withLock { $0.expiredPairs(in: storage, for: request.url) }
         guard !gone.isEmpty else { return request }
         let current = Set((storage.cookies(for: request.url) ?? []).map { "\($0.name)=\($0.value)" })
         let pairs = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -136,15 +141,19 @@ struct CookieClock {
     }
 
     private var entries: [Entry] = []
-    /// `name=value` of each cookie that expired, by storage.
-    private var expired: [ObjectIdentifier: Set<String>] = [:]
+    /// `name=value` of each cookie that expired, by storage and domain.
+    private var expired: [ObjectIdentifier: [String: Set<String>]] = [:]
 
     /// The lifetime `cookie` was given, on its own terms: `Max-Age` (which wins), else `Expires`
     /// less `sent` (its response's `Date`); nil for a session cookie, or an `Expires` with no
     /// `Date` to measure it from.
     static func lifetime(of cookie: HTTPCookie, sent: Date?) -> Duration? {
-        if let text = cookie.properties?[.maximumAge] as? String, let seconds = Int(text.trimmingCharacters(in: .whitespaces)) {
-            return .seconds(min(seconds, longest))
+        if let text = (cookie.properties?[.maximumAge] as? String)?.trimmingCharacters(in: .whitespaces),
+           let first = text.first, first == "-" || first.isASCII && first.isNumber,
+           text.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }), text != "-" {
+            // Digits, with a `-` at most (RFC 6265 §5.2.2: anything else, `+60` too, is no
+            // Max-Age); too many digits are the longest lifetime, or none left.
+            return .seconds(Int(text).map { min($0, longest) } ?? (first == "-" ? -1 : longest))
         }
         guard let expires = cookie.expiresDate, let sent else { return nil }
         return .seconds(rounding: min(expires.timeIntervalSince(sent), Double(longest)))
@@ -153,6 +162,15 @@ struct CookieClock {
     /// The longest lifetime kept, in seconds (fifty years; `Expires=31 Dec 9999` would not fit
     /// the virtual clock): a cookie living that long outlives any simulation.
     static let longest = 50 * 365 * 86_400
+
+    /// Whether `cookie` may be set by a response from `url` (RFC 6265 §5.3: the host is its
+    /// domain, or within it).
+    static func domain(of cookie: HTTPCookie, matches url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        var domain = cookie.domain.lowercased()
+        if domain.hasPrefix(".") { domain.removeFirst() }
+        return host == domain || host.hasSuffix("." + domain)
+    }
 
     /// `cookie` with no `Expires` or `Max-Age` (nil if Foundation will not make it).
     static func withoutExpiry(_ cookie: HTTPCookie) -> HTTPCookie? {
@@ -176,18 +194,26 @@ struct CookieClock {
     }
 
     /// Removes and returns the entries whose expiry is at or before `now`, in the order they
-    /// were tracked; their pairs are remembered for ``expiredPairs(in:)``.
+    /// were tracked; their pairs are remembered for ``expiredPairs(in:for:)``.
     mutating func takeDue(at now: VirtualInstant) -> [Entry] {
         guard entries.contains(where: { $0.expiry <= now }) else { return [] }
         let due = entries.filter { $0.expiry <= now }
         entries.removeAll { $0.expiry <= now }
-        for entry in due { expired[ObjectIdentifier(entry.storage), default: []].insert("\(entry.key.name)=\(entry.value)") }
+        for entry in due { expired[ObjectIdentifier(entry.storage), default: [:]][entry.key.domain, default: []].insert("\(entry.key.name)=\(entry.value)") }
         return due
     }
 
-    /// `name=value` of every cookie of `storage` that expired.
-    func expiredPairs(in storage: HTTPCookieStorage) -> Set<String> {
-        expired[ObjectIdentifier(storage)] ?? []
+    /// `name=value` of every cookie of `storage` that expired and would have gone to `url` (its
+    /// domain is the host's, or the host is within it): a pair that expired for another site is
+    /// no business of this request.
+    func expiredPairs(in storage: HTTPCookieStorage, for url: URL) -> Set<String> {
+        guard let host = url.host?.lowercased(), let byDomain = expired[ObjectIdentifier(storage)] else { return [] }
+        var pairs: Set<String> = []
+        for (domain, gone) in byDomain {
+            let bare = domain.hasPrefix(".") ? String(domain.dropFirst()) : domain
+            if host == bare || host.hasSuffix("." + bare) { pairs.formUnion(gone) }
+        }
+        return pairs
     }
 }
 

@@ -57,4 +57,34 @@ struct CookieClockTests {
         let expired = fixture.scheduler.trace.filter { $0.event == "bridge.cookie.expired" }.map(\.payload)
         #expect(expired == ["dated", "short"], "\(expired)")
     }
+
+    @Test("a response from another site cannot delete a cookie or stop its expiry, and Max-Age=+60 is no Max-Age")
+    func otherSitesCookies() throws {
+        // Given a bank that sets a cookie for a minute, and another site that answers with cookies for the bank's domain
+        let fixture = BridgeFixture()
+        fixture.network.route(host: "bank.test", path: "/login") { _, _ in
+            .response(ResponsePlan(status: 200, headers: [("Set-Cookie", "sid=1; Domain=bank.test; Path=/; Max-Age=60"),
+                                                          ("Set-Cookie", "plus=1; Path=/; Max-Age=+60")]))
+        }
+        fixture.network.route(host: "evil.test", path: "/x") { _, _ in
+            .response(ResponsePlan(status: 200, headers: [("Set-Cookie", "sid=; Domain=bank.test; Path=/; Max-Age=0"),
+                                                          ("Set-Cookie", "sid=forever; Domain=bank.test; Path=/")]))
+        }
+        let seen = Mutex<[String: String]>([:])
+        fixture.network.route(host: "bank.test", path: "/read") { request, _ in
+            seen.withLock { $0[request.url.query ?? "?"] = request.headerFields[.cookie] ?? "" }
+            return .response(.text(200, "ok"))
+        }
+        // When the client visits the other site, then reads at the bank at 10 s and 90 s
+        fixture.get("login", "http://bank.test/login")
+        fixture.get("evil", "http://evil.test/x", after: .seconds(1))
+        fixture.get("t10", "http://bank.test/read?t10", after: .seconds(10))
+        fixture.get("t90", "http://bank.test/read?t90", after: .seconds(90))
+        try fixture.scheduler.runUntilIdle()
+        // Then the other site changed nothing: the bank's cookie is sent, then expires on time;
+        // `+60` is no Max-Age, so that cookie is a session cookie
+        let cookies = seen.withLock { $0 }
+        #expect(cookies["t10"] == "plus=1; sid=1", "\(cookies)")
+        #expect(cookies["t90"] == "plus=1", "\(cookies)")
+    }
 }
