@@ -31,7 +31,9 @@ public struct RequestSnapshot: Hashable, Sendable, CustomStringConvertible {
         self.method = HTTPRequest.Method(request.httpMethod ?? "GET") ?? .get
         self.url = request.url ?? URL(string: "about:blank")!
         var fields = HTTPFields()
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+        // By name, case-insensitively, then as spelt: two spellings of one name (`Authorization`
+        // and `authorization`) come in one order in every process, not in the dictionary's.
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }) {
             if let fieldName = HTTPField.Name(name) {
                 fields.append(HTTPField(name: fieldName, value: value))
             }

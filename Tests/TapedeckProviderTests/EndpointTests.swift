@@ -44,6 +44,9 @@ struct EndpointTests {
         plain.headers = ["X-NC-Account": "bob", "Accept": "application/json"]
         plain.headers.add(name: "X-API-Key", value: "k")
         #expect(plain.allHTTPHeaderFields == ["X-NC-Account": "bob", "Accept": "application/json", "X-API-Key": "k"], "\(plain.allHTTPHeaderFields ?? [:])")
+        // Two spellings of one name are one field, the same one in every process
+        let twice = try endpoint(.requestPlain, headers: ["Authorization": "from-target", "authorization": "from-plugin"]).urlRequest()
+        #expect(twice.allHTTPHeaderFields == ["authorization": "from-plugin"], "\(twice.allHTTPHeaderFields ?? [:])")
     }
 
     @Test("plain and data tasks; JSON-encodable bodies with sorted keys and a Content-Type unless one is set; a custom encoder as given")

@@ -20,7 +20,9 @@ extension Endpoint {
         request.httpMethod = method.rawValue
         // Assigned whole, as Moya does: the names keep their spelling (field by field,
         // swift-corelibs-foundation re-cases each: `X-Request-ID` would become `X-Request-Id`).
-        request.allHTTPHeaderFields = httpHeaderFields
+        // Two spellings of one name (a target's `Authorization`, a plugin's `authorization`) are
+        // one field: the last in sorted order, as the field-by-field setter gave.
+        request.allHTTPHeaderFields = httpHeaderFields.map(Self.foldingCase)
         switch task {
         case .requestPlain:
             return request
@@ -55,6 +57,13 @@ extension Endpoint {
         case let .uploadCompositeMultipart(_, urlParameters), let .uploadCompositeMultipartFormData(_, urlParameters):
             return try Self.encode(urlParameters, with: .queryString, into: request)
         }
+    }
+
+    /// `fields` with names that differ only in case made one, the last in sorted order winning.
+    static func foldingCase(_ fields: [String: String]) -> [String: String] {
+        var folded: [String: (name: String, value: String)] = [:]
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { folded[name.lowercased()] = (name, value) }
+        return Dictionary(uniqueKeysWithValues: folded.values.map { ($0.name, $0.value) })
     }
 
     private static func encodeJSON(_ value: any Encodable, with encoder: JSONEncoder, into request: URLRequest) throws(ProviderError) -> URLRequest {
