@@ -73,8 +73,10 @@ extension CassetteRecorder {
     public var foreignFileWarning: String? {
         guard isRecording, !base.interactions.isEmpty, base.creator.lowercased() != "tapedeck" else { return nil }
         let writer = base.creatorVersion.isEmpty ? base.creator : "\(base.creator) \(base.creatorVersion)"
-        return "\(cassetteURL.lastPathComponent) was written by \(writer); recording into it rewrites it as Tapedeck's HAR: its entries "
-            + "are kept, but its pages, browser and the fields Tapedeck does not read (pageref, serverIPAddress, connection, "
-            + "other tools' _ fields) are not; record into a copy to keep the original as it is"
+        // `all` replaces the entries themselves when it passes (and keeps them when it fails).
+        let entries = options.mode == .all ? "its entries are replaced by a passing recording" : "its entries are kept"
+        return "\(cassetteURL.lastPathComponent) was written by \(writer); recording into it rewrites it as Tapedeck's HAR: \(entries), "
+            + "but its pages, browser and the fields Tapedeck does not read (pageref, serverIPAddress, connection, "
+            + "other tools' _ fields) are not kept; record into a copy to keep the original as it is"
     }
 }

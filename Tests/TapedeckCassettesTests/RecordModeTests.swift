@@ -78,10 +78,13 @@ struct RecordModeTests {
         let own = directory.file("own.har")
         try CassetteFile.write(Cassette(interactions: [entry]), to: own)
         let adding = try CassetteRecorder(cassette: firefox, options: .init(mode: .newEpisodes))
-        #expect(adding.foreignFileWarning?.hasPrefix("firefox.har was written by Firefox 111.0; recording into it rewrites it as Tapedeck's HAR") == true,
+        #expect(adding.foreignFileWarning?.hasPrefix("firefox.har was written by Firefox 111.0; recording into it rewrites it as Tapedeck's HAR: its entries are kept") == true,
                 "\(adding.foreignFileWarning ?? "none")")
         try adding.finish()
         #expect(try CassetteRecorder(cassette: own, options: .init(mode: .newEpisodes)).foreignFileWarning == nil)
+        let replacing = try CassetteRecorder(cassette: firefox, options: .init(mode: .all))
+        #expect(replacing.foreignFileWarning?.contains("its entries are replaced by a passing recording") == true)
+        try replacing.finish(succeeded: false)
         #expect(try CassetteRecorder(cassette: firefox, options: .init(mode: .once)).foreignFileWarning == nil, "replaying only: nothing is rewritten")
         #expect(try CassetteRecorder(cassette: directory.file("new.har"), options: .init(mode: .newEpisodes)).foreignFileWarning == nil)
     }
