@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import HTTPTypes
 
 /// What a miss says: the entries nearest the request first, the part of the URL that differs
 /// named, and entries numbered as `tapedeck cassette inspect` numbers them.
@@ -59,6 +60,22 @@ struct MissExplanationTests {
         #expect(ask(many, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q280".utf8))) == "answered")
         let again = ask(many, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q280".utf8)))
         #expect(again.split(separator: "\n")[1].contains("entry 280 POST http://a.test/graphql: matches, but was already played"), "\(again)")
+
+        // Past the entries compared in full: the one with the request's query, or its body, is still found
+        let tenants = (0..<1_500).map { entry($0, "http://a.test/items?id=\($0)", headers: [HeaderField("X-Tenant", "a")]) }
+        let byTenant = CassettePlayer(cassette: Cassette(interactions: tenants), rules: MatchRules(headers: ["X-Tenant"]), afterLast: .noMatch)
+        var other = RequestSnapshot(method: .get, url: URL(string: "http://a.test/items?id=1450")!)
+        other.headerFields[HTTPField.Name("X-Tenant")!] = "b"
+        let tenant = ask(byTenant, other)
+        #expect(tenant.split(separator: "\n")[1].contains("entry 1450 GET http://a.test/items?id=1450: header X-Tenant"), "\(tenant)")
+        let posts = (0..<1_500).map { index in
+            Interaction(index: index, request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/graphql")!, body: Data("q\(index)".utf8)),
+                        outcome: .response(RecordedResponse(status: 200)))
+        }
+        let played = CassettePlayer(cassette: Cassette(interactions: posts), rules: MatchRules(body: .raw), afterLast: .noMatch)
+        #expect(ask(played, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q1280".utf8))) == "answered")
+        let late = ask(played, RequestSnapshot(method: .post, url: URL(string: "http://a.test/graphql")!, body: Data("q1280".utf8)))
+        #expect(late.split(separator: "\n")[1].contains("entry 1280 POST http://a.test/graphql: matches, but was already played"), "\(late)")
 
         let pages = (1...3).map { entry($0 - 1, "http://a.test/items?page=\($0)") }
         let posted = Interaction(index: 3, request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/items")!),

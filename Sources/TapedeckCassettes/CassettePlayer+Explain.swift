@@ -1,0 +1,129 @@
+import Foundation
+
+// Why a request matched nothing: the closest entries, found by a cheap rank first and compared
+// in full only as far as needed.
+
+extension CassettePlayer {
+    /// How far a recorded request is from the live one by what is cheap to compare — path,
+    /// scheme, host, port, and the method when the rules compare it — in the weights
+    /// ``explainMiss(_:)`` gives them; never more than the full distance.
+    func roughDistance(_ live: RoughKey, _ recorded: RoughKey) -> Int {
+        var total = Self.pathDistance(live.path, recorded.path)
+        if live.scheme != recorded.scheme { total += 300 }
+        if live.host != recorded.host { total += 300 }
+        if live.port != recorded.port { total += 200 }
+        if rules.method, live.method != recorded.method { total += 100 }
+        // Another query (as a multiset: a lower bound whatever the URL rule) weighs what the full
+        // comparison gives it, so that among many entries of one path the ones with the
+        // request's query are compared in full first.
+        if rules.url != .ignoringQuery, let liveQuery = live.query, let recordedQuery = recorded.query, liveQuery != recordedQuery { total += 10 }
+        // Likewise bodies compared byte for byte (a GraphQL endpoint's hundreds of posts).
+        if let liveBody = live.body, let recordedBody = recorded.body, liveBody != recordedBody { total += 5 }
+        return total
+    }
+
+    /// What ``roughDistance(_:_:)`` compares of a request, taken out of its URL once.
+    struct RoughKey: Sendable {
+        /// Scheme and host, lower-cased; the port as written.
+        var scheme: String?, host: String?, port: Int?
+        /// The path as written (escapes kept), as bytes.
+        var path: [UInt8]
+        /// The method, upper-cased.
+        var method: String
+        /// The query items as `name=value`, sorted; nil when one is the redaction placeholder
+        /// (which matches any value).
+        var query: [String]?
+        /// A hash of the body's contents, when bodies are compared byte for byte (different
+        /// hashes are different bodies).
+        var body: UInt64?
+
+        /// The key of `request`; `rawBody`: hash its body too.
+        init(_ request: RecordedRequest, rawBody: Bool = false) {
+            scheme = request.url.scheme?.lowercased()
+            host = request.url.host?.lowercased()
+            port = request.url.port
+            path = Array(request.url.path(percentEncoded: true).utf8)
+            method = request.method.uppercased()
+            let items = MatchRules.readQueryItems(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
+            query = items.contains { $0.value == Redactor.placeholder } ? nil : items.map { $0.name + "=" + $0.value }.sorted()
+            if rawBody {
+                // FNV-1a over every byte.
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in request.content ?? Data() { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                body = hash
+            }
+        }
+    }
+
+    /// Every entry's ``RoughKey``, made at the first miss and kept (a server answering many misses
+    /// on a large cassette would otherwise take every URL apart again for each).
+    var roughKeys: [RoughKey] {
+        roughKeyCache.withLock { cache in
+            if let cache { return cache }
+            let raw = rules.body == .raw
+            let keys = matchable.map { RoughKey($0, rawBody: raw) }
+            cache = keys
+            return keys
+        }
+    }
+
+    /// "No match" text: the request, and the closest recorded entries with why each did not match.
+    /// Every entry is ranked by path, scheme, host, port and method; entries are then compared in
+    /// full (query, body, fields) in that order until the next one's rank alone is past the third
+    /// closest found, so a miss on a cassette of 50,000 entries costs a pass over their URLs, not
+    /// 50,000 full comparisons (at most ``fullComparisons`` are compared in full).
+    public func explainMiss(_ live: RecordedRequest) -> String {
+        let consumedAll = state.withLock { $0.consumed }
+        let liveKey = RoughKey(live, rawBody: rules.body == .raw)
+        let rough = roughKeys.map { roughDistance(liveKey, $0) }
+        // Closest first: another path weighs most (a path more like the request's less), then
+        // another scheme, host or port, then another method, the query, the body and header fields
+        // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
+        // another host closer than another path).
+        func distance(_ position: Int, _ reasons: [String]) -> Int {
+            var total = rough[position]
+            for reason in reasons {
+                if ["path ", "URL ", "scheme ", "host ", "port ", "method "].contains(where: reason.hasPrefix) { continue }   // counted above
+                total += reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1
+            }
+            return total
+        }
+        // Among entries as far apart by these counts (many on one path, each with another body),
+        // the one whose body is more like the request's comes first.
+        var closest: [(position: Int, reasons: [String], distance: Int, bodyGap: Int)] = []
+        for (compared, position) in rough.indices.sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
+            // The rank is a lower bound of the full distance: past the third closest, none can be closer.
+            if closest.count == 3, rough[position] > closest[2].distance { break }
+            if compared == Self.fullComparisons { break }
+            let reasons = rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 }
+            let gap = reasons.contains(where: { $0.hasPrefix("body") })
+                ? rules.bodyGap(live, matchable[position]) : 0
+            closest.append((position, reasons, distance(position, reasons), gap))
+            closest.sort { ($0.distance, $0.bodyGap, $0.position) < ($1.distance, $1.bodyGap, $1.position) }
+            if closest.count > 3 { closest.removeLast() }
+        }
+        // Shown without secrets (the text goes to a 404 body, a miss log, a test's failure).
+        let shown = SecretFreeText(adding: redactor)
+        var lines = ["\(source): no recorded interaction matches \(live.method) \(shown.url(live.url))"]
+        if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
+            lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
+        } else if cassette.interactions.isEmpty {
+            let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
+            lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
+        }
+        // An entry for this very resource that was skipped when the file was read (its body left
+        // out by the writer, say): the likeliest reason for the miss, so it is named with its reason.
+        for skip in cassette.skipped.lazy.filter({ Self.isSkippedCandidate($0, for: live) }).prefix(3) {
+            lines.append("  entry \(skip.position) \(skip.method) \(shown.url(skip.url).prefix(200)): skipped when the cassette was read, so it cannot "
+                         + "answer: \(skip.error.reason)")
+        }
+        for (position, reasons, _, _) in closest {
+            let recorded = cassette.interactions[position].request
+            let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches")
+                : reasons.map { shown.reason($0, live: live.url, recorded: recorded.url) }.joined(separator: "; ")
+            // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
+            lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(shown.url(recorded.url)): \(why)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
