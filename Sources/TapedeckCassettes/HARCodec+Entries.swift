@@ -184,7 +184,8 @@ extension HARCodec {
             case nil:
                 let bytes = response.content.file != nil || response.content.encoding?.lowercased() == "base64"
                 let length = headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-                form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes, announced: length)
+                form = inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"), storedAsBytes: bytes, announced: length,
+                                    complete: failure == nil)
             case let other?: throw bad("response.content._bodyForm", "'\(other)' is neither 'wire' nor 'decoded'")
             }
             var recorded = RecordedResponse(status: response.status, statusText: response.statusText, headers: headers, body: data, bodyForm: form)
@@ -337,14 +338,17 @@ extension HARCodec {
     /// that decodes whole; anything else is decoded — including codings Tapedeck cannot decode
     /// itself (`compress`, unknown names), which no writer stores undecoded as text, so that
     /// `serve` sends such a body without the coding's label.
-    package static func inferredForm(_ body: Data, contentEncoding: String?, storedAsBytes: Bool = false, announced: Int? = nil) -> ResponsePlan.BodyForm {
+    package static func inferredForm(_ body: Data, contentEncoding: String?, storedAsBytes: Bool = false, announced: Int? = nil,
+                                     complete: Bool = true) -> ResponsePlan.BodyForm {
         let codings = (contentEncoding ?? "").lowercased().split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "identity" }
         guard let last = codings.last, !body.isEmpty else { return .wire }
-        if let announced, announced != body.count { return .decoded }
+        // A body that broke off (`complete` false) is short of any length and of its stream's
+        // end: the magic number alone decides.
+        if complete, let announced, announced != body.count { return .decoded }
         let head = Array(body.prefix(4))
         // Past the inspection limit, the magic number alone decides (decoding it all to look costs too much).
-        func reads(_ coding: String) -> Bool { body.count > Redactor.inspectionLimit || decodesWhole(body, coding: coding) }
+        func reads(_ coding: String) -> Bool { !complete || body.count > Redactor.inspectionLimit || decodesWhole(body, coding: coding) }
         switch last {
         case "gzip", "x-gzip":
             return Zlib.looksLikeGzip(body) && reads("gzip") ? .wire : .decoded

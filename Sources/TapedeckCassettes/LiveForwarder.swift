@@ -206,7 +206,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         if let failure, let response, let head = entry.headAt {
             // The head came, then the connection failed: the response broke off. What arrived
             // is kept, and the failure after it.
-            var recorded = Self.recorded(response, body: entry.body)
+            var recorded = Self.recorded(response, body: entry.body, complete: false)
             recorded.interruption = failure
             outcome = .response(recorded)
             timings = ExchangeTimings(wait: entry.started.duration(to: head), receive: head.duration(to: end))
@@ -233,7 +233,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
     /// A response as recorded: header fields sorted by name (URLSession's dictionary has no stable
     /// order), the body as delivered, marked decoded when URLSession decoded it
     /// (`LiveForwarder.deliveredForm(of:headers:)`).
-    static func recorded(_ response: HTTPURLResponse, body: Data) -> RecordedResponse {
+    static func recorded(_ response: HTTPURLResponse, body: Data, complete: Bool = true) -> RecordedResponse {
         var headers: [HeaderField] = []
         for (name, value) in response.allHeaderFields {
             headers.append(HeaderField("\(name)", "\(value)"))
@@ -242,7 +242,7 @@ private final class ForwardingDelegate: NSObject, URLSessionDataDelegate, @unche
         return RecordedResponse(
             // URLSession does not show the reason phrase the server sent; HAR allows it empty.
             status: response.statusCode, statusText: "",
-            headers: headers, body: body, bodyForm: LiveForwarder.deliveredForm(of: body, headers: headers))
+            headers: headers, body: body, bodyForm: LiveForwarder.deliveredForm(of: body, headers: headers, complete: complete))
     }
 
     static func describe(_ error: any Error) -> String {
@@ -275,11 +275,13 @@ extension LiveForwarder {
     /// the coding's stream is the wire form, anything else decoded, as for other tools' files.
     /// Marking a decoded `br` body `wire` made `serve` send plain text labelled `br` (curl: error
     /// 61) and kept redaction from looking inside it.
-    package static func deliveredForm(of body: Data, headers: [HeaderField]) -> ResponsePlan.BodyForm {
+    package static func deliveredForm(of body: Data, headers: [HeaderField], complete: Bool = true) -> ResponsePlan.BodyForm {
         let coding = headers.value(for: "Content-Encoding")
         if ContentCoding.isDecodedByEveryURLSession(coding) { return .decoded }
         let codings = (coding ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !body.isEmpty, codings.contains(where: { !$0.isEmpty && $0 != "identity" }) else { return .wire }
+        // A body that broke off is short of its length and of its stream's end: its start decides.
+        guard complete else { return HARCodec.inferredForm(body, contentEncoding: coding, complete: false) }
         if let length = headers.value(for: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             guard length == body.count else { return .decoded }
             // The wire's length — unless a decoded body happens to have it too: wire bytes are

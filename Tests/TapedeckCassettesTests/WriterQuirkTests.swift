@@ -58,6 +58,10 @@ struct WriterQuirkTests {
         #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip", announced: gzipFile.count + 18) == .decoded)
         #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip", announced: gzipFile.count) == .wire)
         #expect(HARCodec.inferredForm(gzipFile, contentEncoding: "gzip") == .wire)
+        // A body that broke off is judged by its start alone: cut short, it neither decodes whole nor has its length
+        let cut = Data(try Zstd.compress(Data(String(repeating: "zstd frame ", count: 50).utf8)).prefix(12))
+        #expect(HARCodec.inferredForm(cut, contentEncoding: "zstd", announced: 400, complete: false) == .wire)
+        #expect(HARCodec.inferredForm(cut, contentEncoding: "zstd", announced: 400) == .decoded)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "zstd") == .decoded)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "br") == .decoded)
         #expect(HARCodec.inferredForm(Data("plain".utf8), contentEncoding: "x-custom") == .decoded)
