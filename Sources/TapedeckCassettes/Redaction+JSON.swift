@@ -1,0 +1,95 @@
+public import Foundation
+
+// JSON bodies: secret fields replaced wherever they are in the document.
+
+extension Redactor {
+    /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.
+    /// A body is taken as JSON when its type says so or when it looks like JSON (servers that echo
+    /// a login as `application/octet-stream` must not leak it). The output keeps key order stable
+    /// (sorted), so it is deterministic.
+    public func redactJSON(_ body: Data, contentType: String?) -> Data {
+        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
+              contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body),
+              let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return body
+        }
+        var changed = false
+        let redacted = redactValue(object, changed: &changed)
+        guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
+            return body
+        }
+        return data
+    }
+
+    /// What a secret field's value becomes: a string the placeholder; a number `0`, so a client
+    /// decoding a number still can; `null`, `true` and `false` stay (they hold no credential, and
+    /// a client deciding "do I have a token?" on `null` must decide the same on replay). Nil: kept.
+    static func redactedScalar(_ value: Any) -> Any? {
+        if value is NSNull { return nil }
+        if let number = value as? NSNumber, !(value is String) {
+            // JSONSerialization's booleans are numbers of the `char` type.
+            return String(cString: number.objCType) == "c" ? nil : 0
+        }
+        return placeholder
+    }
+
+    func redactValue(_ value: Any, changed: inout Bool) -> Any {
+        if let dictionary = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, inner) in dictionary {
+                if isSecretJSONField(key, value: inner), !(inner is [String: Any]), !(inner is [Any]) {
+                    let replaced = Self.redactedScalar(inner)
+                    result[key] = replaced ?? inner
+                    if replaced != nil { changed = true }
+                } else if let list = inner as? [Any], isSecretJSONField(key) {
+                    // `"Set-Cookie": ["a=1", "b=2"]`, `"refresh_token": ["…"]`: the list's values
+                    // are the field's values.
+                    result[key] = redactSecretList(list, key: key, changed: &changed)
+                } else {
+                    result[key] = redactValue(inner, changed: &changed)
+                }
+            }
+            return result
+        }
+        if let array = value as? [Any] {
+            return array.map { redactValue($0, changed: &changed) }
+        }
+        if let text = value as? String, Self.looksLikeLink(text) {
+            // A link to another page or resource (`"next": "/items?page=2&access_token=…"`).
+            let redacted = redactURLText(text)
+            if redacted != text {
+                changed = true
+                return redacted
+            }
+        }
+        return value
+    }
+
+    /// The values of a list under a secret field's name replaced as the field's own value would
+    /// be (in nested lists too); objects in it are redacted by their own fields' names.
+    func redactSecretList(_ list: [Any], key: String, changed: inout Bool) -> [Any] {
+        list.map { element in
+            if let nested = element as? [Any] { return redactSecretList(nested, key: key, changed: &changed) }
+            if element is [String: Any] { return redactValue(element, changed: &changed) }
+            guard isSecretJSONField(key, value: element) else { return redactValue(element, changed: &changed) }
+            guard let replaced = Self.redactedScalar(element) else { return element }
+            changed = true
+            return replaced
+        }
+    }
+
+    /// A JSON string that is a link with something to redact: absolute http(s) or starting with
+    /// `/`, with a query; or absolute http(s) with a user part (`https://bob:…@host/`).
+    static func looksLikeLink(_ text: String) -> Bool {
+        let hasQuery = text.utf8.contains(UInt8(ascii: "?"))
+        guard hasQuery || text.utf8.contains(UInt8(ascii: "@")) else { return false }
+        let lowered = text.prefix(8).lowercased()
+        let absolute = lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        return absolute || (hasQuery && text.hasPrefix("/"))
+    }
+
+    func looksLikeJSON(_ body: Data) -> Bool {
+        guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+}
