@@ -71,7 +71,7 @@ extension CassettePlayer {
     /// Every entry is ranked by path, scheme, host, port and method; entries are then compared in
     /// full (query, body, fields) in that order until the next one's rank alone is past the third
     /// closest found, so a miss on a cassette of 50,000 entries costs a pass over their URLs, not
-    /// 50,000 full comparisons (at most ``fullComparisons`` are compared in full).
+    /// 50,000 full comparisons (at most `fullComparisons`, 1,000, are compared in full).
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
         let liveKey = RoughKey(live, rawBody: rules.body == .raw)

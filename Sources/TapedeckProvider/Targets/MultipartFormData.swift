@@ -90,7 +90,7 @@ public struct MultipartFormData: Hashable, @unchecked Sendable {
             && lhs.fileManager === rhs.fileManager && lhs.boundary == rhs.boundary && lhs.parts == rhs.parts && lhs.isForm == rhs.isForm
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(provider)
         hasher.combine(name)

@@ -29,7 +29,7 @@ public struct RecordingReport: Codable, Hashable, Sendable {
     /// Why not everything recorded could be stored, if so (`tapedeck run` then exits 3).
     public var problem: String?
     /// What rewriting another tool's file as Tapedeck's HAR dropped from it, when the run did
-    /// (``CassetteRecorder/foreignFileWarning``).
+    /// (`CassetteRecorder.foreignFileWarning`).
     public var rewrittenForeignFile: String? = nil
 
     /// Entries the run added after the old ones (0 when it replaced them or wrote nothing).
