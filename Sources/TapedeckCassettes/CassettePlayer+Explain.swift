@@ -4,10 +4,11 @@ import Foundation
 // in full only as far as needed.
 
 extension CassettePlayer {
-    /// How far a recorded request is from the live one by what is cheap to compare — path,
-    /// scheme, host, port, and the method when the rules compare it — in the weights
-    /// ``explainMiss(_:)`` gives them; never more than the full distance.
-    func roughDistance(_ live: RoughKey, _ recorded: RoughKey) -> Int {
+    /// How far a recorded request is from the live one by what is cheap to compare: path,
+    /// scheme, host, port, and the method when the rules compare it, in the weights
+    /// ``explainMiss(_:)`` gives them (`base`); and whether the query and the body surely differ
+    /// (each a reason the full comparison will give). Together never more than the full distance.
+    func roughParts(_ live: RoughKey, _ recorded: RoughKey) -> (base: Int, query: Bool, body: Bool) {
         var total = Self.pathDistance(live.path, recorded.path)
         if live.scheme != recorded.scheme { total += 300 }
         if live.host != recorded.host { total += 300 }
@@ -16,13 +17,15 @@ extension CassettePlayer {
         // Another query (as a multiset: a lower bound whatever the URL rule) weighs what the full
         // comparison gives it, so that among many entries of one path the ones with the
         // request's query are compared in full first.
-        if rules.url != .ignoringQuery, let liveQuery = live.query, let recordedQuery = recorded.query, liveQuery != recordedQuery { total += 10 }
+        var query = false
+        if rules.url != .ignoringQuery, let liveQuery = live.query, let recordedQuery = recorded.query { query = liveQuery != recordedQuery }
         // Likewise bodies compared byte for byte (a GraphQL endpoint's hundreds of posts).
-        if let liveBody = live.body, let recordedBody = recorded.body, liveBody != recordedBody { total += 5 }
-        return total
+        var body = false
+        if let liveBody = live.body, let recordedBody = recorded.body { body = liveBody != recordedBody }
+        return (total, query, body)
     }
 
-    /// What ``roughDistance(_:_:)`` compares of a request, taken out of its URL once.
+    /// What ``roughParts(_:_:)`` compares of a request, taken out of its URL once.
     struct RoughKey: Sendable {
         /// Scheme and host, lower-cased; the port as written.
         var scheme: String?, host: String?, port: Int?
@@ -75,13 +78,16 @@ extension CassettePlayer {
     public func explainMiss(_ live: RecordedRequest) -> String {
         let consumedAll = state.withLock { $0.consumed }
         let liveKey = RoughKey(live, rawBody: rules.body == .raw)
-        let rough = roughKeys.map { roughDistance(liveKey, $0) }
+        let parts = roughKeys.map { roughParts(liveKey, $0) }
+        let rough = parts.map { $0.base + ($0.query ? 10 : 0) + ($0.body ? 5 : 0) }
         // Closest first: another path weighs most (a path more like the request's less), then
         // another scheme, host or port, then another method, the query, the body and header fields
         // (a DELETE of a recorded GET's path is closer than a POST elsewhere; the same path on
         // another host closer than another path).
         func distance(_ position: Int, _ reasons: [String]) -> Int {
-            var total = rough[position]
+            // The query and body weigh by the full comparison's reasons (the rank's guess at them
+            // is not counted twice).
+            var total = parts[position].base
             for reason in reasons {
                 if ["path ", "URL ", "scheme ", "host ", "port ", "method "].contains(where: reason.hasPrefix) { continue }   // counted above
                 total += reason.hasPrefix("query ") ? 10 : reason.hasPrefix("body") ? 5 : 1

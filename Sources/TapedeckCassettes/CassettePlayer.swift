@@ -47,7 +47,7 @@ public final class CassettePlayer: Responder {
     private let unredactedIndex: LookupIndex?
     /// ``roughKeys``, once made.
     let roughKeyCache = Mutex<[RoughKey]?>(nil)
-    /// How many entries a miss explanation compares in full, closest by ``roughDistance(_:_:)``
+    /// How many entries a miss explanation compares in full, closest by ``roughParts(_:_:)``
     /// first: enough to rank the entries of one path by query and body (a server answering misses
     /// on the event loop must not stall its other connections for long).
     static let fullComparisons = 1_000
