@@ -21,7 +21,8 @@ extension Harness {
     /// `Date` on its response, is stored without an expiry and dropped when the simulation's
     /// clock passes it; one whose lifetime is already over deletes the stored cookie it names.
     func storeCookies(of head: ResponseHead, from url: URL, configuration: URLSessionConfiguration) {
-        guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else { return }
+        guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage,
+              head.headerFields.contains(where: { $0.name == .setCookie }) else { return }
         let sent = head.headerFields[.date].flatMap(HTTPDate.date(from:))
         for field in head.headerFields where field.name == .setCookie {
             for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field.value], for: url) {
@@ -33,20 +34,18 @@ extension Harness {
                     // A session cookie, or an `Expires` with no `Date` to measure it from:
                     // Foundation's own rules (the wall clock).
                     storage.setCookies([cookie], for: url, mainDocumentURL: nil)
-                    if storage.cookies?.contains(where: { CookieClock.Key($0) == key && $0.value == cookie.value }) == true {
-                        cookieClock.withLock { $0.forget(key, in: storage) }
-                    }
+                    if !CookieClock.stored(key, cookie.value, in: storage).isEmpty { cookieClock.withLock { $0.forget(key, in: storage) } }
                     continue
                 }
                 guard lifetime > .zero else {
                     cookieClock.withLock { $0.forget(key, in: storage) }
-                    for stored in storage.cookies ?? [] where CookieClock.Key(stored) == key { storage.deleteCookie(stored) }
+                    for stored in CookieClock.stored(key, in: storage) { storage.deleteCookie(stored) }
                     continue
                 }
                 guard let timeless = CookieClock.withoutExpiry(cookie) else { continue }
                 storage.setCookies([timeless], for: url, mainDocumentURL: nil)
                 // Kept only if the storage took it (its accept policy may refuse another domain's).
-                guard storage.cookies?.contains(where: { CookieClock.Key($0) == key && $0.value == timeless.value }) == true else { continue }
+                guard !CookieClock.stored(key, timeless.value, in: storage).isEmpty else { continue }
                 let expiry = scheduler.now.advanced(by: lifetime)
                 cookieClock.withLock { $0.track(timeless, in: storage, until: expiry) }
             }
@@ -61,9 +60,7 @@ extension Harness {
         let now = scheduler.now
         let due = cookieClock.withLock { $0.takeDue(at: now) }
         for entry in due {
-            for stored in entry.storage.cookies ?? [] where CookieClock.Key(stored) == entry.key && stored.value == entry.value {
-                entry.storage.deleteCookie(stored)
-            }
+            for stored in CookieClock.stored(entry.key, entry.value, in: entry.storage) { entry.storage.deleteCookie(stored) }
             scheduler.record("bridge.cookie.expired", entry.key.name)
         }
     }
@@ -166,10 +163,12 @@ struct CookieClock {
     /// Whether `cookie` may be set by a response from `url` (RFC 6265 §5.3: the host is its
     /// domain, or within it).
     static func domain(of cookie: HTTPCookie, matches url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
-        var domain = cookie.domain.lowercased()
-        if domain.hasPrefix(".") { domain.removeFirst() }
-        return host == domain || host.hasSuffix("." + domain)
+        url.host.map { CookieDomain.matches(host: $0, domain: cookie.domain) } ?? false
+    }
+
+    /// The cookies of `key` that `storage` holds (with `value`, when given).
+    static func stored(_ key: Key, _ value: String? = nil, in storage: HTTPCookieStorage) -> [HTTPCookie] {
+        (storage.cookies ?? []).filter { Key($0) == key && (value == nil || $0.value == value) }
     }
 
     /// `cookie` with no `Expires` or `Max-Age` (nil if Foundation will not make it).
@@ -207,12 +206,9 @@ struct CookieClock {
     /// domain is the host's, or the host is within it): a pair that expired for another site is
     /// no business of this request.
     func expiredPairs(in storage: HTTPCookieStorage, for url: URL) -> Set<String> {
-        guard let host = url.host?.lowercased(), let byDomain = expired[ObjectIdentifier(storage)] else { return [] }
+        guard let host = url.host, let byDomain = expired[ObjectIdentifier(storage)] else { return [] }
         var pairs: Set<String> = []
-        for (domain, gone) in byDomain {
-            let bare = domain.hasPrefix(".") ? String(domain.dropFirst()) : domain
-            if host == bare || host.hasSuffix("." + bare) { pairs.formUnion(gone) }
-        }
+        for (domain, gone) in byDomain where CookieDomain.matches(host: host, domain: domain) { pairs.formUnion(gone) }
         return pairs
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TapedeckCassettes
+import TapedeckHTTP
 
 // What a `Set-Cookie` from a recorded (or live) origin needs to be kept by a client that reached
 // that origin through this server at another host.
@@ -19,17 +20,15 @@ extension ReplayService {
     /// ```
     static func dropForeignCookieDomains(_ headers: inout [HeaderField], origins: [Origin], clientHost: String) {
         let client = Origin.hostAndPort(clientHost).host
-        func within(_ host: String, _ domain: String) -> Bool { host == domain || host.hasSuffix("." + domain) }
         for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Set-Cookie") {
             let parts = headers[index].value.split(separator: ";", omittingEmptySubsequences: false)
             guard parts.count > 1 else { continue }
             let kept = parts.dropFirst().filter { attribute in
                 let pair = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "domain" else { return true }
-                var domain = pair[1].trimmingCharacters(in: .whitespaces).lowercased()
-                if domain.hasPrefix(".") { domain.removeFirst() }
-                guard !domain.isEmpty, origins.contains(where: { within($0.host, domain) }) else { return true }
-                return within(client, domain)
+                let domain = pair[1].trimmingCharacters(in: .whitespaces)
+                guard origins.contains(where: { CookieDomain.matches(host: $0.host, domain: domain) }) else { return true }
+                return CookieDomain.matches(host: client, domain: domain)
             }
             guard kept.count < parts.count - 1 else { continue }
             headers[index].value = ([parts[0]] + kept).joined(separator: ";")
