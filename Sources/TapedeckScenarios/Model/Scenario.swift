@@ -78,6 +78,14 @@ public struct Scenario: Hashable, Sendable {
     }
 }
 
+extension [ScriptRequest] {
+    /// The names of the requests `target` names (``ScriptRequest/isNamed(_:)``: that request, or
+    /// every repeat of that step), and `target` itself.
+    func names(coveredBy target: String) -> Set<String> {
+        Set(filter { $0.isNamed(target) }.map(\.name)).union([target])
+    }
+}
+
 /// Test-only knobs that break the rules on purpose (to show that the checks catch it).
 public struct TestHooks: Hashable, Sendable {
     /// A stub reads a process-wide counter, so that two runs of the same seed differ:

@@ -21,8 +21,8 @@ struct ExpectationChecker {
             }
         }
         for expectation in expectations.requests {
-            let covered = Set(scripted.filter { $0.isNamed(expectation.target) }.map(\.name))
-            let matching = requests.filter { $0.name == expectation.target || covered.contains($0.name) }
+            let covered = scripted.names(coveredBy: expectation.target)
+            let matching = requests.filter { covered.contains($0.name) }
             for request in matching {
                 for (check, message) in problems(expectation, request) {
                     failures.append(Failure(kind: .expectation, request: request.name, check: check, message: message))

@@ -87,9 +87,7 @@ struct ScriptDriver {
             let backoffCancels = backoffCancels
             // What each cancel's target names: that request, or every repeat of that step.
             let scripted = run.scenario.requests
-            let covers = Dictionary(backoffCancels.map { cancel in
-                (cancel.target, Set(scripted.filter { $0.isNamed(cancel.target) }.map(\.name)).union([cancel.target]))
-            }, uniquingKeysWith: { first, _ in first })
+            let covers = Dictionary(backoffCancels.map { ($0.target, scripted.names(coveredBy: $0.target)) }, uniquingKeysWith: { first, _ in first })
             run.session.observeBackoffs { request, delay in
                 let retry = request.retryCount + 1   // counted once its attempt starts
                 guard let name = sent.name(of: request) else { return }
