@@ -118,31 +118,23 @@ public final class RecordService: ExchangeService {
             // Stopping: the upstream exchange could be neither finished nor recorded.
             return answer(.text(503, "tapedeck: record is stopping; \(shown()) was not forwarded\n", close: true))
         }
-        let headSent = Atomic<Bool>(false)
-        let interim = Atomic<Int>(0)
-        let cancel = reporting({ [upstreamOrigin, upstreamAliases] progress in
-            switch progress {
-            case let .head(head, _) where head.status < 200:
-                interim.store(head.status, ordering: .releasing)
-            case let .head(head, reason):
-                headSent.store(true, ordering: .releasing)
-                var plan = ResponsePlan(head: head)
-                plan.reasonPhrase = reason
-                stream.head(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host))
-            case let .body(piece, taken):
-                stream.body(piece, taken: taken)
-            }
-        }, { [self] final in
+        let relay = AnswerRelay(stream) { [upstreamOrigin, upstreamAliases] head, reason in
+            var plan = ResponsePlan(head: head)
+            plan.reasonPhrase = reason
+            return ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host)
+        }
+        let cancel = reporting(relay.progress, { [self] final in
             exchanges.ended(id, delivered: true)
-            guard headSent.load(ordering: .acquiring) else {
-                if interim.load(ordering: .acquiring) != 0, case let .failure(failure, _) = final {
+            // A response that broke off upstream breaks off here too.
+            let whole: Bool
+            if case let .response(plan) = final { whole = plan.interruption == nil } else { whole = false }
+            guard relay.end(completed: whole) else {
+                if relay.interim != 0, case let .failure(failure, _) = final {
                     unrecorded.add(1, ordering: .relaxed)
                     log?("upstream failure, answered 502 and not recorded: \(shown()): \(failure.detail ?? failure.description)")
                 }
                 return finished(final, host: host, answer: answer)
             }
-            // A response that broke off upstream breaks off here too.
-            if case let .response(plan) = final, plan.interruption == nil { stream.end() } else { stream.abort() }
             if case let .failure(failure, _) = final, failure.urlErrorCode == .cannotWriteToFile {
                 // Said now, not only when the recording stops (a full disk fails every request).
                 log?("not recorded, the client's answer cut short: \(shown()): \(failure.description)")

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckCassettes
 import TapedeckHTTP
 
@@ -19,22 +18,15 @@ extension ReplayService {
             forwarder.forward(outgoing) { live in answer(Self.liveAnswer(live)) }
             return
         }
-        let headSent = Atomic<Bool>(false)
-        let cancel = forwarder.forward(outgoing, progress: { progress in
-            switch progress {
-            case let .head(head, _) where head.status < 200:
-                break   // an interim head (`100 Continue` came late, `103`) is not the answer
-            case let .head(head, reason):
-                headSent.store(true, ordering: .releasing)
-                var first = ServerAnswer(status: head.status, headers: head.headerFields.map { HeaderField($0.name.rawName, $0.value) })
-                first.reasonPhrase = reason
-                stream.head(first)
-            case let .body(piece, taken):
-                stream.body(piece, taken: taken)
-            }
-        }, completion: { live in
-            guard headSent.load(ordering: .acquiring) else { return answer(Self.liveAnswer(live)) }
-            if case let .response(response) = live.outcome, response.interruption == nil { stream.end() } else { stream.abort() }
+        let relay = AnswerRelay(stream) { head, reason in
+            var first = ServerAnswer(status: head.status, headers: head.headerFields.map { HeaderField($0.name.rawName, $0.value) })
+            first.reasonPhrase = reason
+            return first
+        }
+        let cancel = forwarder.forward(outgoing, progress: relay.progress, completion: { live in
+            let whole: Bool
+            if case let .response(response) = live.outcome { whole = response.interruption == nil } else { whole = false }
+            if !relay.end(completed: whole) { answer(Self.liveAnswer(live)) }
         })
         stream.whenClientGone { cancel() }
     }

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 public import TapedeckCassettes
+import TapedeckHTTP
 
 /// A request as the server read it off the socket: method, target, header fields in wire order
 /// and case, and the body.
@@ -126,6 +127,56 @@ public final class AnswerStream: Sendable {
 
     /// The answer cannot be completed: the connection is reset, as the upstream's was.
     public func abort() { send(.abort) }
+}
+
+/// An upstream answer passed on to an ``AnswerStream`` as it arrives (`record`'s live exchanges,
+/// `serve`'s passthrough): its head, made a ``ServerAnswer`` by `head`, then each body piece; an
+/// interim head (`1xx`) is not the answer and is only noted. Once the upstream is done, ``end(_:)``
+/// ends or breaks off the stream — or says that no head went out, and the caller answers whole.
+///
+/// ```swift
+/// let relay = AnswerRelay(stream) { head, reason in ServerAnswer(status: head.status) }
+/// let cancel = client.forward(request, progress: relay.progress) { live in
+///     if !relay.end(completed: isWhole(live)) { answer(whole(live)) }
+/// }
+/// ```
+final class AnswerRelay: Sendable {
+    private let stream: AnswerStream
+    private let makeHead: @Sendable (ResponseHead, String) -> ServerAnswer
+    private let headSent = Atomic<Bool>(false)
+    private let interimStatus = Atomic<Int>(0)
+
+    /// A relay onto `stream`, its head made by `head` from the upstream's head and reason phrase.
+    init(_ stream: AnswerStream, head: @escaping @Sendable (ResponseHead, String) -> ServerAnswer) {
+        self.stream = stream
+        makeHead = head
+    }
+
+    /// Takes the upstream's progress.
+    var progress: DeferredReply.Progress {
+        { [self] progress in
+            switch progress {
+            case let .head(head, _) where head.status < 200:
+                interimStatus.store(head.status, ordering: .releasing)
+            case let .head(head, reason):
+                headSent.store(true, ordering: .releasing)
+                stream.head(makeHead(head, reason))
+            case let .body(piece, taken):
+                stream.body(piece, taken: taken)
+            }
+        }
+    }
+
+    /// The last interim status the upstream sent (0: none).
+    var interim: Int { interimStatus.load(ordering: .acquiring) }
+
+    /// Ends the stream (`completed`) or breaks it off, when a head went out; false when none did
+    /// (the caller answers whole: a 502, say).
+    func end(completed: Bool) -> Bool {
+        guard headSent.load(ordering: .acquiring) else { return false }
+        if completed { stream.end() } else { stream.abort() }
+        return true
+    }
 }
 
 /// How the server writes an answer on the socket: waits, pace and where it breaks off. Socket
