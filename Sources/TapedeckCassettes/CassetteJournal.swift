@@ -33,6 +33,9 @@ public final class CassetteJournal: Sendable {
     private let committer = DispatchQueue(label: "tapedeck.journal.commit")
     /// Applied to every interaction before it reaches the disk (redaction is on by default).
     public let redactor: Redactor
+    /// Records whose JSON line is shorter than this many bytes are stored in their gzip member
+    /// uncompressed (deflate's stored blocks); longer ones are compressed (level 1).
+    public static let storedRecordLimit = 16 * 1024
 
     /// The journal's path for `cassette`: the same name with a `.journal` suffix added.
     public static func journalURL(for cassette: URL) -> URL {
@@ -133,9 +136,13 @@ public final class CassetteJournal: Sendable {
     }
 
     /// One journal record: the redacted HAR entry as a JSON line, in a gzip member of its own.
+    /// A line under ``storedRecordLimit`` bytes is stored, not compressed: zlib's set-up per member
+    /// cost a recording proxy an eighth of its CPU for lines of a kilobyte or two, which compress to
+    /// half that. The finished cassette is compressed whole either way.
     private func member(for interaction: Interaction) -> Data {
         var line = HARFastWriter.encode(HARCodec.entry(for: redactor.redact(interaction)))
         line.append(0x0A)
+        if line.count < Self.storedRecordLimit { return Zlib.storedGzipMember(line) }
         do {
             return try Zlib.compress(line, format: .gzip, level: 1)
         } catch {

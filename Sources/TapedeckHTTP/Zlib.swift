@@ -37,6 +37,44 @@ public enum Zlib {
         return output
     }
 
+    /// One gzip member holding `data` uncompressed, in deflate's stored blocks (RFC 1951 §3.2.4):
+    /// what `gzip -d` and ``decompress(_:format:sizeHint:limit:)`` read like any other member, for
+    /// the cost of a CRC instead of a compressor's set-up — which, for a record of a kilobyte or two,
+    /// costs more than the bytes it would save.
+    ///
+    /// ```swift
+    /// let member = Zlib.storedGzipMember(Data("{\"a\":1}\n".utf8))   // 10 + 5 + 8 + 8 bytes
+    /// try Zlib.decompress(member) == Data("{\"a\":1}\n".utf8)           // true
+    /// ```
+    public static func storedGzipMember(_ data: Data) -> Data {
+        let blockLimit = 65_535
+        let blocks = max(1, (data.count + blockLimit - 1) / blockLimit)
+        var member = Data(capacity: 10 + blocks * 5 + data.count + 8)
+        // Magic, deflate, no flags, no time, no extra flags, OS unknown.
+        member.append(contentsOf: [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF])
+        var crc: UInt = 0
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            for block in 0..<blocks {
+                let length = min(blockLimit, bytes.count - offset)
+                let final: UInt8 = block == blocks - 1 ? 1 : 0
+                member.append(contentsOf: [final, UInt8(length & 0xFF), UInt8(length >> 8),
+                                           UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)])
+                if length > 0, let base = bytes.baseAddress {
+                    let piece = UnsafeRawBufferPointer(start: base + offset, count: length)
+                    member.append(contentsOf: piece)
+                    crc = crc32_z(crc, piece.baseAddress!.assumingMemoryBound(to: Bytef.self), length)
+                }
+                offset += length
+            }
+        }
+        let size = UInt32(truncatingIfNeeded: data.count)
+        for value in [UInt32(truncatingIfNeeded: crc), size] {
+            member.append(contentsOf: [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8(value >> 24)])
+        }
+        return member
+    }
+
     /// Decompresses `data`. With `.gzip`, concatenated members (as an append-only journal writes
     /// them) are decoded one after another. Throws ``ZlibError`` for corrupt or truncated input,
     /// with the byte offset where decoding stopped — also when the output would exceed `limit`

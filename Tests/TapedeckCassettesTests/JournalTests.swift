@@ -28,6 +28,29 @@ struct JournalTests {
         #expect(!FileManager.default.fileExists(atPath: journal.journalURL.path))
     }
 
+    @Test("a small record is stored in its member uncompressed, a large one compressed; recovery reads both")
+    func storedAndCompressedRecords() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.file("rec.har.gz")
+        let large = Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://j.test/large")!),
+                                outcome: .response(RecordedResponse(status: 200, body: Data(String(repeating: "row,", count: 20_000).utf8))))
+        let journal = try CassetteJournal(cassette: url)
+        try journal.append(interaction(0))
+        try journal.append(large)
+        let raw = try Data(contentsOf: journal.journalURL)
+        let members = Zlib.decompressMembers(raw)
+        #expect(members.error == nil && members.members.count == 2)
+        let small = members.members[0]
+        #expect(small.count < CassetteJournal.storedRecordLimit)
+        #expect(raw.prefix(Zlib.storedGzipMember(small).count) == Zlib.storedGzipMember(small), "the small line is stored as is")
+        #expect(members.members[1].count >= CassetteJournal.storedRecordLimit)
+        #expect(raw.count - Zlib.storedGzipMember(small).count < members.members[1].count / 10, "the large line is compressed")
+        // Killed here: the next opener recovers both.
+        #expect(try CassetteJournal.recover(cassette: url)?.recovered == 2)
+        #expect(try CassetteFile.read(url).interactions == [interaction(0), large])
+    }
+
     @Test("a journal cut in the middle of its last record: every complete record comes back, the cut bytes are reported")
     func truncatedJournal() throws {
         let directory = try TemporaryDirectory()

@@ -106,4 +106,43 @@ struct ZlibTests {
         let line = Data(String(repeating: "{\"name\":\"Content-Type\",\"value\":\"application/json\"},", count: 40).utf8)
         #expect(try Zlib.compress(line, level: 1).count < line.count / 5)
     }
+
+    @Test("a stored gzip member round-trips at every block boundary, concatenates with compressed members, and gzip(1) reads it")
+    func storedMembers() throws {
+        let sizes = [0, 1, 1_000, 65_534, 65_535, 65_536, 131_070, 131_071, 200_000]
+        var journal = Data()
+        var expected = Data()
+        for size in sizes {
+            let input = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) })
+            let member = Zlib.storedGzipMember(input)
+            #expect(try Zlib.decompress(member) == input, "size \(size)")
+            // Header, 5 bytes per 64 KiB block (one block when empty), the bytes, CRC and size.
+            #expect(member.count == 10 + max(1, (size + 65_534) / 65_535) * 5 + size + 8, "size \(size)")
+            journal.append(member)
+            journal.append(try Zlib.compress(input, level: 1))
+            expected.append(input)
+            expected.append(input)
+        }
+        #expect(try Zlib.decompress(journal) == expected)
+        // A flipped byte is caught by the member's CRC, as for any member.
+        var damaged = Zlib.storedGzipMember(Data("hello, journal".utf8))
+        damaged[damaged.startIndex + 17] ^= 0x01
+        #expect(throws: ZlibError.self) { try Zlib.decompress(damaged) }
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-zlib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("journal.gz")
+        try journal.write(to: file)
+        let reader = Process()
+        let output = Pipe()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["gzip", "-d", "-c", file.path]
+        reader.standardOutput = output
+        try launch(reader)
+        let decoded = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(reader.terminationStatus == 0)
+        #expect(decoded == expected)
+    }
 }
