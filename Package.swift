@@ -51,7 +51,10 @@ let package = Package(
             dependencies: ["TapedeckScheduling", "CZlib", "CBrotli", "CZstd", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
-        .target(name: "TapedeckCassettes", dependencies: ["TapedeckScheduling", "TapedeckHTTP"]),
+        .target(
+            name: "TapedeckCassettes",
+            dependencies: ["TapedeckScheduling", "TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // Layer 3: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
         // A sibling of the cassettes: neither imports the other.
         .target(
@@ -118,8 +121,7 @@ let package = Package(
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckScheduling", "TapedeckHTTP", "TapedeckNetwork", "TapedeckBridge", "TapedeckCassettes", "TapedeckScenarios",
-                "TapedeckServer",
+                "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckScenarios", "TapedeckServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

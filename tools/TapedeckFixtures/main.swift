@@ -48,7 +48,8 @@ func recordFixture(to target: URL, host: String, requests: [URLRequest]) async t
     print("wrote \(target.path) (\(cassette.interactions.count) entries)")
 }
 
-/// `fixtures/cassettes/shop.har.gz`, the cassette the README's main command injects faults into.
+/// `fixtures/cassettes/shop.har.gz`, the cassette `docs/examples/scenarios/cassette.yaml` and the
+/// cassette tests replay.
 func shopCassette() async throws {
     let host = "http://api.shop.test"
     let paths = ["/get?page=1", "/gzip", "/redirect/1", "/bytes/1500", "/delay/120", "/status/404", "/chunked/40"]
