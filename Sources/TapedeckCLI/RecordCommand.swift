@@ -138,7 +138,9 @@ struct RecordCommand: ParsableCommand {
         http.stopAccepting()
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
         // The list of bodies arriving first: a request leaves it only once counted in flight.
-        Self.wait(upTo: drain) { http.receiving.isEmpty && http.inFlight == 0 }
+        // The recorder last: a client that hung up leaves the server's count at once, while its
+        // upstream exchange still runs to the journal.
+        Self.wait(upTo: drain) { http.receiving.isEmpty && http.inFlight == 0 && service.settled }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
         let stillSending = http.receiving.map { name in

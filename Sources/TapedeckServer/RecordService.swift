@@ -186,6 +186,8 @@ public final class RecordService: ExchangeService {
     /// RecordService.originForm("https://api.test?q=1")               // "/?q=1"
     /// ```
     static func originForm(_ target: String) -> String {
+        // Nearly every target is already in origin form; Foundation's `range(of:)` below is slow.
+        if target.utf8.first == UInt8(ascii: "/") { return target }
         var rest = Substring(target)
         if let scheme = rest.range(of: "://"), rest[..<scheme.lowerBound].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }),
            !rest[..<scheme.lowerBound].isEmpty {

@@ -53,6 +53,33 @@ struct RecordStopTests {
         #expect(try curl([server.base + "/large/32?token=s3cret"]).code == 404)
     }
 
+    @Test("a client that hung up mid-answer just before SIGTERM: its upstream exchange is stopped and not recorded, and the stop exits 0 with no problem reported")
+    func hungUpClientAtStop() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try hungUpClientAtStop(upstream) }
+    }
+
+    private func hungUpClientAtStop(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("hung-up.har")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        #expect(try curl([proxy.base + "/get?n=1"]).code == 200)
+        // A client reads the first half of an answer the upstream holds back the rest of, and
+        // hangs up: the server no longer counts it, while the recorder hears of it later.
+        do {
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET /gated/hung-up-at-stop/10 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            _ = try client.readBody(atLeast: 1)
+        }
+        let status = proxy.stop(SIGTERM)
+        #expect(status == 0, "\(proxy.errors)")
+        #expect(!proxy.errors.contains("still running") && !proxy.errors.contains("problem"), "\(proxy.errors)")
+        #expect(proxy.errors.contains("cassette has 1 interaction"), "\(proxy.errors)")
+        #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/get"])
+    }
+
     @Test("an upload still sending its body at SIGTERM is waited for, then named on stderr (its token redacted) as cut off and not recorded; the stop exits 0")
     func uploadStillSendingAtStop() async throws {
         let upstream = try await LoopbackServer.start()
