@@ -230,13 +230,16 @@ public enum CassetteFile {
         let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : nil
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o644)
         guard descriptor >= 0 else {
+            // Read before anything else can set errno (a stat of the path did: EACCES read as ENOENT).
+            let failure = errno
             var isDirectory: ObjCBool = false
-            if errno == ENOENT || errno == ENOTDIR,
+            if failure == ENOENT || failure == ENOTDIR,
                !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
                 throw CassetteError(.io, file: path, reason: "cannot write here: \(directory) is not an existing directory",
                                     hint: "create the directory, or give a path in one that exists")
             }
-            throw ioError(path, "cannot write it (its temporary sibling \(URL(fileURLWithPath: temporary).lastPathComponent) cannot be created)")
+            let sibling = String(temporary[temporary.index(after: temporary.lastIndex(of: "/")!)...])
+            throw ioError(path, "cannot write it (its temporary sibling \(sibling) cannot be created in \(directory))", code: failure)
         }
         do throws(CassetteError) {
             // The umask narrowed `open`'s mode; the old file's mode is what it had.
@@ -300,9 +303,22 @@ public enum CassetteFile {
         close(descriptor)
     }
 
+    /// An I/O failure of `path`, with the system's words for `code` (errno, read by the caller
+    /// right after the failing call) and a hint fitting it.
+    static func ioError(_ path: String, _ what: String, code: Int32) -> CassetteError {
+        let message = String(cString: strerror(code))
+        let hint = switch code {
+        case EACCES, EPERM: "you may not write there: check the directory's permissions and owner"
+        case ENOSPC, EDQUOT: "the disk (or your quota) is full: free some space"
+        case EROFS: "the file system is read-only: write the cassette elsewhere"
+        default: "check free space and permissions"
+        }
+        return CassetteError(.io, file: path, reason: "\(what): \(message)", hint: hint)
+    }
+
+    /// ``ioError(_:_:code:)`` with the current errno (call it right after the failing call).
     static func ioError(_ path: String, _ what: String) -> CassetteError {
-        let message = String(cString: strerror(errno))
-        return CassetteError(.io, file: path, reason: "\(what): \(message)", hint: "check free space and permissions")
+        ioError(path, what, code: errno)
     }
 }
 

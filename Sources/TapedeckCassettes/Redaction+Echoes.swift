@@ -12,7 +12,7 @@ extension Redactor {
 
     /// The values `request`'s rules redact: credential headers (and the credential after an
     /// `Authorization` scheme), cookie values, secret query items (as sent and decoded), and the
-    /// string values of secret JSON and form fields. Longest first.
+    /// string values of secret JSON and form fields (urlencoded or multipart). Longest first.
     func echoedSecrets(of request: RecordedRequest) -> [String] {
         var secrets: Set<String> = []
         func keep(_ value: some StringProtocol) {
@@ -51,6 +51,16 @@ extension Redactor {
                     guard let value = field.value else { continue }
                     keep(value)
                     keep(MatchRules.formDecoded(String(value)))
+                }
+            } else if let parts = Self.multipartParts(body, contentType: contentType) {
+                // A form posted as multipart: its secret fields, and the secret fields of its JSON parts.
+                for part in parts where !part.isFile {
+                    if let name = part.name, isSecretQueryName(name) {
+                        if let value = String(data: body[part.content], encoding: .utf8) { keep(value) }
+                    } else if part.contentType?.containsBytes(of: "json", foldingCase: true) == true,
+                              let object = try? JSONSerialization.jsonObject(with: body[part.content], options: [.fragmentsAllowed]) {
+                        collectJSONSecrets(object, into: keep)
+                    }
                 }
             } else if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
                 collectJSONSecrets(object, into: keep)

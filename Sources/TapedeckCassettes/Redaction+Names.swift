@@ -37,11 +37,13 @@ extension Redactor {
     private static let secretKeys: Set<String> = ["api", "auth", "access", "secret", "private", "subscription", "session"]
     private static let secretLastWords: Set<String> = [
         "secret", "password", "passwd", "pass", "pwd", "passphrase", "signature", "credential", "apikey", "jwt",
+        // OAuth's proofs: PKCE's `code_verifier`, OAuth 1's `oauth_verifier`.
+        "verifier",
         // Frameworks' own spellings: Django's `X-CSRFToken`, Java's and PHP's session cookies' names.
         "csrftoken", "xsrftoken", "sessionid", "jsessionid", "phpsessid",
     ]
     /// What a secret-looking name contains somewhere (a cheap first test).
-    private static let secretNeedles = ["secret", "pass", "pwd", "signature", "credential", "key", "token", "jwt", "sessid", "session"]
+    private static let secretNeedles = ["secret", "pass", "pwd", "signature", "credential", "key", "token", "jwt", "sessid", "session", "verifier"]
 
     /// Whether a name's words say it holds a secret (see ``secretLookingNames``).
     static func readsLikeSecret(_ name: String) -> Bool {

@@ -24,7 +24,7 @@ public struct Redactor: Hashable, Sendable {
     var normalizedJSONFields: Set<String>
     /// Also treat as secret a name that reads like one, however it is spelt (case, `-`, `_`, `.`,
     /// brackets and camelCase aside): one whose last word is `secret`, `password`, `passwd`,
-    /// `pass`, `pwd`, `passphrase`, `signature`, `credential`, `apikey`, `jwt`, `csrftoken`,
+    /// `pass`, `pwd`, `passphrase`, `signature`, `credential`, `apikey`, `jwt`, `verifier`, `csrftoken`,
     /// `xsrftoken`, `sessionid`, `jsessionid` or `phpsessid`, `token` (not a page, next, cursor
     /// or continuation token, which replay needs to tell pages apart), `key` after `api`, `auth`,
     /// `access`, `secret`, `private`, `subscription` or `session`, or `id` after `session` —
@@ -179,8 +179,29 @@ public struct Redactor: Hashable, Sendable {
             }
             if isSecretHeader(name) { return HeaderField(field.name, Self.placeholder) }
             if Self.urlHeaders.contains(name) { return HeaderField(field.name, redactURLText(field.value)) }
+            if name == "link" { return HeaderField(field.name, redactLinkTargets(field.value)) }
+            // A credential under a name no rule lists (`X-Authorization: Bearer …`, a proxy's
+            // `X-Amzn-Oidc-Data` JWT): the bearer token, or the whole value, by its shape.
+            if !Self.notSecretHeaders.contains(name), hasSecretShape(field.value) {
+                let bearer = String(decoding: Self.replacingBearerTokens(in: Data(field.value.utf8)), as: UTF8.self)
+                return HeaderField(field.name, bearer != field.value ? bearer : Self.placeholder)
+            }
             return field
         }
+    }
+
+    /// A `Link` field (RFC 8288: `<https://api.test/items?page=2&access_token=…>; rel="next", …`)
+    /// with the secret query items of each `<target>` replaced, as in a `Location` field.
+    func redactLinkTargets(_ value: String) -> String {
+        guard value.utf8.contains(UInt8(ascii: "<")) else { return value }
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open]
+            result += redactURLText(String(rest[rest.index(after: open)..<close]))
+            rest = rest[close...]
+        }
+        return result + rest
     }
 
     /// A URL written as text — absolute or relative, as a `Location` field or a JSON link holds
@@ -198,12 +219,7 @@ public struct Redactor: Hashable, Sendable {
         let hasFragment = text.utf8.contains(UInt8(ascii: "#"))
         guard hasQuery || hasUser || hasFragment, var components = URLComponents(string: text) else { return text }
         var changed = false
-        // `https://bob:…@host/`: the password is what an Authorization field would carry.
-        if hasUser, let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,
-           isSecretHeader("authorization") {
-            components.percentEncodedPassword = Self.placeholder
-            changed = true
-        }
+        if hasUser, redactUserInfo(&components) { changed = true }
         if hasQuery, !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems,
            let redacted = redactQueryItems(items, depth: depth) {
             components.percentEncodedQueryItems = redacted
@@ -225,13 +241,41 @@ public struct Redactor: Hashable, Sendable {
         return changed ? components.string ?? text : text
     }
 
+    /// Replaces the credential in a URL's user part, saying whether it did: the password of
+    /// `http://user:password@host/` (what an Authorization field would carry), or — under the
+    /// default rules — a user part that is itself a token (`https://ghp_…@github.com/`, as git
+    /// remotes carry one): a recognisable secret format, or 20 bytes or more of letters and digits.
+    private func redactUserInfo(_ components: inout URLComponents) -> Bool {
+        guard isSecretHeader("authorization") else { return false }
+        if let password = components.percentEncodedPassword, !password.isEmpty {
+            guard password != Self.placeholder else { return false }
+            components.percentEncodedPassword = Self.placeholder
+            return true
+        }
+        guard secretLookingNames, let user = components.percentEncodedUser, user != Self.placeholder,
+              Self.isTokenUser(user) else { return false }
+        components.percentEncodedUser = Self.placeholder
+        return true
+    }
+
+    /// Whether a URL's user part (with no password) is a token rather than a name.
+    static func isTokenUser(_ user: String) -> Bool {
+        SecretScanner.secretShape(user) != nil || (user.utf8.count >= 20 && looksLikeToken(user))
+    }
+
+    /// Whether a value under a name no rule lists is still a secret by its shape (a JSON Web
+    /// Token, a GitHub token, an AWS access key id, a private key), under the default rules.
+    func hasSecretShape(_ value: String) -> Bool {
+        secretLookingNames && value.utf8.count >= 16 && SecretScanner.secretShape(value) != nil
+    }
+
     /// `items` (as spelt) with secret values replaced, and the secret items of values that are
     /// links themselves (a return address: `?return=/account?token=…`, escaped or not, links
     /// within links to ``linkDepth``) replaced in place; nil when nothing changes.
     private func redactQueryItems(_ items: [URLQueryItem], depth: Int) -> [URLQueryItem]? {
         var changed = false
         let redacted = items.map { item in
-            if isSecretQueryItem(item.name) {
+            if isSecretQueryItem(item.name) || item.value.map(hasSecretShape) == true {
                 guard item.value != Self.placeholder else { return item }
                 changed = true
                 return URLQueryItem(name: item.name, value: Self.placeholder)
@@ -300,12 +344,7 @@ public struct Redactor: Hashable, Sendable {
         guard text.contains(UInt8(ascii: "?")) || text.contains(UInt8(ascii: "@")),
               var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         var changed = false
-        // `http://user:password@host/`: the password is what an Authorization field would carry.
-        if let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder,
-           isSecretHeader("authorization") {
-            components.percentEncodedPassword = Self.placeholder
-            changed = true
-        }
+        if redactUserInfo(&components) { changed = true }
         // Items as spelt (`%2B` stays `%2B`: decoded and encoded again it became `+`, a space to
         // a server); only a redacted value is written anew.
         if !queryItems.isEmpty || secretLookingNames, let items = components.percentEncodedQueryItems,

@@ -65,6 +65,12 @@ public enum SecretScanner {
             checkHeaders(interaction.request.headers, "request")
             if holdsPassword(interaction.request.url.absoluteString) {
                 report("request.url", "the URL's user part holds a password stored unredacted")
+            } else if let user = URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.percentEncodedUser,
+                      !Redactor.looksRedacted(user), Redactor.isTokenUser(user) {
+                report("request.url", "the URL's user part looks like a token stored unredacted")
+            }
+            if let kind = secretShape(interaction.request.url.path) {
+                report("request.url path", "a path segment looks like \(kind) (redaction leaves paths as they are: edit the entry)")
             }
             for item in URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
                 guard let value = item.value, !Redactor.looksRedacted(value), !value.isEmpty else { continue }

@@ -48,6 +48,66 @@ struct RedactionEchoTests {
         #expect(Redactor.none.redact(original) == original)
     }
 
+    @Test("secret fields of a multipart form are redacted where the response repeats them (an echo server), and validate sees what would be left")
+    func multipartEchoes() throws {
+        let boundary = "----tapedeck7MA4YWxk"
+        let form = "--\(boundary)\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nada\r\n"
+            + "--\(boundary)\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nmultipartPassw0rd42\r\n"
+            + "--\(boundary)\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n{\"api_key\":\"partKEY-998877\"}\r\n"
+            + "--\(boundary)--\r\n"
+        let request = RecordedRequest(method: "POST", url: URL(string: "http://api.test/anything")!,
+                                      headers: [HeaderField("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Data(form.utf8))
+        let echo = #"{"form":{"user":"ada","password":"multipartPassw0rd42"},"note":"you sent multipartPassw0rd42 and partKEY-998877"}"#
+        let original = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Type", "text/plain")], body: Data(echo.utf8))))
+        let redacted = Redactor().redact(original)
+        let text = String(decoding: redacted.response?.body ?? Data(), as: UTF8.self)
+        #expect(!text.contains("multipartPassw0rd42") && !text.contains("partKEY-998877"), "\(text)")
+        #expect(text.contains(#""user":"ada""#), "\(text)")
+        let sent = String(decoding: redacted.request.body ?? Data(), as: UTF8.self)
+        #expect(!sent.contains("multipartPassw0rd42") && !sent.contains("partKEY-998877") && sent.contains("ada"), "\(sent)")
+    }
+
+    @Test("credentials under names no rule lists are redacted by their shape: a Link target's access_token, X-Authorization's bearer token, a JWT header, a token-shaped query value, a token as a URL's user part")
+    func secretShapes() throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4YXV0aHoifQ.c2lnbmF0dXJlWGF1dGh6"
+        let github = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+        let request = RecordedRequest(method: "GET", url: URL(string: "https://\(github)@git.test/o/r.git?x=\(jwt)&page=2")!,
+                                      headers: [HeaderField("X-Authorization", "Bearer \(jwt)"), HeaderField("X-Amzn-Oidc-Data", jwt),
+                                                HeaderField("X-Request-Id", "7f9c2ba4e88f827d616045507605853e"), HeaderField("User-Agent", "curl/8.14.1")])
+        let original = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(status: 200, headers: [
+            HeaderField("Link", #"<https://api.test/v1/list?page=2&access_token=linkHeaderAccessToken123>; rel="next", <https://api.test/v1/list?page=9>; rel="last""#),
+        ])))
+        #expect(SecretScanner.scan(Cassette(interactions: [original])).count >= 4, "validate flags them")
+        let redacted = Redactor().redact(original)
+        #expect(redacted.request.headers.value(for: "X-Authorization") == "Bearer REDACTED")
+        #expect(redacted.request.headers.value(for: "X-Amzn-Oidc-Data") == "REDACTED")
+        #expect(redacted.request.headers.value(for: "X-Request-Id") == "7f9c2ba4e88f827d616045507605853e", "an id is no credential")
+        #expect(redacted.request.headers.value(for: "User-Agent") == "curl/8.14.1")
+        #expect(redacted.request.url.absoluteString == "https://REDACTED@git.test/o/r.git?x=REDACTED&page=2", "\(redacted.request.url)")
+        #expect(redacted.response?.headers.value(for: "Link")
+                == #"<https://api.test/v1/list?page=2&access_token=REDACTED>; rel="next", <https://api.test/v1/list?page=9>; rel="last""#)
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty, "validate is content")
+        // A plain user name stays; exact rules and none apply no shapes.
+        #expect(Redactor().redact(URL(string: "https://bob@git.test/x")!).absoluteString == "https://bob@git.test/x")
+        #expect(Redactor(headers: ["authorization"], queryItems: [], jsonFields: []).redact(original).request.headers.value(for: "X-Amzn-Oidc-Data") == jwt)
+        #expect(Redactor.none.redact(original) == original)
+    }
+
+    @Test("validate names a token in a URL's user part or path, which it used to pass")
+    func tokensInURLParts() throws {
+        let github = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+        let cassette = Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "https://\(github)@github.test/o/r.git")!),
+                        outcome: .response(RecordedResponse(status: 200))),
+            Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "https://api.test/p/\(github)/info")!),
+                        outcome: .response(RecordedResponse(status: 200))),
+        ])
+        let findings = SecretScanner.scan(cassette)
+        #expect(findings.contains { $0.entry == 0 && $0.place == "request.url" && $0.reason.contains("user part looks like a token") }, "\(findings)")
+        #expect(findings.contains { $0.entry == 1 && $0.place == "request.url path" && $0.reason.contains("GitHub token") }, "\(findings)")
+    }
+
     @Test("a bearer token quoted in a body is redacted by cassette redact even when the request that carried it already was")
     func bearerInText() throws {
         // Given a stored exchange whose request is redacted but whose error page quotes the token

@@ -98,7 +98,7 @@ struct RedactionNameTests {
         for header in ["X-CSRFToken", "x-csrftoken", "X-XSRF-TOKEN", "X-Session-Id"] {
             #expect(redactor.isSecretHeader(header), "\(header)")
         }
-        for item in ["jwt", "sessionid", "session_id", "JSESSIONID", "PHPSESSID", "pwd", "pass", "user[password]"] {
+        for item in ["jwt", "sessionid", "session_id", "JSESSIONID", "PHPSESSID", "pwd", "pass", "user[password]", "code_verifier", "oauth_verifier"] {
             #expect(redactor.isSecretQueryName(item), "\(item)")
         }
         for field in ["pwd", "pass", "passwd", "jwt", "sessionId"] {
