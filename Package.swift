@@ -132,6 +132,7 @@ let package = Package(
             name: "TapedeckLoopback",
             dependencies: [
                 "TapedeckHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -101,8 +101,18 @@ public final class RecordService: ExchangeService {
             let (method, redactor) = (request.method, recorder.options.redactor)
             forwardStreaming(reporting, to: stream, shown: { "\(method) \(redactor.redactURLText(target))" }, host: host, answer: answer)
         } else {
-            deliver(reply, host: host, answer: answer)
+            deliver(reply, from: .cassette(acceptEncoding: request.headers.value(for: "Accept-Encoding"), origin: request.headers.value(for: "Origin")),
+                    host: host, answer: answer)
         }
+    }
+
+    /// Where a reply ``deliver(_:from:host:answer:)`` passes on came from.
+    private enum Source {
+        /// The cassette (the recorder replayed it): answered as `serve` answers it, the coding
+        /// fitted to the client's `Accept-Encoding` and a loopback page's `Origin` reflected.
+        case cassette(acceptEncoding: String?, origin: String?)
+        /// The upstream, now: passed on as it came (the client's own fields went upstream).
+        case live
     }
 
     /// A live exchange passed on as it arrives: the head and the body pieces go to the client at
@@ -147,16 +157,27 @@ public final class RecordService: ExchangeService {
         }
     }
 
-    private func deliver(_ reply: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+    private func deliver(_ reply: Reply, from source: Source, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         switch reply {
         case let .response(plan):
-            answer(ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host))
+            var result = ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host)
+            if case let .cassette(acceptEncoding, origin) = source {
+                ReplayService.negotiateEncoding(&result, acceptEncoding: acceptEncoding)
+                if let origin { ReplayService.reflectLoopbackOrigin(&result, requestOrigin: origin) }
+            }
+            answer(result)
         case let .failure(failure, _) where failure.urlErrorCode == .cannotWriteToFile:
             // Not the upstream's doing: the journal could not keep the interaction.
             log?("not recorded, answered 503: \(failure.description)")
             answer(.text(503, "tapedeck: \(failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "journal")]))
         case let .failure(failure, _):
-            answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
+            if case .cassette = source {
+                // Replayed as `serve` replays it: this failure was recorded, no upstream was asked now.
+                answer(.text(502, "tapedeck: the recording has a transport failure here: \(failure)\n",
+                             headers: [HeaderField("X-Tapedeck-Failure", "recorded")]))
+            } else {
+                answer(.text(502, "tapedeck: the upstream failed: \(failure.detail ?? failure.description)\n", headers: [HeaderField("X-Tapedeck-Failure", "upstream")]))
+            }
         case let .noMatch(reason):
             log?("miss: " + reason)
             answer(.text(404, reason + "\n", headers: [HeaderField("X-Tapedeck-Miss", "1")]))
@@ -173,7 +194,7 @@ public final class RecordService: ExchangeService {
         if case .deferred = final {
             answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
         } else {
-            deliver(final, host: host, answer: answer)
+            deliver(final, from: .live, host: host, answer: answer)
         }
     }
 

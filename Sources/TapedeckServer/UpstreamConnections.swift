@@ -32,6 +32,14 @@ final class UpstreamConnections: Sendable {
     let hostField: String
     let readTimeout: Duration
     let resourceTimeout: Duration
+    /// How large an answer's head may be: 256 KiB of fields, as Chromium takes (llhttp's default,
+    /// 80 KiB, turned a legal answer curl and browsers read into a recorded 502).
+    static let answerLimits: NIOHTTPDecoderLimitConfiguration = {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = 256 * 1024
+        limits.maxHeaderListSize = 256 * 1024
+        return limits
+    }()
     /// The TLS context of an `https` upstream (or why there is none); nil for `http`.
     private let tls: Result<NIOSSLContext, any Error>?
     private let pools = Mutex<[ObjectIdentifier: UpstreamPool]>([:])
@@ -150,8 +158,10 @@ final class UpstreamConnections: Sendable {
                     if let context {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
                     }
-                    // The fields come from NIO's own request parser: already valid.
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
+                    // The fields come from NIO's own request parser: already valid. An answer's
+                    // head may be as large as a browser takes (Chromium: 256 KiB), not llhttp's 80.
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        enableOutboundHeaderValidation: false, decoderLimitConfiguration: Self.answerLimits)
                     try channel.pipeline.syncOperations.addHandler(handler.value)
                 }
             }

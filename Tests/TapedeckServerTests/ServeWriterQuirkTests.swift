@@ -79,6 +79,39 @@ struct ServeWriterQuirkTests {
         #expect(!ReplayService.accepts("br", acceptEncoding: "gzip, deflate"))
     }
 
+    @Test("record replaying its cassette answers as serve does: the negotiated coding fitted to Accept-Encoding, a loopback page's Origin reflected, a recorded failure labelled recorded")
+    func recordReplaysAsServeDoes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let text = Data(String(repeating: "body { background: #eef } ", count: 40).utf8)
+        let gzip = try Zlib.compress(text, format: .gzip)
+        let css = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://127.0.0.1:9/site.css")!),
+                              outcome: .response(RecordedResponse(status: 200, headers: [
+                                  HeaderField("Content-Type", "text/css"), HeaderField("Content-Encoding", "gzip"), HeaderField("Vary", "Accept-Encoding"),
+                              ], body: gzip, bodyForm: .wire)))
+        let api = Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://127.0.0.1:9/api")!),
+                              outcome: .response(RecordedResponse(status: 200, headers: [
+                                  HeaderField("Content-Type", "application/json"), HeaderField("Access-Control-Allow-Origin", "http://localhost:3000"),
+                              ], body: Data("{}".utf8))))
+        let hang = Interaction(index: 2, request: RecordedRequest(method: "GET", url: URL(string: "http://127.0.0.1:9/hang")!),
+                               outcome: .failure(RecordedFailure(code: URLError.timedOut.rawValue, message: "timed out")))
+        let cassette = directory.file("replayed.har.gz")
+        try CassetteFile.write(Cassette(interactions: [css, api, hang]), to: cassette)
+        // `--mode once` over a cassette that exists: every answer comes from it (the upstream is down).
+        let proxy = try ServerProcess(["record", "--upstream", "http://127.0.0.1:9", "--cassette", cassette.path, "--mode", "once"])
+        defer { proxy.stop() }
+        for (arguments, decoded) in [(["-H", "Accept-Encoding: identity"], true), (["-H", "Accept-Encoding: gzip"], false), ([], true)] {
+            let run = try curl([proxy.base + "/site.css"] + arguments)
+            #expect(run.body == (decoded ? text : gzip), "\(arguments)")
+            #expect(header("Content-Encoding", in: run.head) == (decoded ? nil : "gzip"), "\(arguments) \(run.head)")
+        }
+        let page = try curl([proxy.base + "/api", "-H", "Origin: http://localhost:4000"])
+        #expect(header("Access-Control-Allow-Origin", in: page.head) == "http://localhost:4000", "\(page.head)")
+        let failure = try curl([proxy.base + "/hang"])
+        #expect(failure.code == 502 && header("X-Tapedeck-Failure", in: failure.head) == "recorded", "\(failure.head)")
+        #expect(String(decoding: failure.body, as: UTF8.self).contains("the recording has a transport failure here"))
+    }
+
     @Test("the status line carries the recorded reason phrase (Firefox's HAR of gunicorn and http.server: 'NOT FOUND', 'FOUND', 'File not found')")
     func recordedReasonPhrases() throws {
         let server = try ServerProcess(["serve", fixture("firefox.har"), "--timing", "instant"])

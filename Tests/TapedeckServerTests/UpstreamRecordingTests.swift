@@ -120,6 +120,25 @@ struct UpstreamRecordingTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("an answer whose head is past llhttp's default 80 KiB (120 fields of 1,000 bytes) is passed on and recorded, not turned into a 502")
+    func largeAnswerHead() async throws {
+        let upstream = try await LoopbackServer.start()
+        try await blocking { try largeAnswerHead(upstream) }
+    }
+
+    private func largeAnswerHead(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("big-head.har")
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path])
+        let run = try curl([proxy.base + "/big-head/120"])
+        #expect(proxy.stop() == 0, "\(proxy.errors)")
+        #expect(run.code == 200 && run.body == Data("big head".utf8), "\(run.code) \(String(decoding: run.body.prefix(300), as: UTF8.self))")
+        #expect(run.head.lowercased().components(separatedBy: "x-filler-").count - 1 == 120)
+        let recorded = try #require(try CassetteFile.read(cassette).interactions.first?.response)
+        #expect(recorded.status == 200 && recorded.headers.filter { $0.name.lowercased().hasPrefix("x-filler-") }.count == 120)
+    }
+
     @Test("48 concurrent URLSession requests through the proxy: every one answered and recorded, fewer fsyncs than records is allowed")
     func concurrentRecording() async throws {
         let upstream = try await LoopbackServer.start()

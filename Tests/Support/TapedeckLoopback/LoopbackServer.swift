@@ -1,4 +1,5 @@
 public import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -23,6 +24,7 @@ import TapedeckHTTP
 /// | `/redirect/N` | 302 to `/redirect/N-1`, `/redirect/0` answers like `/get` |
 /// | `/delay/MS` | `/get` after MS milliseconds |
 /// | `/status/N` | status N with an empty body |
+/// | `/big-head/N` | `big head`, after N header fields of 1,000 bytes each |
 /// | `/basic-auth` | 401 with `WWW-Authenticate: Basic realm="tapedeck"` |
 /// | `/echo` | the request body back (any method) |
 /// | `/headers` | the request's header fields as JSON |
@@ -155,6 +157,16 @@ public final class LoopbackServer: Sendable {
             let milliseconds = try context.parameters.require("milliseconds", as: Int.self)
             try await Task.sleep(for: .milliseconds(milliseconds))   // a slow server, on purpose (live test peer)
             return json(request)
+        }
+        router.get("big-head/:fields") { _, context in
+            // N fields of 1,000 bytes: a head past llhttp's default 80 KiB that browsers still read.
+            let count = try context.parameters.require("fields", as: Int.self)
+            var headers = HTTPFields()
+            for index in 0..<count {
+                headers.append(HTTPField(name: HTTPField.Name("X-Filler-\(index)")!, value: String(repeating: "f", count: 1_000)))
+            }
+            headers[.contentType] = "text/plain"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "big head")))
         }
         router.get("status/:code") { _, context in
             let code = try context.parameters.require("code", as: Int.self)
