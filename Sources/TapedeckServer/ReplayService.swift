@@ -215,8 +215,9 @@ public final class ReplayService: ExchangeService {
 
     /// Drops a connection at accept when a `refused` fault says so.
     public func dropsConnection(_ connection: Int) -> Bool {
-        guard let faults = options.faults, faults.dropsConnection(connection) else { return false }
-        options.log?("fault: connection \(connection) dropped at accept")
+        guard let faults = options.faults, let fired = faults.droppedConnection(connection) else { return false }
+        // Numbered as the plan counts connections (from the last reset), as the firing log is.
+        options.log?("\(fired.description): dropped at accept")
         return true
     }
 

@@ -118,6 +118,12 @@ public final class SocketFaults: Sendable {
     /// Whether connection number `connection` is dropped at accept: a `refused` site without a
     /// route (a route cannot be known before the request is read).
     public func dropsConnection(_ connection: Int) -> Bool {
+        droppedConnection(connection) != nil
+    }
+
+    /// ``dropsConnection(_:)``, saying which site dropped it and under which number the plan
+    /// counts the connection (numbers start again after a reset), nil when none does.
+    public func droppedConnection(_ connection: Int) -> Fired? {
         let connection = state.withLock { state -> Int in
             state.lastConnection = max(state.lastConnection, connection)
             return connection - state.connectionBase
@@ -126,10 +132,11 @@ public final class SocketFaults: Sendable {
             guard case .refused = site.kind, site.pattern == nil, inWindow(site),
                   site.exchanges.map({ $0.contains(connection) }) ?? true,
                   fires(index, key: "connection", occurrence: connection) else { continue }
-            record(Fired(site: site.name, kind: site.kind.name, target: "connection \(connection)", occurrence: connection))
-            return true
+            let fired = Fired(site: site.name, kind: site.kind.name, target: "connection \(connection)", occurrence: connection)
+            record(fired)
+            return fired
         }
-        return false
+        return nil
     }
 
     private func inWindow(_ site: FaultSite) -> Bool {
@@ -171,7 +178,7 @@ public final class SocketFaults: Sendable {
             if case .refused = site.kind, site.pattern == nil { continue }   // decided at accept
             // A cut at or past the body's end cuts nothing: not a firing, and the sites after it
             // are still tried (as in a scenario run).
-            if site.kind.cutsNothing(ofBody: answer.body.count) { continue }
+            if site.kind.cutsNothing(ofBody: Self.bodyBytes(of: answer, method: method)) { continue }
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
             fired.append(Fired(site: site.name, kind: site.kind.name, target: key, occurrence: occurrence))
@@ -180,6 +187,13 @@ public final class SocketFaults: Sendable {
         }
         if !fired.isEmpty { state.withLock { $0.fired.append(contentsOf: fired) } }
         return fired
+    }
+
+    /// The bytes of body `answer` carries to a `method` request: none for HEAD, a 204, a 304 or
+    /// an interim status, whatever the recording kept.
+    static func bodyBytes(of answer: ServerAnswer, method: String) -> Int {
+        if method.uppercased() == "HEAD" || answer.status == 204 || answer.status == 304 || (100..<200).contains(answer.status) { return 0 }
+        return answer.body.count
     }
 
     private static func apply(_ kind: FaultKind, name: String, seed: SimulationRandom, key: String, occurrence: Int, to answer: inout ServerAnswer) {

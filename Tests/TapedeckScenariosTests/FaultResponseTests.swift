@@ -130,6 +130,23 @@ struct FaultResponseTests {
         #expect(intact.request("a").body == Data(#"{"items":[1,2,3]}"#.utf8))
     }
 
+    @Test("corrupt gzip of an answer with no body (a 204, an answer to HEAD) changes nothing: the request succeeds and no fault is listed")
+    func corruptGzipWithoutABody() throws {
+        let outcome = try run("""
+            traffic:
+              stubs:
+                - {url: http://api.test/gone, status: 204}
+                - {match: HEAD http://api.test/a, json: {items: [1, 2, 3]}}
+            script:
+              - {request: GET http://api.test/gone, name: gone}
+              - {request: HEAD http://api.test/a, name: head}
+            faults: [{kind: corruptGzip, name: garbled}]
+            """)
+        #expect(outcome.request("gone").status == 204 && outcome.request("gone").error == ErrorKind.none)
+        #expect(outcome.request("head").status == 200 && outcome.request("head").error == ErrorKind.none)
+        #expect(outcome.faults.isEmpty, "\(outcome.faults)")
+    }
+
     /// A 503 (or 429) on the first attempt carrying Retry-After, a retry policy that may or may not honour it.
     private func retryAfter(status: Int, header: String, honour: Bool, at start: String = "0s") throws -> Outcome {
         try run("""

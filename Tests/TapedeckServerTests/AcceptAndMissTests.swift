@@ -53,6 +53,12 @@ struct AcceptAndMissTests {
         #expect(served.status == 0 && served.code == 200 && served.body == Data("recorded item".utf8))
         let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
         #expect(fired.contains("connection 1") && fired.contains("connection 2") && !fired.contains("connection 3"), "\(fired)")
+        // After a reset the plan counts connections from 1 again, and so does the log.
+        #expect(try curl(["-X", "POST", server.base + "/__tapedeck/reset"]).code == 200)
+        for _ in 1...2 { #expect(try curl([server.base + "/item"]).code == 0) }
+        #expect(try curl([server.base + "/item"]).code == 200)
+        let drops = server.errors.split(separator: "\n").filter { $0.contains("dropped at accept") }
+        #expect(drops.count == 4 && drops.allSatisfy { $0.contains("on connection 1 ") || $0.contains("on connection 2 ") }, "\(server.errors)")
     }
 
     @Test("URLSession: a stall ends at the request's own timeout with timedOut; a corrupt gzip body fails to decode")

@@ -196,4 +196,37 @@ struct SocketFaultTests {
         let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
         #expect(fired.contains("broken") && !fired.contains("at-end"), "\(fired)")
     }
+
+    @Test("a corrupt gzip of an answer with no body (a 304, an answer to HEAD) changes nothing: no Content-Encoding added, not listed as fired; a GET with a body is corrupted")
+    func corruptGzipNeedsABody() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("bodiless.har.gz")
+        let interactions = [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/cached")!),
+                        outcome: .response(RecordedResponse(status: 304, headers: [HeaderField("ETag", "\"v1\"")]))),
+            Interaction(index: 1, request: RecordedRequest(method: "HEAD", url: URL(string: "http://api.test/plain")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Length", "4000")], body: body))),
+            Interaction(index: 2, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/plain")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/octet-stream")], body: body))),
+        ]
+        try CassetteFile.write(Cassette(interactions: interactions), to: file)
+        let plan = directory.file("corrupt.yaml")
+        try Data("""
+        faults:
+          - { name: mangle, kind: corruptGzip }
+        """.utf8).write(to: plan)
+        let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--faults", plan.path])
+        defer { server.stop() }
+        let notModified = try curl(["-H", "Host: api.test", "-H", "If-None-Match: \"v1\"", server.base + "/cached"])
+        #expect(notModified.code == 304 && !notModified.head.lowercased().contains("content-encoding"), "\(notModified.head)")
+        let head = try curl(["-I", "-H", "Host: api.test", server.base + "/plain"])
+        #expect(head.code == 200 && !head.head.lowercased().contains("content-encoding"), "\(head.head)")
+        let firedBefore = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(!firedBefore.contains("mangle"), "\(firedBefore)")
+        let get = try curl(["-H", "Host: api.test", server.base + "/plain"])
+        #expect(get.head.lowercased().contains("content-encoding: gzip") && get.body != body, "\(get.head)")
+        let firedAfter = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(firedAfter.contains("mangle"), "\(firedAfter)")
+    }
 }

@@ -83,16 +83,19 @@ public enum FaultKind: Hashable, Sendable {
     }
 
     /// Whether this is a reset or a truncation at or past the end of a body of `bodyBytes` bytes,
-    /// which cuts nothing: no firing, and the sites after it are still tried (in a scenario run
-    /// and in `tapedeck serve` alike). False when the length is unknown.
+    /// or a corrupt gzip of an answer with no body (a 204, a 304, an answer to HEAD: nothing to
+    /// corrupt), which changes nothing: no firing, and the sites after it are still tried (in a
+    /// scenario run and in `tapedeck serve` alike). False when the length is unknown.
     ///
     /// ```swift
     /// FaultKind.truncate(afterBytes: 100).cutsNothing(ofBody: 100)   // true
+    /// FaultKind.corruptGzip.cutsNothing(ofBody: 0)                   // true
     /// ```
     public func cutsNothing(ofBody bodyBytes: Int?) -> Bool {
         guard let bodyBytes else { return false }
         switch self {
         case let .reset(bytes), let .truncate(bytes): return bytes >= bodyBytes
+        case .corruptGzip: return bodyBytes == 0
         default: return false
         }
     }
