@@ -272,6 +272,13 @@ public enum HARCodec {
             return CassetteError(.json, file: file, place: "byte 0", reason: "the HAR inside is gzip-compressed again (the file was compressed twice)",
                                  hint: "decompress it once (gunzip -c FILE > cassette.har.gz), or export it again")
         }
+        // A `.gz` name over bytes that are neither gzip nor JSON: say both, not only "not JSON".
+        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if file.lowercased().hasSuffix(".gz"), let first, first != UInt8(ascii: "{"), first != UInt8(ascii: "[") {
+            let start = String(decoding: data.prefix(16), as: UTF8.self).map { $0.isASCII && !$0.isNewline ? String($0) : "·" }.joined()
+            return CassetteError(.json, file: file, place: "byte 0", reason: "is named .gz but is neither gzip-compressed nor JSON (it starts \"\(start)\")",
+                                 hint: "a .har.gz cassette is a HAR file compressed with gzip: check that this is the file you meant")
+        }
         var detail = "the parser rejected it"
         var place = ""
         do {

@@ -99,6 +99,11 @@ struct BadInputTests {
         #expect(list.reason == "not a HAR file: expected an object, found a list at its top" && list.hint.contains(#""log""#), "\(list)")
         let missing = try #require(throws: CassetteError.self) { try CassetteFile.read(URL(fileURLWithPath: "/nonexistent/x.har")) }
         #expect(missing.reason == "no such file" && missing.hint == "check the path", "\(missing)")
+        // Named .gz, but neither gzip nor JSON: both are said, not only "not valid JSON".
+        let named = try #require(error(decoding: Data("hello world, not gzip".utf8), file: "/cassettes/x.har.gz"))
+        #expect(named.reason.hasPrefix("is named .gz but is neither gzip-compressed nor JSON (it starts \"hello world, not") && named.place == "byte 0", "\(named)")
+        // A .gz name over plain JSON still reads (some tools name their HAR so).
+        #expect(error(decoding: har(goodEntry), file: "/cassettes/x.har.gz") == nil)
     }
 
     @Test("bad values: undecodable base64, a relative URL, an impossible status — entry errors with the field")
