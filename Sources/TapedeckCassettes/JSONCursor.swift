@@ -42,13 +42,13 @@ struct JSONCursor {
         return position < count ? base[position] : nil
     }
 
-    private mutating func take(_ byte: UInt8) -> Bool {
+    mutating func take(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         position += 1
         return true
     }
 
-    private mutating func literal(_ text: StaticString) -> Bool {
+    mutating func literal(_ text: StaticString) -> Bool {
         let length = text.utf8CodeUnitCount
         guard position + length <= count else { return false }
         for offset in 0..<length where base[position + offset] != text.utf8Start[offset] { return false }
@@ -238,7 +238,7 @@ struct JSONCursor {
         return false
     }
 
-    private mutating func readNumber() -> Double? {
+    mutating func readNumber() -> Double? {
         skipWhitespace()
         let start = position
         if position < count && base[position] == UInt8(ascii: "-") { position += 1 }
@@ -290,7 +290,7 @@ struct JSONCursor {
 
     /// Reads a string whose opening quote is next. Escapes are decoded; invalid UTF-8, a raw
     /// control character or a bad escape gives nil.
-    private mutating func readString() -> String? {
+    mutating func readString() -> String? {
         position += 1   // the opening quote
         let start = position
         // Fast path: no escapes — one scan, one validated copy.

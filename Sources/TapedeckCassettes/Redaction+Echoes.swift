@@ -21,7 +21,14 @@ extension Redactor {
         }
         for field in request.headers {
             let name = field.name.lowercased()
-            guard isSecretHeader(name) else { continue }
+            guard isSecretHeader(name) else {
+                // A credential redacted for its shape (`X-Amzn-Oidc-Data: eyJ…`, `X-Authorization: Bearer …`).
+                if !Self.notSecretHeaders.contains(name), !Self.shapeExemptHeaders.contains(name), hasSecretShape(field.value) {
+                    keep(field.value)
+                    if let space = field.value.firstIndex(of: " ") { keep(field.value[field.value.index(after: space)...]) }
+                }
+                continue
+            }
             if name == "cookie" || name == "set-cookie" {
                 // Every cookie's value is redacted in the header, but most are settings
                 // (`consent=accepted`, `theme=dark`) whose words a body may well use: only values
@@ -38,8 +45,9 @@ extension Redactor {
         }
         if request.url.absoluteString.utf8.contains(UInt8(ascii: "?")),
            let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
-            for field in Self.formFields(query) where isSecretQueryName(field.name) {
-                guard let value = field.value else { continue }
+            for field in Self.formFields(query) {
+                guard let value = field.value,
+                      isSecretQueryName(field.name) || redactsByShape(queryName: field.name, value: String(value)) else { continue }
                 keep(value)
                 keep(MatchRules.formDecoded(String(value)))
             }

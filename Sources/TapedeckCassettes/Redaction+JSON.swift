@@ -5,14 +5,19 @@ public import Foundation
 extension Redactor {
     /// A JSON body with secret fields replaced (anywhere in the document); other bodies unchanged.
     /// A body is taken as JSON when its type says so or when it looks like JSON (servers that echo
-    /// a login as `application/octet-stream` must not leak it). The output keeps key order stable
-    /// (sorted), so it is deterministic.
+    /// a login as `application/octet-stream` must not leak it). Only the secrets' bytes change:
+    /// layout, key order, number spellings and repeated keys stay as sent
+    /// (`Redaction+JSONInPlace.swift`); a document that walk cannot read is written again compact,
+    /// with sorted keys.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
               contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body),
               let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return body
         }
+        // The secrets replaced where they sit; every other byte as the server sent it.
+        if let edited = redactJSONInPlace(body) { return edited }
+        // A document the byte walk cannot read (UTF-16, nesting past its bound): written again.
         var changed = false
         let redacted = redactValue(object, changed: &changed)
         guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {

@@ -31,6 +31,15 @@ extension Redactor {
     /// challenge must reach URLSession as sent).
     static let notSecretHeaders: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
 
+    /// Whether a name says its value is a position in a list — a page, a cursor — rather than a
+    /// credential: a word of ``notSecretTokens`` or `cursor`, `after`, `before`, `marker`,
+    /// `offset` among its words (`cursor`, `page_token`, `nextPageToken`, `after`).
+    static func namesPosition(_ name: String) -> Bool {
+        words(of: name).contains { notSecretTokens.contains($0) || positionWords.contains($0) }
+    }
+
+    private static let positionWords: Set<String> = ["cursor", "after", "before", "marker", "offset", "pagination"]
+
     /// Words before `token` that make it a position, not a credential.
     private static let notSecretTokens: Set<String> = ["page", "next", "prev", "previous", "continuation", "cursor", "sync", "resume", "max"]
     /// Words before `key` that make it a credential.

@@ -29,10 +29,11 @@ extension Redactor {
             if redacted != json {
                 changed = true
                 output.append(contentsOf: line.prefix(prefixLength))
-                // `data: {...}` keeps its space; a JSON line keeps a trailing carriage return.
-                if json.first == UInt8(ascii: " ") { output.append(UInt8(ascii: " ")) }
+                // `data: {...}` keeps its space; a JSON line keeps a trailing carriage return (an
+                // edit in place kept both; a document written again did not).
+                if json.first == UInt8(ascii: " "), redacted.first != UInt8(ascii: " ") { output.append(UInt8(ascii: " ")) }
                 output.append(redacted)
-                if json.last == UInt8(ascii: "\r") { output.append(UInt8(ascii: "\r")) }
+                if json.last == UInt8(ascii: "\r"), redacted.last != UInt8(ascii: "\r") { output.append(UInt8(ascii: "\r")) }
             } else {
                 output.append(contentsOf: line)
             }

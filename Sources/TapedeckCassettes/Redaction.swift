@@ -2,8 +2,10 @@ public import Foundation
 import TapedeckHTTP
 
 /// Replaces secrets in interactions before they are stored: header values, query items and JSON
-/// body fields, matched by name (case-insensitive). On by default when recording; replay applies
-/// the same rules to live requests before matching, so a redacted value never causes a mismatch.
+/// body fields, matched by name (case-insensitive) — and, under the default rules, by what a
+/// name's words say and by a value's recognisable shape (a JWT, a GitHub token, a bearer token).
+/// On by default when recording; replay applies the same rules to live requests before matching,
+/// so a redacted value never causes a mismatch.
 ///
 /// ```swift
 /// let redactor = Redactor(extraHeaders: ["X-Session"], extraJSONFields: ["pin"])
@@ -164,6 +166,12 @@ public struct Redactor: Hashable, Sendable {
         }
     }
 
+    /// Header fields a replay needs as they were, whatever their value looks like: validators and
+    /// trace ids (a JWT-shaped ETag still has to come back to `If-None-Match`).
+    static let shapeExemptHeaders: Set<String> = [
+        "etag", "if-none-match", "if-match", "x-request-id", "x-correlation-id", "traceparent", "tracestate",
+    ]
+
     /// Header fields whose value is a URL: a redirect's target, a body's own address, the page a
     /// request came from. Their secret query items are replaced as the request URL's are, so a
     /// redirect to `/home?token=…` does not keep the token on disk.
@@ -182,7 +190,7 @@ public struct Redactor: Hashable, Sendable {
             if name == "link" { return HeaderField(field.name, redactLinkTargets(field.value)) }
             // A credential under a name no rule lists (`X-Authorization: Bearer …`, a proxy's
             // `X-Amzn-Oidc-Data` JWT): the bearer token, or the whole value, by its shape.
-            if !Self.notSecretHeaders.contains(name), hasSecretShape(field.value) {
+            if !Self.notSecretHeaders.contains(name), !Self.shapeExemptHeaders.contains(name), hasSecretShape(field.value) {
                 let bearer = String(decoding: Self.replacingBearerTokens(in: Data(field.value.utf8)), as: UTF8.self)
                 return HeaderField(field.name, bearer != field.value ? bearer : Self.placeholder)
             }
@@ -241,26 +249,33 @@ public struct Redactor: Hashable, Sendable {
         return changed ? components.string ?? text : text
     }
 
-    /// Replaces the credential in a URL's user part, saying whether it did: the password of
-    /// `http://user:password@host/` (what an Authorization field would carry), or — under the
-    /// default rules — a user part that is itself a token (`https://ghp_…@github.com/`, as git
-    /// remotes carry one): a recognisable secret format, or 20 bytes or more of letters and digits.
+    /// Replaces the credentials in a URL's user part, saying whether it did: the password of
+    /// `http://user:password@host/` (what an Authorization field would carry), and — under the
+    /// default rules — a user name that is itself a token (`https://ghp_…@github.com/`, or
+    /// `https://ghp_…:x-oauth-basic@…`, as git remotes carry one; ``isTokenUser(_:)``).
     private func redactUserInfo(_ components: inout URLComponents) -> Bool {
         guard isSecretHeader("authorization") else { return false }
-        if let password = components.percentEncodedPassword, !password.isEmpty {
-            guard password != Self.placeholder else { return false }
+        var changed = false
+        if let password = components.percentEncodedPassword, !password.isEmpty, password != Self.placeholder {
             components.percentEncodedPassword = Self.placeholder
-            return true
+            changed = true
         }
-        guard secretLookingNames, let user = components.percentEncodedUser, user != Self.placeholder,
-              Self.isTokenUser(user) else { return false }
-        components.percentEncodedUser = Self.placeholder
-        return true
+        if secretLookingNames, let user = components.percentEncodedUser, user != Self.placeholder, Self.isTokenUser(user) {
+            components.percentEncodedUser = Self.placeholder
+            changed = true
+        }
+        return changed
     }
 
-    /// Whether a URL's user part (with no password) is a token rather than a name.
+    /// Whether a URL's user name is a token rather than a name: a recognisable secret format, or
+    /// 20 bytes or more of letters, digits, `_` and `-` only, with letters and digits both
+    /// (`first.last%40company.com` is a name: it has `.` and `%`).
     static func isTokenUser(_ user: String) -> Bool {
-        SecretScanner.secretShape(user) != nil || (user.utf8.count >= 20 && looksLikeToken(user))
+        if SecretScanner.secretShape(user) != nil { return true }
+        let tokenBytes = user.utf8.allSatisfy { byte in
+            (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A || byte >= 0x30 && byte <= 0x39 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        return tokenBytes && user.utf8.count >= 20 && looksLikeToken(user)
     }
 
     /// Whether a value under a name no rule lists is still a secret by its shape (a JSON Web
@@ -269,13 +284,20 @@ public struct Redactor: Hashable, Sendable {
         secretLookingNames && value.utf8.count >= 16 && SecretScanner.secretShape(value) != nil
     }
 
+    /// Whether a query item's value is redacted for its shape: not under a name that says it is a
+    /// position in a list (`cursor`, `page_token`, `next`, `after`…), which replay needs to tell
+    /// pages apart however token-like the cursor (an API may hand out a signed JWT as one).
+    func redactsByShape(queryName name: String, value: String) -> Bool {
+        hasSecretShape(value) && !Self.namesPosition(MatchRules.formDecoded(name))
+    }
+
     /// `items` (as spelt) with secret values replaced, and the secret items of values that are
     /// links themselves (a return address: `?return=/account?token=…`, escaped or not, links
     /// within links to ``linkDepth``) replaced in place; nil when nothing changes.
     private func redactQueryItems(_ items: [URLQueryItem], depth: Int) -> [URLQueryItem]? {
         var changed = false
         let redacted = items.map { item in
-            if isSecretQueryItem(item.name) || item.value.map(hasSecretShape) == true {
+            if isSecretQueryItem(item.name) || item.value.map({ redactsByShape(queryName: item.name, value: $0) }) == true {
                 guard item.value != Self.placeholder else { return item }
                 changed = true
                 return URLQueryItem(name: item.name, value: Self.placeholder)

@@ -49,10 +49,14 @@ public enum SecretScanner {
                     if name == "cookie" || name == "set-cookie",
                        Redactor.redactCookies(field.value, setCookie: name == "set-cookie", kept: rules.keptCookies) == field.value
                         || cookieValuesLookRedacted(field.value, setCookie: name == "set-cookie") { continue }
-                    if Redactor.urlHeaders.contains(name), let item = secretQueryItem(inLink: field.value, rules: rules) {
+                    // A `Link` field's targets are URLs as a `Location` is.
+                    let links = name == "link" ? Self.linkTargets(field.value) : Redactor.urlHeaders.contains(name) ? [field.value] : []
+                    if let item = links.lazy.compactMap({ secretQueryItem(inLink: $0, rules: rules) }).first {
                         report("\(side).headers.\(field.name)", "the URL's query item '\(item)' is a credential stored unredacted")
-                    } else if Redactor.urlHeaders.contains(name), Self.holdsPassword(field.value) {
+                    } else if links.contains(where: Self.holdsPassword) {
                         report("\(side).headers.\(field.name)", "the URL's user part holds a password stored unredacted")
+                    } else if links.contains(where: Self.holdsTokenUser) {
+                        report("\(side).headers.\(field.name)", "the URL's user part looks like a token stored unredacted")
                     } else if rules.isSecretHeader(name) || defaults.isSecretHeader(name) {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
                     } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name, value: field.value) {
@@ -65,8 +69,7 @@ public enum SecretScanner {
             checkHeaders(interaction.request.headers, "request")
             if holdsPassword(interaction.request.url.absoluteString) {
                 report("request.url", "the URL's user part holds a password stored unredacted")
-            } else if let user = URLComponents(url: interaction.request.url, resolvingAgainstBaseURL: false)?.percentEncodedUser,
-                      !Redactor.looksRedacted(user), Redactor.isTokenUser(user) {
+            } else if holdsTokenUser(interaction.request.url.absoluteString) {
                 report("request.url", "the URL's user part looks like a token stored unredacted")
             }
             if let kind = secretShape(interaction.request.url.path) {
@@ -215,6 +218,23 @@ public enum SecretScanner {
     }
 
     /// Whether a URL's user part holds a password other than the placeholder (`http://bob:…@host/`).
+    /// Whether the user name of `url` is a token (``Redactor/isTokenUser(_:)``) not yet redacted.
+    static func holdsTokenUser(_ url: String) -> Bool {
+        guard url.utf8.contains(UInt8(ascii: "@")), let user = URLComponents(string: url)?.percentEncodedUser else { return false }
+        return !Redactor.looksRedacted(user) && Redactor.isTokenUser(user)
+    }
+
+    /// The `<target>`s of a `Link` field.
+    static func linkTargets(_ value: String) -> [String] {
+        var targets: [String] = []
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            targets.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return targets
+    }
+
     static func holdsPassword(_ url: String) -> Bool {
         guard url.utf8.contains(UInt8(ascii: "@")), let password = URLComponents(string: url)?.percentEncodedPassword else { return false }
         return !password.isEmpty && !Redactor.looksRedacted(password)
@@ -282,7 +302,12 @@ public enum SecretScanner {
     private static let shapes: [(start: String, pattern: String, kind: String)] = [
         ("eyJ", #"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#, "a JSON Web Token"),
         ("AKIA", #"AKIA[0-9A-Z]{16}"#, "an AWS access key id"),
-        ("gh", #"gh[pousr]_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        // One needle per prefix: `gh` alone is in "through" and "high", each a regular expression run.
+        ("ghp_", #"ghp_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        ("gho_", #"gho_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        ("ghu_", #"ghu_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        ("ghs_", #"ghs_[A-Za-z0-9]{30,}"#, "a GitHub token"),
+        ("ghr_", #"ghr_[A-Za-z0-9]{30,}"#, "a GitHub token"),
         ("-----BEGIN ", #"-----BEGIN [A-Z ]*PRIVATE KEY-----"#, "a private key"),
     ]
 }

@@ -29,7 +29,7 @@ struct ValidateCodingTests {
         #expect(redact.status == 0 && redact.output.contains("redacted 1 of 1"), "\(redact.output)")
         // Then the stored body is gzip holding the placeholder, and validate passes
         let stored = try #require(try CassetteFile.read(file).interactions.first?.request.body)
-        #expect(String(decoding: try ContentCoding.decode(stored, contentEncoding: "gzip"), as: UTF8.self) == #"{"password":"REDACTED","user":"bob"}"#)
+        #expect(String(decoding: try ContentCoding.decode(stored, contentEncoding: "gzip"), as: UTF8.self) == #"{"user":"bob","password":"REDACTED"}"#)
         #expect(try runTapedeck(["cassette", "validate", file.path]).status == 0)
     }
 

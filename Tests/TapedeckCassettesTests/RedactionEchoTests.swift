@@ -78,7 +78,10 @@ struct RedactionEchoTests {
         let original = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(status: 200, headers: [
             HeaderField("Link", #"<https://api.test/v1/list?page=2&access_token=linkHeaderAccessToken123>; rel="next", <https://api.test/v1/list?page=9>; rel="last""#),
         ])))
-        #expect(SecretScanner.scan(Cassette(interactions: [original])).count >= 4, "validate flags them")
+        let before = SecretScanner.scan(Cassette(interactions: [original]))
+        for place in ["request.headers.X-Authorization", "request.headers.X-Amzn-Oidc-Data", "request.url", "request.url query 'x'", "response.headers.Link"] {
+            #expect(before.contains { $0.place == place }, "validate names \(place): \(before)")
+        }
         let redacted = Redactor().redact(original)
         #expect(redacted.request.headers.value(for: "X-Authorization") == "Bearer REDACTED")
         #expect(redacted.request.headers.value(for: "X-Amzn-Oidc-Data") == "REDACTED")
@@ -92,6 +95,41 @@ struct RedactionEchoTests {
         #expect(Redactor().redact(URL(string: "https://bob@git.test/x")!).absoluteString == "https://bob@git.test/x")
         #expect(Redactor(headers: ["authorization"], queryItems: [], jsonFields: []).redact(original).request.headers.value(for: "X-Amzn-Oidc-Data") == jwt)
         #expect(Redactor.none.redact(original) == original)
+    }
+
+    @Test("shapes spare what replay needs: a JWT page cursor, a JWT-shaped ETag, a user name with dots and escapes; a token user keeps no token when a password follows it")
+    func shapesSpareWhatReplayNeeds() throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJwYWdlIjozfQ.c2lnbmF0dXJlUGFnZTM"
+        let github = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+        let redactor = Redactor()
+        for query in ["cursor=\(jwt)", "page_token=\(jwt)", "nextPageToken=\(jwt)", "after=\(jwt)"] {
+            let url = URL(string: "http://api.test/list?\(query)")!
+            #expect(redactor.redact(url) == url, "\(query)")
+        }
+        let headers = redactor.redact([HeaderField("ETag", "\"\(jwt)\""), HeaderField("If-None-Match", "\"\(jwt)\"")])
+        #expect(headers.map(\.value) == ["\"\(jwt)\"", "\"\(jwt)\""])
+        #expect(redactor.redact(URL(string: "https://first.last%40company.com@bitbucket.test/team/repo.git")!).absoluteString
+                == "https://first.last%40company.com@bitbucket.test/team/repo.git")
+        #expect(redactor.redact(URL(string: "https://\(github):x-oauth-basic@github.test/o/r.git")!).absoluteString
+                == "https://REDACTED:REDACTED@github.test/o/r.git")
+        // A redacted recording of the password form is content, redacted again unchanged.
+        let location = redactor.redact([HeaderField("Location", "https://abcdefghij0123456789xyz@git.test/r.git")])
+        #expect(location.first?.value == "https://REDACTED@git.test/r.git")
+    }
+
+    @Test("a value redacted for its shape is also redacted where the response echoes it; validate is content with the result")
+    func shapeEchoes() throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJlY2hvIn0.c2lnbmF0dXJlRWNobw"
+        let other = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvaWRjIn0.c2lnbmF0dXJlT2lkYw"
+        let request = RecordedRequest(method: "GET", url: URL(string: "http://api.test/get?x=\(jwt)")!,
+                                      headers: [HeaderField("X-Amzn-Oidc-Data", other)])
+        let echo = #"{"args":{"x":"\#(jwt)"},"headers":{"X-Amzn-Oidc-Data":"\#(other)"}}"#
+        let original = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 200, headers: [HeaderField("Content-Type", "application/json")], body: Data(echo.utf8))))
+        let redacted = Redactor().redact(original)
+        let text = String(decoding: redacted.response?.body ?? Data(), as: UTF8.self)
+        #expect(text == #"{"args":{"x":"REDACTED"},"headers":{"X-Amzn-Oidc-Data":"REDACTED"}}"#, "\(text)")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
     }
 
     @Test("validate names a token in a URL's user part or path, which it used to pass")

@@ -281,7 +281,8 @@ struct RedactionTests {
         #expect(body == ["user": "ada", "password": "REDACTED"])
         let response = try #require(redacted.response)
         #expect(response.headers.value(for: "Set-Cookie") == "session=REDACTED")
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"profile":{"name":"Ada","token":"REDACTED"}}"#)
+        // Only the secret's bytes change: the server's key order stays.
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"profile":{"token":"REDACTED","name":"Ada"}}"#)
     }
 
     @Test("cookies lose their values, never their names or attributes: Cookie pairs, Set-Cookie with Expires, folded Set-Cookie fields")

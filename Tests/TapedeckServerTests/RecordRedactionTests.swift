@@ -57,7 +57,7 @@ struct RecordRedactionTests {
             // Then no secret is anywhere in the cassette, even with the body's gzip undone
             let stored = try everything(in: cassette)
             #expect(!stored.contains("hunter22secret") && !stored.contains("tok_abcdef123456"), "\(stored)")
-            #expect(stored.contains(#""password":"REDACTED""#), "\(stored)")
+            #expect(stored.contains(#""password": "REDACTED""#), "the secret replaced where it sat, the client's spacing kept: \(stored)")
             let request = try #require(try CassetteFile.read(cassette).interactions.first).request
             #expect(request.headers.value(for: "Content-Encoding") == "gzip", "kept in its coding, as sent")
             // And validate calls it clean
