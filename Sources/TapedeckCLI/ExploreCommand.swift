@@ -106,6 +106,14 @@ struct ExploreSeedsCommand: ParsableCommand {
             }
         }
         let kind = workers ?? (jobs > 1 ? .processes : .threads)
+        // A damaged or missing cassette is said once here, not once by every worker.
+        do {
+            try ScenarioRunner().checkCassette(for: scenario)
+        } catch {
+            output.abandon()
+            printProblem(error)
+            throw ExitStatus.badInput
+        }
         // A worker process that dies must not take this one with it when a seed is written to it.
         if kind == .processes { signal(SIGPIPE, SIG_IGN) }
         let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)

@@ -216,9 +216,11 @@ struct ExploreCommandTests {
             """.utf8).write(to: scenario)
         let kept = directory.file("shard0.jsonl")
         try Data("{\"v\":1}\n".utf8).write(to: kept)
-        for jobs in ["1", "2"] {
+        for jobs in ["1", "2", "4"] {
             let run = try runTapedeck(["explore", scenario.path, "--seeds", "1..3", "--jobs", jobs, "--out", kept.path])
             #expect(run.status == 2 && run.errors.contains("nowhere.har.gz"), "\(run.errors)")
+            // Said once, by the command, not once by each worker process.
+            #expect(run.errors.components(separatedBy: "does not exist").count - 1 == 1, "\(run.errors)")
             #expect(try String(contentsOf: kept, encoding: .utf8) == "{\"v\":1}\n", "the earlier lines are kept")
         }
         let fresh = directory.file("fresh.jsonl")

@@ -11,6 +11,16 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a}]
             """, line: 1, column: 50, path: "traffic.stubs[0].body",
             message: "expected text, found nothing — write the text (quoted, if it is '~' or 'null'), or leave the key out"),
+        BadFile(what: "nothing where a duration goes", yaml: """
+            traffic: {stubs: [{url: http://api.test/a, latency: ~}]}
+            script: [{request: GET http://api.test/a}]
+            """, line: 1, column: 53, path: "traffic.stubs[0].latency",
+            message: "expected a duration, found nothing — write e.g. 80ms or 1.5s, or leave the key out"),
+        BadFile(what: "nothing where a byte count goes", yaml: """
+            traffic: {stubs: [{url: http://api.test/a, bandwidth: }]}
+            script: [{request: GET http://api.test/a}]
+            """, line: 1, column: 55, path: "traffic.stubs[0].bandwidth",
+            message: "expected a byte count, found nothing — write e.g. 1500 or 16KB, or leave the key out"),
         BadFile(what: "an empty list of protected routes", yaml: """
             traffic: {auth: {token: POST http://api.test/token, protect: []}}
             script: [{request: GET http://api.test/a}]

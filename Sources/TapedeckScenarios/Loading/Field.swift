@@ -158,9 +158,11 @@ struct Field {
         }
     }
 
-    /// ``numberText``, else the text as written, trimmed.
-    func numberOrText() throws(ScenarioError) -> String {
+    /// ``numberText``, else the text as written, trimmed. Nothing (`key:`, `~`, `null`) is
+    /// refused as not being `what` (`"a duration"`), with `example` to write instead.
+    func numberOrText(what: String, example: String) throws(ScenarioError) -> String {
         if let numberText { return numberText }
+        if case .null? = value { throw error("expected \(what), found nothing", hint: "write \(example), or leave the key out") }
         return try string().trimmingCharacters(in: .whitespaces)
     }
 
@@ -228,7 +230,7 @@ struct Field {
     /// A duration: `80ms`, `1.5s`, `2m`, `250us`, `100ns`, or a bare number of seconds; never
     /// negative, at most ``Field/longestDuration``.
     func duration() throws(ScenarioError) -> Duration {
-        let text = try numberOrText()
+        let text = try numberOrText(what: "a duration", example: "e.g. 80ms or 1.5s")
         switch Self.readDuration(text) {
         case let .success(value):
             return value
@@ -251,7 +253,7 @@ struct Field {
 
     /// A byte count: `1500`, `16KB`, `2MB` (1,000-based), `16KiB` (1,024-based).
     func bytes() throws(ScenarioError) -> Int {
-        let text = try numberOrText()
+        let text = try numberOrText(what: "a byte count", example: "e.g. 1500 or 16KB")
         guard let value = Self.parseBytes(text) else {
             throw error("'\(text)' is not a byte count", hint: "write a whole number of bytes, e.g. 1500, 1.5KB or 2MiB")
         }
@@ -271,7 +273,7 @@ struct Field {
                 throw item.error("expected a number or a range, found a mapping", hint: "write e.g. 503 or 500-599, without ':'")
             }
             if item.isQuotedNonText { throw item.error("expected a number or a range, found \(item.kind)", hint: "remove the quotes") }
-            let text = try item.numberOrText()
+            let text = try item.numberOrText(what: "a number or a range", example: "e.g. 503 or 500-599")
             if let dash = text.dropFirst().firstIndex(of: "-"),
                let low = Int(text[..<dash].trimmingCharacters(in: .whitespaces)),
                let high = Int(text[text.index(after: dash)...].trimmingCharacters(in: .whitespaces)) {

@@ -57,7 +57,7 @@ extension HTMLReport {
             }
             let failed = failing.contains(request.name)
             let faults = request.faults.isEmpty ? "–" : request.faults.map(e).joined(separator: "<br>")
-            parts.append(#"<tr class="request\#(failed ? " failed" : "")" data-request="\#(e(request.name))"><td class="mono">\#(e(request.name))</td><td class="mono">\#(e(request.method)) \#(e(request.url))</td><td>\#(result)</td><td class="num">\#(request.attempts)</td><td class="num">\#(TextTimeline.format(request.startNanoseconds))</td><td class="num">\#(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td class="num">\#(request.bodyBytes) B</td><td class="detail">\#(faults)</td></tr>"#)
+            parts.append(#"<tr class="request\#(failed ? " failed" : "")" data-request="\#(e(request.name))"><td class="mono">\#(e(request.name))</td><td class="mono">\#(e(request.method)) <span class="url">\#(e(request.url))</span></td><td>\#(result)</td><td class="num">\#(request.attempts)</td><td class="num">\#(TextTimeline.format(request.startNanoseconds))</td><td class="num">\#(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td class="num">\#(request.bodyBytes) B</td><td class="detail">\#(faults)</td></tr>"#)
         }
         parts.append("</tbody></table></div></section>")
         return parts
@@ -72,7 +72,7 @@ extension HTMLReport {
         } else {
             parts.append(#"<div class="table-scroll"><table class="faults"><thead><tr><th>at</th><th>site</th><th>request</th><th>attempt</th><th>what</th></tr></thead><tbody>"#)
             for fault in outcome.faults {
-                parts.append(#"<tr class="fault"><td class="num">\#(TextTimeline.format(fault.timeNanoseconds))</td><td class="mono">\#(e(fault.site))</td><td class="mono">\#(e(fault.request ?? "–"))</td><td class="num">\#(fault.attempt)</td><td>\#(e(fault.what))</td></tr>"#)
+                parts.append(#"<tr class="fault"><td class="num">\#(TextTimeline.format(fault.timeNanoseconds))</td><td class="mono">\#(e(fault.site))</td><td class="mono">\#(e(fault.request ?? "–"))</td><td class="num">\#(fault.request == nil ? "–" : String(fault.attempt))</td><td>\#(e(fault.what))</td></tr>"#)
             }
             parts.append("</tbody></table></div>")
         }

@@ -70,7 +70,9 @@ public struct HTMLReport: Sendable {
     .scroll svg{display:block}
     table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line);border-radius:8px}
     .table-scroll{overflow-x:auto}
-    th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:anywhere}
+    th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:break-word}
+    th,.pill{white-space:nowrap}
+    .url,.detail{overflow-wrap:anywhere}
     td.num{white-space:nowrap}
     code,td.mono,.failures b{unicode-bidi:isolate}
     th{font-size:12px;color:var(--muted);font-weight:600;background:#f1f5f9}

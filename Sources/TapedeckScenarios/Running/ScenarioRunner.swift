@@ -71,6 +71,15 @@ public struct ScenarioRunner: Sendable {
         return cassette.skipped.map { "\(url.path): \($0)" } + cassette.notes.map { "\(url.path): \($0)" }
     }
 
+    /// Throws the error a run of `scenario` would stop with for its cassette (missing, a
+    /// directory, damaged), reading it through this runner's cache; nothing when it replays (or
+    /// is to be recorded into). A tool that hands seeds to several workers checks once, first,
+    /// so the problem is said once.
+    public func checkCassette(for scenario: Scenario) throws(ScenarioError) {
+        guard options.recordMode == nil, let cassette = scenario.traffic.cassette else { return }
+        _ = try CassetteLoader(scenario: scenario, cassettes: cassettes).player(for: cassette)
+    }
+
     /// What the scenario's file says that loads but can never take effect, one line each
     /// (`file:line:column: path: reason — hint`): a fault whose route matches no request of the
     /// script, nor the token endpoint, nor a redirect's target that the stubs or the cassette

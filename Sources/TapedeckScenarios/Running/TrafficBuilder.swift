@@ -59,24 +59,54 @@ struct TrafficBuilder {
                 network.add(Route(.any, responder: recorder, options: options))
                 built.recorder = recorder
             } else {
-                let player: CassettePlayer
-                do {
-                    if let cassettes {
-                        player = try cassettes.player(for: cassette)
-                    } else {
-                        player = try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
-                    }
-                } catch {
-                    throw cassetteError(cassette, error)
-                }
-                network.add(Route(.any, responder: player, options: options))
+                network.add(Route(.any, responder: try player(for: cassette), options: options))
             }
         }
         return built
     }
 
-    /// Why a cassette cannot be replayed, at its line in the file, with what to do about it.
+    private func player(for cassette: CassetteSource) throws(ScenarioError) -> CassettePlayer {
+        try CassetteLoader(scenario: scenario, cassettes: cassettes).player(for: cassette)
+    }
+
     private func cassetteError(_ cassette: CassetteSource, _ error: any Error) -> ScenarioError {
+        CassetteLoader(scenario: scenario, cassettes: cassettes).cassetteError(cassette, error)
+    }
+
+    private func open(_ cassette: CassetteSource, mode: CassetteRecorder.Mode) throws(ScenarioError) -> CassetteRecorder {
+        do {
+            return try CassetteRecorder(cassette: cassette.url, options: CassetteRecorder.Options(
+                mode: mode, rules: cassette.rules, afterLast: cassette.afterLast,
+                live: LiveForwarder.Options(upstream: scenario.traffic.upstream)))
+        } catch {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: cassette.url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw cassetteError(cassette, error)
+            }
+            throw scenario.error(at: scenario.marks["traffic.cassette.file"] != nil ? "traffic.cassette.file" : "traffic.cassette",
+                                 reason: "cannot record: \(error)")
+        }
+    }
+}
+
+/// Reads a scenario's cassette for replay, or says why it cannot, at its line in the file.
+struct CassetteLoader {
+    let scenario: Scenario
+    /// Cassettes already read (exploring many seeds), or nil to read the file each time.
+    let cassettes: CassetteCache?
+
+    /// The player of the scenario's cassette (replay), or the error a run would stop with.
+    func player(for cassette: CassetteSource) throws(ScenarioError) -> CassettePlayer {
+        do {
+            if let cassettes { return try cassettes.player(for: cassette) }
+            return try CassettePlayer(contentsOf: cassette.url, rules: cassette.rules, afterLast: cassette.afterLast)
+        } catch {
+            throw cassetteError(cassette, error)
+        }
+    }
+
+    /// Why a cassette cannot be replayed, at its line in the file, with what to do about it.
+    func cassetteError(_ cassette: CassetteSource, _ error: any Error) -> ScenarioError {
         let path = cassette.url.path
         let shown = OutcomeBuilder.displayPath(path)
         var isDirectory: ObjCBool = false
@@ -96,20 +126,5 @@ struct TrafficBuilder {
         }
         return scenario.error(at: key, reason: "the cassette cannot be used: \(error)",
                               hint: "check it with tapedeck cassette validate \(Outcome.shellQuoted(shown))")
-    }
-
-    private func open(_ cassette: CassetteSource, mode: CassetteRecorder.Mode) throws(ScenarioError) -> CassetteRecorder {
-        do {
-            return try CassetteRecorder(cassette: cassette.url, options: CassetteRecorder.Options(
-                mode: mode, rules: cassette.rules, afterLast: cassette.afterLast,
-                live: LiveForwarder.Options(upstream: scenario.traffic.upstream)))
-        } catch {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: cassette.url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw cassetteError(cassette, error)
-            }
-            throw scenario.error(at: scenario.marks["traffic.cassette.file"] != nil ? "traffic.cassette.file" : "traffic.cassette",
-                                 reason: "cannot record: \(error)")
-        }
     }
 }
