@@ -290,12 +290,31 @@ public enum SecretScanner {
     /// Each pattern is tried only where its fixed start occurs (a byte search), so a body of prose
     /// or data costs a scan, not a regular expression per pattern (megabytes of bodies are checked).
     static func secretShape(_ text: String) -> String? {
+        guard mayHoldShape(text) else { return nil }
         // The same rule redaction applies (not a word after `Bearer`, not the placeholder).
         if text.containsBytes(of: "bearer", foldingCase: true), Redactor.containsBearerToken(text) { return "a bearer token" }
         for shape in shapes where text.containsBytes(of: shape.start, foldingCase: false) {
             if text.range(of: shape.pattern, options: .regularExpression) != nil { return shape.kind }
         }
         return nil
+    }
+
+    /// Whether `text` holds the first two bytes of any shape's start (`ey`, `AK`, `gh`, `--`, or
+    /// `be` in any case for a bearer token): one pass over the bytes that most values — a date, a
+    /// content type, a user agent — fail, before any search for a whole start.
+    static func mayHoldShape(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            switch (previous, byte) {
+            case (UInt8(ascii: "e"), UInt8(ascii: "y")), (UInt8(ascii: "A"), UInt8(ascii: "K")), (UInt8(ascii: "g"), UInt8(ascii: "h")),
+                 (UInt8(ascii: "-"), UInt8(ascii: "-")):
+                return true
+            default:
+                if previous | 0x20 == UInt8(ascii: "b"), byte | 0x20 == UInt8(ascii: "e") { return true }
+            }
+            previous = byte
+        }
+        return false
     }
 
     /// Recognisable secret formats: the text each starts with, its pattern, and its name.

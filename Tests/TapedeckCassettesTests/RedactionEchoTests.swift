@@ -132,6 +132,27 @@ struct RedactionEchoTests {
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
     }
 
+    @Test("every recognisable shape is found in a header under an innocent name and redacted there; ordinary values are left alone", arguments: [
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzaGFwZSJ9.c2lnbmF0dXJl", "a JSON Web Token"),
+        ("AKIAIOSFODNN7EXAMPLE", "an AWS access key id"),
+        ("gho_16C7e42F292c6912E7710c838347Ae178B4a", "a GitHub token"),
+        ("-----BEGIN RSA PRIVATE KEY-----MIIEow", "a private key"),
+        ("Bearer k7f9A2-mQx81.zz", "a bearer token"),
+    ])
+    func shapesInHeaders(_ value: String, _ kind: String) throws {
+        let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/x")!,
+                                                                          headers: [HeaderField("X-Thing", value)]),
+                                      outcome: .response(RecordedResponse(status: 200)))
+        let findings = SecretScanner.scan(Cassette(interactions: [interaction]))
+        #expect(findings.contains { $0.place == "request.headers.X-Thing" && $0.reason.contains(kind) }, "\(findings)")
+        let redacted = Redactor().redact(interaction).request.headers.value(for: "X-Thing")
+        #expect(redacted == (kind == "a bearer token" ? "Bearer REDACTED" : "REDACTED"))
+        for ordinary in ["Mon, 23 Nov 2026 10:00:00 GMT", "application/json; charset=utf-8", "Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0",
+                         "max-age=3600, must-revalidate", "be right back, they say: highly --verbose"] {
+            #expect(Redactor().redact([HeaderField("X-Thing", ordinary)]).first?.value == ordinary)
+        }
+    }
+
     @Test("validate names a token in a URL's user part or path, which it used to pass")
     func tokensInURLParts() throws {
         let github = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
