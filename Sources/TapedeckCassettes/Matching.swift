@@ -261,7 +261,18 @@ public struct MatchRules: Sendable {
         case .ignore:
             return nil
         case .raw:
-            return a == b ? nil : rawMismatch(a, b, live: live, recorded: recorded)
+            if a == b { return nil }
+            // A redacted JSON body recorded before redaction edited in place was written back
+            // compact with sorted keys: such a body (REDACTED on a side) matches a live one that
+            // means the same, as it did then.
+            let redacted = Data(Redactor.placeholder.utf8)
+            if a.firstRange(of: redacted) != nil || b.firstRange(of: redacted) != nil,
+               let left = try? JSONSerialization.jsonObject(with: a, options: [.fragmentsAllowed]),
+               let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed]),
+               canonicalJSON(left) == canonicalJSON(right) || jsonMatches(left, right) {
+                return nil
+            }
+            return rawMismatch(a, b, live: live, recorded: recorded)
         case .json:
             let left = try? JSONSerialization.jsonObject(with: a, options: [.fragmentsAllowed])
             let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed])

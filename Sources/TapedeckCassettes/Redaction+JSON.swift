@@ -11,13 +11,14 @@ extension Redactor {
     /// with sorted keys.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
-              contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body),
-              let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+              contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body) else {
             return body
         }
-        // The secrets replaced where they sit; every other byte as the server sent it.
+        // The secrets replaced where they sit; every other byte as the server sent it. (The walk
+        // reads JSON as strictly as a parser: what it reads needs no parse first.)
         if let edited = redactJSONInPlace(body) { return edited }
-        // A document the byte walk cannot read (UTF-16, nesting past its bound): written again.
+        // A document the byte walk cannot read (UTF-16, a BOM, `0e5`): parsed and written again.
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return body }
         var changed = false
         let redacted = redactValue(object, changed: &changed)
         guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {

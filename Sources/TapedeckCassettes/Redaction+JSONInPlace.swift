@@ -27,18 +27,7 @@ extension Redactor {
             return edits
         }
         guard let edits else { return nil }
-        guard !edits.isEmpty else { return body }
-        var result = Data(capacity: body.count)
-        var copied = 0
-        body.withUnsafeBytes { raw in
-            for edit in edits {
-                result.append(contentsOf: raw[copied..<edit.range.lowerBound])
-                result.append(contentsOf: edit.bytes)
-                copied = edit.range.upperBound
-            }
-            result.append(contentsOf: raw[copied...])
-        }
-        return result
+        return edits.isEmpty ? body : Self.applying(edits, to: body)
     }
 
     /// Any value: objects by their fields' names, lists element by element, a link string with
@@ -138,6 +127,75 @@ extension Redactor {
         guard Self.looksLikeLink(text) else { return }
         let redacted = redactURLText(text)
         if redacted != text { edits.append(Edit(range: range, bytes: Self.quoted(redacted))) }
+    }
+
+    /// `body` with, in each JSON string spelt with escapes (`\u003c`, `\u00e4`, `\/`: Go's,
+    /// Python's and PHP's encoders), the request's `echoes` and bearer tokens replaced in the
+    /// decoded text — which the byte searches over the body cannot see through the escapes — and
+    /// the string written back quoted; unchanged when the body is not JSON or nothing is found.
+    func redactingEscapedStrings(_ body: Data, echoes: [String]) -> Data {
+        let bearer = isSecretHeader("authorization")
+        guard !body.isEmpty, body.count <= Self.inspectionLimit, echoes.isEmpty == false || bearer,
+              body.contains(UInt8(ascii: "\\")), looksLikeJSON(body) else { return body }
+        let edits: [Edit]? = body.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+            var cursor = JSONCursor(base: base, count: raw.count)
+            var edits: [Edit] = []
+            func visit(_ cursor: inout JSONCursor, depth: Int) -> Bool {
+                guard depth < Self.inPlaceDepth else { return false }
+                switch cursor.peek() {
+                case UInt8(ascii: "{"):
+                    guard cursor.take(UInt8(ascii: "{")) else { return false }
+                    if cursor.take(UInt8(ascii: "}")) { return true }
+                    while true {
+                        guard cursor.peek() == UInt8(ascii: "\""), cursor.readString() != nil, cursor.take(UInt8(ascii: ":")),
+                              visit(&cursor, depth: depth + 1) else { return false }
+                        if cursor.take(UInt8(ascii: ",")) { continue }
+                        return cursor.take(UInt8(ascii: "}"))
+                    }
+                case UInt8(ascii: "["):
+                    guard cursor.take(UInt8(ascii: "[")) else { return false }
+                    if cursor.take(UInt8(ascii: "]")) { return true }
+                    while true {
+                        guard visit(&cursor, depth: depth + 1) else { return false }
+                        if cursor.take(UInt8(ascii: ",")) { continue }
+                        return cursor.take(UInt8(ascii: "]"))
+                    }
+                case UInt8(ascii: "\""):
+                    let start = cursor.position
+                    guard let text = cursor.readString() else { return false }
+                    let spelt = UnsafeBufferPointer(start: base + start, count: cursor.position - start)
+                    guard spelt.contains(UInt8(ascii: "\\")) else { return true }
+                    var replaced = text
+                    for secret in echoes where replaced.contains(secret) {
+                        replaced = replaced.replacingOccurrences(of: secret, with: Self.placeholder)
+                    }
+                    if bearer { replaced = String(decoding: Self.replacingBearerTokens(in: Data(replaced.utf8)), as: UTF8.self) }
+                    if replaced != text { edits.append(Edit(range: start..<cursor.position, bytes: Self.quoted(replaced))) }
+                    return true
+                case nil: return false
+                default: return cursor.skipValue()
+                }
+            }
+            guard visit(&cursor, depth: 0), cursor.peek() == nil else { return nil }
+            return edits
+        }
+        guard let edits, !edits.isEmpty else { return body }
+        return Self.applying(edits, to: body)
+    }
+
+    private static func applying(_ edits: [Edit], to body: Data) -> Data {
+        var result = Data(capacity: body.count)
+        var copied = 0
+        body.withUnsafeBytes { raw in
+            for edit in edits {
+                result.append(contentsOf: raw[copied..<edit.range.lowerBound])
+                result.append(contentsOf: edit.bytes)
+                copied = edit.range.upperBound
+            }
+            result.append(contentsOf: raw[copied...])
+        }
+        return result
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped, nothing else.

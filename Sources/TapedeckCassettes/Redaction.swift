@@ -118,7 +118,7 @@ public struct Redactor: Hashable, Sendable {
                     response.chunks = refitted
                 }
             } else if plain {
-                let body = redactTokens(Self.replacingEchoes(echoes, in: redactBody(response.body, contentType: contentType)))
+                let body = redactTokens(Self.replacingEchoes(echoes, in: redactingEscapedStrings(redactBody(response.body, contentType: contentType), echoes: echoes)))
                 if body != response.body {
                     // A wire body's length header follows the body (a decoded one keeps the wire's).
                     if response.bodyForm == .wire { Self.setContentLength(&response.headers, body.count) }
@@ -129,7 +129,7 @@ public struct Redactor: Hashable, Sendable {
                 // Compressed wire bytes (one coding or a list of them): redact inside, compress
                 // again only if something changed.
                 let body = BodyCodings.transforming(response.body, contentEncoding: coding) { content in
-                    redactTokens(Self.replacingEchoes(echoes, in: redactBody(content, contentType: contentType)))
+                    redactTokens(Self.replacingEchoes(echoes, in: redactingEscapedStrings(redactBody(content, contentType: contentType), echoes: echoes)))
                 }
                 if body != response.body {
                     Self.setContentLength(&response.headers, body.count)

@@ -108,6 +108,11 @@ struct RedactionEchoTests {
         }
         let headers = redactor.redact([HeaderField("ETag", "\"\(jwt)\""), HeaderField("If-None-Match", "\"\(jwt)\"")])
         #expect(headers.map(\.value) == ["\"\(jwt)\"", "\"\(jwt)\""])
+        // And validate leaves what redaction keeps on purpose: `redact` clears what `validate` finds.
+        let kept = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/list?cursor=\(jwt)&page_token=\(jwt)")!,
+                                                                  headers: [HeaderField("If-None-Match", "\"\(jwt)\""), HeaderField("X-Request-Id", jwt)]),
+                               outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("ETag", "\"\(jwt)\"")])))
+        #expect(SecretScanner.scan(Cassette(interactions: [kept])).isEmpty, "\(SecretScanner.scan(Cassette(interactions: [kept])))")
         #expect(redactor.redact(URL(string: "https://first.last%40company.com@bitbucket.test/team/repo.git")!).absoluteString
                 == "https://first.last%40company.com@bitbucket.test/team/repo.git")
         #expect(redactor.redact(URL(string: "https://\(github):x-oauth-basic@github.test/o/r.git")!).absoluteString

@@ -57,4 +57,35 @@ struct RedactionInPlaceTests {
         let object = try #require(try JSONSerialization.jsonObject(with: result) as? [String: Any])
         #expect(object["token"] as? String == "REDACTED" && object["b"] as? Int == 1)
     }
+
+    @Test("echoes and bearer tokens inside strings spelt with escapes (Go's u003c, Python's u00e4, PHP's escaped slash) are found in the decoded text")
+    func escapedEchoes() throws {
+        let request = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,
+                                      headers: [HeaderField("Content-Type", "application/json")],
+                                      body: Data(#"{"user":"bob","password":"hunter<2>&go-99"}"#.utf8))
+        let escaped = #"{"error":"bad password hunter\u003c2\u003e\u0026go-99","detail":"wrong password p\u00e4ss","debug":"sent Bearer k7f9A2mQ\/x81zzQ9pLw3e\/Vb0+Tt==","ok":false}"#
+        let interaction = Interaction(index: 0, request: request, outcome: .response(RecordedResponse(
+            status: 401, headers: [HeaderField("Content-Type", "application/json")], body: Data(escaped.utf8))))
+        let redacted = Redactor().redact(interaction)
+        let text = String(decoding: try #require(redacted.response).body, as: UTF8.self)
+        #expect(text == #"{"error":"bad password REDACTED","detail":"wrong password p\u00e4ss","debug":"sent Bearer REDACTED","ok":false}"#, "\(text)")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+    }
+
+    @Test("raw body matching: a redacted body recorded compact with sorted keys (before in-place editing) matches a live body that means the same")
+    func rawMatchesOldCassettes() {
+        let rules = MatchRules(body: .raw)
+        let recorded = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,
+                                       headers: [HeaderField("Content-Type", "application/json")], body: Data(#"{"password":"REDACTED","user":"bob"}"#.utf8))
+        let live = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,
+                                   headers: [HeaderField("Content-Type", "application/json")], body: Data(#"{"user": "bob", "password": "REDACTED"}"#.utf8))
+        let other = RecordedRequest(method: "POST", url: URL(string: "http://api.test/login")!,
+                                    headers: [HeaderField("Content-Type", "application/json")], body: Data(#"{"user": "eve", "password": "REDACTED"}"#.utf8))
+        #expect(rules.mismatches(live, recorded).isEmpty)
+        #expect(!rules.mismatches(other, recorded).isEmpty)
+        // Without a placeholder, raw stays byte for byte.
+        let plain = RecordedRequest(method: "POST", url: URL(string: "http://api.test/x")!, body: Data(#"{"a":1,"b":2}"#.utf8))
+        let reordered = RecordedRequest(method: "POST", url: URL(string: "http://api.test/x")!, body: Data(#"{"b":2,"a":1}"#.utf8))
+        #expect(!rules.mismatches(reordered, plain).isEmpty)
+    }
 }

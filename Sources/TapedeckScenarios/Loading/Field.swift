@@ -162,7 +162,11 @@ struct Field {
     /// refused as not being `what` (`"a duration"`), with `example` to write instead.
     func numberOrText(what: String, example: String) throws(ScenarioError) -> String {
         if let numberText { return numberText }
-        if case .null? = value { throw error("expected \(what), found nothing", hint: "write \(example), or leave the key out") }
+        if case .null? = value {
+            // A list's item has no key to leave out.
+            let instead = path.hasSuffix("]") ? "or remove the item" : "or leave the key out"
+            throw error("expected \(what), found nothing", hint: "write \(example), \(instead)")
+        }
         return try string().trimmingCharacters(in: .whitespaces)
     }
 

@@ -57,7 +57,7 @@ extension HTMLReport {
             }
             let failed = failing.contains(request.name)
             let faults = request.faults.isEmpty ? "–" : request.faults.map(e).joined(separator: "<br>")
-            parts.append(#"<tr class="request\#(failed ? " failed" : "")" data-request="\#(e(request.name))"><td class="mono">\#(e(request.name))</td><td class="mono">\#(e(request.method)) <span class="url">\#(e(request.url))</span></td><td>\#(result)</td><td class="num">\#(request.attempts)</td><td class="num">\#(TextTimeline.format(request.startNanoseconds))</td><td class="num">\#(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td class="num">\#(request.bodyBytes) B</td><td class="detail">\#(faults)</td></tr>"#)
+            parts.append(#"<tr class="request\#(failed ? " failed" : "")" data-request="\#(e(request.name))"><td class="mono">\#(e(request.name))</td><td class="mono what">\#(e(request.method)) <span class="url">\#(e(request.url))</span></td><td class="result">\#(result)</td><td class="num">\#(request.attempts)</td><td class="num">\#(TextTimeline.format(request.startNanoseconds))</td><td class="num">\#(request.endNanoseconds.map(TextTimeline.format) ?? "never")</td><td class="num">\#(request.bodyBytes) B</td><td class="detail">\#(faults)</td></tr>"#)
         }
         parts.append("</tbody></table></div></section>")
         return parts

@@ -73,6 +73,7 @@ public struct HTMLReport: Sendable {
     th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:break-word}
     th,.pill{white-space:nowrap}
     .url,.detail{overflow-wrap:anywhere}
+    td.what,td.result,td.detail{min-width:18ch}
     td.num{white-space:nowrap}
     code,td.mono,.failures b{unicode-bidi:isolate}
     th{font-size:12px;color:var(--muted);font-weight:600;background:#f1f5f9}
