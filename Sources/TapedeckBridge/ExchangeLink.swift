@@ -39,6 +39,8 @@ final class ExchangeLink: @unchecked Sendable {
     var buffered = Data()
     /// The request body, read from `httpBody` or `httpBodyStream` when loading first started.
     var body: Data?
+    /// Whether the client was told its body was sent (`didSendBodyData`), once per task.
+    var uploadReported = false
     /// Metrics of a cancelled exchange and how to deliver them around its cancellation callback.
     var cancelMetrics: AbandonedExchange?
     var cancelMetricsBeforeDelivered = false

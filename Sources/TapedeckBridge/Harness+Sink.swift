@@ -68,8 +68,9 @@ extension Harness {
     }
 
     func deliverHead(_ id: Int, head: ResponseHead, url: URL) -> Bool {
-        guard let (link, urlProtocol, _) = deliverable(id) else { return false }
+        guard let (link, urlProtocol, task) = deliverable(id) else { return false }
         defer { link.deliveries.leave() }
+        deliverUploadProgress(link: link, task: task)
         let before = link.session.simulatorBlockCount
         link.buffered = Data()
         storeCookies(of: head, from: url, configuration: link.session.configuration)
@@ -222,6 +223,42 @@ extension Harness {
                 decide(next.map { .follow(RequestSnapshot($0)) } ?? .stop)
             }
         }
+    }
+
+    /// Tells the client's delegate its request body was sent, as corelibs' own loader does while
+    /// it uploads (`urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)`):
+    /// once, the whole body, when the first response head arrives — the simulated network sends a
+    /// body in one go, and a head means the server had it. A custom protocol has no way to tell
+    /// corelibs itself, so the harness calls the delegate on its queue, ahead of the head.
+    private func deliverUploadProgress(link: ExchangeLink, task: URLSessionTask) {
+        guard !link.uploadReported, let body = link.body, !body.isEmpty else { return }
+        link.uploadReported = true
+        let sent = Int64(body.count)
+        if let foreign = link.foreign {
+            let context = UncheckedSendable((foreign: foreign, task: task))
+            deliverToForeignClient(foreign) {
+                let (foreign, task) = context.value
+                if let delegate = foreign.delegate, let session = foreign.session {
+                    Self.tellSent(sent, to: delegate, session: session, task: task)
+                }
+            }
+            return
+        }
+        let context = UncheckedSendable((delegate: link.session.delegate as? any URLSessionTaskDelegate, session: link.session.session, task: task))
+        link.session.deliverToClient(named: "tapedeck.upload-progress") {
+            let (delegate, session, task) = context.value
+            if let delegate, let session {
+                Self.tellSent(sent, to: delegate, session: session, task: task)
+            }
+        }
+    }
+
+    private static func tellSent(_ sent: Int64, to delegate: any URLSessionTaskDelegate, session: URLSession, task: URLSessionTask) {
+        #if canImport(FoundationNetworking)
+        delegate.urlSession(session, task: task, didSendBodyData: sent, totalBytesSent: sent, totalBytesExpectedToSend: sent)
+        #else
+        delegate.urlSession?(session, task: task, didSendBodyData: sent, totalBytesSent: sent, totalBytesExpectedToSend: sent)
+        #endif
     }
 
     /// Enqueues the metrics callback on the client's queue (and logs it when it runs).

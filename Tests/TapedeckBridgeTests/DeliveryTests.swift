@@ -91,6 +91,29 @@ struct DeliveryTests {
         #expect(String(decoding: fixture.delegate.body(fixture.task("inline")!), as: UTF8.self) == "got 6: inline")
     }
 
+    @Test("upload progress: the delegate hears its body was sent (didSendBodyData, the whole body) just before the response, once per task; a GET hears nothing")
+    func uploadProgress() throws {
+        let fixture = BridgeFixture()
+        fixture.network.route(.post, path: "/upload", options: RouteOptions(latency: .fixed(.milliseconds(50)))) { request, _ in
+            .response(.text(201, "got \(request.body?.count ?? -1)"))
+        }
+        fixture.network.stub(.get, path: "/items", .text(200, "items"))
+        var upload = URLRequest(url: URL(string: "http://api.test/upload")!)
+        upload.httpMethod = "POST"
+        upload.httpBody = Data(repeating: 7, count: 3_000)
+        var streamed = URLRequest(url: URL(string: "http://api.test/upload")!)
+        streamed.httpMethod = "POST"
+        streamed.httpBodyStream = InputStream(data: Data(repeating: 9, count: 1_200))
+        fixture.start("U", upload)
+        fixture.start("S", streamed, after: .milliseconds(100))
+        fixture.get("G", "http://api.test/items", after: .milliseconds(200))
+        try fixture.scheduler.runUntilIdle()
+        #expect(fixture.delegate.lines.filter { $0.contains(" U ") }.prefix(2) == ["0.05s U sent 3000 3000/3000", "0.05s U response 201"])
+        #expect(fixture.delegate.lines.filter { $0.contains(" S ") }.prefix(2) == ["0.15s S sent 1200 1200/1200", "0.15s S response 201"])
+        #expect(!fixture.delegate.lines.contains { $0.contains(" G sent") })
+        #expect(fixture.delegate.lines.filter { $0.contains(" sent ") }.count == 2)
+    }
+
     @Test("a gzip body arrives decoded with its headers kept, as libcurl hands it over; raw when asked")
     func gzipDecoding() throws {
         let text = String(repeating: "{\"k\":\"v\"}", count: 100)

@@ -20,8 +20,55 @@ private func url(_ path: String) -> URL {
     URL(string: "http://api.test\(path)")!
 }
 
+/// A delegate that logs upload progress, the response and the end of each task, and says when a task ended.
+private final class UploadWatcher: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: the log and the waiter are in a Mutex; callbacks come on one serial queue.
+    private let state = Mutex<(lines: [String], done: (@Sendable () -> Void)?)>(([], nil))
+    var lines: [String] { state.withLock { $0.lines } }
+
+    func whenDone(_ done: @escaping @Sendable () -> Void) { state.withLock { $0.done = done } }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        state.withLock { $0.lines.append("sent \(totalBytesSent)/\(totalBytesExpectedToSend)") }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        state.withLock { $0.lines.append("response \((response as? HTTPURLResponse)?.statusCode ?? 0)") }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let done = state.withLock { state -> (@Sendable () -> Void)? in
+            state.lines.append(error == nil ? "complete ok" : "complete error")
+            return state.done
+        }
+        done?()
+    }
+}
+
 @Suite("Bridge: clients with their own URLSession, delegate and queues (Alamofire's shape)")
 struct OwnClientTests {
+    @Test("a client's own URLSession hears its upload was sent (didSendBodyData, the whole body) before the response, as a live session would")
+    func ownSessionUploadProgress() async throws {
+        let (network, harness) = world()
+        network.route(.post, path: "/upload") { request, _ in .response(.text(201, "got \(request.body?.count ?? -1)")) }
+        let watcher = UploadWatcher()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: harness.configuration(), delegate: watcher, delegateQueue: queue)
+        var request = URLRequest(url: url("/upload"))
+        request.httpMethod = "POST"
+        try await harness.serving {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                watcher.whenDone { continuation.resume() }
+                session.uploadTask(with: request, from: Data(repeating: 1, count: 2_048)).resume()
+            }
+        }
+        #expect(watcher.lines == ["sent 2048/2048", "response 201", "complete ok"], "\(watcher.lines)")
+        session.invalidateAndCancel()
+    }
+
     @Test("the harness serves the client while it awaits its own result: no polling, callbacks on its queue")
     func servesWithoutPolling() async throws {
         // Given a client that builds its own URLSession from the harness's configuration

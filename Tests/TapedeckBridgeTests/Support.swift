@@ -38,6 +38,10 @@ final class RecordingDelegate: NSObject, URLSessionDataDelegate, TransferMetrics
         completionHandler(.allow)
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        log(task, "sent \(bytesSent) \(totalBytesSent)/\(totalBytesExpectedToSend)")
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         bodies.withLock { $0[dataTask.taskIdentifier, default: Data()].append(data) }
         log(dataTask, "data \(data.count)")
