@@ -61,7 +61,11 @@ extension Harness {
             state.foreignInbox.append(link)
             return (link, true)
         }
-        if admitted { servingDriver?.wake() }
+        if admitted {
+            servingDriver?.wake()
+            // A run waiting only for live calls (recording) admits it at once (see startServing).
+            scheduler.wakeExternalWait()
+        }
         return link
     }
 

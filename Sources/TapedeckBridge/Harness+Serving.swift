@@ -29,6 +29,10 @@ extension Harness {
             current = driver
         }
         if case .wallClock = pacing { state.withLock { $0.pacedOnWallClock = true } }
+        // While a run waits only for live calls (a recording's), requests the client starts
+        // meanwhile are admitted then, not after: their live calls overlap, as the client's
+        // requests do. A run with no live call never asks.
+        scheduler.whileAwaitingLiveCalls { [weak self] in self?.admitForeignRequests() ?? false }
         driver.start()
     }
 
@@ -41,6 +45,7 @@ extension Harness {
                 return current
             }
             driver?.stop()
+            scheduler.whileAwaitingLiveCalls(nil)
         }
         try waitUntilIdle(timeout: timeout)
     }

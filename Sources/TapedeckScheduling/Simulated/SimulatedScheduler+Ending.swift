@@ -41,6 +41,7 @@ extension SimulatedScheduler {
             // Nothing is awaited any more: a callback that comes later is dropped (see arrive).
             outstanding.removeAll()
             patience.removeAll()
+            live.removeAll()
             condition.broadcast()
             condition.unlock()
         }

@@ -62,12 +62,44 @@ extension SimulatedScheduler {
         nextTicket += 1
         outstanding[number] = label
         if let patience, patience > externalWaitLimit { self.patience[number] = patience }
+        if patience != nil { live.insert(number) }
         if !isOwnerThread && ownerIsDriving {
             externalDiagnostics.append("expectation #\(number) \(label) was registered from another thread while the simulation ran: its number depends on thread timing")
         }
         condition.unlock()
         if isOwnerThread { record("expect", "#\(number) \(label)") }
         return ExternalExpectation(number: number, label: label, scheduler: self)
+    }
+
+    /// Sets what the scheduler asks, on its owner thread, while it waits with only live calls
+    /// outstanding: a harness admits the requests its clients started on their own threads
+    /// meanwhile (returning whether it admitted any), so that their live calls start too. Wake the
+    /// wait with ``wakeExternalWait()`` when there may be something to admit.
+    ///
+    /// ```swift
+    /// scheduler.whileAwaitingLiveCalls { harness.admitForeignRequests() }
+    /// ```
+    public func whileAwaitingLiveCalls(_ hook: (@Sendable () -> Bool)?) {
+        condition.lock()
+        liveWaitHook = hook
+        condition.unlock()
+    }
+
+    /// Wakes a wait for external callbacks, so it looks again at what it may take in (a request
+    /// a client started on its own thread). Any thread.
+    public func wakeExternalWait() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// With only live calls outstanding: the arrivals that may go in now, in expectation order —
+    /// those that are no live call's, and live calls that no earlier live call is still missing
+    /// for (live calls go in in the order they were expected, whatever order they answer in).
+    /// Call with `condition` held.
+    func takenBeforeLiveCalls() -> [(key: UInt64, value: Arrival)] {
+        guard let firstMissing = outstanding.keys.min() else { return arrivals.sorted { $0.key < $1.key } }
+        return arrivals.filter { $0.key < firstMissing || !live.contains($0.key) }.sorted { $0.key < $1.key }
     }
 
     /// Number of expectations registered and not yet arrived or withdrawn.
@@ -99,6 +131,7 @@ extension SimulatedScheduler {
         condition.lock()
         defer { condition.unlock() }
         patience[expectation.number] = nil
+        live.remove(expectation.number)
         if outstanding.removeValue(forKey: expectation.number) != nil {
             condition.broadcast()
         }
@@ -106,6 +139,11 @@ extension SimulatedScheduler {
 
     /// Called by the driver when nothing is ready at the current instant. Waits until no expected
     /// callback is missing, then enqueues arrivals in expectation order, then untracked submissions.
+    /// While only live calls are missing (a recording's network calls, expected with a patience),
+    /// the requests an app started on its own threads (which the ``whileAwaitingLiveCalls(_:)``
+    /// hook admits) and the other callbacks that arrive meanwhile are taken in at once instead of
+    /// after the live calls, so that live calls overlap as the app's requests do; live calls
+    /// themselves still go in in the order they were expected. A run with no live call is unchanged.
     /// Returns false when there was nothing to take in.
     func integrateExternal() throws -> Bool {
         condition.lock()
@@ -119,6 +157,18 @@ extension SimulatedScheduler {
         while true {
             if serveOwnershipRequestsLocked() { continue }
             if outstanding.isEmpty { break }
+            if outstanding.keys.allSatisfy({ live.contains($0) }) {
+                // Only live calls are missing: let the harness admit requests its clients started
+                // meanwhile (their starts become expectations like any other), and take in what
+                // may go in without waiting for the live calls.
+                if let hook = liveWaitHook {
+                    condition.unlock()
+                    let admitted = hook()
+                    condition.lock()
+                    if admitted { continue }
+                }
+                if !inbox.isEmpty || !takenBeforeLiveCalls().isEmpty { break }
+            }
             if !condition.wait(until: giveUp) && !outstanding.isEmpty && ownershipRequests.isEmpty {
                 let missing = outstanding.keys.sorted().map { ExternalTimeoutReport.Item(number: $0, label: outstanding[$0]!) }
                 condition.unlock()
@@ -127,8 +177,15 @@ extension SimulatedScheduler {
             }
         }
         externalRounds += 1
-        let arrived = arrivals.sorted { $0.key < $1.key }
-        arrivals.removeAll(keepingCapacity: true)
+        let arrived: [(key: UInt64, value: Arrival)]
+        if outstanding.isEmpty {
+            arrived = arrivals.sorted { $0.key < $1.key }
+            arrivals.removeAll(keepingCapacity: true)
+        } else {
+            arrived = takenBeforeLiveCalls()
+            for (number, _) in arrived { arrivals[number] = nil }
+        }
+        for (number, _) in arrived { live.remove(number) }
         let untracked = inbox
         inbox.removeAll(keepingCapacity: true)
         condition.unlock()

@@ -80,6 +80,11 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var outstanding: [UInt64: String] = [:]
     /// Longer real-time waits some outstanding expectations asked for (a live network call).
     var patience: [UInt64: Duration] = [:]
+    /// Expectations of live work (registered with a patience: a recording's network call) not yet
+    /// taken in, whose arrival time is the network's, not the simulation's.
+    var live: Set<UInt64> = []
+    /// Asked on the owner thread while only live calls are awaited (``whileAwaitingLiveCalls``).
+    var liveWaitHook: (@Sendable () -> Bool)?
     var arrivals: [UInt64: Arrival] = [:]
     var inbox: [InboxItem] = []
     var ownershipRequests: [OwnershipRequest] = []

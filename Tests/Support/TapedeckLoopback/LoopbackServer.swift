@@ -30,6 +30,7 @@ import TapedeckHTTP
 /// | `/headers` | the request's header fields as JSON |
 /// | `/cut/N` | announces 2N bytes, sends N, then drops the connection |
 /// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
+/// | `/open-gate/KEY` | `204`, having opened the gate `KEY` (a request that lets another finish) |
 ///
 /// Session routes (cookies, tokens in redirects and links, a `br` body): `LoopbackServer+Sessions.swift`.
 public final class LoopbackServer: Sendable {
@@ -193,6 +194,12 @@ public final class LoopbackServer: Sendable {
                 try await writer.write(ByteBuffer(bytes: LoopbackServer.bytes(count)))
                 try await writer.finish(nil)
             })
+        }
+        router.get("open-gate/:key") { _, context in
+            // Opens the gate named `key` (as LoopbackGates.open): a client's request that lets
+            // another one, held at /gated/KEY, finish — it can only if both are under way at once.
+            LoopbackGates.open(try context.parameters.require("key"))
+            return Response(status: .noContent)
         }
         router.get("cut/:bytes") { _, context in
             // Announces twice N bytes, sends N, then the connection drops: a response that broke off.
