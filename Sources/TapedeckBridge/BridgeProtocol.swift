@@ -39,11 +39,9 @@ class BridgeProtocol: URLProtocol {
         }
         if exchange.rejected {
             // Set under the harness's lock before this protocol was handed to corelibs.
-            client?.urlProtocol(self, didFailWithError: URLError(.resourceUnavailable, userInfo: [
-                NSLocalizedDescriptionKey: "tapedeck: \(exchange.summary) was started after the tape finished "
-                    + "(the harness was closed); start every request before finish()",
-                NSURLErrorFailingURLErrorKey: request.url as Any,
-            ]))
+            client?.urlProtocol(self, didFailWithError: URLError.bridge(.resourceUnavailable,
+                "tapedeck: \(exchange.summary) was started after the tape finished (the harness was closed); start every request before finish()",
+                url: request.url))
             return
         }
         harness.protocolStarted(exchange, request: request)
@@ -54,5 +52,15 @@ class BridgeProtocol: URLProtocol {
         exchange?.deliveries.waitForDeliveries()
         guard let exchange, let harness = exchange.session.harness else { return }
         harness.protocolStopped(exchange, task: task)
+    }
+}
+
+extension URLError {
+    /// A URLError the bridge reports, as URLSession would make it: a description, and the
+    /// failing URL under `NSURLErrorFailingURLErrorKey` when there is one (a URL, not an optional).
+    static func bridge(_ code: URLError.Code, _ description: String, url: URL?) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url { info[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: info)
     }
 }

@@ -260,10 +260,8 @@ extension Harness {
         waitForSessionBookkeeping(task)
         markCompletionHanded(link)
         scheduler.record("bridge.unanswered", "#\(link.number)")
-        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: URLError(.timedOut, userInfo: [
-            NSLocalizedDescriptionKey: "tapedeck: \(link.summary) was never answered (\(why.headline))",
-            NSURLErrorFailingURLErrorKey: urlProtocol.request.url as Any,
-        ]))
+        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: URLError.bridge(.timedOut,
+            "tapedeck: \(link.summary) was never answered (\(why.headline))", url: urlProtocol.request.url))
         finish(link)
     }
 
@@ -316,7 +314,8 @@ public enum ServeError: Error, CustomStringConvertible, Sendable {
 /// Requests such a client makes one after another reproduce from the seed: each is taken in when
 /// the simulation is idle, at the same virtual instant and with the same numbers every run.
 /// Requests it makes concurrently enter the order as its threads happen to reach the harness, so
-/// they may not. The report lists each reason it cannot promise a rerun does the same.
+/// they may not. The report lists each reason it cannot promise a rerun does the same — from the
+/// arrivals it saw: concurrent requests that timing kept apart look sequential to it.
 ///
 /// ```swift
 /// let report = tape.determinism
@@ -340,7 +339,8 @@ public struct ReproducibilityReport: Hashable, Sendable, CustomStringConvertible
     /// `reproducible from the seed: …` or `may vary between runs with the same seed:` and the reasons.
     public var description: String {
         if isReproducible {
-            return "reproducible from the seed: \(foreignRequests) request(s) from clients on their own threads, one at a time"
+            return "reproducible from the seed: \(foreignRequests) request(s) from clients on their own threads, one at a time "
+                + "(requests your code starts concurrently, if any, may still arrive in another order: the bridge sees arrivals, not intent)"
         }
         return (["may vary between runs with the same seed:"] + reasons.map { "  - \($0)" }).joined(separator: "\n")
     }

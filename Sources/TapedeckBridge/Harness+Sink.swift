@@ -164,11 +164,8 @@ extension Harness {
     static func downloadRefusal(_ task: URLSessionTask, url: URL?) -> URLError? {
         #if canImport(FoundationNetworking)
         guard task is URLSessionDownloadTask else { return nil }
-        return URLError(.unsupportedURL, userInfo: [
-            NSLocalizedDescriptionKey: "tapedeck: a download task cannot finish through a URLProtocol on Linux's Foundation "
-                + "(it would crash the process); use a data task (data(for:), dataTask) and write the data to a file",
-            NSURLErrorFailingURLErrorKey: url as Any,
-        ])
+        return URLError.bridge(.unsupportedURL, "tapedeck: a download task cannot finish through a URLProtocol on Linux's Foundation "
+            + "(it would crash the process); use a data task (data(for:), dataTask) and write the data to a file", url: url)
         #else
         return nil
         #endif

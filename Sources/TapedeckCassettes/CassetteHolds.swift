@@ -59,7 +59,8 @@ final class CassetteHolds: @unchecked Sendable {
         case (.recorder?, _), (.recovering?, _):
             throw CassetteError(
                 .io, file: file, reason: "another recorder in this process is recording this cassette",
-                hint: "tests that record the same cassette cannot run at the same time: give each its own cassette, record it first, or mark the suite .serialized")
+                hint: "tests that record the same cassette cannot run at the same time: give each its own cassette, record it first, or mark the suite .serialized "
+                    + "(or a Tape on it was never finished: call finish() on every Tape you make)")
         }
     }
 

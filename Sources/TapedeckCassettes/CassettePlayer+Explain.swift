@@ -115,7 +115,13 @@ extension CassettePlayer {
             lines.append("  every entry of the cassette (\(cassette.skipped.count)) was skipped when it was read: \(cassette.skipped[0])")
         } else if cassette.interactions.isEmpty {
             let missing = source.contains("/") && !FileManager.default.fileExists(atPath: source)
-            lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
+            // `x.har` asked for while `x.har.gz` is there (or the other way round): a name slip.
+            let sibling = source.hasSuffix(".har.gz") ? String(source.dropLast(3)) : source.hasSuffix(".har") ? source + ".gz" : nil
+            if missing, let sibling, FileManager.default.fileExists(atPath: sibling) {
+                lines.append("  the cassette does not exist, but \((sibling as NSString).lastPathComponent) is beside it — did you mean that one?")
+            } else {
+                lines.append("  the cassette \(missing ? "does not exist" : "is empty") — record it first (tapedeck record, tapedeck run --record once, or TAPEDECK_RECORD=once in a test)")
+            }
         }
         // An entry for this very resource that was skipped when the file was read (its body left
         // out by the writer, say): the likeliest reason for the miss, so it is named with its reason.

@@ -53,7 +53,7 @@ public struct ScenarioTrait: TestTrait, TestScoping {
             scenario = try Scenario.load(ScenarioTrait.locate(path, filePath: filePath))
             chosen = try ScenarioTrait.seedsFromEnvironment()
         } catch {
-            Issue.record(Comment(rawValue: "\(error)"), sourceLocation: sourceLocation)
+            Issue.record(Comment(rawValue: "\(error)" + ScenarioTrait.searchedPlaces(path, filePath: filePath)), sourceLocation: sourceLocation)
             return
         }
         for seed in chosen ?? (seeds.isEmpty ? [scenario.seed] : seeds) {
@@ -88,6 +88,16 @@ public struct ScenarioTrait: TestTrait, TestScoping {
             throw ScenarioSeedError(text: "TAPEDECK_SEED='\(value)' is not a seed (a whole number from 0) or a comma-separated list of seeds")
         }
         return seeds.compactMap { $0 }
+    }
+
+    /// For a relative path found in neither place, the two places looked in (appended to the
+    /// loader's "no such file"); empty otherwise.
+    package static func searchedPlaces(_ path: String, filePath: String) -> String {
+        guard !path.hasPrefix("/") else { return "" }
+        let directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+        let places = [directory.appendingPathComponent(path), directory.appendingPathComponent("Scenarios").appendingPathComponent(path)]
+        guard places.allSatisfy({ !FileManager.default.fileExists(atPath: $0.path) }) else { return "" }
+        return " (looked for it beside the test file, \(places[0].path), and in Scenarios/, \(places[1].path))"
     }
 
     /// Where a scenario named in a test lives.

@@ -58,6 +58,12 @@ struct RecordModeTests {
         #expect(throws: TapeError.self) { try missing.finish() }
         #expect(!FileManager.default.fileExists(atPath: directory.file("absent.har.gz").path))
         #expect(missing.recorder.misses.first?.contains("the cassette does not exist — record it first") == true, "\(missing.recorder.misses)")
+        // Named `.har` while the `.har.gz` beside it exists: the miss points at that one.
+        try CassetteFile.write(Cassette(interactions: []), to: directory.file("slip.har.gz"))
+        let slip = try Tape(cassette: directory.file("slip.har"), mode: .replayOnly)
+        await #expect(throws: URLError.self) { try await slip.perform(server.url("/get")) }
+        #expect(slip.recorder.misses.first?.contains("but slip.har.gz is beside it — did you mean that one?") == true, "\(slip.recorder.misses)")
+        #expect(throws: TapeError.self) { try slip.finish() }
 
         let cassette = try await seeded(server, directory)
         let once = try Tape(cassette: cassette, mode: .once)

@@ -125,6 +125,9 @@ struct OwnClientTapeTests {
         }
         #expect(error?.code == .unsupportedURL)
         #expect(error?.localizedDescription.contains("use a data task") == true, "\(String(describing: error))")
+        // The failing URL is a URL, as URLSession gives it (not an optional in the userInfo).
+        let failing = try #require(error?.userInfo[NSURLErrorFailingURLErrorKey])
+        #expect("\(failing)" == loginRequest().url?.absoluteString, "an Optional(…) printed: \(failing)")
         // The same session still answers a data task.
         let (_, response) = try await tape.serving { try await session.data(for: loginRequest()) }
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

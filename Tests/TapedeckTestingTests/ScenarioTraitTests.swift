@@ -96,6 +96,16 @@ struct ScenarioTraitTests {
         #expect(!ran.withLock { $0 }, "no body runs without a scenario")
     }
 
+    @Test("a scenario found in neither place is one issue naming both places it was looked for")
+    func missingFileNamesBothPlaces() async throws {
+        try await withKnownIssue {
+            try await ScenarioTrait.scenario("no-such-scenario.yaml").provideScope(for: Test.current!, testCase: nil) {}
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("no such file") && text.contains("beside the test file") && text.contains("Scenarios/no-such-scenario.yaml")
+        }
+    }
+
     @Test("a negative seed is one issue, not a crash of the test process; the body does not run")
     func negativeSeed() async throws {
         let ran = Mutex(false)
