@@ -339,8 +339,8 @@ public struct ReproducibilityReport: Hashable, Sendable, CustomStringConvertible
     /// `reproducible from the seed: …` or `may vary between runs with the same seed:` and the reasons.
     public var description: String {
         if isReproducible {
-            return "reproducible from the seed: \(foreignRequests) request(s) from clients on their own threads, one at a time "
-                + "(requests your code starts concurrently, if any, may still arrive in another order: the bridge sees arrivals, not intent)"
+            return "reproducible from the seed as far as the bridge saw: \(foreignRequests) request(s) from clients on their own threads "
+                + "arrived one at a time"
         }
         return (["may vary between runs with the same seed:"] + reasons.map { "  - \($0)" }).joined(separator: "\n")
     }

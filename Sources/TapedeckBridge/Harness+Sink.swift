@@ -222,31 +222,34 @@ extension Harness {
         }
     }
 
-    /// Tells the client's delegate its request body was sent, as corelibs' own loader does while
-    /// it uploads (`urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)`):
-    /// once, the whole body, when the first response head arrives — the simulated network sends a
-    /// body in one go, and a head means the server had it. A custom protocol has no way to tell
-    /// corelibs itself, so the harness calls the delegate on its queue, ahead of the head.
+    /// Tells the client's delegate its request body was sent, as corelibs' own loader tells a
+    /// delegate-driven task while it uploads
+    /// (`urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)`): once, the
+    /// whole body, when the response head arrives — the simulated network sends a body in one go,
+    /// and a head means the server had it. A custom protocol has no way to tell corelibs itself,
+    /// so the harness calls the delegate on its queue, ahead of the head. As corelibs, it tells
+    /// nobody for a task with a completion handler or made by an async method (corelibs would
+    /// tell an async method's own task delegate; that one is not reachable here), and nothing is
+    /// queued when there is no task delegate to tell.
     private func deliverUploadProgress(link: ExchangeLink, task: URLSessionTask) {
         guard !link.uploadReported, let body = link.body, !body.isEmpty else { return }
         link.uploadReported = true
         let sent = Int64(body.count)
         if let foreign = link.foreign {
-            let context = UncheckedSendable((foreign: foreign, task: task))
+            guard !foreign.hasCompletionHandler, !foreign.completesInline, let delegate = foreign.delegate, let session = foreign.session else { return }
+            let context = UncheckedSendable((delegate: delegate, session: session, task: task))
             deliverToForeignClient(foreign) {
-                let (foreign, task) = context.value
-                if let delegate = foreign.delegate, let session = foreign.session {
-                    Self.tellSent(sent, to: delegate, session: session, task: task)
-                }
+                let (delegate, session, task) = context.value
+                Self.tellSent(sent, to: delegate, session: session, task: task)
             }
             return
         }
-        let context = UncheckedSendable((delegate: link.session.delegate as? any URLSessionTaskDelegate, session: link.session.session, task: task))
+        guard let delegate = link.session.delegate as? any URLSessionTaskDelegate, let session = link.session.session,
+              !TaskIntrospection.completesInline(task), TaskIntrospection.hasCompletionHandler(task, in: session) == false else { return }
+        let context = UncheckedSendable((delegate: delegate, session: session, task: task))
         link.session.deliverToClient(named: "tapedeck.upload-progress") {
             let (delegate, session, task) = context.value
-            if let delegate, let session {
-                Self.tellSent(sent, to: delegate, session: session, task: task)
-            }
+            Self.tellSent(sent, to: delegate, session: session, task: task)
         }
     }
 

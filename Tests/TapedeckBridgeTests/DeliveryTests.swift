@@ -107,7 +107,18 @@ struct DeliveryTests {
         fixture.start("U", upload)
         fixture.start("S", streamed, after: .milliseconds(100))
         fixture.get("G", "http://api.test/items", after: .milliseconds(200))
+        // A task with a completion handler: corelibs tells its delegate nothing, nor does the bridge.
+        let handled = Mutex<Int?>(nil)
+        fixture.root.asyncAfter(delay: .milliseconds(300)) { [session = fixture.session, upload] in
+            let task = session.uploadTask(with: upload, from: Data(repeating: 3, count: 500)) { _, response, _ in
+                handled.withLock { $0 = (response as? HTTPURLResponse)?.statusCode }
+            }
+            task.taskDescription = "H"
+            task.resume()
+        }
         try fixture.scheduler.runUntilIdle()
+        #expect(handled.withLock { $0 } == 201)
+        #expect(!fixture.delegate.lines.contains { $0.contains(" H sent") }, "\(fixture.delegate.lines)")
         #expect(fixture.delegate.lines.filter { $0.contains(" U ") }.prefix(2) == ["0.05s U sent 3000 3000/3000", "0.05s U response 201"])
         #expect(fixture.delegate.lines.filter { $0.contains(" S ") }.prefix(2) == ["0.15s S sent 1200 1200/1200", "0.15s S response 201"])
         #expect(!fixture.delegate.lines.contains { $0.contains(" G sent") })

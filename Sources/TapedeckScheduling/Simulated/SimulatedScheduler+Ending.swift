@@ -42,6 +42,7 @@ extension SimulatedScheduler {
             outstanding.removeAll()
             patience.removeAll()
             live.removeAll()
+            admittedEarly.removeAll()
             condition.broadcast()
             condition.unlock()
         }

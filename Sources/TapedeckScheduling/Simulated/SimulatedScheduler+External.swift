@@ -89,17 +89,18 @@ extension SimulatedScheduler {
     /// a client started on its own thread). Any thread.
     public func wakeExternalWait() {
         condition.lock()
+        wakeCount &+= 1
         condition.broadcast()
         condition.unlock()
     }
 
     /// With only live calls outstanding: the arrivals that may go in now, in expectation order —
-    /// those that are no live call's, and live calls that no earlier live call is still missing
-    /// for (live calls go in in the order they were expected, whatever order they answer in).
-    /// Call with `condition` held.
+    /// those no missing expectation comes before, and the starts of requests admitted while live
+    /// calls were awaited. Everything else (a live call's answer, any other callback) keeps its
+    /// place in the order. Call with `condition` held.
     func takenBeforeLiveCalls() -> [(key: UInt64, value: Arrival)] {
         guard let firstMissing = outstanding.keys.min() else { return arrivals.sorted { $0.key < $1.key } }
-        return arrivals.filter { $0.key < firstMissing || !live.contains($0.key) }.sorted { $0.key < $1.key }
+        return arrivals.filter { $0.key < firstMissing || admittedEarly.contains($0.key) }.sorted { $0.key < $1.key }
     }
 
     /// Number of expectations registered and not yet arrived or withdrawn.
@@ -123,6 +124,7 @@ extension SimulatedScheduler {
             externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")
             return
         }
+        live.remove(expectation.number)
         arrivals[expectation.number] = arrival
         condition.broadcast()
     }
@@ -131,19 +133,21 @@ extension SimulatedScheduler {
         condition.lock()
         defer { condition.unlock() }
         patience[expectation.number] = nil
-        live.remove(expectation.number)
         if outstanding.removeValue(forKey: expectation.number) != nil {
+            live.remove(expectation.number)
+            admittedEarly.remove(expectation.number)
             condition.broadcast()
         }
     }
 
     /// Called by the driver when nothing is ready at the current instant. Waits until no expected
     /// callback is missing, then enqueues arrivals in expectation order, then untracked submissions.
-    /// While only live calls are missing (a recording's network calls, expected with a patience),
-    /// the requests an app started on its own threads (which the ``whileAwaitingLiveCalls(_:)``
-    /// hook admits) and the other callbacks that arrive meanwhile are taken in at once instead of
-    /// after the live calls, so that live calls overlap as the app's requests do; live calls
-    /// themselves still go in in the order they were expected. A run with no live call is unchanged.
+    /// With a ``whileAwaitingLiveCalls(_:)`` hook (a harness serving clients on their own
+    /// threads), while only live calls are missing (a recording's network calls, expected with a
+    /// patience), the requests the clients started meanwhile are admitted and their starts taken in
+    /// at once, so that their live calls overlap the missing ones as the clients' requests do.
+    /// Everything else — the live calls' answers, any other callback — keeps its place in the
+    /// order. Without the hook, or with no live call missing, nothing changes.
     /// Returns false when there was nothing to take in.
     func integrateExternal() throws -> Bool {
         condition.lock()
@@ -157,17 +161,20 @@ extension SimulatedScheduler {
         while true {
             if serveOwnershipRequestsLocked() { continue }
             if outstanding.isEmpty { break }
-            if outstanding.keys.allSatisfy({ live.contains($0) }) {
+            if let hook = liveWaitHook, outstanding.keys.allSatisfy({ live.contains($0) }) {
                 // Only live calls are missing: let the harness admit requests its clients started
-                // meanwhile (their starts become expectations like any other), and take in what
-                // may go in without waiting for the live calls.
-                if let hook = liveWaitHook {
-                    condition.unlock()
-                    let admitted = hook()
-                    condition.lock()
-                    if admitted { continue }
+                // meanwhile. Their starts become expectations (numbered after the live calls) that
+                // may go in ahead of them, so their own live calls overlap the missing ones.
+                let (firstTicket, wakes) = (nextTicket, wakeCount)
+                condition.unlock()
+                let admitted = hook()
+                condition.lock()
+                for number in firstTicket..<nextTicket where outstanding[number] != nil || arrivals[number] != nil {
+                    admittedEarly.insert(number)
                 }
-                if !inbox.isEmpty || !takenBeforeLiveCalls().isEmpty { break }
+                // A wake, an ownership request or an arrival that came while the hook ran: look again.
+                if admitted || wakeCount != wakes || !ownershipRequests.isEmpty { continue }
+                if !takenBeforeLiveCalls().isEmpty { break }
             }
             if !condition.wait(until: giveUp) && !outstanding.isEmpty && ownershipRequests.isEmpty {
                 let missing = outstanding.keys.sorted().map { ExternalTimeoutReport.Item(number: $0, label: outstanding[$0]!) }
@@ -185,11 +192,11 @@ extension SimulatedScheduler {
             arrived = takenBeforeLiveCalls()
             for (number, _) in arrived { arrivals[number] = nil }
         }
-        for (number, _) in arrived { live.remove(number) }
-        let untracked = inbox
-        inbox.removeAll(keepingCapacity: true)
+        for (number, _) in arrived { admittedEarly.remove(number) }
+        // Untracked submissions go in only once nothing is missing, as before.
+        let untracked = outstanding.isEmpty ? inbox : []
+        if outstanding.isEmpty { inbox.removeAll(keepingCapacity: true) }
         condition.unlock()
-
         for (number, arrival) in arrived {
             record("arrive", "#\(number) \(arrival.label)")
             if let work = arrival.work, let queue = arrival.queue {

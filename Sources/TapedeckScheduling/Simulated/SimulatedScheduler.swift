@@ -80,11 +80,16 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var outstanding: [UInt64: String] = [:]
     /// Longer real-time waits some outstanding expectations asked for (a live network call).
     var patience: [UInt64: Duration] = [:]
-    /// Expectations of live work (registered with a patience: a recording's network call) not yet
-    /// taken in, whose arrival time is the network's, not the simulation's.
+    /// Outstanding expectations of live work (registered with a patience: a recording's network
+    /// call), whose arrival time is the network's, not the simulation's.
     var live: Set<UInt64> = []
     /// Asked on the owner thread while only live calls are awaited (``whileAwaitingLiveCalls``).
     var liveWaitHook: (@Sendable () -> Bool)?
+    /// Expectations that hook registered (the starts of requests it admitted), not yet taken in:
+    /// the only arrivals taken in ahead of missing live calls.
+    var admittedEarly: Set<UInt64> = []
+    /// Bumped by ``wakeExternalWait()``: a wake that came while the hook ran is not lost.
+    var wakeCount: UInt64 = 0
     var arrivals: [UInt64: Arrival] = [:]
     var inbox: [InboxItem] = []
     var ownershipRequests: [OwnershipRequest] = []
