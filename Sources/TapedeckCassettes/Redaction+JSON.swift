@@ -10,6 +10,16 @@ extension Redactor {
     /// (`Redaction+JSONInPlace.swift`); a document that walk cannot read is written again compact,
     /// with sorted keys.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
+        // JSONP (`callback({…});`, served as JavaScript): its argument is redacted in place.
+        if contentType?.containsBytes(of: "javascript", foldingCase: true) == true, let argument = Self.jsonpArgument(body) {
+            let inner = Data(body[argument])
+            let redacted = redactJSON(inner, contentType: "application/json")
+            guard redacted != inner else { return body }
+            var result = Data(body[..<argument.lowerBound])
+            result.append(redacted)
+            result.append(body[argument.upperBound...])
+            return result
+        }
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
               contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body) else {
             return body
@@ -92,6 +102,31 @@ extension Redactor {
         let lowered = text.prefix(8).lowercased()
         let absolute = lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
         return absolute || (hasQuery && text.hasPrefix("/"))
+    }
+
+    /// Where the JSON argument of a JSONP body lies (`callback({…});`, a name of letters,
+    /// digits, `_`, `$` and `.`, then one object or list), or nil when the body is not one.
+    static func jsonpArgument(_ body: Data) -> Range<Data.Index>? {
+        guard body.count >= 4, body.count <= inspectionLimit else { return nil }
+        let space: Set<UInt8> = [0x20, 0x0A, 0x0D, 0x09]
+        var start = body.startIndex
+        // An optional `/**/` some servers put first against content sniffing.
+        while start < body.endIndex, space.contains(body[start]) { start += 1 }
+        if body[start...].starts(with: Data("/**/".utf8)) {
+            start += 4
+            while start < body.endIndex, space.contains(body[start]) { start += 1 }
+        }
+        var index = start
+        while index < body.endIndex, body[index] == UInt8(ascii: "_") || body[index] == UInt8(ascii: "$") || body[index] == UInt8(ascii: ".")
+            || (body[index] | 0x20 >= 0x61 && body[index] | 0x20 <= 0x7A) || (body[index] >= 0x30 && body[index] <= 0x39) { index += 1 }
+        guard index > start, index < body.endIndex, body[index] == UInt8(ascii: "(") else { return nil }
+        var end = body.endIndex
+        while end > index, space.contains(body[end - 1]) || body[end - 1] == UInt8(ascii: ";") { end -= 1 }
+        guard end > index + 1, body[end - 1] == UInt8(ascii: ")") else { return nil }
+        var inner = (index + 1)..<(end - 1)
+        while !inner.isEmpty, space.contains(body[inner.lowerBound]) { inner = (inner.lowerBound + 1)..<inner.upperBound }
+        guard let first = inner.first.map({ body[$0] }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
+        return inner
     }
 
     func looksLikeJSON(_ body: Data) -> Bool {

@@ -61,7 +61,7 @@ public enum SecretScanner {
                         report("\(side).headers.\(field.name)", "a credential header is stored unredacted")
                     } else if !Redactor.notSecretHeaders.contains(name), nameSuggestsSecret(name, value: field.value) {
                         report("\(side).headers.\(field.name)", "the header's name suggests a secret")
-                    } else if !Redactor.shapeExemptHeaders.contains(name), let kind = secretShape(field.value) {
+                    } else if !Redactor.shapeExemptHeaders.contains(name), let kind = secretShape(Self.withoutPositions(field.value, links: links)) {
                         // Validators and trace ids stay, as redaction leaves them.
                         report("\(side).headers.\(field.name)", "the value looks like \(kind)")
                     }
@@ -146,15 +146,24 @@ public enum SecretScanner {
             for (place, body) in bodies {
                 // As redaction does: a body past the inspection limit is not parsed.
                 guard body.count <= Redactor.inspectionLimit, let text = String(data: body, encoding: .utf8) else { continue }
-                if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+                // The JSON documents in the body: itself, a JSONP call's argument, or each line of
+                // a stream (NDJSON, an event stream's `data:` lines), as redaction reads them.
+                var positions: [String] = []
+                for document in jsonDocuments(in: body) {
+                    guard let object = try? JSONSerialization.jsonObject(with: document, options: [.fragmentsAllowed]) else { continue }
                     for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0) || defaults.isSecretJSONField($0) }) {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")
                     }
                     for item in secretLinkItems(in: object, rules: rules) {
                         report("\(place) link", "a link's \(item) is a credential stored unredacted")
                     }
+                    positions += positionValues(in: object)
                 }
-                if let kind = secretShape(text) {
+                // A page cursor (under `cursor`, `next`, `page_token`…, or a link's such item)
+                // stays, as redaction leaves it: it is not looked at for a shape.
+                var looked = text
+                for value in positions where value.utf8.count >= 16 { looked = looked.replacingOccurrences(of: value, with: "") }
+                if let kind = secretShape(looked) {
                     report(place, "contains what looks like \(kind)")
                 }
             }
@@ -209,6 +218,39 @@ public enum SecretScanner {
         return []
     }
 
+    /// The JSON documents a body holds, as redaction reads them: the body itself when it parses;
+    /// else a JSONP call's argument (`cb({…});`); else each line of a stream that parses (NDJSON,
+    /// and an event stream's `data:` lines).
+    static func jsonDocuments(in body: Data) -> [Data] {
+        if (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil { return [body] }
+        if let argument = Redactor.jsonpArgument(body) { return [Data(body[argument])] }
+        guard body.contains(0x0A) else { return [] }
+        return body.split(separator: 0x0A).compactMap { line in
+            var line = Data(line)
+            if line.starts(with: Data("data:".utf8)) { line = Data(line.dropFirst(5)) }
+            return (try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed])) != nil ? line : nil
+        }
+    }
+
+    /// The values a replay needs to tell pages apart: strings under a name that says it is a
+    /// position in a list (``Redactor/namesPosition(_:)``), and such query items of links.
+    static func positionValues(in value: Any) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            return dictionary.flatMap { key, inner -> [String] in
+                if let text = inner as? String {
+                    var found = Redactor.namesPosition(key) ? [text] : []
+                    if Redactor.looksLikeLink(text), let items = URLComponents(string: text)?.queryItems {
+                        found += items.filter { Redactor.namesPosition($0.name) }.compactMap(\.value)
+                    }
+                    return found
+                }
+                return positionValues(in: inner)
+            }
+        }
+        if let array = value as? [Any] { return array.flatMap(positionValues(in:)) }
+        return []
+    }
+
     /// Whether every cookie of a `Cookie` (or `Set-Cookie`) value is a placeholder (``Redactor.looksRedacted(_:)``).
     static func cookieValuesLookRedacted(_ value: String, setCookie: Bool) -> Bool {
         let cookies = setCookie ? [value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""] : value.split(separator: ";").map(String.init)
@@ -224,6 +266,17 @@ public enum SecretScanner {
     static func holdsTokenUser(_ url: String) -> Bool {
         guard url.utf8.contains(UInt8(ascii: "@")), let user = URLComponents(string: url)?.percentEncodedUser else { return false }
         return !Redactor.looksRedacted(user) && Redactor.isTokenUser(user)
+    }
+
+    /// `value` without the values of position-named query items (a page cursor) of its `links`.
+    static func withoutPositions(_ value: String, links: [String]) -> String {
+        var result = value
+        for link in links {
+            for item in URLComponents(string: link)?.percentEncodedQueryItems ?? [] where Redactor.namesPosition(MatchRules.formDecoded(item.name)) {
+                if let spelt = item.value, !spelt.isEmpty { result = result.replacingOccurrences(of: spelt, with: "") }
+            }
+        }
+        return result
     }
 
     /// The `<target>`s of a `Link` field.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapedeckCassettes
+import TapedeckHTTP
 
 /// JSON redaction replaces the secrets' bytes and nothing else: what a replay hands the client is
 /// the server's document, layout and numbers and key order included.
@@ -87,5 +88,34 @@ struct RedactionInPlaceTests {
         let plain = RecordedRequest(method: "POST", url: URL(string: "http://api.test/x")!, body: Data(#"{"a":1,"b":2}"#.utf8))
         let reordered = RecordedRequest(method: "POST", url: URL(string: "http://api.test/x")!, body: Data(#"{"b":2,"a":1}"#.utf8))
         #expect(!rules.mismatches(reordered, plain).isEmpty)
+    }
+
+    @Test("a JSONP body's argument is redacted in place, and validate reads it, a stream's lines and a page cursor as redaction does")
+    func jsonpStreamsAndCursors() throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJwYWdlIjoyfQ.c2lnbmF0dXJlUGFnZTI"
+        func response(_ type: String, _ body: String, headers: [HeaderField] = []) -> Interaction {
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/x")!),
+                        outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", type)] + headers, body: Data(body.utf8))))
+        }
+        let jsonp = response("application/javascript", #"/**/ cb({"access_token":"jsonp_acc_abcdef123456","n":1.50});"#)
+        #expect(SecretScanner.scan(Cassette(interactions: [jsonp])).contains { $0.reason.contains("credential field") })
+        let redactedJSONP = Redactor().redact(jsonp)
+        #expect(String(decoding: redactedJSONP.response?.body ?? Data(), as: UTF8.self) == #"/**/ cb({"access_token":"REDACTED","n":1.50});"#)
+        #expect(SecretScanner.scan(Cassette(interactions: [redactedJSONP])).isEmpty)
+
+        for (type, body) in [("application/x-ndjson", "{\"n\":1}\n{\"access_token\":\"nd-acc-0123456789\"}\n"),
+                             ("text/event-stream", "event: token\ndata: {\"refresh_token\":\"sse-ref-0123456789\"}\n\n")] {
+            let stream = response(type, body)
+            #expect(SecretScanner.scan(Cassette(interactions: [stream])).contains { $0.reason.contains("credential field") }, "\(type)")
+            #expect(SecretScanner.scan(Cassette(interactions: [Redactor().redact(stream)])).isEmpty, "\(type)")
+        }
+
+        let cursors = response("application/json", #"{"items":[],"cursor":"\#(jwt)","next":"/items?cursor=\#(jwt)&limit=2","nextPageToken":"\#(jwt)"}"#,
+                               headers: [HeaderField("Link", #"<https://api.test/items?cursor=\#(jwt)>; rel="next""#)])
+        #expect(SecretScanner.scan(Cassette(interactions: [cursors])).isEmpty, "\(SecretScanner.scan(Cassette(interactions: [cursors])))")
+        #expect(Redactor().redact(cursors) == cursors, "redaction leaves page cursors alone")
+        // A JWT under an innocent name beside them is still named.
+        let token = response("application/json", #"{"cursor":"\#(jwt)","misc":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlWA"}"#)
+        #expect(SecretScanner.scan(Cassette(interactions: [token])).contains { $0.reason.contains("JSON Web Token") })
     }
 }
