@@ -42,7 +42,7 @@ extension SimulatedScheduler {
             outstanding.removeAll()
             patience.removeAll()
             live.removeAll()
-            admittedEarly.removeAll()
+            liveArrived.removeAll()
             condition.broadcast()
             condition.unlock()
         }

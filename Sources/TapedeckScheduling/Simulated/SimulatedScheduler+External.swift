@@ -94,13 +94,14 @@ extension SimulatedScheduler {
         condition.unlock()
     }
 
-    /// With only live calls outstanding: the arrivals that may go in now, in expectation order —
-    /// those no missing expectation comes before, and the starts of requests admitted while live
-    /// calls were awaited. Everything else (a live call's answer, any other callback) keeps its
-    /// place in the order. Call with `condition` held.
+    /// With only live calls outstanding (and a ``whileAwaitingLiveCalls(_:)`` hook): the arrivals
+    /// that may go in now, in expectation order — every one but a live call's answer that an
+    /// earlier live call is still missing for (live answers go in in the order they were
+    /// expected). The starts of requests admitted meanwhile, and the steps that hand an answer to
+    /// its client, do not wait for later live calls. Call with `condition` held.
     func takenBeforeLiveCalls() -> [(key: UInt64, value: Arrival)] {
         guard let firstMissing = outstanding.keys.min() else { return arrivals.sorted { $0.key < $1.key } }
-        return arrivals.filter { $0.key < firstMissing || admittedEarly.contains($0.key) }.sorted { $0.key < $1.key }
+        return arrivals.filter { $0.key < firstMissing || !liveArrived.contains($0.key) }.sorted { $0.key < $1.key }
     }
 
     /// Number of expectations registered and not yet arrived or withdrawn.
@@ -124,7 +125,7 @@ extension SimulatedScheduler {
             externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")
             return
         }
-        live.remove(expectation.number)
+        if live.remove(expectation.number) != nil { liveArrived.insert(expectation.number) }
         arrivals[expectation.number] = arrival
         condition.broadcast()
     }
@@ -135,7 +136,6 @@ extension SimulatedScheduler {
         patience[expectation.number] = nil
         if outstanding.removeValue(forKey: expectation.number) != nil {
             live.remove(expectation.number)
-            admittedEarly.remove(expectation.number)
             condition.broadcast()
         }
     }
@@ -144,10 +144,11 @@ extension SimulatedScheduler {
     /// callback is missing, then enqueues arrivals in expectation order, then untracked submissions.
     /// With a ``whileAwaitingLiveCalls(_:)`` hook (a harness serving clients on their own
     /// threads), while only live calls are missing (a recording's network calls, expected with a
-    /// patience), the requests the clients started meanwhile are admitted and their starts taken in
-    /// at once, so that their live calls overlap the missing ones as the clients' requests do.
-    /// Everything else — the live calls' answers, any other callback — keeps its place in the
-    /// order. Without the hook, or with no live call missing, nothing changes.
+    /// patience), the requests the clients started meanwhile are admitted, and what has arrived
+    /// goes in without waiting for the missing live calls — but live answers still go in in the
+    /// order they were expected. So live calls overlap as the clients' requests do, and an answer
+    /// reaches its client without waiting for a later, slower one. Without the hook, or with no
+    /// live call missing, nothing changes.
     /// Returns false when there was nothing to take in.
     func integrateExternal() throws -> Bool {
         condition.lock()
@@ -165,13 +166,10 @@ extension SimulatedScheduler {
                 // Only live calls are missing: let the harness admit requests its clients started
                 // meanwhile. Their starts become expectations (numbered after the live calls) that
                 // may go in ahead of them, so their own live calls overlap the missing ones.
-                let (firstTicket, wakes) = (nextTicket, wakeCount)
+                let wakes = wakeCount
                 condition.unlock()
                 let admitted = hook()
                 condition.lock()
-                for number in firstTicket..<nextTicket where outstanding[number] != nil || arrivals[number] != nil {
-                    admittedEarly.insert(number)
-                }
                 // A wake, an ownership request or an arrival that came while the hook ran: look again.
                 if admitted || wakeCount != wakes || !ownershipRequests.isEmpty { continue }
                 if !takenBeforeLiveCalls().isEmpty { break }
@@ -192,7 +190,7 @@ extension SimulatedScheduler {
             arrived = takenBeforeLiveCalls()
             for (number, _) in arrived { arrivals[number] = nil }
         }
-        for (number, _) in arrived { admittedEarly.remove(number) }
+        for (number, _) in arrived { liveArrived.remove(number) }
         // Untracked submissions go in only once nothing is missing, as before.
         let untracked = outstanding.isEmpty ? inbox : []
         if outstanding.isEmpty { inbox.removeAll(keepingCapacity: true) }

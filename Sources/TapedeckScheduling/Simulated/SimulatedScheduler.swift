@@ -85,9 +85,9 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var live: Set<UInt64> = []
     /// Asked on the owner thread while only live calls are awaited (``whileAwaitingLiveCalls``).
     var liveWaitHook: (@Sendable () -> Bool)?
-    /// Expectations that hook registered (the starts of requests it admitted), not yet taken in:
-    /// the only arrivals taken in ahead of missing live calls.
-    var admittedEarly: Set<UInt64> = []
+    /// Live calls that have answered but are not yet taken in: they go in in the order they were
+    /// expected, whatever order they answered in.
+    var liveArrived: Set<UInt64> = []
     /// Bumped by ``wakeExternalWait()``: a wake that came while the hook ran is not lost.
     var wakeCount: UInt64 = 0
     var arrivals: [UInt64: Arrival] = [:]
