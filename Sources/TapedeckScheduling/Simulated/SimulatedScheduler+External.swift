@@ -97,8 +97,8 @@ extension SimulatedScheduler {
     /// With only live calls outstanding (and a ``whileAwaitingLiveCalls(_:)`` hook): the arrivals
     /// that may go in now, in expectation order — every one but a live call's answer that an
     /// earlier live call is still missing for (live answers go in in the order they were
-    /// expected). The starts of requests admitted meanwhile, and the steps that hand an answer to
-    /// its client, do not wait for later live calls. Call with `condition` held.
+    /// expected). The starts of requests admitted meanwhile, and the other callbacks, do not wait
+    /// for later live calls. Call with `condition` held.
     func takenBeforeLiveCalls() -> [(key: UInt64, value: Arrival)] {
         guard let firstMissing = outstanding.keys.min() else { return arrivals.sorted { $0.key < $1.key } }
         return arrivals.filter { $0.key < firstMissing || !liveArrived.contains($0.key) }.sorted { $0.key < $1.key }
@@ -146,9 +146,9 @@ extension SimulatedScheduler {
     /// threads), while only live calls are missing (a recording's network calls, expected with a
     /// patience), the requests the clients started meanwhile are admitted, and what has arrived
     /// goes in without waiting for the missing live calls — but live answers still go in in the
-    /// order they were expected. So live calls overlap as the clients' requests do, and an answer
-    /// reaches its client without waiting for a later, slower one. Without the hook, or with no
-    /// live call missing, nothing changes.
+    /// order they were expected. So live calls overlap as the clients' requests do. (Virtual time
+    /// still stands still until no live call is missing, so an answer due later on the virtual
+    /// clock waits for them.) Without the hook, or with no live call missing, nothing changes.
     /// Returns false when there was nothing to take in.
     func integrateExternal() throws -> Bool {
         condition.lock()
