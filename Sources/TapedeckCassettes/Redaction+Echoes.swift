@@ -21,15 +21,10 @@ extension Redactor {
         }
         for field in request.headers {
             let name = field.name.lowercased()
-            guard isSecretHeader(name) else {
-                // A credential redacted for its shape (`X-Amzn-Oidc-Data: eyJ…`, `X-Authorization: Bearer …`).
-                if !Self.notSecretHeaders.contains(name), !Self.shapeExemptHeaders.contains(name), hasSecretShape(field.value) {
-                    keep(field.value)
-                    if let space = field.value.firstIndex(of: " ") { keep(field.value[field.value.index(after: space)...]) }
-                }
-                continue
-            }
-            if name == "cookie" || name == "set-cookie" {
+            let secret = isSecretHeader(name)
+            // Or a credential redacted for its shape (`X-Amzn-Oidc-Data: eyJ…`, `X-Authorization: Bearer …`).
+            guard secret || redactsByShape(headerName: name, value: field.value) else { continue }
+            if secret, name == "cookie" || name == "set-cookie" {
                 // Every cookie's value is redacted in the header, but most are settings
                 // (`consent=accepted`, `theme=dark`) whose words a body may well use: only values
                 // shaped like an id or a token are looked for.

@@ -190,7 +190,7 @@ public struct Redactor: Hashable, Sendable {
             if name == "link" { return HeaderField(field.name, redactLinkTargets(field.value)) }
             // A credential under a name no rule lists (`X-Authorization: Bearer …`, a proxy's
             // `X-Amzn-Oidc-Data` JWT): the bearer token, or the whole value, by its shape.
-            if !Self.notSecretHeaders.contains(name), !Self.shapeExemptHeaders.contains(name), hasSecretShape(field.value) {
+            if redactsByShape(headerName: name, value: field.value) {
                 let bearer = String(decoding: Self.replacingBearerTokens(in: Data(field.value.utf8)), as: UTF8.self)
                 return HeaderField(field.name, bearer != field.value ? bearer : Self.placeholder)
             }
@@ -201,15 +201,24 @@ public struct Redactor: Hashable, Sendable {
     /// A `Link` field (RFC 8288: `<https://api.test/items?page=2&access_token=…>; rel="next", …`)
     /// with the secret query items of each `<target>` replaced, as in a `Location` field.
     func redactLinkTargets(_ value: String) -> String {
-        guard value.utf8.contains(UInt8(ascii: "<")) else { return value }
         var result = ""
-        var rest = Substring(value)
+        var copied = value.startIndex
+        for target in Self.linkTargetRanges(value) {
+            result += value[copied..<target.lowerBound] + redactURLText(String(value[target]))
+            copied = target.upperBound
+        }
+        return result + value[copied...]
+    }
+
+    /// Where the targets of a `Link` field's `<…>` are (the brackets excluded).
+    static func linkTargetRanges(_ value: String) -> [Range<String.Index>] {
+        var ranges: [Range<String.Index>] = []
+        var rest = value[...]
         while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-            result += rest[...open]
-            result += redactURLText(String(rest[rest.index(after: open)..<close]))
+            ranges.append(value.index(after: open)..<close)
             rest = rest[close...]
         }
-        return result + rest
+        return ranges
     }
 
     /// A URL written as text — absolute or relative, as a `Location` field or a JSON link holds
@@ -282,6 +291,12 @@ public struct Redactor: Hashable, Sendable {
     /// Token, a GitHub token, an AWS access key id, a private key), under the default rules.
     func hasSecretShape(_ value: String) -> Bool {
         secretLookingNames && value.utf8.count >= 16 && SecretScanner.secretShape(value) != nil
+    }
+
+    /// Whether a header's value (`name` lowercased) is redacted for its shape: not in a field a
+    /// client reads as sent (an auth challenge) nor in a validator or trace id.
+    func redactsByShape(headerName name: String, value: String) -> Bool {
+        !Self.notSecretHeaders.contains(name) && !Self.shapeExemptHeaders.contains(name) && hasSecretShape(value)
     }
 
     /// Whether a query item's value is redacted for its shape: not under a name that says it is a

@@ -149,8 +149,7 @@ public enum SecretScanner {
                 // The JSON documents in the body: itself, a JSONP call's argument, or each line of
                 // a stream (NDJSON, an event stream's `data:` lines), as redaction reads them.
                 var positions: [String] = []
-                for document in jsonDocuments(in: body) {
-                    guard let object = try? JSONSerialization.jsonObject(with: document, options: [.fragmentsAllowed]) else { continue }
+                for object in jsonDocuments(in: body) {
                     for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0) || defaults.isSecretJSONField($0) }) {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")
                     }
@@ -218,17 +217,16 @@ public enum SecretScanner {
         return []
     }
 
-    /// The JSON documents a body holds, as redaction reads them: the body itself when it parses;
-    /// else a JSONP call's argument (`cb({…});`); else each line of a stream that parses (NDJSON,
-    /// and an event stream's `data:` lines).
-    static func jsonDocuments(in body: Data) -> [Data] {
-        if (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil { return [body] }
-        if let argument = Redactor.jsonpArgument(body) { return [Data(body[argument])] }
+    /// The JSON documents a body holds, parsed, as redaction reads them: the body itself when it
+    /// parses; else a JSONP call's argument (`cb({…});`); else each line of a stream that parses
+    /// (NDJSON, and an event stream's `data:` lines).
+    static func jsonDocuments(in body: Data) -> [Any] {
+        func parsed(_ data: Data) -> Any? { try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) }
+        if let whole = parsed(body) { return [whole] }
+        if let argument = Redactor.jsonpArgument(body) { return parsed(Data(body[argument])).map { [$0] } ?? [] }
         guard body.contains(0x0A) else { return [] }
         return body.split(separator: 0x0A).compactMap { line in
-            var line = Data(line)
-            if line.starts(with: Data("data:".utf8)) { line = Data(line.dropFirst(5)) }
-            return (try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed])) != nil ? line : nil
+            parsed(line.starts(with: Data("data:".utf8)) ? Data(line.dropFirst(5)) : Data(line))
         }
     }
 
@@ -281,13 +279,7 @@ public enum SecretScanner {
 
     /// The `<target>`s of a `Link` field.
     static func linkTargets(_ value: String) -> [String] {
-        var targets: [String] = []
-        var rest = Substring(value)
-        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-            targets.append(String(rest[rest.index(after: open)..<close]))
-            rest = rest[rest.index(after: close)...]
-        }
-        return targets
+        Redactor.linkTargetRanges(value).map { String(value[$0]) }
     }
 
     static func holdsPassword(_ url: String) -> Bool {

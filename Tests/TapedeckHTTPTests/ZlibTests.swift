@@ -7,6 +7,19 @@ import TapedeckTestSupport
 struct ZlibTests {
     let sample = Data((0..<20_000).map { "line \($0): {\"id\":\($0),\"ok\":true}\n" }.joined().utf8)
 
+    /// What gzip(1) decodes `file` to, and its exit status.
+    private func gunzipWithTool(_ file: URL) throws -> (status: Int32, decoded: Data) {
+        let reader = Process()
+        let output = Pipe()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["gzip", "-d", "-c", file.path]
+        reader.standardOutput = output
+        try launch(reader)
+        let decoded = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        return (reader.terminationStatus, decoded)
+    }
+
     @Test("gzip, zlib and raw deflate round-trip")
     func roundTrips() throws {
         for format in [Zlib.Format.gzip, .zlib, .raw] {
@@ -34,15 +47,8 @@ struct ZlibTests {
         // gzip(1) has its own deflate, so bytes differ beyond the header; the formats agree.
         let ours = directory.appendingPathComponent("ours.gz")
         try Zlib.compress(sample, format: .gzip).write(to: ours)
-        let reader = Process()
-        let output = Pipe()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        reader.arguments = ["gzip", "-d", "-c", ours.path]
-        reader.standardOutput = output
-        try launch(reader)
-        let decoded = output.fileHandleForReading.readDataToEndOfFile()
-        reader.waitUntilExit()
-        #expect(reader.terminationStatus == 0)
+        let (status, decoded) = try gunzipWithTool(ours)
+        #expect(status == 0)
         #expect(decoded == sample)
     }
 
@@ -134,15 +140,8 @@ struct ZlibTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("journal.gz")
         try journal.write(to: file)
-        let reader = Process()
-        let output = Pipe()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        reader.arguments = ["gzip", "-d", "-c", file.path]
-        reader.standardOutput = output
-        try launch(reader)
-        let decoded = output.fileHandleForReading.readDataToEndOfFile()
-        reader.waitUntilExit()
-        #expect(reader.terminationStatus == 0)
+        let (status, decoded) = try gunzipWithTool(file)
+        #expect(status == 0)
         #expect(decoded == expected)
     }
 }

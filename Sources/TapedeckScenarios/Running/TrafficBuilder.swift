@@ -59,19 +59,13 @@ struct TrafficBuilder {
                 network.add(Route(.any, responder: recorder, options: options))
                 built.recorder = recorder
             } else {
-                network.add(Route(.any, responder: try player(for: cassette), options: options))
+                network.add(Route(.any, responder: try loader.player(for: cassette), options: options))
             }
         }
         return built
     }
 
-    private func player(for cassette: CassetteSource) throws(ScenarioError) -> CassettePlayer {
-        try CassetteLoader(scenario: scenario, cassettes: cassettes).player(for: cassette)
-    }
-
-    private func cassetteError(_ cassette: CassetteSource, _ error: any Error) -> ScenarioError {
-        CassetteLoader(scenario: scenario, cassettes: cassettes).cassetteError(cassette, error)
-    }
+    private var loader: CassetteLoader { CassetteLoader(scenario: scenario, cassettes: cassettes) }
 
     private func open(_ cassette: CassetteSource, mode: CassetteRecorder.Mode) throws(ScenarioError) -> CassetteRecorder {
         do {
@@ -81,7 +75,7 @@ struct TrafficBuilder {
         } catch {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: cassette.url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw cassetteError(cassette, error)
+                throw loader.cassetteError(cassette, error)
             }
             throw scenario.error(at: scenario.marks["traffic.cassette.file"] != nil ? "traffic.cassette.file" : "traffic.cassette",
                                  reason: "cannot record: \(error)")

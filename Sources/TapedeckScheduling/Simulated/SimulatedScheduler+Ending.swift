@@ -41,7 +41,6 @@ extension SimulatedScheduler {
             // Nothing is awaited any more: a callback that comes later is dropped (see arrive).
             outstanding.removeAll()
             patience.removeAll()
-            live.removeAll()
             liveArrived.removeAll()
             condition.broadcast()
             condition.unlock()

@@ -61,8 +61,9 @@ extension SimulatedScheduler {
         let number = nextTicket
         nextTicket += 1
         outstanding[number] = label
-        if let patience, patience > externalWaitLimit { self.patience[number] = patience }
-        if patience != nil { live.insert(number) }
+        // Kept whatever its length: an expectation with a patience is live work (the wait limit
+        // below takes the longest of them and the scheduler's own).
+        if let patience { self.patience[number] = patience }
         if !isOwnerThread && ownerIsDriving {
             externalDiagnostics.append("expectation #\(number) \(label) was registered from another thread while the simulation ran: its number depends on thread timing")
         }
@@ -113,7 +114,7 @@ extension SimulatedScheduler {
     func arrive(_ expectation: ExternalExpectation, arrival: Arrival) {
         condition.lock()
         defer { condition.unlock() }
-        patience[expectation.number] = nil
+        let wasLive = patience.removeValue(forKey: expectation.number) != nil
         if ended.load(ordering: .relaxed) {
             // Nothing will take it in (see end()); keeping it would keep what its work holds.
             outstanding[expectation.number] = nil
@@ -125,7 +126,7 @@ extension SimulatedScheduler {
             externalDiagnostics.append("arrival for \(expectation) ignored: \(state)")
             return
         }
-        if live.remove(expectation.number) != nil { liveArrived.insert(expectation.number) }
+        if wasLive { liveArrived.insert(expectation.number) }
         arrivals[expectation.number] = arrival
         condition.broadcast()
     }
@@ -135,7 +136,6 @@ extension SimulatedScheduler {
         defer { condition.unlock() }
         patience[expectation.number] = nil
         if outstanding.removeValue(forKey: expectation.number) != nil {
-            live.remove(expectation.number)
             condition.broadcast()
         }
     }
@@ -162,7 +162,7 @@ extension SimulatedScheduler {
         while true {
             if serveOwnershipRequestsLocked() { continue }
             if outstanding.isEmpty { break }
-            if let hook = liveWaitHook, outstanding.keys.allSatisfy({ live.contains($0) }) {
+            if let hook = liveWaitHook, outstanding.keys.allSatisfy({ patience[$0] != nil }) {
                 // Only live calls are missing: let the harness admit requests its clients started
                 // meanwhile. Their starts become expectations (numbered after the live calls) that
                 // may go in ahead of them, so their own live calls overlap the missing ones.

@@ -78,11 +78,9 @@ public final class SimulatedScheduler: Scheduler, @unchecked Sendable {
     var ownerIsDriving = false
     var nextTicket: UInt64 = 1
     var outstanding: [UInt64: String] = [:]
-    /// Longer real-time waits some outstanding expectations asked for (a live network call).
+    /// The real-time waits outstanding expectations of live work asked for (a recording's network
+    /// call, whose arrival time is the network's, not the simulation's): its keys are the live ones.
     var patience: [UInt64: Duration] = [:]
-    /// Outstanding expectations of live work (registered with a patience: a recording's network
-    /// call), whose arrival time is the network's, not the simulation's.
-    var live: Set<UInt64> = []
     /// Asked on the owner thread while only live calls are awaited (``whileAwaitingLiveCalls``).
     var liveWaitHook: (@Sendable () -> Bool)?
     /// Live calls that have answered but are not yet taken in: they go in in the order they were
