@@ -40,7 +40,10 @@ final class ServerProcess: @unchecked Sendable {
               let colon = address.lastIndex(of: ":"),
               let port = Int(address[address.index(after: colon)...].prefix { $0.isNumber }) else {
             process.waitUntilExit()
-            throw ServerStartFailed(output: text, errors: (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "")
+            let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+            // `deinit` does not run for an object whose init threw before `port` was set.
+            try? FileManager.default.removeItem(at: errorFile)
+            throw ServerStartFailed(output: text, errors: errors)
         }
         self.port = port
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapedeckCassettes
 import TapedeckTesting
@@ -8,9 +9,19 @@ import TapedeckTesting
 @Suite("Trait: a parameterized test's cases share its cassette", .serialized)
 struct ParameterizedCassetteTests {
     static let cassette = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-once-\(UUID().uuidString).har")
+    static let cities = ["Paris", "Oslo", "Rome"]
+    /// Cases finished so far; the last one removes the shared cassette.
+    static let finished = Mutex(0)
 
-    @Test("in once, the first case creates the cassette and records; the later cases record new episodes", arguments: ["Paris", "Oslo", "Rome"])
+    @Test("in once, the first case creates the cassette and records; the later cases record new episodes", arguments: cities)
     func casesRecordTheirOwn(city: String) throws {
+        defer {
+            let all = Self.finished.withLock { count in
+                count += 1
+                return count == Self.cities.count
+            }
+            if all { try? FileManager.default.removeItem(at: Self.cassette) }
+        }
         let test = try #require(Test.current)
         let mode = CassetteTrait.mode(.once, for: test, cassette: Self.cassette)
         if FileManager.default.fileExists(atPath: Self.cassette.path) {
