@@ -45,6 +45,8 @@ let package = Package(
         // decodes them for URLSession, and encoded again after redaction.
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // glibc's thread CPU affinity calls (declared only under _GNU_SOURCE), for CPUPinning.
+        .systemLibrary(name: "CAffinity"),
         // Layer 2: request/response values, the responder protocol, metrics, zlib and content codings.
         .target(
             name: "TapedeckHTTP",
@@ -94,7 +96,7 @@ let package = Package(
             name: "TapedeckScenarios",
             dependencies: [
                 "TapedeckScheduling", "TapedeckHTTP", "TapedeckCassettes", "TapedeckNetwork", "TapedeckBridge", "TapedeckClient",
-                "TapedeckProvider",
+                "TapedeckProvider", "CAffinity",
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -118,6 +118,9 @@ struct ExploreSeedsCommand: ParsableCommand {
         }
         // A worker process that dies must not take this one with it when a seed is written to it.
         if kind == .processes { signal(SIGPIPE, SIG_IGN) }
+        // One CPU per sequential simulation: the in-process worker when it is alone, each worker
+        // process its own (several threads in this process share it, so it is not pinned then).
+        if kind == .threads && jobs == 1 { CPUPinning.pinProcess() }
         let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)
         let file = file
         let stop = ExploreStop()
@@ -128,10 +131,10 @@ struct ExploreSeedsCommand: ParsableCommand {
         defer { interrupts.cancel() }
         let result: Explorer.Result
         do {
-            result = try explorer.explore(seeds: selected, stop: stop, makeWorker: { _ in
+            result = try explorer.explore(seeds: selected, stop: stop, makeWorker: { index in
                 switch kind {
                 case .threads: InProcessSeedWorker(scenario: scenario)
-                case .processes: try ProcessSeedWorker(file: file)
+                case .processes: try ProcessSeedWorker(file: file, cpu: index)
                 }
             }, emit: { try output.emit($0) })
         } catch let error as ScenarioError {

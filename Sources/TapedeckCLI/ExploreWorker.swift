@@ -14,6 +14,9 @@ struct ExploreWorkerCommand: ParsableCommand {
     @Argument(help: "The scenario file.")
     var file: String
 
+    @Option(help: "Which of the CPUs this process may use to run on (modulo their count).")
+    var cpu: Int?
+
     func run() throws {
         // A parent that went away (Ctrl-C, a crash) closes the pipe: the write below then fails
         // with EPIPE and the worker ends quietly, instead of dying of SIGPIPE or a trap.
@@ -22,6 +25,7 @@ struct ExploreWorkerCommand: ParsableCommand {
         // worker's input); a worker sharing the terminal's process group must not die of it.
         signal(SIGINT, SIG_IGN)
         let scenario = try loadScenario(file)
+        CPUPinning.pinProcess(toCPUAt: cpu)
         let worker = InProcessSeedWorker(scenario: scenario)
         while let line = readLine() {
             guard let seed = UInt64(line.trimmingCharacters(in: .whitespaces)) else {
@@ -47,9 +51,10 @@ final class ProcessSeedWorker: SeedWorker {
     private let output = Pipe()
     private var buffer = Data()
 
-    init(file: String) throws {
+    /// `cpu`: the worker's index, so that each worker process keeps to a CPU of its own.
+    init(file: String, cpu: Int) throws {
         process.executableURL = currentExecutable()
-        process.arguments = ["explore", "worker", file]
+        process.arguments = ["explore", "worker", file, "--cpu", String(cpu)]
         process.standardInput = input
         process.standardOutput = output
         try process.run()

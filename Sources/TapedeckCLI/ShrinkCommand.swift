@@ -53,6 +53,7 @@ struct ShrinkCommand: ParsableCommand {
         let scenario = try loadScenario(file)
         for warning in ScenarioRunner().warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let seed = seed ?? scenario.seed
+        CPUPinning.pinProcess()   // its runs are one after another: their thread hand-offs stay on one CPU
         let output = out.map { URL(fileURLWithPath: $0) }
             ?? input.deletingLastPathComponent().appendingPathComponent("\(input.deletingPathExtension().lastPathComponent).seed-\(seed).shrunk.yaml")
         // A place the file cannot go is found out before the search, not after it.

@@ -40,6 +40,9 @@ struct ScenarioCommandTests {
         let other = try runTapedeck(["run", retryStorm.path, "--seed", "2", "--width", "80"])
         #expect(other.status == 0)
         #expect(!other.output.contains(hash), "another seed schedules differently")
+        // `run` keeps its threads on one CPU; left to the system (TAPEDECK_CPU=any) it prints the same.
+        let spread = try runTapedeck(["run", retryStorm.path, "--width", "80"], environment: ["TAPEDECK_CPU": "any"])
+        #expect(spread.output == run.output)
     }
 
     #if os(Linux)   // util-linux's `script` (BSD's takes other options)

@@ -36,13 +36,17 @@ package struct ProcessRun: Sendable {
     package var errors: String
 }
 
-/// Runs the built `tapedeck` with `arguments` (in `directory`, if given) and waits for it.
+/// Runs the built `tapedeck` with `arguments` (in `directory`, if given; with `environment` added
+/// to this process's) and waits for it.
 /// Standard error goes to a temporary file, so neither stream can fill a pipe and block the child.
-package func runTapedeck(_ arguments: [String], in directory: URL? = nil) throws -> ProcessRun {
+package func runTapedeck(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> ProcessRun {
     let process = Process()
     process.executableURL = try tapedeckExecutable()
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+    }
     let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-stderr-\(UUID().uuidString)")
     _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errorFile) }
