@@ -14,6 +14,27 @@ extension BadFileTests {
                 limt: 3
             script: [{request: GET http://api.test/a}]
             """, line: 4, column: 5, path: "client.retry.limt", message: "unknown key 'limt' — did you mean 'limit'?"),
+        BadFile(what: "a key indented one level too far left says where it belongs", yaml: """
+            \(stub)
+            client:
+              retry:
+                limit: 3
+              base: 1s
+            script: [{request: GET http://api.test/a}]
+            """, line: 5, column: 3, path: "client.base",
+            message: "unknown key 'base' — 'base' belongs under client.retry, not client — check its indentation"),
+        BadFile(what: "a stub's key slipped to the top level names the list item it belongs in", yaml: """
+            \(stub)
+            latency: 80ms
+            script: [{request: GET http://api.test/a}]
+            """, line: 2, column: 1, path: "latency",
+            message: "unknown key 'latency' — 'latency' belongs under traffic.stubs[n], not the top level — check its indentation"),
+        BadFile(what: "a key known in several places lists three of them", yaml: """
+            \(stub)
+            client: {status: 200}
+            script: [{request: GET http://api.test/a}]
+            """, line: 2, column: 10, path: "client.status",
+            message: "unknown key 'status' — 'status' belongs under client.provider.targets.NAME.sample, expect.requests.NAME, faults[n] (and 2 more), not client — check its indentation"),
         BadFile(what: "an unknown key far from every known one lists the allowed keys", yaml: """
             \(stub)
             client: {zzzqqq: 1}

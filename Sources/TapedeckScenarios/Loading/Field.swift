@@ -51,10 +51,12 @@ struct Field {
             guard allowed.contains(key) else {
                 let keyField = at(keyNode, path: value.path)
                 let close = Self.closest(to: key, in: allowed)
+                let slip = Self.slipHint(key: key, at: path)
                 let problem = key == "<<"
                     ? keyField.error("unknown key '<<'", hint: "YAML 1.2, which scenario files are read as, has no merge keys: write the keys out, "
                         + "or give an anchor (&name) to a whole value and use *name where the value goes (a top-level x-… key can hold it)")
-                    : close.map { keyField.error("unknown key '\(key)'", hint: "did you mean '\($0)'?") }
+                    : slip.map { slip in keyField.error("unknown key '\(key)'", hint: slip + (close.map { " (or did you mean '\($0)'?)" } ?? "")) }
+                    ?? close.map { keyField.error("unknown key '\(key)'", hint: "did you mean '\($0)'?") }
                     ?? keyField.error("unknown key '\(key)'", hint: "allowed here: \(allowed.joined(separator: ", "))")
                 if let close, nearMisses[close] == nil { nearMisses[close] = problem }
                 // An unknown key changes nothing else: note it and read on, so every one is reported.
