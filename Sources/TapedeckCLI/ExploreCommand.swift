@@ -73,6 +73,7 @@ struct ExploreSeedsCommand: ParsableCommand {
 
     func run() throws {
         let scenario = try loadScenario(file)
+        try refuseOverwritingInputs([("--out", out)], of: scenario)
         let runner = ScenarioRunner()
         for warning in runner.warnings(for: scenario) { printError("tapedeck: warning: " + warning) }
         let range = try SeedRange(parsing: seeds)

@@ -79,22 +79,40 @@ struct RecordCommand: ParsableCommand {
         if !upstreamCa.isEmpty, URL(string: upstream)?.scheme?.lowercased() != "https" {
             throw ValidationError("--upstream-ca is for an https upstream (got '\(upstream)')")
         }
-        _ = try trustedCertificates()
     }
 
-    /// The `--upstream-ca` files' contents, each checked to hold certificates.
+    /// The `--upstream-ca` files' contents, each checked to hold certificates; a file that cannot
+    /// be read or holds none is bad input (exit 2), said with what to do.
     private func trustedCertificates() throws -> [Data] {
         try upstreamCa.map { path in
-            let pem: Data
-            do {
-                pem = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw ValidationError("--upstream-ca \(path): cannot read it (\((error as NSError).localizedDescription))")
+            var isDirectory: ObjCBool = false
+            let problem: String?
+            var pem = Data()
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                problem = "there is no such file"
+            } else if isDirectory.boolValue {
+                problem = "it is a directory; name the PEM file in it"
+            } else if let handle = FileHandle(forReadingAtPath: path) {
+                // At most 4 MiB: a CA bundle is far smaller, and a device such as /dev/zero never ends.
+                pem = (try? handle.read(upToCount: 4 << 20)) ?? Data()
+                try? handle.close()
+                problem = pem.count >= 4 << 20 ? "it is larger than 4 MiB, too large for a certificate file" : nil
+            } else {
+                problem = "it cannot be opened (check its permissions)"
+            }
+            if let problem {
+                printError("tapedeck: --upstream-ca \(path): \(problem)")
+                throw ExitStatus.badInput
             }
             do {
                 _ = try UpstreamClient.certificates(inPEM: pem)
+            } catch let error as UpstreamTrustError {
+                printError("tapedeck: --upstream-ca \(path): \(error.message)")
+                throw ExitStatus.badInput
             } catch {
-                throw ValidationError("--upstream-ca \(path): not a PEM certificate file: \(error)")
+                printError("tapedeck: --upstream-ca \(path): no certificate could be read from it — give a PEM file of CA certificates "
+                           + "(lines like -----BEGIN CERTIFICATE-----); convert a DER file with `openssl x509 -inform der -in FILE -out FILE.pem`")
+                throw ExitStatus.badInput
             }
             return pem
         }

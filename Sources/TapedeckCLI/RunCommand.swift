@@ -51,6 +51,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let scenario = try loadScenario(file)
         let seed = seed ?? scenario.seed
+        try refuseOverwritingInputs([("--timeline", timeline), ("--report", report), ("--trace", trace)], of: scenario)
         CPUPinning.pinProcess()   // one sequential simulation: its thread hand-offs stay on one CPU
         var options = ScenarioRunner.Options()
         options.recordMode = record.flatMap(CassetteRecorder.Mode.init(parsing:))

@@ -56,6 +56,7 @@ struct ShrinkCommand: ParsableCommand {
         CPUPinning.pinProcess()   // its runs are one after another: their thread hand-offs stay on one CPU
         let output = out.map { URL(fileURLWithPath: $0) }
             ?? input.deletingLastPathComponent().appendingPathComponent("\(input.deletingPathExtension().lastPathComponent).seed-\(seed).shrunk.yaml")
+        try refuseOverwritingInputs([(out == nil ? "the shrunk file" : "--out", output.path)], of: scenario)
         // A place the file cannot go is found out before the search, not after it.
         let directory = output.deletingLastPathComponent()
         var isDirectory: ObjCBool = false

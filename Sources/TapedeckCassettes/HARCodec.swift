@@ -110,7 +110,7 @@ public enum HARCodec {
         from document: consuming HARDocument, file: String, strict: Bool = false, attachments: URL? = nil
     ) throws(CassetteError) -> Cassette {
         guard document.log.version.hasPrefix("1.") else {
-            throw CassetteError(.version, file: file, place: "log.version", reason: "HAR version \(document.log.version) is not supported",
+            throw CassetteError(.version, file: file, place: "log.version", reason: document.log.version.isEmpty ? "the HAR version is empty" : "HAR version \(document.log.version) is not supported",
                                 hint: "Tapedeck reads HAR 1.x")
         }
         if let format = document.log.tapedeck?.formatVersion, format > Cassette.formatVersion || format < 1 {

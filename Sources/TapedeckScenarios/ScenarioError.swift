@@ -45,7 +45,8 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
     /// How many problems ``description`` lists before it counts the rest.
     public static let shownProblems = 50
 
-    /// This problem alone, on one line.
+    /// This problem alone, on one line: control characters a file's values put in it are
+    /// written as escapes, so they neither break the line nor drive the terminal.
     private var oneLine: String {
         var text = file.isEmpty ? "scenario" : file
         if line > 0 { text += ":\(line):\(column)" }
@@ -53,6 +54,6 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         if !path.isEmpty { text += "\(path): " }
         text += reason
         if !hint.isEmpty { text += " — \(hint)" }
-        return text
+        return OutcomeText.printable(text)
     }
 }

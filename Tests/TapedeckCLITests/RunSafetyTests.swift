@@ -155,6 +155,33 @@ struct RunSafetyTests {
         #expect(shrink.errors == "tapedeck: --out /nonexistent/x.yaml: cannot write it: the directory /nonexistent does not exist\n")
     }
 
+    @Test("an output option that names the scenario, its cassette or a body file — by another path or a link — is refused (64) and the file is left as it was")
+    func outputsNeverOverwriteInputs() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try scenario(in: directory, upstream: nil)
+        let body = directory.file("body.txt")
+        try Data("a body".utf8).write(to: body)
+        try FileManager.default.createSymbolicLink(at: directory.file("link.yaml"), withDestinationURL: file)
+        let text = try String(contentsOf: file, encoding: .utf8)
+            .replacingOccurrences(of: "  cassette: api.har.gz", with: "  cassette: api.har.gz\n  stubs: [{url: http://other.test/a, bodyFile: body.txt}]")
+        try Data(text.utf8).write(to: file)
+        let before = try [file, directory.file("api.har.gz"), body].map { try Data(contentsOf: $0) }
+        let attempts: [([String], String)] = [
+            (["run", file.path, "--timeline", directory.file("link.yaml").path], "the scenario file itself"),
+            (["run", file.path, "--report", directory.url.appendingPathComponent("./api.har.gz").path], "a file the scenario reads"),
+            (["run", file.path, "--trace", body.path], "a file the scenario reads"),
+            (["explore", "seeds", file.path, "--seeds", "1..2", "--out", file.path], "the scenario file itself"),
+            (["shrink", file.path, "--out", file.path], "the scenario file itself"),
+        ]
+        for (arguments, what) in attempts {
+            let run = try runTapedeck(arguments)
+            #expect(run.status == 64, "\(arguments): \(run.errors)")
+            #expect(run.errors.contains(what) && run.errors.contains("give the output another name"), "\(arguments): \(run.errors)")
+        }
+        #expect(try [file, directory.file("api.har.gz"), body].map { try Data(contentsOf: $0) } == before, "nothing was written over")
+    }
+
     @Test("shrink --max-runs counts every run: the recording, the search, the verification and the check of the written file")
     func shrinkRunBudget() throws {
         let directory = try TemporaryDirectory()

@@ -35,6 +35,33 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a}]
             """, line: 2, column: 10, path: "client.status",
             message: "unknown key 'status' — 'status' belongs under client.provider.targets.NAME.sample, expect.requests.NAME, faults[n] (and 2 more), not client — check its indentation"),
+        BadFile(what: "a core tag its value is not (!!null on 503) is refused, not dropped", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: status, status: !!null 503}]
+            """, line: 3, column: 33, path: "",
+            message: "'503' is not null, as its tag !!null says it is — remove the tag, or write a value of that type"),
+        BadFile(what: "a quoted value tagged with a type it is not", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, repeat: !!int "two"}]
+            """, line: 2, column: 51, path: "",
+            message: "'two' is not an integer, as its tag !!int says it is"),
+        BadFile(what: "a tag outside the core schema (a timestamp, a custom tag) is refused", yaml: """
+            traffic: {stubs: [{url: http://api.test/a, latency: !!timestamp 40ms}]}
+            script: [{request: !custom GET http://api.test/a}]
+            """, line: 1, column: 53, path: "",
+            message: "tag !!timestamp is not one scenario files read — scenario files take the YAML 1.2 core tags only"),
+        BadFile(what: "a raw control character is placed by line and column, and named", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a\u{1B}}]
+            """, line: 2, column: 41, path: "",
+            message: "not valid YAML: control characters are not allowed (U+001B) — remove it"),
+        BadFile(what: "a quoted value's control characters are shown as escapes, and a long value is cut short", yaml: """
+            \(stub)
+            client: {validate: "oops\\e[2J\\a\(String(repeating: "x", count: 200))"}
+            script: [{request: GET http://api.test/a}]
+            """, line: 2, column: 20, path: "client.validate",
+            message: "expected true or false, found the text \"oops\\u{1B}[2J\\u{7}\(String(repeating: "x", count: 68))…\" (quoted)"),
         BadFile(what: "an unknown key far from every known one lists the allowed keys", yaml: """
             \(stub)
             client: {zzzqqq: 1}

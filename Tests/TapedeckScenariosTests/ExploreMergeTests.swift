@@ -73,5 +73,16 @@ struct ExploreMergeTests {
             try ExploreMerge.records(from: [("e.jsonl", b + "{truncated")])
         }
         #expect(try ExploreMerge.records(from: [("a.jsonl", a), ("b.jsonl", "\n" + b + "\n")]) == records, "blank lines are skipped")
+        // Counts no run reaches (a hand-edited or damaged file) are refused, not summed into a trap.
+        var huge = records[2]
+        huge.attempts = .max
+        #expect(throws: ExploreError("merge: f.jsonl:1: field 'attempts' is \(Int.max), out of range (0 to 1099511627776): not a record tapedeck wrote")) {
+            try ExploreMerge.records(from: [("a.jsonl", a), ("f.jsonl", try huge.jsonLine())])
+        }
+        var negative = records[2]
+        negative.faultCounts = ["busy": -5]
+        #expect(throws: ExploreError("merge: g.jsonl:1: field 'faultCounts.busy' is -5, out of range (0 to 1099511627776): not a record tapedeck wrote")) {
+            try ExploreMerge.records(from: [("g.jsonl", try negative.jsonLine())])
+        }
     }
 }

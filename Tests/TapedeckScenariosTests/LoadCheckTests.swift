@@ -206,5 +206,9 @@ struct LoadCheckTests {
         #expect(json.hint.hasPrefix("a .json scenario must be strict JSON"))
         let yaml = try #require(parseError("name: x\nscript:\n  - request: GET http://a.test/x\n", file: "yaml.json"))
         #expect(yaml.reason == "not valid JSON: the file reads as YAML (key: value lines)" && yaml.hint.hasPrefix("name it .yaml"), "\(yaml)")
+        let nul = try #require(parseError("{\"name\": \"a\u{0}b\"}", file: "nul.json"))
+        #expect(nul.reason.hasPrefix("not valid JSON: a NUL byte inside a string: write it escaped"), "\(nul)")
+        let bell = try #require(parseError("{\"name\": \"a\u{7}b\"}", file: "bell.json"))
+        #expect(bell.reason.hasPrefix("not valid JSON: the control character U+0007 inside a string"), "\(bell)")
     }
 }

@@ -63,21 +63,23 @@ struct UpstreamTLSTests {
         }
     }
 
-    @Test("--upstream-ca must name a readable PEM file of certificates, for an https upstream: anything else is a usage error before anything listens")
+    @Test("--upstream-ca must name a readable PEM file of certificates (else bad input, 2), for an https upstream (else a usage error, 64), before anything listens")
     func badTrustFiles() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let notPEM = directory.file("key.txt")
         try Data("not a certificate\n".utf8).write(to: notPEM)
-        let cases: [(arguments: [String], says: String)] = [
-            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", notPEM.path], "not a PEM certificate file"),
-            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", directory.file("missing.pem").path], "cannot read it"),
-            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", tls.appendingPathComponent("server-key.pem").path], "not a PEM certificate file"),
-            (["--upstream", "http://127.0.0.1:9", "--upstream-ca", tls.appendingPathComponent("ca.pem").path], "for an https upstream"),
+        let cases: [(arguments: [String], status: Int32, says: String)] = [
+            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", notPEM.path], 2, "no certificate"),
+            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", directory.file("missing.pem").path], 2, "missing.pem: there is no such file"),
+            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", directory.url.path], 2, "it is a directory"),
+            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", tls.appendingPathComponent("server-key.pem").path], 2, "no certificate"),
+            (["--upstream", "https://127.0.0.1:9", "--upstream-ca", "/dev/zero"], 2, "larger than 4 MiB"),
+            (["--upstream", "http://127.0.0.1:9", "--upstream-ca", tls.appendingPathComponent("ca.pem").path], 64, "for an https upstream"),
         ]
-        for (arguments, says) in cases {
+        for (arguments, status, says) in cases {
             let run = try runTapedeck(["record", "--cassette", directory.file("never.har.gz").path] + arguments)
-            #expect(run.status == 64 && run.errors.contains(says), "\(arguments): \(run.errors)")
+            #expect(run.status == status && run.errors.contains(says), "\(arguments): \(run.errors)")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("never.har.gz").path))
         #expect(try UpstreamClient.certificates(inPEM: Data(contentsOf: tls.appendingPathComponent("ca.pem"))) == 1)

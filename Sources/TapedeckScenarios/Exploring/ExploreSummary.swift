@@ -49,11 +49,14 @@ public struct ExploreSummary: Hashable, Sendable {
         failing = sorted.filter { !$0.passed }
         failed = failing.count
         distinctHashes = Set(sorted.map(\.traceHash)).count
-        attempts = sorted.reduce(0) { $0 + $1.attempts }
+        // Saturating: records from a file are range-checked, but sums of many must not trap.
+        attempts = sorted.reduce(0) { $0.addingReportingOverflow($1.attempts).overflow ? .max : $0 + $1.attempts }
         var tallies: [String: SiteTally] = [:]
         for record in sorted {
             for (site, count) in record.faultCounts {
-                tallies[site, default: SiteTally(site: site, firings: 0, seeds: 0)].firings += count
+                let firings = tallies[site]?.firings ?? 0
+                tallies[site, default: SiteTally(site: site, firings: 0, seeds: 0)].firings =
+                    firings.addingReportingOverflow(count).overflow ? .max : firings + count
                 tallies[site]?.seeds += 1
             }
         }

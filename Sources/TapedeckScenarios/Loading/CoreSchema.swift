@@ -61,6 +61,36 @@ enum CoreSchema {
         return resolve(scalar.string)
     }
 
+    /// Why `node`'s explicit tag cannot stand (nil when it can): a tag outside the core schema
+    /// (`!custom`, `!!timestamp`, `!!set`), or a core type the scalar's text is not (`!!null 503`,
+    /// `!!int "abc"`). A value's own implicit tag always fits.
+    static func tagProblem(_ node: Node) -> (reason: String, hint: String)? {
+        let name = node.tag.description
+        let shown = name.hasPrefix("tag:yaml.org,2002:") ? "!!" + name.dropFirst("tag:yaml.org,2002:".count) : name
+        let unknown = (reason: "tag \(shown) is not one scenario files read",
+                       hint: "scenario files take the YAML 1.2 core tags only (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq); remove it")
+        switch node {
+        case .mapping: return name == Tag.Name.map.rawValue ? nil : unknown
+        case .sequence: return name == Tag.Name.seq.rawValue ? nil : unknown
+        case let .scalar(scalar):
+            if name == Tag.Name.str.rawValue || name == "!" { return nil }
+            let fits: Bool
+            switch (name, resolve(scalar.string)) {
+            case (Tag.Name.int.rawValue, .integer), (Tag.Name.float.rawValue, .integer), (Tag.Name.float.rawValue, .float),
+                 (Tag.Name.bool.rawValue, .bool), (Tag.Name.null.rawValue, .null):
+                fits = true
+            case (Tag.Name.int.rawValue, _), (Tag.Name.float.rawValue, _), (Tag.Name.bool.rawValue, _), (Tag.Name.null.rawValue, _):
+                fits = false
+            default:
+                return unknown
+            }
+            let what = ["!!int": "an integer", "!!float": "a number", "!!bool": "true or false", "!!null": "null"][shown] ?? shown
+            return fits ? nil : (reason: "'\(scalar.string)' is not \(what), as its tag \(shown) says it is",
+                                 hint: "remove the tag, or write a value of that type")
+        default: return nil
+        }
+    }
+
     /// The core schema's reading of plain text.
     static func resolve(_ text: String) -> Value {
         switch text {

@@ -107,8 +107,10 @@ struct Field {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
         case let .scalar(scalar):
-            if !CoreSchema.isPlain(scalar) { return "the text \"\(scalar.string)\" (quoted)" }
-            return scalar.string.isEmpty ? "nothing" : "'\(scalar.string)'"
+            // A long value is cut short: the message is one line.
+            let shown = scalar.string.count > 80 ? scalar.string.prefix(77) + "…" : scalar.string
+            if !CoreSchema.isPlain(scalar) { return "the text \"\(shown)\" (quoted)" }
+            return scalar.string.isEmpty ? "nothing" : "'\(shown)'"
         case .alias: return "an alias"
         }
     }

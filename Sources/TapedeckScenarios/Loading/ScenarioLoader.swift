@@ -21,8 +21,10 @@ extension Scenario {
                                     + "and a script of its requests (docs/scenarios.md); `tapedeck cassette inspect` lists what it holds")
         }
         let defaultName = source.map { $0.deletingPathExtension().lastPathComponent } ?? "scenario"
-        return try ScenarioReader(file: file, base: source?.deletingLastPathComponent()).scenario(Field(node: node, path: "", file: file),
-                                                                                               defaultName: defaultName, source: source)
+        let reader = ScenarioReader(file: file, base: source?.deletingLastPathComponent())
+        var scenario = try reader.scenario(Field(node: node, path: "", file: file), defaultName: defaultName, source: source)
+        scenario.inputs.urls = (source.map { [$0] } ?? []) + reader.named.urls
+        return scenario
     }
 
     /// The most bytes a scenario file (or a text it includes) may hold: 64 MiB.
@@ -102,7 +104,28 @@ extension Scenario {
         guard let composed else { throw ScenarioError(file: file, reason: "the file is empty", hint: empty) }
         // Only aliases can make a short file hold more than it shows.
         if text.utf8.contains(UInt8(ascii: "*")) { try checkExpansion(composed, file: file) }
+        if text.utf8.contains(UInt8(ascii: "!")) { try checkTags(composed, file: file) }
         return composed
+    }
+
+    /// Refuses the first (in file order) tag that cannot stand: one outside the core schema, or a
+    /// core type its value is not. Without it `status: !!null 503` would read as 503.
+    private static func checkTags(_ root: Node, file: String) throws(ScenarioError) {
+        var first: ScenarioError?
+        var stack = [root]
+        while let node = stack.popLast() {
+            if let problem = CoreSchema.tagProblem(node) {
+                let error = ScenarioError(file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0,
+                                          reason: problem.reason, hint: problem.hint)
+                if first.map({ ($0.line, $0.column) > (error.line, error.column) }) ?? true { first = error }
+            }
+            switch node {
+            case let .mapping(mapping): for (key, value) in mapping { stack.append(key); stack.append(value) }
+            case let .sequence(sequence): stack.append(contentsOf: sequence)
+            default: break
+            }
+        }
+        if let first { throw first }
     }
 
     /// The most values a document may hold once its aliases are expanded.
@@ -180,6 +203,16 @@ extension Scenario {
             }
             return ScenarioError(file: file, line: repeated?.line ?? context.mark.line, column: repeated?.column ?? context.mark.column,
                                  reason: "\(keys) appear\(duplicates.count == 1 ? "s" : "") more than once in one mapping", hint: "keep one of them")
+        case let .reader(problem, offset, value, _):
+            // libyaml's reader gives a byte offset: turn it into the line and column others have.
+            let bytes = Array(text.utf8.prefix(offset ?? 0))
+            let lineStart = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
+            let line = bytes.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            let column = String(decoding: bytes[lineStart...], as: UTF8.self).unicodeScalars.count + 1
+            let character = value >= 0 ? " (U+" + String(format: "%04X", value) + ")" : ""
+            return ScenarioError(file: file, line: offset == nil ? 0 : line, column: offset == nil ? 0 : column,
+                                 reason: "not valid \(language): \(problem)\(character)",
+                                 hint: "remove it; inside double quotes a control character can be written as an escape (\"\\e\", \"\\u0007\")")
         default:
             return ScenarioError(file: file, reason: "not valid \(language): \(error)")
         }

@@ -12,6 +12,8 @@ struct ScenarioReader {
     var requestPatterns: [(name: String, pattern: String)] = []
     /// The provider's target names as the file spells them (see ``declaredTargets(in:)``).
     var declaredTargets: Set<String>?
+    /// Every file the file names (cassette, body files), as paths were resolved.
+    let named = NamedFiles()
 
     /// The keys a scenario file may have at its top (a fault plan file reads the same ones).
     static let topKeys = ["$schema", "name", "description", "seed", "traffic", "client", "script", "faults", "expect", "schedule", "_test"]
@@ -307,9 +309,9 @@ struct ScenarioReader {
     private func path(_ field: Field) throws(ScenarioError) -> URL {
         let text = try field.string()
         guard !text.isEmpty else { throw field.error("the path is empty") }
-        if text.hasPrefix("/") { return URL(fileURLWithPath: text) }
-        guard let base else { return URL(fileURLWithPath: text) }
-        return base.appendingPathComponent(text).standardizedFileURL
+        let url = text.hasPrefix("/") || base == nil ? URL(fileURLWithPath: text) : base!.appendingPathComponent(text).standardizedFileURL
+        named.urls.append(url)
+        return url
     }
 
     /// A URLError code: a number, or a name (`timedOut`, `cannotConnectToHost`, ...).
@@ -334,4 +336,9 @@ struct ScenarioReader {
         "cancelled": URLError.cancelled.rawValue, "secureConnectionFailed": URLError.secureConnectionFailed.rawValue,
         "unknown": URLError.unknown.rawValue, "dnsLookupFailed": URLError.dnsLookupFailed.rawValue,
     ]
+}
+
+/// The files a reader resolved paths to, in the order it met them (``Scenario/inputFiles``).
+final class NamedFiles {
+    var urls: [URL] = []
 }

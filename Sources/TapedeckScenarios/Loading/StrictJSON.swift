@@ -137,7 +137,9 @@ struct StrictJSON {
                     }
                 }
             case 0..<0x20:
-                throw problem("a control character (a line break or a tab) inside a string: write it escaped")
+                let name = [0x0A: "a line break", 0x0D: "a carriage return", 0x09: "a tab", 0x00: "a NUL byte"][Int(byte)]
+                    ?? "the control character U+" + String(format: "%04X", Int(byte))
+                throw problem("\(name) inside a string: write it escaped (\\n, \\t, \\u0000)")
             default:
                 index += 1
             }

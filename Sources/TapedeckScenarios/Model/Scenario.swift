@@ -40,6 +40,13 @@ public struct Scenario: Hashable, Sendable {
     /// What the file says that can never take effect (``ScenarioRunner/warnings(for:)`` reports
     /// them). Not part of the scenario's identity.
     var warnings = LoadWarnings()
+    /// The files it was read from. Not part of the scenario's identity.
+    var inputs = InputFiles()
+
+    /// The files the scenario was read from: the file itself, then each file it names (its
+    /// cassette, body files) in file order; empty for a scenario built in code. The CLI refuses
+    /// to write an output over any of them.
+    public var inputFiles: [URL] { inputs.urls }
 
     /// An empty scenario named `name` (fill in its parts in code).
     public init(name: String, description: String = "", source: URL? = nil, seed: UInt64 = 1, traffic: Traffic = Traffic(),
@@ -109,6 +116,15 @@ struct SourceMarks: Hashable, Sendable {
     }
 
     static func == (lhs: SourceMarks, rhs: SourceMarks) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {}
+}
+
+/// The files a scenario was read from (``Scenario/inputFiles``); equal whatever they are.
+struct InputFiles: Hashable, Sendable {
+    var urls: [URL] = []
+
+    static func == (lhs: InputFiles, rhs: InputFiles) -> Bool { true }
 
     func hash(into hasher: inout Hasher) {}
 }
