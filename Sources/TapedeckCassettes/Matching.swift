@@ -175,6 +175,16 @@ public struct MatchRules: Sendable {
         return origin(components) + (path.isEmpty ? "/" : upperCasingEscapes(path))
     }
 
+    /// One spelling of `url` for every spelling the URL rules take as the same request: the
+    /// normalised resource (``resource(_:)``), then the query items as a server reads them,
+    /// decoded and sorted (`?b=2&a=caf%c3%a9` and `?a=caf%C3%A9&b=2` are one). A URL already so
+    /// spelt, without a query, is its own key.
+    package static func canonicalURL(_ url: URL) -> String {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let items = readQueryItems(components).sorted { ($0.name, $0.value) < ($1.name, $1.value) }
+        return resource(components) + (items.isEmpty ? "" : "?" + items.map { $0.name + "=" + $0.value }.joined(separator: "&"))
+    }
+
     /// Scheme, host and port normalised as ``resource(_:)`` has them: `https://api.test` for
     /// `HTTPS://API.test:443`.
     package static func origin(_ components: URLComponents?) -> String {

@@ -265,6 +265,7 @@ public final class ReplayService: ExchangeService {
         let snapshot = snapshot(request, url: url)
         let reply = player.withLock { $0 }.reply(to: snapshot, context: ResponderContext(exchange: request.number, transaction: 0, time: .zero))
         var result: ServerAnswer
+        var isMiss = false
         switch reply {
         case let .response(plan):
             let origin = Self.origin(of: url)
@@ -299,6 +300,9 @@ public final class ReplayService: ExchangeService {
             }
             missLog.withLock { $0.append(reason) }
             options.log?("miss: " + reason)
+            // A miss is this server's own explanation, not the service's answer: no fault may
+            // hide it (a 503 a client retries, a reset). It still counts as an exchange.
+            isMiss = true
             switch options.onMiss {
             case .notFound:
                 // An answer to CONNECT has no body (the client would take it for the tunnel's
@@ -318,7 +322,7 @@ public final class ReplayService: ExchangeService {
         case .deferred:
             result = .text(500, "tapedeck: a deferred answer cannot be served\n")
         }
-        if let faults = options.faults {
+        if let faults = options.faults, !isMiss {
             for fired in faults.apply(method: request.method, url: url, exchange: exchange, to: &result) {
                 options.log?(fired.description)
             }

@@ -1,6 +1,7 @@
 public import Foundation
 public import TapedeckScenarios
 import Synchronization
+import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -157,7 +158,9 @@ public final class SocketFaults: Sendable {
     /// latency and a status make a slow 503. Returns what fired, in order.
     @discardableResult
     public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
-        let key = "\(method.uppercased()) \(url.absoluteString)"
+        // As the matcher reads the request: clients that spell one URL differently (query order,
+        // `%c3` or `%C3`) meet the same draws and occurrence counts.
+        let key = "\(method.uppercased()) \(MatchRules.canonicalURL(url))"
         let (occurrence, exchange) = state.withLock { state -> (Int, Int) in
             state.occurrences[key, default: 0] += 1
             state.lastExchange = max(state.lastExchange, exchange)

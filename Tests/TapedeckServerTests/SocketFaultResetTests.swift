@@ -45,6 +45,34 @@ struct SocketFaultResetTests {
         #expect(statuses(fresh, from: 1) == first)
     }
 
+    @Test("one request spelt as different clients spell it (query order, escape case, + or %20) meets the same draws and occurrence counts")
+    func spellingsShareDraws() throws {
+        let coin = """
+            faults:
+              - {kind: status, name: coin, status: 503, probability: 500, route: "GET /items*"}
+              - {kind: status, name: second, status: 429, attempts: 2, route: "GET /once*"}
+            """
+        func statuses(_ spell: (Int) -> String) throws -> [Int] {
+            let faults = SocketFaults(plan: try FaultPlan.parse(coin, file: "faults.yaml"), seed: 11)
+            return (0..<24).map { number in
+                var answer = ServerAnswer.text(200, "ok")
+                faults.apply(method: "GET", url: URL(string: "http://127.0.0.1:8080" + spell(number))!, exchange: number + 1, to: &answer)
+                return answer.status
+            }
+        }
+        let query = "x=1&y=caf%C3%A9&z=a%20b", respelt = ["z=a+b&y=caf%c3%a9&x=1", "y=caf%C3%A9&x=1&z=a%20b"]
+        // Given the requests as one client wrote them: distinct /items resources, and one /once
+        // resource asked again and again (its second occurrence meets `attempts: 2`)
+        let recorded = try statuses { $0 % 2 == 0 ? "/items/q\($0)?\(query)" : "/once?\(query)" }
+        #expect(recorded.contains(503) && recorded.contains(200) && recorded.filter { $0 == 429 } == [429], "\(recorded)")
+        // Then other spellings get the same faults, also when spellings mix within one run
+        for other in respelt {
+            #expect(try statuses { $0 % 2 == 0 ? "/items/q\($0)?\(other)" : "/once?\(other)" } == recorded)
+        }
+        #expect(try statuses { $0 % 2 == 0 ? "/items/q\($0)?\(respelt[$0 % 4 / 2])" : "/once?\(respelt[$0 % 4 / 2])" } == recorded)
+        #expect(try statuses { $0 % 2 == 0 ? "/items/q\($0)?\(query)" : "/once?\($0 == 1 ? query : respelt[0])" } == recorded)
+    }
+
     @Test("a Retry-After date comes with a Date of now, and is that Date plus the plan's wait, as a server writes it")
     func retryAfterDate() throws {
         let faults = SocketFaults(plan: try FaultPlan.parse(plan, file: "faults.yaml"), seed: 7)

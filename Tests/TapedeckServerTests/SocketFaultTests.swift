@@ -45,6 +45,19 @@ struct SocketFaultTests {
         return file
     }
 
+    @Test("a miss gets no fault: its 404 explains itself even under a site that hits every exchange, and it still counts as one")
+    func missesGetNoFaults() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let plan = directory.file("every.yaml")
+        try Data("faults:\n  - {kind: status, status: 503, retryAfter: 1s, exchanges: 1-2}\n".utf8).write(to: plan)
+        let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", plan.path])
+        let miss = try curl([server.base + "/nothing-here"])
+        #expect(miss.code == 404 && miss.head.contains("X-Tapedeck-Miss: 1"), "\(miss.head)")
+        #expect(try curl([server.base + "/plain"]).code == 503, "exchange 2 is still in the site's range")
+        #expect(try curl([server.base + "/plain"]).code == 200, "exchange 3 is not: the miss was exchange 1")
+    }
+
     @Test("reset, truncate, connection lost, stall, status + Retry-After, bandwidth, corrupt gzip: curl's errors")
     func curlSeesEachFault() throws {
         let directory = try TemporaryDirectory()
