@@ -10,9 +10,10 @@ import Glibc
 /// link): writing the output there would destroy the input. `-` (standard output) and paths that
 /// do not exist yet pass. Exit status 64 (bad usage), nothing written.
 func refuseOverwritingInputs(_ outputs: [(option: String, path: String?)], of scenario: Scenario) throws {
+    /// A regular file's device and inode (a terminal, /dev/null or a pipe is no input to lose).
     func identity(_ path: String) -> [UInt64]? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
     let inputs = scenario.inputFiles.enumerated().compactMap { index, url in identity(url.path).map { (index, url, $0) } }

@@ -94,9 +94,9 @@ struct RecordCommand: ParsableCommand {
                 problem = "it is a directory; name the PEM file in it"
             } else if let handle = FileHandle(forReadingAtPath: path) {
                 // At most 4 MiB: a CA bundle is far smaller, and a device such as /dev/zero never ends.
-                pem = (try? handle.read(upToCount: 4 << 20)) ?? Data()
+                pem = (try? handle.read(upToCount: (4 << 20) + 1)) ?? Data()
                 try? handle.close()
-                problem = pem.count >= 4 << 20 ? "it is larger than 4 MiB, too large for a certificate file" : nil
+                problem = pem.count > 4 << 20 ? "it is larger than 4 MiB, too large for a certificate file" : nil
             } else {
                 problem = "it cannot be opened (check its permissions)"
             }

@@ -182,7 +182,11 @@ public struct MatchRules: Sendable {
     package static func canonicalURL(_ url: URL) -> String {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let items = readQueryItems(components).sorted { ($0.name, $0.value) < ($1.name, $1.value) }
-        return resource(components) + (items.isEmpty ? "" : "?" + items.map { $0.name + "=" + $0.value }.joined(separator: "&"))
+        // Decoded text escaped again where it would read as a separator (`x=1%26y%3D2` is one item).
+        func escaped(_ text: String) -> String {
+            text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "&", with: "%26").replacingOccurrences(of: "=", with: "%3D")
+        }
+        return resource(components) + (items.isEmpty ? "" : "?" + items.map { escaped($0.name) + "=" + escaped($0.value) }.joined(separator: "&"))
     }
 
     /// Scheme, host and port normalised as ``resource(_:)`` has them: `https://api.test` for

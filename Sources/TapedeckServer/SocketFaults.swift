@@ -184,7 +184,8 @@ public final class SocketFaults: Sendable {
             if site.kind.cutsNothing(ofBody: Self.bodyBytes(of: answer, method: method)) { continue }
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
-            fired.append(Fired(site: site.name, kind: site.kind.name, target: key, occurrence: occurrence))
+            // Shown as the client sent it: the key holds decoded text (a line break, an escape).
+            fired.append(Fired(site: site.name, kind: site.kind.name, target: "\(method.uppercased()) \(url.absoluteString)", occurrence: occurrence))
             stack.fired(site.kind)
             if case .refused = site.kind { break }   // struck before the connection: no head comes to delay
         }

@@ -180,6 +180,11 @@ struct RunSafetyTests {
             #expect(run.errors.contains(what) && run.errors.contains("give the output another name"), "\(arguments): \(run.errors)")
         }
         #expect(try [file, directory.file("api.har.gz"), body].map { try Data(contentsOf: $0) } == before, "nothing was written over")
+        // What is no regular file is no input to lose: a body from /dev/null, a trace to it.
+        let devices = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "bodyFile: body.txt", with: "bodyFile: /dev/null")
+        try Data(devices.utf8).write(to: file)
+        let run = try runTapedeck(["run", file.path, "--trace", "/dev/null"])
+        #expect(run.status == 0, "\(run.errors)")
     }
 
     @Test("shrink --max-runs counts every run: the recording, the search, the verification and the check of the written file")

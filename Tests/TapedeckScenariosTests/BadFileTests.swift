@@ -17,7 +17,7 @@ struct BadFile: CustomTestStringConvertible, Sendable {
 
 @Suite("Scenario files: bad files name the file, line, column and key, and say what to do")
 struct BadFileTests {
-    @Test("the error names the place and says what is wrong", arguments: cases)
+    @Test("the error names the place and says what is wrong", arguments: cases + guidingCases)
     func badFile(_ bad: BadFile) throws {
         let error = try #require(parseError(bad.yaml, file: "bad.yaml"), "\(bad.what): it parsed")
         #expect(error.file == "bad.yaml")

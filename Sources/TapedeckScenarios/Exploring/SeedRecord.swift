@@ -75,14 +75,18 @@ public struct SeedRecord: Codable, Hashable, Sendable {
             throw ExploreError("not a version \(Self.currentVersion) record: \(Self.describe(error))")
         }
         // Counts no run reaches are not a record's (and would overflow a merge's sums).
-        let counts = [("jobs", Int64(jobs)), ("attempts", Int64(attempts)), ("virtualNanoseconds", virtualNanoseconds)]
+        // (Virtual time is never summed, and a run may span hours: it need only not be negative.)
+        guard virtualNanoseconds >= 0 else {
+            throw ExploreError("field 'virtualNanoseconds' is \(virtualNanoseconds), negative: not a record tapedeck wrote")
+        }
+        let counts = [("jobs", Int64(jobs)), ("attempts", Int64(attempts))]
             + faultCounts.sorted { $0.key < $1.key }.map { ("faultCounts.\($0.key)", Int64($0.value)) }
         if let (field, value) = counts.first(where: { !(0...Self.countLimit).contains($0.1) }) {
             throw ExploreError("field '\(field)' is \(value), out of range (0 to \(Self.countLimit)): not a record tapedeck wrote")
         }
     }
 
-    /// The largest count (and virtual nanoseconds) a record may hold: 2⁴⁰, far past any run.
+    /// The largest count a record may hold: 2⁴⁰, far past any run's jobs, attempts or firings.
     static let countLimit: Int64 = 1 << 40
 
     /// The record as one line of JSON (keys sorted, no newline).

@@ -79,6 +79,10 @@ enum CoreSchema {
             case (Tag.Name.int.rawValue, .integer), (Tag.Name.float.rawValue, .integer), (Tag.Name.float.rawValue, .float),
                  (Tag.Name.bool.rawValue, .bool), (Tag.Name.null.rawValue, .null):
                 fits = true
+            case let (Tag.Name.int.rawValue, .string(text)) where isRadixInteger(text):
+                // `0x` or `0o` digits past Int's range: the resolver's own int (an untagged value
+                // has it too); where it is used, the value is then out of range.
+                fits = true
             case (Tag.Name.int.rawValue, _), (Tag.Name.float.rawValue, _), (Tag.Name.bool.rawValue, _), (Tag.Name.null.rawValue, _):
                 fits = false
             default:
@@ -89,6 +93,15 @@ enum CoreSchema {
                                  hint: "remove the tag, or write a value of that type")
         default: return nil
         }
+    }
+
+    /// `0x` then hex digits, or `0o` then octal digits, of any length (the resolver's rule).
+    private static func isRadixInteger(_ text: String) -> Bool {
+        let digits = text.dropFirst(2)
+        guard !digits.isEmpty else { return false }
+        if text.hasPrefix("0x") { return digits.allSatisfy(\.isHexDigit) && digits.allSatisfy(\.isASCII) }
+        if text.hasPrefix("0o") { return digits.allSatisfy { ("0"..."7").contains($0) } }
+        return false
     }
 
     /// The core schema's reading of plain text.

@@ -14,7 +14,10 @@ extension Field {
         let shown = elsewhere.prefix(3).map(readable).joined(separator: ", ")
         let more = elsewhere.count > 3 ? " (and \(elsewhere.count - 3) more)" : ""
         let here = path.isEmpty ? "the top level" : path
-        return "'\(key)' belongs under \(shown)\(more), not \(here) — check its indentation"
+        // Indentation can move a key only along its own branch (or out to, or in from, the top).
+        func section(_ text: String) -> Substring { text.prefix { $0 != "." && $0 != "[" } }
+        let alongBranch = path.isEmpty || elsewhere.contains { $0.isEmpty || section($0) == section(path) }
+        return "'\(key)' belongs under \(shown)\(more), not \(here)" + (alongBranch ? " — check its indentation" : "")
     }
 
     /// A place as a reader writes it: `traffic.stubs[n]`, `expect.requests.NAME`, `the top level`.

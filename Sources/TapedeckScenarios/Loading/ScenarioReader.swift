@@ -287,6 +287,9 @@ struct ScenarioReader {
         }
     }
 
+    /// The most bytes a file a scenario names may hold: 1 GiB.
+    static let largestBodyFile = 1 << 30
+
     /// A file's URL: an absolute path, or one relative to the scenario file.
     func fileURL(_ field: Field) throws(ScenarioError) -> URL {
         try path(field)
@@ -299,11 +302,26 @@ struct ScenarioReader {
             throw field.error("cannot read \(url.path): there is no such file", hint: "paths are relative to the scenario file")
         }
         guard !isDirectory.boolValue else { throw field.error("cannot read \(url.path): it is a directory", hint: "name a file") }
+        // Read as a stream: corelibs' Data(contentsOf:) refuses devices (/dev/null) and pipes.
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw field.error("cannot read \(url.path): it cannot be opened", hint: "check its permissions")
+        }
+        defer { try? handle.close() }
+        var data = Data()
         do {
-            return try Data(contentsOf: url)
+            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+                data.append(piece)
+                if data.count > Self.largestBodyFile {
+                    throw field.error("cannot read \(url.path): it is larger than \(Self.largestBodyFile >> 30) GiB (or never ends)",
+                                      hint: "name a regular file of a body")
+                }
+            }
+        } catch let error as ScenarioError {
+            throw error
         } catch {
             throw field.error("cannot read \(url.path): \(error.localizedDescription)", hint: "check that it is a readable file")
         }
+        return data
     }
 
     private func path(_ field: Field) throws(ScenarioError) -> URL {

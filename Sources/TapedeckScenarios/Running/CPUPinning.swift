@@ -43,7 +43,7 @@ public enum CPUPinning {
         if ProcessInfo.processInfo.environment[environmentVariable] == "any" { return nil }
         let count = Int(tapedeck_allowed_cpu(-1))
         guard count > 0 else { return nil }
-        let cpu = Int(index.map { tapedeck_allowed_cpu(Int32($0 % count)) } ?? tapedeck_current_cpu())
+        let cpu = Int(index.map { tapedeck_allowed_cpu(Int32((($0 % count) + count) % count)) } ?? tapedeck_current_cpu())
         guard cpu >= 0 else { return nil }
         original.withLock { saved in
             guard saved == nil else { return }
