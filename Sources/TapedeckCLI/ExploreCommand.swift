@@ -122,6 +122,7 @@ struct ExploreSeedsCommand: ParsableCommand {
         // One CPU per sequential simulation: the in-process worker when it is alone, each worker
         // process its own (several threads in this process share it, so it is not pinned then).
         if kind == .threads && jobs == 1 { CPUPinning.pinProcess() }
+        let firstCPU = CPUPinning.currentCPUIndex() ?? 0   // workers count on from this process's CPU
         let explorer = Explorer(jobs: jobs, stopAfter: stopAfter)
         let file = file
         let stop = ExploreStop()
@@ -135,7 +136,7 @@ struct ExploreSeedsCommand: ParsableCommand {
             result = try explorer.explore(seeds: selected, stop: stop, makeWorker: { index in
                 switch kind {
                 case .threads: InProcessSeedWorker(scenario: scenario)
-                case .processes: try ProcessSeedWorker(file: file, cpu: index)
+                case .processes: try ProcessSeedWorker(file: file, cpu: firstCPU + index)
                 }
             }, emit: { try output.emit($0) })
         } catch let error as ScenarioError {

@@ -101,6 +101,14 @@ struct ServeCommand: ParsableCommand {
         if !quiet {
             for skipped in service.cassette.skipped { printError("tapedeck: warning: \(cassette): \(skipped)") }
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
+            // A route no entry answers can never fire: misses get no faults.
+            for site in service.options.faults?.sites ?? [] {
+                guard let pattern = site.pattern, !service.cassette.interactions.contains(where: {
+                    pattern.matches(method: $0.request.method, url: $0.request.url)
+                }) else { continue }
+                printError("tapedeck: warning: fault \(site.name): its route \(pattern) matches no entry of \(cassette), so it never fires "
+                           + "(a miss gets no fault); `tapedeck cassette inspect \(cassette)` lists the entries")
+            }
         }
         let http = try server.start(service)
         // A fault window counts from when requests can arrive, not from before the cassette loaded.

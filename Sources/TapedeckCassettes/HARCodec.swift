@@ -86,6 +86,17 @@ public enum HARCodec {
         HARFastReader.document(data)
     }
 
+    /// What part of a HAR file a JSON object without `log` is, by its keys: a single entry, a
+    /// request, or a `log` object itself; nil when it is none of them.
+    static func harPart(_ data: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        let keys = Set(object.keys)
+        if keys.isSuperset(of: ["request", "response"]) { return "a single HAR entry (request and response)" }
+        if keys.contains("entries") { return "a HAR log's fields (entries)" }
+        if keys.isSuperset(of: ["method", "url"]) { return "a single HAR request (method and url)" }
+        return nil
+    }
+
     /// The document through Foundation's JSONDecoder: what the fast reader falls back to (for the
     /// exact error, or a lenient oddity it declines), and the baseline of the benchmark.
     package static func decodeWithFoundation(_ data: Data, file: String) throws(CassetteError) -> HARDocument {
@@ -97,6 +108,12 @@ public enum HARCodec {
         } catch let error as DecodingError {
             if case let .dataCorrupted(context) = error, context.codingPath.isEmpty {
                 throw syntaxError(data, file: file)
+            }
+            if case let .keyNotFound(key, context) = error, context.codingPath.isEmpty, key.stringValue == "log",
+               let part = harPart(data) {
+                throw CassetteError(.json, file: file, reason: "not a HAR file: it holds \(part), with no \"log\" around it",
+                                    hint: "a HAR file is {\"log\": {\"version\": \"1.2\", \"creator\": {…}, \"entries\": [ENTRIES]}}; "
+                                        + "wrap it so, or export the whole HAR from the tool")
             }
             throw decodingError(error, file: file)
         } catch {

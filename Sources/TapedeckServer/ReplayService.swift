@@ -241,9 +241,10 @@ public final class ReplayService: ExchangeService {
         return named.port.map { "\(host):\($0)" } ?? host
     }
 
-    /// Whether a `Host` field names one of the cassette's `http` origins by a name (not an
-    /// address), port and all (none: port 80). (An `https` origin asked for over plain HTTP still
-    /// has its Locations pointed here, in `http`.)
+    /// Whether a `Host` field names one of the cassette's origins by a name (not an address),
+    /// port and all (none: the origin's scheme's default). An `https` origin is named over plain
+    /// HTTP too (port 80 or none): a client whose resolver maps the site's names here asks for the
+    /// https-only apex of a site as `http://apex/`, and its hop to `www` must keep `www`.
     private func namesRecordedOrigin(_ host: String) -> Bool {
         let (name, port) = Origin.hostAndPort(host)
         // An address (`127.0.0.1:8080`, `localhost`, `[::1]`) is how a client reaches this server
@@ -251,7 +252,9 @@ public final class ReplayService: ExchangeService {
         // must not send the client to the cassette's other hosts for real.
         let bare = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
         if ServerOptions.isLoopback(bare) || ServerOptions.isIPv4Address(bare) || bare.contains(":") { return false }
-        return allOrigins.contains { $0.scheme == "http" && $0.serves(host: name, port: port) }
+        return allOrigins.contains { origin in
+            origin.serves(host: name, port: port) || (origin.scheme == "https" && port == 80 && origin.serves(host: name, port: nil))
+        }
     }
 
     /// Answers from the cassette (or the admin endpoint, or the miss policy).

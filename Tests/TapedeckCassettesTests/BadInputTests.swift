@@ -97,6 +97,16 @@ struct BadInputTests {
         }
         let list = try #require(error(decoding: Data("[1,2]".utf8), strict: false))
         #expect(list.reason == "not a HAR file: expected an object, found a list at its top" && list.hint.contains(#""log""#), "\(list)")
+        // A part of a HAR file (one entry, one request, a log without its wrapper) says which part
+        let parts = [
+            (#"{"startedDateTime":"2024-01-01T00:00:00Z","request":{"method":"GET","url":"http://a.test/"},"response":{"status":200}}"#, "a single HAR entry"),
+            (#"{"method":"GET","url":"http://a.test/","headers":[]}"#, "a single HAR request"),
+            (#"{"version":"1.2","entries":[]}"#, "a HAR log's fields"),
+        ]
+        for (text, part) in parts {
+            let failure = try #require(error(decoding: Data(text.utf8), strict: false), "\(text) was read")
+            #expect(failure.reason.hasPrefix("not a HAR file: it holds \(part)") && failure.hint.contains("wrap it"), "\(failure)")
+        }
         let missing = try #require(throws: CassetteError.self) { try CassetteFile.read(URL(fileURLWithPath: "/nonexistent/x.har")) }
         #expect(missing.reason == "no such file" && missing.hint == "check the path", "\(missing)")
         // Named .gz, but neither gzip nor JSON: both are said, not only "not valid JSON".

@@ -40,6 +40,11 @@ struct CPUPinningTests {
         #expect(newThreadList() == before)
         #expect(CPUPinning.pinProcess(toCPUAt: -1) != nil, "a negative index counts from the end, within the allowed CPUs")
         CPUPinning.releaseProcess()
+        // The index of the CPU a pinned thread is on names that CPU again.
+        let here = try #require(CPUPinning.pinProcess())
+        let index = try #require(CPUPinning.currentCPUIndex())
+        #expect(CPUPinning.pinProcess(toCPUAt: index) == here)
+        CPUPinning.releaseProcess()
     }
     #endif
 }

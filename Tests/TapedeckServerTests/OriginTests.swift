@@ -75,6 +75,10 @@ struct OriginTests {
             entry(10, "https://plain.test/pr2", 200),
             entry(11, "http://127.0.0.1:18555/start", 302, location: "https://cdn.example.com/x"),
             entry(12, "https://cdn.example.com/x", 200),
+            // Playwright's har-redirect.har: an https-only apex → www in http → www in https
+            entry(13, "https://verge.test/", 301, location: "http://www.verge.test/"),
+            entry(14, "http://www.verge.test/", 301, location: "https://www.verge.test/"),
+            entry(15, "https://www.verge.test/", 200),
         ]), options: .init(timing: .instant))
         func get(_ target: String, host: String) -> ServerAnswer? {
             let answered = Answered()
@@ -99,6 +103,13 @@ struct OriginTests {
         // A protocol-relative Location naming the https origin with its port: its scheme's default, left out
         let relative = try #require(get("/pr", host: "plain.test"))
         #expect(relative.headers.value(for: "Location") == "http://plain.test/pr2", "\(relative.headers)")
+        // An https-only apex asked for by name over plain HTTP: its hop to www keeps www (pointed
+        // at the apex, it would send the client round the apex's redirect for ever)
+        let verge = try #require(get("/", host: "verge.test"))
+        #expect(verge.status == 301 && verge.headers.value(for: "Location") == "http://www.verge.test/", "\(verge.status) \(verge.headers)")
+        let www = try #require(get("/", host: "www.verge.test"))
+        #expect(www.status == 302 && www.headers.value(for: "Location") == "http://www.verge.test/", "the https hop is this URL in http: \(www.headers)")
+        #expect(try #require(get("/", host: "www.verge.test")).body == Data("15".utf8))
         // serve standing in for a dev server on its old address (a recorded origin that is an
         // address, not a name): the hop to the CDN points here, never to the CDN for real
         let dev = try #require(get("/start", host: "127.0.0.1:18555"))

@@ -50,8 +50,16 @@ struct SocketFaultTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let plan = directory.file("every.yaml")
-        try Data("faults:\n  - {kind: status, status: 503, retryAfter: 1s, exchanges: 1-2}\n".utf8).write(to: plan)
+        try Data("""
+            faults:
+              - {kind: status, status: 503, retryAfter: 1s, exchanges: 1-2}
+              - {kind: reset, afterBytes: 1, route: "GET /nothing-here*", name: nowhere}
+              - {kind: slowFirstByte, delay: 1ms, route: "GET /plain", name: plain}
+            """.utf8).write(to: plan)
         let server = try ServerProcess(["serve", try cassette(in: directory).path, "--timing", "instant", "--faults", plan.path])
+        // A route no entry answers is said at start: it could fire only on misses, which get none.
+        #expect(server.errors.contains("fault nowhere: its route GET /nothing-here* matches no entry of"), "\(server.errors)")
+        #expect(!server.errors.contains("fault plain:"), "\(server.errors)")
         let miss = try curl([server.base + "/nothing-here"])
         #expect(miss.code == 404 && miss.head.contains("X-Tapedeck-Miss: 1"), "\(miss.head)")
         #expect(try curl([server.base + "/plain"]).code == 503, "exchange 2 is still in the site's range")

@@ -57,6 +57,21 @@ public enum CPUPinning {
         #endif
     }
 
+    /// Where the CPU the caller runs on now stands among the CPUs the process may use (the index
+    /// ``pinProcess(toCPUAt:)`` takes); nil when not known (not Linux). Worker processes counted
+    /// on from it spread over the machine from where their parent ran, so that two explorations
+    /// side by side do not both start at the first CPU.
+    public static func currentCPUIndex() -> Int? {
+        #if os(Linux)
+        let current = tapedeck_current_cpu()
+        let count = tapedeck_allowed_cpu(-1)
+        guard current >= 0, count > 0 else { return nil }
+        return (0..<count).first { tapedeck_allowed_cpu($0) == current }.map(Int.init)
+        #else
+        return nil
+        #endif
+    }
+
     /// Lets every thread of this process run again on all the CPUs it had before `pinProcess`.
     public static func releaseProcess() {
         #if os(Linux)
