@@ -227,7 +227,8 @@ final class Run: @unchecked Sendable {
         } catch let SimulationError.stepLimitExceeded(steps, time) {
             // A scenario's limit is the runner's option (ScenarioRunner.Options.maxSteps), not a flag.
             stop = "tapedeck: the simulation ran \(steps) jobs without becoming idle (t=\(time)); look for work that "
-                + "reschedules itself forever (a retry with no limit, a poll that never ends)"
+                + "reschedules itself forever (a retry with no limit, a poll that never ends), or a body sent in very many "
+                + "slices (a large body under a bandwidth of a few bytes a second: each slice is a job)"
         } catch {
             stop = "\(error)"
         }
