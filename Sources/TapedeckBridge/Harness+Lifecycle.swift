@@ -158,6 +158,15 @@ extension Harness {
         return action
     }
 
+    /// Ends a foreign request the simulation ended under with `URLError.cancelled` naming it.
+    static func failInFlight(_ link: ExchangeLink) {
+        // (A request nobody took in has no task on its link yet: its protocol knows it.)
+        guard let urlProtocol = link.urlProtocol, let task = link.task ?? urlProtocol.task, seen(task) == .running else { return }
+        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: URLError.bridge(.cancelled,
+            "tapedeck: \(link.summary) was still in flight when the simulation ended (a run or tape finished before it was answered)",
+            url: urlProtocol.request.url))
+    }
+
     /// What the bridge sees of `task`'s state: how a cancel, suspend or resume made with the
     /// task's own methods becomes known. corelibs has no callback for them (and no KVO), so this
     /// is read at deterministic points only: when the simulation is quiescent, and before each

@@ -72,13 +72,15 @@ extension Harness {
         return result
     }
 
-    /// ``serve(pacing:timeout:_:)`` for async code: awaits `body` while the harness serves.
+    /// ``serve(pacing:timeout:_:)`` for async code: awaits `body` while the harness serves. `body`
+    /// runs in the caller's isolation (a `@MainActor` test's closure needs no `@Sendable`).
     ///
     /// ```swift
     /// let data = try await harness.serving { try await session.data(from: url).0 }
     /// ```
     public func serving<R: Sendable>(
-        pacing: Pacing = .instant, timeout: Duration = .seconds(10), _ body: () async throws -> R
+        pacing: Pacing = .instant, timeout: Duration = .seconds(10), isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
     ) async throws -> R {
         startServing(pacing: pacing)
         let result: R

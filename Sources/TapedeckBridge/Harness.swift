@@ -208,18 +208,22 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
     /// harness.endSimulation()
     /// ```
     public func endSimulation() {
-        let sessions = state.withLock { state -> [URLSession] in
-            guard !state.ended else { return [] }
+        let (sessions, inFlight) = state.withLock { state -> ([URLSession], [ExchangeLink]) in
+            guard !state.ended else { return ([], []) }
             state.ended = true
             // The links stay: URLSession threads may still look up their protocol slots while
             // the invalidation cancels tasks.
-            return state.sessions.filter { !$0.isConfiguration }.compactMap(\.session)
+            let foreign = state.active.values.filter { $0.session.isConfiguration && $0.startArrived && $0.urlProtocol != nil && $0.lifecycle.state != .done }
+            return (state.sessions.filter { !$0.isConfiguration }.compactMap(\.session), foreign.sorted { $0.number < $1.number })
         }
         network.scheduler.end()
         // On another thread: this may be called where corelibs is calling out from a session's
         // work queue (a test fixture's deinit, say), and invalidating syncs onto that queue.
         // Whatever the invalidation makes URLSession deliver is dropped (SessionLink.route).
         DispatchQueue.global().async {
+            // A client on its own threads (a session built from `configuration()`) is not ours to
+            // invalidate; a request of its still in flight would wait for ever: it ends cancelled.
+            for link in inFlight { Self.failInFlight(link) }
             for session in sessions { session.invalidateAndCancel() }
         }
     }

@@ -162,15 +162,17 @@ public final class Tape: Sendable {
         try harness.serve(pacing: pacing, timeout: timeout, body)
     }
 
-    /// ``serve(pacing:timeout:_:)`` for async code.
+    /// ``serve(pacing:timeout:_:)`` for async code; `body` runs in the caller's isolation (a
+    /// `@MainActor` test's closure needs no `@Sendable`).
     ///
     /// ```swift
     /// let (data, _) = try await tape.serving { try await mySession.data(from: url) }
     /// ```
     public func serving<R: Sendable>(
-        pacing: Pacing = .instant, timeout: Duration = .seconds(10), _ body: () async throws -> R
+        pacing: Pacing = .instant, timeout: Duration = .seconds(10), isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
     ) async throws -> R {
-        try await harness.serving(pacing: pacing, timeout: timeout, body)
+        try await harness.serving(pacing: pacing, timeout: timeout, isolation: isolation, body)
     }
 
     /// Blocks until every request clients on their own threads started is answered (serving
@@ -217,8 +219,8 @@ public final class Tape: Sendable {
     /// a re-recording (`all`) is added to the cassette instead of replacing it.
     /// Transport failures that were recorded (a server that was down) are printed to standard
     /// error, since they will be replayed from now on. The tape's simulation ends here
-    /// (`Harness.endSimulation()`): a request still in flight never completes, and the tape
-    /// cannot be used afterwards.
+    /// (`Harness.endSimulation()`): a request of a client on its own threads still in flight ends
+    /// with `URLError.cancelled` naming it, and the tape cannot be used afterwards.
     @discardableResult
     public func finish(succeeded: Bool = true) throws -> CassetteRecorder.Summary {
         // From now on a client on its own threads gets a clear error instead of a request that

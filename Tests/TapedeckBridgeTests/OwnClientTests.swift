@@ -69,6 +69,58 @@ struct OwnClientTests {
         session.invalidateAndCancel()
     }
 
+    @Test("a client's request still in flight when the simulation ends is ended cancelled, naming it, instead of waiting for ever")
+    func inFlightAtTheEndIsCancelled() async throws {
+        let (network, harness) = world()
+        network.route(.get, path: "/slow") { _, _ in .response(.text(200, "late")) }
+        let session = URLSession(configuration: harness.configuration())
+        let ended = Mutex<(any Error)??>(nil)
+        let done = DispatchSemaphore(value: 0)
+        session.dataTask(with: url("/slow")) { _, _, error in
+            ended.withLock { $0 = .some(error) }
+            done.signal()
+        }.resume()
+        // Given its startLoading has come (corelibs calls it on the session's work queue, which
+        // runs getAllTasks's block after it) and nothing serves it
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.getAllTasks { _ in continuation.resume() }
+        }
+        // When the simulation ends
+        harness.endSimulation()
+        // Then the request ends cancelled with the reason (a bounded wait: a regression fails, it does not hang the suite)
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: done.wait(timeout: .now() + 30) == .success) }
+        }
+        #expect(finished, "the request never completed")
+        let error = ended.withLock { $0 } ?? nil
+        #expect((error as? URLError)?.code == .cancelled, "\(String(describing: error))")
+        #expect((error as? URLError)?.localizedDescription.contains("GET http://api.test/slow was still in flight when the simulation ended") == true,
+                "\(String(describing: error))")
+        session.invalidateAndCancel()
+    }
+
+    /// Main-actor state a serving body reads and writes (not Sendable: only the main actor may touch it).
+    @MainActor private final class Screen {
+        var lines: [String] = []
+    }
+
+    @MainActor
+    @Test("a @MainActor test serves with a plain closure that uses main-actor state (the body runs in the caller's isolation)")
+    func servingFromTheMainActor() async throws {
+        let (network, harness) = world()
+        network.route(.get, path: "/me") { _, _ in .response(.text(200, "ada")) }
+        let session = URLSession(configuration: harness.configuration())
+        let screen = Screen()
+        // Compiles only while `serving` takes the caller's isolation: the closure captures `screen`.
+        let status = try await harness.serving {
+            let (data, response) = try await session.data(from: url("/me"))
+            screen.lines.append(String(decoding: data, as: UTF8.self))
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        #expect(status == 200 && screen.lines == ["ada"])
+        session.invalidateAndCancel()
+    }
+
     @Test("the harness serves the client while it awaits its own result: no polling, callbacks on its queue")
     func servesWithoutPolling() async throws {
         // Given a client that builds its own URLSession from the harness's configuration
