@@ -40,7 +40,7 @@ class BridgeProtocol: URLProtocol {
         if exchange.rejected {
             // Set under the harness's lock before this protocol was handed to corelibs.
             client?.urlProtocol(self, didFailWithError: URLError.bridge(.resourceUnavailable,
-                "tapedeck: \(exchange.summary) was started after the tape finished (the harness was closed); start every request before finish()",
+                "tapedeck: \(exchange.summary) was started after the tape finished or its simulation ended (the harness was closed); start every request before then",
                 url: request.url))
             return
         }

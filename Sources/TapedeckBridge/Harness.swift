@@ -211,6 +211,8 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         let (sessions, inFlight) = state.withLock { state -> ([URLSession], [ExchangeLink]) in
             guard !state.ended else { return ([], []) }
             state.ended = true
+            // A request a client on its own threads starts from now on fails at once, naming it.
+            state.closed = true
             // The links stay: URLSession threads may still look up their protocol slots while
             // the invalidation cancels tasks.
             let foreign = state.active.values.filter { $0.session.isConfiguration && $0.startArrived && $0.urlProtocol != nil && $0.lifecycle.state != .done }

@@ -96,6 +96,12 @@ struct OwnClientTests {
         #expect((error as? URLError)?.code == .cancelled, "\(String(describing: error))")
         #expect((error as? URLError)?.localizedDescription.contains("GET http://api.test/slow was still in flight when the simulation ended") == true,
                 "\(String(describing: error))")
+        // And one started afterwards fails at once, naming it (no serving, no waiting)
+        let late = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+            session.dataTask(with: url("/slow")) { _, _, error in continuation.resume(returning: error) }.resume()
+        }
+        #expect((late as? URLError)?.code == .resourceUnavailable, "\(String(describing: late))")
+        #expect(late?.localizedDescription.contains("was started after the tape finished or its simulation ended") == true)
         session.invalidateAndCancel()
     }
 
