@@ -28,7 +28,7 @@ extension Harness {
     /// `base` is copied; the harness's protocol goes first in its `protocolClasses` and its URL
     /// cache is switched off (a cache makes corelibs create protocols asynchronously). The client's
     /// callbacks arrive on its own delegate queue, on its own threads; someone must run the
-    /// simulation meanwhile: ``serve(pacing:timeout:_:)``, ``serving(pacing:timeout:_:)``,
+    /// simulation meanwhile: ``serve(pacing:timeout:_:)``, ``serving(pacing:timeout:isolation:_:)``,
     /// ``startServing(pacing:)`` or ``waitUntilIdle(timeout:)``. Redirects ask the delegate of the
     /// URLSession that owns the task. What is reproducible with such a client: ``determinism``.
     public func configuration(base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {

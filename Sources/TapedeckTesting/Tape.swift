@@ -148,7 +148,7 @@ public final class Tape: Sendable {
     /// }
     /// ```
     ///
-    /// The client's callbacks run on its own queues; ``serving(pacing:timeout:_:)``,
+    /// The client's callbacks run on its own queues; ``serving(pacing:timeout:isolation:_:)``,
     /// ``serve(pacing:timeout:_:)`` or ``waitUntilIdle(timeout:)`` run the simulation meanwhile.
     /// Recorded timings follow the tape's ``Timing`` on the virtual clock; `Pacing` decides how
     /// that clock relates to the wall clock the client's own timers use.
