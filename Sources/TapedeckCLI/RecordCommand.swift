@@ -92,13 +92,14 @@ struct RecordCommand: ParsableCommand {
                 problem = "there is no such file"
             } else if isDirectory.boolValue {
                 problem = "it is a directory; name the PEM file in it"
-            } else if let handle = FileHandle(forReadingAtPath: path) {
-                // At most 4 MiB: a CA bundle is far smaller, and a device such as /dev/zero never ends.
-                pem = (try? handle.read(upToCount: (4 << 20) + 1)) ?? Data()
-                try? handle.close()
-                problem = pem.count > 4 << 20 ? "it is larger than 4 MiB, too large for a certificate file" : nil
             } else {
-                problem = "it cannot be opened (check its permissions)"
+                // At most 4 MiB: a CA bundle is far smaller, and a device such as /dev/zero never ends.
+                switch Result(catching: { try FileStream.read(atPath: path, limit: 4 << 20) }) {
+                case let .success(read?): pem = read; problem = nil
+                case .success(.none): problem = "it is larger than 4 MiB, too large for a certificate file"
+                case .failure(is FileStream.CannotOpen): problem = "it cannot be opened (check its permissions)"
+                case let .failure(error): problem = "it cannot be read (\(error.localizedDescription))"
+                }
             }
             if let problem {
                 printError("tapedeck: --upstream-ca \(path): \(problem)")

@@ -54,22 +54,19 @@ public enum CassetteFile {
         do {
             if isStream(url.path) {
                 // A named pipe or a descriptor (`inspect <(zcat old.har.gz)`): read as a stream.
-                guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CocoaError(.fileReadNoPermission) }
-                defer { try? handle.close() }
-                var data = Data()
                 // No cassette is larger than the JSON it may hold: an endless device is refused.
-                while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-                    data.append(piece)
-                    if data.count > maximumJSONSize {
-                        throw CassetteError(.unreadable, file: url.path, reason: "more than \(maximumJSONSize >> 20) MiB arrived from this pipe or device (or it never ends)",
-                                            hint: "give the path of a .har or .har.gz file")
-                    }
+                guard let data = try FileStream.read(atPath: url.path, limit: maximumJSONSize) else {
+                    throw CassetteError(.unreadable, file: url.path, reason: "more than \(maximumJSONSize >> 20) MiB arrived from this pipe or device (or it never ends)",
+                                        hint: "give the path of a .har or .har.gz file")
                 }
                 return data
             }
             return try Data(contentsOf: url)
         } catch let error as CassetteError {
             throw error
+        } catch is FileStream.CannotOpen {
+            throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(CocoaError(.fileReadNoPermission).localizedDescription)",
+                                hint: "check the file's permissions")
         } catch {
             throw CassetteError(.unreadable, file: url.path, reason: "cannot read: \(error.localizedDescription)",
                                 hint: "check the file's permissions")

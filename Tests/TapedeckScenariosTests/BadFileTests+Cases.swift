@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import TapedeckScenarios
 
-private let stub = "traffic: {stubs: [{url: http://api.test/a}]}"
-
 /// The bad files ``BadFileTests/badFile(_:)`` reads, each with the place and message a user must see.
 extension BadFileTests {
     static let cases: [BadFile] = [

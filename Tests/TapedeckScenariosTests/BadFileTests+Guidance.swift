@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import TapedeckScenarios
 
-private let stub = "traffic: {stubs: [{url: http://api.test/a}]}"
-
 /// Bad files whose messages guide a repair: a key that belongs elsewhere, tags that cannot
 /// stand, control characters and long values in a message.
 extension BadFileTests {

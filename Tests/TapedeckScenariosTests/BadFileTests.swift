@@ -17,6 +17,9 @@ struct BadFile: CustomTestStringConvertible, Sendable {
 
 @Suite("Scenario files: bad files name the file, line, column and key, and say what to do")
 struct BadFileTests {
+    /// One stub, the traffic most bad files need to be otherwise whole.
+    static let stub = "traffic: {stubs: [{url: http://api.test/a}]}"
+
     @Test("the error names the place and says what is wrong", arguments: cases + guidingCases)
     func badFile(_ bad: BadFile) throws {
         let error = try #require(parseError(bad.yaml, file: "bad.yaml"), "\(bad.what): it parsed")

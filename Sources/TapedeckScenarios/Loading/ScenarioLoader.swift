@@ -1,4 +1,5 @@
 public import Foundation
+import TapedeckCassettes
 import Yams
 
 extension Scenario {
@@ -36,26 +37,19 @@ extension Scenario {
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
         guard exists else { throw ScenarioError(file: url.path, reason: "no such file", hint: "check the path") }
         guard !isDirectory.boolValue else { throw ScenarioError(file: url.path, reason: "is a directory, not a \(what)", hint: hint) }
-        // Read as a stream, so a pipe (`tapedeck run <(generate)`) or a device reads too.
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw ScenarioError(file: url.path, reason: "cannot open the file", hint: "check its permissions")
-        }
-        defer { try? handle.close() }
-        var data = Data()
+        // Read as a stream, so a pipe (`tapedeck run <(generate)`) or a device reads too; at most
+        // `largestText` bytes.
+        let read: Data?
         do {
-            // At most `largestText` bytes: an endless stream (`/dev/zero`) is refused, not read
-            // until memory runs out.
-            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-                data.append(piece)
-                if data.count > largestText {
-                    throw ScenarioError(file: url.path, reason: "is larger than \(largestText >> 20) MiB (or never ends), too large for a \(what)",
-                                        hint: "a scenario names large bodies with bodyFile and traffic with a cassette; check the path")
-                }
-            }
-        } catch let error as ScenarioError {
-            throw error
+            read = try FileStream.read(atPath: url.path, limit: largestText)
+        } catch is FileStream.CannotOpen {
+            throw ScenarioError(file: url.path, reason: "cannot open the file", hint: "check its permissions")
         } catch {
             throw ScenarioError(file: url.path, reason: "cannot read the file (\(error.localizedDescription))", hint: "check that it is a readable file")
+        }
+        guard let data = read else {
+            throw ScenarioError(file: url.path, reason: "is larger than \(largestText >> 20) MiB (or never ends), too large for a \(what)",
+                                hint: "a scenario names large bodies with bodyFile and traffic with a cassette; check the path")
         }
         if data.starts(with: [0x1F, 0x8B]) {
             throw ScenarioError(file: url.path, reason: "is gzip-compressed (a .har.gz cassette?), not a \(what)",

@@ -303,23 +303,17 @@ struct ScenarioReader {
         }
         guard !isDirectory.boolValue else { throw field.error("cannot read \(url.path): it is a directory", hint: "name a file") }
         // Read as a stream: corelibs' Data(contentsOf:) refuses devices (/dev/null) and pipes.
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw field.error("cannot read \(url.path): it cannot be opened", hint: "check its permissions")
-        }
-        defer { try? handle.close() }
-        var data = Data()
+        let read: Data?
         do {
-            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-                data.append(piece)
-                if data.count > Self.largestBodyFile {
-                    throw field.error("cannot read \(url.path): it is larger than \(Self.largestBodyFile >> 30) GiB (or never ends)",
-                                      hint: "name a regular file of a body")
-                }
-            }
-        } catch let error as ScenarioError {
-            throw error
+            read = try FileStream.read(atPath: url.path, limit: Self.largestBodyFile)
+        } catch is FileStream.CannotOpen {
+            throw field.error("cannot read \(url.path): it cannot be opened", hint: "check its permissions")
         } catch {
             throw field.error("cannot read \(url.path): \(error.localizedDescription)", hint: "check that it is a readable file")
+        }
+        guard let data = read else {
+            throw field.error("cannot read \(url.path): it is larger than \(Self.largestBodyFile >> 30) GiB (or never ends)",
+                              hint: "name a regular file of a body")
         }
         return data
     }
