@@ -115,7 +115,8 @@ extension BadFileTests {
             faults:
               - kind: stall
                 probability: 1500
-            """, line: 5, column: 18, path: "faults[0].probability", message: "1500 is out of range — use 0...1000"),
+            """, line: 5, column: 18, path: "faults[0].probability",
+            message: "1500 is out of range (thousandths: 0 to 1000) — probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"),
         BadFile(what: "a status that is no HTTP status", yaml: """
             traffic: {stubs: [{url: http://api.test/a, status: 42}]}
             script: [{request: GET http://api.test/a}]

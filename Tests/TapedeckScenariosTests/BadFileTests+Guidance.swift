@@ -32,6 +32,21 @@ extension BadFileTests {
             script: [{request: GET http://api.test/a}]
             """, line: 2, column: 10, path: "client.status",
             message: "unknown key 'status' — 'status' belongs under client.provider.targets.NAME.sample, expect.requests.NAME, faults[n] (and 2 more), not client — check its indentation"),
+        BadFile(what: "a singular of the key meant comes first, before the places the word is a key of", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: a}]
+            expect:
+              request: {a: {status: 200}}
+            """, line: 4, column: 3, path: "expect.request",
+            message: "unknown key 'request' — did you mean 'requests'? ('request' belongs under client.timeouts, schedule.faults[n], schedule.jitter[n] (and 2 more), not expect)"),
+        BadFile(what: "a probability written as a fraction is refused with the per-mille scale, not read as 1 ‰", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a}]
+            faults:
+              - kind: stall
+                probability: 1.0
+            """, line: 5, column: 18, path: "faults[0].probability",
+            message: "expected a whole number of thousandths from 0 to 1000, found '1.0' — probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"),
         BadFile(what: "a core tag its value is not (!!null on 503) is refused, not dropped", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]

@@ -125,6 +125,9 @@ struct ReportTests {
             #expect(axis.label(axis.end).hasSuffix(unit), "\(seconds) s: \(axis.label(axis.end))")
         }
         #expect(TimeAxis(duration: 3_600_000_000_000 * 1_000, maxTicks: 10).label(10 * 86_400_000_000_000) == "10d")
+        // A clock at its very end (a client's own wait past its range) still gets an axis
+        let saturated = TimeAxis(duration: .max, maxTicks: 10)
+        #expect(saturated.ticks.count >= 2 && saturated.ticks.count <= 11 && saturated.end <= .max)
         // A minutes axis whose step is seconds: the ticks under a minute read as seconds, not "0m20s"
         let minutes = TimeAxis(duration: 150 * 1_000_000_000, maxTicks: 10)
         #expect(minutes.ticks.map(minutes.label).allSatisfy { !$0.hasPrefix("0m") }, "\(minutes.ticks.map(minutes.label))")

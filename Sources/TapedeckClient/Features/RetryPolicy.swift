@@ -52,6 +52,12 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     /// (a value that is not digits only, such as `1.5`, is ignored: the backoff applies); an HTTP
     /// date is measured from the response's `Date` (without one, the backoff applies).
     public let honoursRetryAfter: Bool
+    /// The longest `Retry-After` wait honoured, in seconds (with ``honoursRetryAfter``). A response
+    /// asking for longer is not retried: it is delivered as it came, as an app gives up on a server
+    /// that says "come back tomorrow" rather than holding the request for a day.
+    public let retryAfterLimit: TimeInterval
+    /// An hour.
+    public static let defaultRetryAfterLimit: TimeInterval = 3_600
 
     /// A policy; every parameter defaults to the static `default…` value.
     public init(
@@ -61,10 +67,12 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
         retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
-        honoursRetryAfter: Bool = false
+        honoursRetryAfter: Bool = false,
+        retryAfterLimit: TimeInterval = RetryPolicy.defaultRetryAfterLimit
     ) {
         precondition(exponentialBackoffBase >= 2, "The exponentialBackoffBase must be a minimum of 2.")
         self.honoursRetryAfter = honoursRetryAfter
+        self.retryAfterLimit = retryAfterLimit
         self.retryLimit = retryLimit
         self.exponentialBackoffBase = exponentialBackoffBase
         self.exponentialBackoffScale = exponentialBackoffScale
@@ -74,12 +82,18 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     }
 
     /// `.retryWithDelay(base ^ retryCount × scale)` while ``retryLimit`` is not reached and
-    /// ``shouldRetry(request:dueTo:)`` says yes; otherwise `.doNotRetry`.
+    /// ``shouldRetry(request:dueTo:)`` says yes; otherwise `.doNotRetry`. With
+    /// ``honoursRetryAfter``, the wait `Retry-After` asks for instead of the backoff, or
+    /// `.doNotRetry` when that is longer than ``retryAfterLimit``.
     @preconcurrency
     open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         if request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error) {
             let backoff = pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale
             let asked = honoursRetryAfter ? request.response.flatMap(Self.retryAfter) : nil
+            if let asked, asked > retryAfterLimit {
+                completion(.doNotRetry)
+                return
+            }
             completion(.retryWithDelay(asked ?? backoff))
         } else {
             completion(.doNotRetry)

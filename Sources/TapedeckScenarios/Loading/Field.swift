@@ -55,7 +55,11 @@ struct Field {
                 let problem = key == "<<"
                     ? keyField.error("unknown key '<<'", hint: "YAML 1.2, which scenario files are read as, has no merge keys: write the keys out, "
                         + "or give an anchor (&name) to a whole value and use *name where the value goes (a top-level x-… key can hold it)")
-                    : slip.map { slip in keyField.error("unknown key '\(key)'", hint: slip + (close.map { " (or did you mean '\($0)'?)" } ?? "")) }
+                    : slip.map { slip in
+                        // `request` under expect is `requests` misspelt before it is a key of other places.
+                        if let close, Self.isVariant(key, of: close) { return keyField.error("unknown key '\(key)'", hint: "did you mean '\(close)'? (\(slip))") }
+                        return keyField.error("unknown key '\(key)'", hint: slip + (close.map { " (or did you mean '\($0)'?)" } ?? ""))
+                    }
                     ?? close.map { keyField.error("unknown key '\(key)'", hint: "did you mean '\($0)'?") }
                     ?? keyField.error("unknown key '\(key)'", hint: "allowed here: \(allowed.joined(separator: ", "))")
                 if let close, nearMisses[close] == nil { nearMisses[close] = problem }
@@ -185,6 +189,19 @@ struct Field {
             if isQuotedNonText { throw error("expected a whole number, found \(kind)", hint: "remove the quotes") }
             throw error("expected a whole number, found \(kind)", hint: "write digits, e.g. 3")
         }
+    }
+
+    /// A probability in thousandths, 0 to 1000 (a fault site's `probability` and `enabled`). A
+    /// number written with a point (`0.5`, `1.0`) is refused rather than read as 0 or 1 ‰: it is
+    /// a fraction or a percentage meant otherwise.
+    func perMille() throws(ScenarioError) -> Int {
+        let hint = "probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"
+        if case .float? = value {
+            throw error("expected a whole number of thousandths from 0 to 1000, found \(kind)", hint: hint)
+        }
+        let number = try int()
+        guard (0...1_000).contains(number) else { throw error("\(number) is out of range (thousandths: 0 to 1000)", hint: hint) }
+        return number
     }
 
     /// A seed: a whole number from 0 to 2⁶⁴ − 1, as `--seed` takes it (a shrunk file of any seed loads).
@@ -361,6 +378,12 @@ struct Field {
             let choice = choice.lowercased()
             return (lowered.count >= 3 && choice.contains(lowered)) || (choice.count >= 3 && lowered.contains(choice))
         }
+    }
+
+    /// Whether `key` is `known` in another case, or its singular or plural (`request`, `requests`).
+    static func isVariant(_ key: String, of known: String) -> Bool {
+        let key = key.lowercased(), known = known.lowercased()
+        return key == known || key + "s" == known || key == known + "s"
     }
 
     /// How many single-character edits turn `a` into `b` (Levenshtein).

@@ -91,6 +91,7 @@ enum KeyPlaces {
         "retry": ["client"],
         "retryAfter": ["faults[]"],
         "retryAfterDate": ["faults[]"],
+        "retryAfterLimit": ["client.retry"],
         "route": ["faults[]"],
         "sample": ["client.provider.targets.*"],
         "scale": ["client.retry"],

@@ -32,7 +32,7 @@ extension ScenarioReader {
         if field.isScalar {
             return try field.bool() ? RetrySetup() : nil
         }
-        let keys = try field.mapping(["limit", "base", "scale", "methods", "statuses", "errorCodes", "honourRetryAfter"])
+        let keys = try field.mapping(["limit", "base", "scale", "methods", "statuses", "errorCodes", "honourRetryAfter", "retryAfterLimit"])
         var retry = RetrySetup()
         try keys.read("limit") { (limit) throws(ScenarioError) in retry.limit = try limit.int(in: 0...100) }
         try keys.read("base") { (base) throws(ScenarioError) in retry.base = try base.int(in: 2...100) }
@@ -46,6 +46,7 @@ extension ScenarioReader {
             retry.errorCodes = try codes.list(allowingSingle: true).map { (item) throws(ScenarioError) in try failureCode(item) }
         }
         retry.honoursRetryAfter = try keys["honourRetryAfter"]?.bool() ?? false
+        try keys.read("retryAfterLimit") { (limit) throws(ScenarioError) in retry.retryAfterLimit = try limit.duration() }
         // The last retry waits base^(limit-1) × scale seconds: past the longest duration a file
         // may give, the virtual clock would saturate (every later retry at the same instant,
         // centuries on) instead of the file being refused.

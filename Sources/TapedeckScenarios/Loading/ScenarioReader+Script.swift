@@ -242,8 +242,8 @@ extension ScenarioReader {
                                                           : "the fault may strike from 'from' up to (not including) 'until'; swap them or widen the window")
             }
         }
-        try keys.read("probability") { (probability) throws(ScenarioError) in site.probabilityPerMille = try probability.int(in: 0...1_000) }
-        try keys.read("enabled") { (enabled) throws(ScenarioError) in site.enabledPerMille = try enabled.int(in: 0...1_000) }
+        try keys.read("probability") { (probability) throws(ScenarioError) in site.probabilityPerMille = try probability.perMille() }
+        try keys.read("enabled") { (enabled) throws(ScenarioError) in site.enabledPerMille = try enabled.perMille() }
         return site
     }
 

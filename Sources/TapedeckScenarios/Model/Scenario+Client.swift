@@ -80,10 +80,14 @@ public struct RetrySetup: Hashable, Sendable {
     public var errorCodes: [Int]?
     /// Wait what `Retry-After` says when a response carries it (Alamofire ignores it).
     public var honoursRetryAfter: Bool
+    /// The longest `Retry-After` wait honoured; a response asking for longer is not retried
+    /// (default: an hour, `RetryPolicy.defaultRetryAfterLimit`).
+    public var retryAfterLimit: Duration
 
     /// Alamofire's defaults: 2 retries, base 2, scale 0.5 s.
     public init(limit: Int = 2, base: Int = 2, scale: Double = 0.5, methods: [String]? = nil, statuses: IntegerSet? = nil,
-                errorCodes: [Int]? = nil, honoursRetryAfter: Bool = false) {
+                errorCodes: [Int]? = nil, honoursRetryAfter: Bool = false, retryAfterLimit: Duration = .seconds(3_600)) {
+        self.retryAfterLimit = retryAfterLimit
         self.limit = limit
         self.base = base
         self.scale = scale

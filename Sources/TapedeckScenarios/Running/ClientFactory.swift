@@ -59,7 +59,7 @@ enum ClientFactory {
             retryableHTTPMethods: retry.methods.map { Set($0.map { HTTPMethod(rawValue: $0) }) } ?? RetryPolicy.defaultRetryableHTTPMethods,
             retryableHTTPStatusCodes: retry.statuses.map { set in Set((100...999).filter(set.contains)) } ?? RetryPolicy.defaultRetryableHTTPStatusCodes,
             retryableURLErrorCodes: retry.errorCodes.map { Set($0.map(urlErrorCode)) } ?? RetryPolicy.defaultRetryableURLErrorCodes,
-            honoursRetryAfter: retry.honoursRetryAfter)
+            honoursRetryAfter: retry.honoursRetryAfter, retryAfterLimit: retry.retryAfterLimit.timeInterval)
     }
 }
 

@@ -6,7 +6,8 @@
 struct TimeAxis: Equatable {
     /// The distance between ticks (nanoseconds).
     let step: Int64
-    /// The end of the axis: a multiple of `step`, at least the duration.
+    /// The end of the axis: a multiple of `step`, at least the duration (but for a clock at its
+    /// very end, where no multiple that large fits in `Int64`).
     let end: Int64
 
     /// An axis for `duration` nanoseconds with at most `maxTicks` intervals.
@@ -31,7 +32,10 @@ struct TimeAxis: Equatable {
         }
         step = chosen
         let (quotient, remainder) = duration.quotientAndRemainder(dividingBy: chosen)
-        end = (quotient + (remainder > 0 ? 1 : 0)) * chosen
+        let (rounded, overflow) = (quotient + (remainder > 0 ? 1 : 0)).multipliedReportingOverflow(by: chosen)
+        // A clock at its very end (a wait past its range, from a client's own code): the axis stops
+        // at the last whole step, and what lies beyond is drawn at its edge.
+        end = overflow ? quotient * chosen : rounded
     }
 
     /// Every tick from zero to the end.
