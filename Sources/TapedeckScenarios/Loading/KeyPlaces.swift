@@ -7,6 +7,7 @@ enum KeyPlaces {
     /// Key → places, sorted.
     static let table: [String: [String]] = [
         "accessToken": ["client.provider.plugins[]"],
+        "after": ["script[]"],
         "afterBytes": ["faults[]"],
         "afterLast": ["traffic.cassette"],
         "allowAnomalies": ["expect"],

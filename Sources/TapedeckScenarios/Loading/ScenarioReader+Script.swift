@@ -12,14 +12,14 @@ extension ScenarioReader {
             throw field.error("expected a step: '- request: ...', '- target: ...', '- cancel: ...' or '- cancelAll: ...'")
         }
         let probe = try field.mapping(["request", "target", "cancel", "cancelAll", "name", "headers", "body", "json", "multipart", "stream",
-                                       "validate", "repeat", "at", "every", "during", "atAttempt"])
+                                       "validate", "repeat", "at", "every", "after", "during", "atAttempt"])
         let (kind, _) = try probe.one(of: ["request", "target", "cancel", "cancelAll"])
         switch kind {
         case "request":
             return .request(try request(try field.mapping(["request", "name", "headers", "body", "json", "multipart", "stream", "validate",
-                                                           "repeat", "at", "every"])))
+                                                           "repeat", "at", "every", "after"])))
         case "target":
-            return .request(try targetStep(try field.mapping(["target", "name", "repeat", "at", "every"]), provider: provider))
+            return .request(try targetStep(try field.mapping(["target", "name", "repeat", "at", "every", "after"]), provider: provider))
         case "cancel":
             let keys = try field.mapping(["cancel", "at", "during", "atAttempt"])
             let target = try keys.required("cancel").string()
@@ -133,8 +133,9 @@ extension ScenarioReader {
         return part
     }
 
-    /// `repeat`, `at` and `every` of a request or target step.
+    /// `repeat`, `at`, `every` and `after` of a request or target step.
     func readTiming(_ keys: Fields, into step: inout RequestStep) throws(ScenarioError) {
+        try keys.read("after") { (after) throws(ScenarioError) in step.after = try after.string() }
         try keys.read("repeat") { (count) throws(ScenarioError) in step.repetitions = try count.int(in: 1...100_000) }
         try keys.read("at") { (at) throws(ScenarioError) in step.at = try at.duration() }
         try keys.read("every") { (every) throws(ScenarioError) in

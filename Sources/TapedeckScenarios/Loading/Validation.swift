@@ -61,6 +61,7 @@ struct Validation {
                 problems.append(field("script", index).error("no request is named '\(cancel.target)'", hint: suggestion(cancel.target)))
             }
         }
+        problems += afterProblems(known: known, suggestion: suggestion)
         if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies", "exchanges"]) })?["requests"] {
             for expectation in scenario.expectations.requests {
                 let place = (try? expectations.mapping(scenario.expectations.requests.map(\.target)))?[expectation.target] ?? expectations
@@ -109,6 +110,47 @@ struct Validation {
         first.more = Array(ordered.dropFirst()) + first.more
         throw first
     }
+
+    /// Every `after` names a request of the script, not its own step, and no chain of `after`s
+    /// comes back to where it started (those steps would wait for each other for ever).
+    private func afterProblems(known: (String) -> Bool, suggestion: (String) -> String) -> [ScenarioError] {
+        var problems: [ScenarioError] = []
+        var waitsFor: [String: String] = [:]   // a step's name → the step its `after` names (one: names are unique)
+        var places: [String: Field] = [:]
+        for (index, step) in scenario.script.enumerated() {
+            guard case let .request(request) = step, let after = request.after else { continue }
+            let item = field("script", index)
+            let place = (try? item.mapping(Self.requestStepKeys))?["after"] ?? item
+            guard known(after), let waited = scenario.requests.first(where: { $0.isNamed(after) })?.step.name else {
+                problems.append(place.error("no request is named '\(after)'", hint: suggestion(after)))
+                continue
+            }
+            guard waited != request.name else {
+                problems.append(place.error("'\(request.name)' cannot wait for itself",
+                                            hint: "name another request, or use 'repeat' with 'every' to space its own sends"))
+                continue
+            }
+            waitsFor[request.name] = waited
+            places[request.name] = place
+        }
+        // A cycle: following `after` from a step leads back to it (reported once, at its first step).
+        var reported = Set<String>()
+        for (index, step) in scenario.script.enumerated() {
+            guard case let .request(request) = step, !reported.contains(request.name), waitsFor[request.name] != nil else { continue }
+            var chain = [request.name]
+            while let next = waitsFor[chain.last!], !chain.contains(next) { chain.append(next) }
+            guard waitsFor[chain.last!] == request.name else { continue }
+            reported.formUnion(chain)
+            let text = (chain + [request.name]).map { "'\($0)'" }.joined(separator: " waits for ")
+            problems.append((places[request.name] ?? field("script", index)).error("\(text): none of them would ever be sent",
+                                                                                   hint: "remove one 'after', so that the chain starts somewhere"))
+        }
+        return problems
+    }
+
+    /// The keys a request or target step may have (for pointing at one of them).
+    private static let requestStepKeys = ["request", "target", "name", "headers", "body", "json", "multipart", "stream", "validate",
+                                          "repeat", "at", "every", "after"]
 
     /// Every request a schedule's decisions name is one the run sends: a script request's name as
     /// outputs print it (`items#2`), or `token` for the client's token refreshes. One problem per

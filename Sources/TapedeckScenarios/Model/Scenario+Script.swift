@@ -11,7 +11,17 @@ public enum ScriptStep: Hashable, Sendable {
 }
 
 /// A request the script sends, `repeat` times, the first at `at`, the next ones `every` apart
-/// (0: all at once, concurrently).
+/// (0: all at once, concurrently). With `after`, it waits for another request to finish first,
+/// and `at` counts from that moment:
+///
+/// ```yaml
+/// - request: GET http://api.test/items?page=1
+///   name: page1
+/// - request: GET http://api.test/items?page=2
+///   name: page2
+///   after: page1        # sent when page1 has finished (however it ended)
+///   at: 50ms            # … and 50 ms later
+/// ```
 public struct RequestStep: Hashable, Sendable {
     /// Its name in expectations, outcomes and the timeline (repeats are `name#2`, `name#3`...).
     public var name: String
@@ -39,6 +49,10 @@ public struct RequestStep: Hashable, Sendable {
     /// The provider target it sends (a `target:` step; nil: a plain request). Its method and URL
     /// are the target's; the target's task, headers and validation apply.
     public var target: String?
+    /// The request (`page1`, `items#2`) or step (`items`: every repeat) that must have finished —
+    /// its completion handler run, whatever the result — before this step is sent; `at` and
+    /// `every` then count from that moment (nil: from the start of the run).
+    public var after: String?
 
     /// A request step sending `method url` once at time zero.
     public init(name: String, method: String = "GET", url: URL, headers: [Header] = [], body: Data? = nil,
@@ -92,7 +106,8 @@ public struct ScriptRequest: Hashable, Sendable {
     public var name: String
     /// The step it comes from.
     public var step: RequestStep
-    /// When it is sent.
+    /// When it is sent: from the start of the run, or with the step's `after` from the moment
+    /// what it waits for has finished.
     public var start: Duration
 
     /// Whether this request is what `target` names: its own name, or its step's name (every repeat).

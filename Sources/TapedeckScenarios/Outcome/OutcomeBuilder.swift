@@ -36,7 +36,9 @@ struct OutcomeBuilder {
             var outcome = RequestOutcome(
                 name: request.name, method: request.step.method, url: request.step.url.absoluteString,
                 status: entry?.status, error: entry.map { Self.kind(of: $0.error) } ?? .none, errorDetail: entry?.error.map(Self.detail),
-                attempts: entry.map { $0.viaProvider ? max(1, own.count) : $0.attempts } ?? 0, startNanoseconds: Int64(request.start.wholeNanoseconds),
+                attempts: entry.map { $0.viaProvider ? max(1, own.count) : $0.attempts } ?? 0, startNanoseconds: entry?.start.nanoseconds
+                    // Never sent: a chained step whose `after` never finished has no start but the end.
+                    ?? (request.step.after == nil ? Int64(request.start.wholeNanoseconds) : run.world.scheduler.now.nanoseconds),
                 endNanoseconds: entry?.end.map { $0.nanoseconds }, handlerCalls: entry?.handlerCalls ?? 0,
                 faults: (firedByRequest[request.name] ?? []).map { "\($0.site): \($0.action)" },
                 bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body,
@@ -90,7 +92,13 @@ struct OutcomeBuilder {
             failures.append(Failure(kind: .invariant, request: request, check: check, message: message))
         }
         if let stop { fail("noStall", nil, stop) }
+        let scripted = run.scenario.requests
+        let unsent = Set(scripted.filter { $0.step.after != nil }.map(\.name)).subtracting(run.recorder.entries.map(\.name))
         for request in requests where request.handlerCalls != 1 {
+            if unsent.contains(request.name), let after = scripted.first(where: { $0.name == request.name })?.step.after {
+                fail("completesOnce", request.name, "never sent: it waits for '\(after)' to finish, which had not happened when the run ended")
+                continue
+            }
             fail("completesOnce", request.name, request.handlerCalls == 0
                  ? "its completion handler never ran (still pending at t=\(run.world.scheduler.now))"
                  : "its completion handler ran \(request.handlerCalls) times")

@@ -8,8 +8,9 @@ import FoundationNetworking
 #endif
 
 /// Plays the script on the app's queue: each request at its instant (a data request with the
-/// tag, the validation and the headers it asks for, finished with a plain `response` handler),
-/// each cancel at its instant or on its event, `cancelAll` at its instant.
+/// tag, the validation and the headers it asks for, finished with a plain `response` handler) or,
+/// for a step with `after`, that long after what it waits for has finished; each cancel at its
+/// instant or on its event, `cancelAll` at its instant.
 struct ScriptDriver {
     let run: Run
 
@@ -27,6 +28,32 @@ struct ScriptDriver {
         }
 
         private let requests = Mutex<[Entry]>([])
+
+        /// A chained step's sends, waiting for the requests its `after` names to finish.
+        private struct Waiter {
+            var pending: Set<String>
+            let fire: @Sendable () -> Void
+        }
+
+        private let waiters = Mutex<[Waiter]>([])
+
+        /// Calls `fire` once every request in `names` has finished (in the handler of the last).
+        func whenFinished(_ names: Set<String>, _ fire: @escaping @Sendable () -> Void) {
+            waiters.withLock { $0.append(Waiter(pending: names, fire: fire)) }
+        }
+
+        /// The request named `name` has finished (its handler ran): the steps waiting for it and
+        /// nothing else are sent, in file order. A second call (a duplicated handler) fires nothing.
+        func finished(_ name: String) {
+            let ready = waiters.withLock { waiters -> [@Sendable () -> Void] in
+                var ready: [@Sendable () -> Void] = []
+                for index in waiters.indices where waiters[index].pending.remove(name) != nil && waiters[index].pending.isEmpty {
+                    ready.append(waiters[index].fire)
+                }
+                return ready
+            }
+            for fire in ready { fire() }
+        }
 
         func add(_ name: String, step: String, _ request: Request) {
             requests.withLock { $0.append(Entry(name: name, step: step, request: request, cancel: { request.cancel() })) }
@@ -101,11 +128,20 @@ struct ScriptDriver {
         for step in run.scenario.script {
             switch step {
             case let .request(request):
-                for scripted in request.expanded() {
+                let sends = request.expanded().map { scripted in
                     let cancelAttempts = attemptCancels.filter { scripted.isNamed($0.target) }.map(\.attempt)
-                    app.asyncAfter(delay: scripted.start, named: "scenario.send") { [run] in
-                        send(scripted, run: run, sent: sent, cancelAttempts: cancelAttempts)
+                    return { @Sendable [run] () -> Void in
+                        _ = app.asyncAfter(delay: scripted.start, named: "scenario.send") {
+                            send(scripted, run: run, sent: sent, cancelAttempts: cancelAttempts)
+                        }
                     }
+                }
+                if let after = request.after {
+                    // Counted from the moment the last of what it waits for finishes.
+                    let awaited = Set(run.scenario.requests.filter { $0.isNamed(after) }.map(\.name))
+                    sent.whenFinished(awaited) { for send in sends { send() } }
+                } else {
+                    for send in sends { send() }
                 }
             case let .cancel(cancel):
                 if case let .at(instant) = cancel.trigger {
@@ -128,6 +164,7 @@ struct ScriptDriver {
             let caller = provider.send(scripted) { result in
                 let (status, error, body) = ScenarioProvider.recorded(result)
                 recorder.completed(index, status: status, error: error, body: body, attempts: 1)
+                sent.finished(scripted.name)
             }
             // Every cancel of the caller — at an instant, in a backoff, at an attempt — is recorded
             // (the outcome and the timeline show it) and ends only its own wait.
@@ -161,7 +198,9 @@ struct ScriptDriver {
             sentStream.responseStream { piece in
                 switch piece.event {
                 case let .stream(.success(data)): recorder.receivedPiece(index, data)
-                case let .complete(completion): recorder.completedStream(index, completion, attempts: sentStream.retryCount + 1)
+                case let .complete(completion):
+                    recorder.completedStream(index, completion, attempts: sentStream.retryCount + 1)
+                    sent.finished(scripted.name)
                 }
             }
             return
@@ -184,6 +223,7 @@ struct ScriptDriver {
         let sentRequest = request
         sentRequest.response { response in
             recorder.completed(index, response, attempts: sentRequest.retryCount + 1)
+            sent.finished(scripted.name)
         }
     }
 
