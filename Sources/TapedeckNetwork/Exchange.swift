@@ -43,6 +43,8 @@ final class Exchange: @unchecked Sendable {
     private var scheduled: [ScheduledWork] = []
     private var idleTimer: ScheduledWork?
     private var resourceTimer: ScheduledWork?
+    /// Which timer ended the exchange, as the failure says it (`timedOut` alone does not tell).
+    private var timeout: TransportFailure = .timedOut
     private var pending: PendingWork?
     /// A deferred answer being waited for: its expectation, who goes first, how to cancel its work.
     var pendingDeferred: (ExternalExpectation, OnceFlag, DeferredReply.Cancel)?
@@ -79,7 +81,7 @@ final class Exchange: @unchecked Sendable {
             network.reportIllegalTransition("exchange #\(id): \(what)")
             return .ignore
         case let .finish(failure):
-            finish(failure)
+            finish(failure == .timedOut ? timeout : failure)
         case .halt:
             cancelScheduledWork()
         default:
@@ -104,6 +106,7 @@ final class Exchange: @unchecked Sendable {
         pending = scheduler.beginPending("exchange #\(id) \(request)")
         if let limit = options.resourceTimeout {
             resourceTimer = network.queue.asyncAfter(delay: limit, named: "net.resource-timeout") { [self] in
+                timeout = .urlError(.timedOut, message: "tapedeck: timed out (the resource timeout, \(Self.seconds(limit)), passed)")
                 handle(.timedOut)
             }
         }
@@ -198,7 +201,15 @@ final class Exchange: @unchecked Sendable {
         idleTimer?.cancel()
         guard let limit = options.idleTimeout else { return }
         idleTimer = network.queue.asyncAfter(delay: limit, named: "net.idle-timeout") { [self] in
+            timeout = .urlError(.timedOut, message: "tapedeck: timed out (no data for \(Self.seconds(limit)): the request timeout)")
             handle(.timedOut)
         }
+    }
+
+    /// `2s`, `0.25s`: a timeout as the failure names it.
+    private static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        guard attoseconds != 0 else { return "\(seconds)s" }
+        return String(format: "%gs", Double(seconds) + Double(attoseconds) / 1e18)
     }
 }

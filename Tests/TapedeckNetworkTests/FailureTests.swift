@@ -28,7 +28,8 @@ struct FailureTests {
         try fixture.scheduler.runUntilIdle()
         #expect(fixture.sink.finish(1)?.failure == nil)
         #expect(fixture.sink.finish(1)?.time == seconds(15))
-        #expect(fixture.sink.finish(2)?.failure == .timedOut)
+        #expect(fixture.sink.finish(2)?.failure?.urlErrorCode == .timedOut)
+        #expect(fixture.sink.finish(2)?.failure?.description == "tapedeck: timed out (no data for 4s: the request timeout)")
         #expect(fixture.sink.finish(2)?.time == seconds(4))
     }
 
@@ -52,7 +53,8 @@ struct FailureTests {
         fixture.network.stub(path: "/slow", options: RouteOptions(bandwidth: 10, chunkSize: 10), ResponsePlan(status: 200, body: Data(count: 100)))
         fixture.start(1, "GET", "http://x.test/slow", options: ExchangeOptions(idleTimeout: .seconds(5), resourceTimeout: .seconds(3)))
         try fixture.scheduler.runUntilIdle()
-        #expect(fixture.sink.finish(1)?.failure == .timedOut)
+        #expect(fixture.sink.finish(1)?.failure?.urlErrorCode == .timedOut)
+        #expect(fixture.sink.finish(1)?.failure?.description == "tapedeck: timed out (the resource timeout, 3s, passed)")
         #expect(fixture.sink.finish(1)?.time == seconds(3))
         // chunks at 1 s and 2 s; the one due at 3 s loses to the timeout set earlier for the same instant
         #expect(fixture.sink.body(1).count == 20)

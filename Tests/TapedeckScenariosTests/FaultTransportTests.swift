@@ -67,6 +67,9 @@ struct FaultTransportTests {
         #expect(impatient.request("a").error == .timedOut)
         #expect(impatient.request("a").status == nil)
         #expect(impatient.request("a").endNanoseconds == 1_000_000_000)
+        // Which timer ran out is said, in the outcome and the text output
+        #expect(impatient.request("a").errorDetail?.contains("timed out (no data for 1s: the request timeout)") == true)
+        #expect(OutcomeText(impatient).render().contains("a (timedOut): timed out (no data for 1s: the request timeout)"))
         #expect(impatient.faults.map(\.site) == ["slow"])
         #expect(impatient.timelineShowsFault("slow", on: "a"))
     }

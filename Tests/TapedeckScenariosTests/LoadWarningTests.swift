@@ -231,6 +231,7 @@ struct LoadWarningTests {
         // A body at 10 bytes a second meets the 2 s resource timeout before a reset at 50 bytes
         let throttled = try outcome(timeouts: "{resource: 2s}", faults: "{kind: bandwidth, name: slow, bytesPerSecond: 10}, {kind: reset, name: cut, afterBytes: 50}")
         #expect(throttled.request("a").error == .timedOut, "\(throttled.request("a"))")
+        #expect(throttled.request("a").errorDetail?.contains("timed out (the resource timeout, 2s, passed)") == true)
         #expect(throttled.faults.map(\.site) == ["slow"], "\(throttled.faults)")
         // Behind a followed redirect, on the next hop's head: the same (the hop's own faults acted)
         let hop = try run("""

@@ -95,10 +95,10 @@ public struct OutcomeText: Sendable {
 }
 
 extension OutcomeText {
-    /// Error kinds that say too little on their own (a cancel, a timeout or a refused connection
-    /// need no more words).
+    /// Error kinds that say too little on their own (a cancel or a refused connection need no
+    /// more words; a timeout says which timer ran out).
     static func needsDetail(_ kind: ErrorKind) -> Bool {
-        [.transport, .adaptation, .serialization, .retry, .session].contains(kind)
+        [.transport, .adaptation, .serialization, .retry, .session, .timedOut].contains(kind)
     }
 
     /// Why a request failed, indented under its check: the error's own description (a network
