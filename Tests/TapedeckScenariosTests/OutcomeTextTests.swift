@@ -105,6 +105,26 @@ struct OutcomeTextTests {
         #expect(OutcomeText(outcome).render().contains("passed in \(text) of virtual time"), "\(OutcomeText(outcome).render())")
     }
 
+    @Test("a content type refused by validation is said in the text output; a refused status is not repeated there")
+    func refusedContentTypeExplained() throws {
+        let outcome = try run("""
+            traffic:
+              stubs:
+                - {match: GET http://api.test/page, body: "<html></html>", headers: {Content-Type: text/html}}
+                - {match: GET http://api.test/gone, status: 410}
+            client: {validate: true, headers: {Accept: application/json}}
+            script: [{request: GET http://api.test/page}, {request: GET http://api.test/gone}]
+            expect:
+              requests:
+                page: {error: validation}
+                gone: {error: validation}
+            """)
+        let text = OutcomeText(outcome).render()
+        #expect(text.contains("page (validation): response validation failed: unacceptableContentType"), "\(text)")
+        #expect(text.contains("responseContentType: \"text/html\""), "\(text)")
+        #expect(!text.contains("gone (validation)"), "the table's 'validation after 410' says it already")
+    }
+
     @Test("a result label is printed whole when the width leaves room for it, else cut with an ellipsis")
     func wholeResultLabel() throws {
         let outcome = try run("""

@@ -53,7 +53,7 @@ public struct OutcomeText: Sendable {
         // Requests whose error kind alone does not say what went wrong (a stub that does not
         // match and a cut body are both `transport`), with no failed check to explain them under.
         let checked = Set(outcome.failures.compactMap(\.request))
-        let unexplained = outcome.requests.filter { $0.errorDetail != nil && Self.needsDetail($0.error) && !checked.contains($0.name) }
+        let unexplained = outcome.requests.filter { Self.needsDetail($0) && !checked.contains($0.name) }
         if !unexplained.isEmpty {
             lines.append("")
             lines.append("why requests failed:")
@@ -70,7 +70,7 @@ public struct OutcomeText: Sendable {
             let byName = Dictionary(outcome.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             for failure in outcome.failures {
                 lines.append("✗ " + Self.printable("\(failure)"))
-                guard let name = failure.request, let request = byName[name], let detail = request.errorDetail, Self.needsDetail(request.error),
+                guard let name = failure.request, let request = byName[name], let detail = request.errorDetail, Self.needsDetail(request),
                       failure.check != "error", explained.insert(name).inserted else { continue }
                 lines.append(contentsOf: Self.why(detail, lead: "    why (\(request.error.rawValue)): "))
             }
@@ -95,10 +95,13 @@ public struct OutcomeText: Sendable {
 }
 
 extension OutcomeText {
-    /// Error kinds that say too little on their own (a cancel or a refused connection need no
-    /// more words; a timeout says which timer ran out).
-    static func needsDetail(_ kind: ErrorKind) -> Bool {
-        [.transport, .adaptation, .serialization, .retry, .session, .timedOut].contains(kind)
+    /// Whether the request's error kind says too little on its own: a cancel or a refused
+    /// connection need no more words; a timeout says which timer ran out, a validation other than
+    /// the status's (shown as "validation after 503") which content type was refused.
+    static func needsDetail(_ request: RequestOutcome) -> Bool {
+        guard let detail = request.errorDetail else { return false }
+        if request.error == .validation { return !detail.contains("unacceptableStatusCode") }
+        return [.transport, .adaptation, .serialization, .retry, .session, .timedOut].contains(request.error)
     }
 
     /// Why a request failed, indented under its check: the error's own description (a network
