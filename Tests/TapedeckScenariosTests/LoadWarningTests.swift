@@ -29,6 +29,27 @@ struct LoadWarningTests {
                 "\(found)")
     }
 
+    @Test("an expected attempt count past what the retry limit or the retried methods allow is a warning at its key; one within it is not")
+    func attemptsThatCannotBeReached() throws {
+        func file(retry: String, method: String = "GET", attempts: String) -> String {
+            """
+            traffic: {stubs: [{url: http://api.test/a, status: 503}]}
+            client: {retry: \(retry)}
+            script: [{request: \(method) http://api.test/a, name: a}]
+            expect:
+              requests:
+                a: {attempts: \(attempts)}
+            """
+        }
+        let past = try warnings(file(retry: "{limit: 1}", attempts: "5"))
+        #expect(past == ["warn.yaml:6:19: expect.requests.a.attempts: the client retries at most 1 time, so 'a' makes at most 2 attempts "
+                         + "and never 5; this expectation can never hold — raise client.retry.limit, or expect at most 2"], "\(past)")
+        let post = try warnings(file(retry: "{limit: 3}", method: "POST", attempts: "2-4"))
+        #expect(post.first?.contains("'a' is a POST, which client.retry does not retry") == true, "\(post)")
+        #expect(try warnings(file(retry: "{limit: 3}", attempts: "2-4")).isEmpty)
+        #expect(try warnings(file(retry: "false", attempts: "1")).isEmpty)
+    }
+
     @Test("a cancel during a backoff and a fault on attempt 2 of a POST the retry policy's methods leave out are warnings; with POST among the methods they are not")
     func methodsTheClientDoesNotRetry() throws {
         func file(_ retry: String) -> String {

@@ -4,7 +4,7 @@ import Yams
 
 /// What a file says that loads but can never take effect: a fault whose route no request of the
 /// run can match, a cancel waiting for a backoff or an attempt that never comes, a fault on
-/// attempts past the client's retry limit. Warnings, not errors: a
+/// attempts past the client's retry limit, an expected attempt count no request reaches. Warnings, not errors: a
 /// redirect (a cassette's, say) may reach a URL the file does not name.
 struct LoadWarning: Sendable {
     /// Where and what, in the form of a load error (`file:line:column: path: reason — hint`).
@@ -91,6 +91,24 @@ extension Validation {
             default:
                 continue
             }
+        }
+        // An expected attempt count no request can reach.
+        for expectation in scenario.expectations.requests {
+            guard let lowest = expectation.attempts?.ranges.map(\.lowerBound).min(), lowest > 1 else { continue }
+            let targets = scenario.requests.filter { $0.isNamed(expectation.target) }
+            guard !targets.isEmpty else { continue }
+            let allOnce = targets.allSatisfy { !retried.contains($0.step.method.uppercased()) }
+            let reachable = allOnce ? 1 : retries + 1
+            guard lowest > reachable else { continue }
+            let expect = Self.child(Self.child(top["expect"] ?? top.owner, "requests"), expectation.target)
+            let why = allOnce && retries > 0
+                ? "'\(expectation.target)' is a \(targets[0].step.method), which client.retry does not retry (its methods: \(retriedText)), so it makes one attempt"
+                : "\(most), so '\(expectation.target)' makes at most \(reachable) attempt\(reachable == 1 ? "" : "s")"
+            warnings.append(LoadWarning(problem: Self.child(expect, "attempts").error(
+                "\(why) and never \(expectation.attempts!); this expectation can never hold",
+                hint: allOnce && retries > 0 ? "add \(targets[0].step.method) to client.retry.methods, or expect attempts: 1"
+                    : retries == 0 ? "add client.retry, or expect attempts: 1" : "raise client.retry.limit, or expect at most \(reachable)"),
+                                        route: nil))
         }
         for (index, site) in scenario.faults.enumerated() {
             guard let lowest = site.attempts?.ranges.map(\.lowerBound).min(), lowest > 1 else { continue }
