@@ -29,6 +29,23 @@ struct LoadWarningTests {
                 "\(found)")
     }
 
+    @Test("a bare number of 10 or more where a duration goes is read as seconds with a warning at its place; with a unit, or under 10, it is not")
+    func bareSeconds() throws {
+        let found = try warnings("""
+            traffic: {stubs: [{url: http://api.test/a, latency: 200, json: {}}]}
+            script:
+              - {request: GET http://api.test/a, at: 2}
+              - {request: GET http://api.test/a, name: b, at: 30s}
+              - {request: GET http://api.test/a, name: c, at: 12.5}
+            """)
+        #expect(found == [
+            "warn.yaml:1:53: traffic.stubs[0].latency: 200 is read as 200 seconds (a bare number is seconds) — write 200ms for milliseconds, or 200s to say seconds and silence this",
+            "warn.yaml:5:51: script[2].at: 12.5 is read as 12.5 seconds (a bare number is seconds) — write 12.5ms for milliseconds, or 12.5s to say seconds and silence this",
+        ], "\(found)")
+        // And the value is seconds all the same
+        #expect(try parse("traffic: {stubs: [{url: http://api.test/a, json: {}}]}\nscript: [{request: GET http://api.test/a, at: 12}]").requests[0].start == .seconds(12))
+    }
+
     @Test("an expected attempt count past what the retry limit or the retried methods allow is a warning at its key; one within it is not")
     func attemptsThatCannotBeReached() throws {
         func file(retry: String, method: String = "GET", attempts: String) -> String {

@@ -258,6 +258,12 @@ struct Field {
         let text = try numberOrText(what: "a duration", example: "e.g. 80ms or 1.5s")
         switch Self.readDuration(text) {
         case let .success(value):
+            // `latency: 200` from a tool that counts milliseconds (Toxiproxy, WireMock) would be
+            // 200 seconds here: said, not refused (a bare number is seconds, as documented).
+            if Self.isNumber(value: self.value), value >= .seconds(10) {
+                problems?.doubt(error("\(text) is read as \(text) seconds (a bare number is seconds)",
+                                      hint: "write \(text)ms for milliseconds, or \(text)s to say seconds and silence this"))
+            }
             return value
         case .failure(.negative):
             throw error("'\(text)' is negative: a duration cannot be", hint: "write 0 or more, e.g. 5ms")
@@ -265,6 +271,14 @@ struct Field {
             throw error("'\(text)' is too large", hint: "at most \(Self.longestDuration.components.seconds)s (about 31 years)")
         case .failure(.notADuration):
             throw error("'\(text)' is not a duration", hint: "write e.g. 80ms, 1.5s, 2m or 250us")
+        }
+    }
+
+    /// Whether a core-schema value is a number (not text such as `200ms`).
+    private static func isNumber(value: CoreSchema.Value?) -> Bool {
+        switch value {
+        case .integer?, .float?: return true
+        default: return false
         }
     }
 

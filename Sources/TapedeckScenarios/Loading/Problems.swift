@@ -10,6 +10,15 @@ struct SourceMark: Hashable, Sendable {
 /// while the rest still could), reported together in file order.
 final class Problems {
     private(set) var errors: [ScenarioError] = []
+    /// What reads but may not say what was meant (a bare `latency: 200` is 200 seconds): load
+    /// warnings, once per place.
+    private(set) var doubts: [ScenarioError] = []
+
+    /// Notes a doubt about a value that was read (once per place in the file).
+    func doubt(_ warning: ScenarioError) {
+        guard !doubts.contains(where: { $0.line == warning.line && $0.column == warning.column }) else { return }
+        doubts.append(warning)
+    }
 
     /// Notes `error` (once per place in the file).
     func add(_ error: ScenarioError) {

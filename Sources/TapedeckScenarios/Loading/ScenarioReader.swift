@@ -72,7 +72,8 @@ struct ScenarioReader {
         if let error = problems.combined { throw error }
         let validation = Validation(scenario: scenario, top: top)
         try validation.check()
-        scenario.warnings.items = validation.warnings()
+        scenario.warnings.items = (problems.doubts.map { LoadWarning(problem: $0, route: nil) } + validation.warnings())
+            .enumerated().sorted { ($0.element.problem.line, $0.offset) < ($1.element.problem.line, $1.offset) }.map(\.element)
         scenario.marks = Self.marks(top)
         return scenario
     }
