@@ -10,8 +10,9 @@ extension Redactor {
     /// (`Redaction+JSONInPlace.swift`); a document that walk cannot read is written again compact,
     /// with sorted keys.
     public func redactJSON(_ body: Data, contentType: String?) -> Data {
-        // JSONP (`callback({…});`, served as JavaScript): its argument is redacted in place.
-        if contentType?.containsBytes(of: "javascript", foldingCase: true) == true, let argument = Self.jsonpArgument(body) {
+        // JSONP (`callback({…});`, served as JavaScript, or under another type): its argument is
+        // redacted in place.
+        if !jsonFields.isEmpty || secretLookingNames, let argument = Self.jsonpArgument(body) {
             let inner = Data(body[argument])
             let redacted = redactJSON(inner, contentType: "application/json")
             guard redacted != inner else { return body }
@@ -20,15 +21,20 @@ extension Redactor {
             result.append(body[argument.upperBound...])
             return result
         }
-        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit,
-              contentType?.containsBytes(of: "json", foldingCase: true) == true || looksLikeJSON(body) else {
-            return body
+        guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit else { return body }
+        let typedJSON = contentType?.containsBytes(of: "json", foldingCase: true) == true
+        guard typedJSON || looksLikeJSON(body) else {
+            // Not one document, but lines (after an anti-hijacking `)]}'` line) may be JSON.
+            return body.contains(UInt8(ascii: "\n")) ? redactLines(body) : body
         }
         // The secrets replaced where they sit; every other byte as the server sent it. (The walk
         // reads JSON as strictly as a parser: what it reads needs no parse first.)
         if let edited = redactJSONInPlace(body) { return edited }
         // A document the byte walk cannot read (UTF-16, a BOM, `0e5`): parsed and written again.
-        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return body }
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            // Not one document: JSON lines (NDJSON under a JSON or text type), each redacted.
+            return body.contains(UInt8(ascii: "\n")) ? redactLines(body) : body
+        }
         var changed = false
         let redacted = redactValue(object, changed: &changed)
         guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {

@@ -25,7 +25,8 @@ extension Redactor {
             let newStart = output.count
             let prefixLength = line.starts(with: Data("data:".utf8)) ? 5 : 0
             let json = Data(line.dropFirst(prefixLength))
-            let redacted = json.isEmpty ? json : redactJSON(json, contentType: "application/json")
+            // Only a line that starts as JSON is read as JSON (an HTML page's lines are not).
+            let redacted = json.isEmpty || !looksLikeJSON(json) ? json : redactJSON(json, contentType: "application/json")
             if redacted != json {
                 changed = true
                 output.append(contentsOf: line.prefix(prefixLength))

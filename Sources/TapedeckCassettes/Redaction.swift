@@ -344,10 +344,32 @@ public struct Redactor: Hashable, Sendable {
     /// are (`password=…`), the rest of the form's text kept as it was spelt; or, in a
     /// `multipart/form-data` body, the values of such fields and the secrets of its JSON parts,
     /// every other part (an uploaded file) kept byte for byte.
+    ///
+    /// Whatever the type says, JSON where `tapedeck cassette validate` finds it is redacted too
+    /// (what validate calls a credential, redact removes): a JSON body sent as a form (curl's `-d`
+    /// labels every body so), lines of JSON under a JSON or text type, a document after an
+    /// anti-hijacking first line (`)]}'`), a JSONP call under any type.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
-        if let multipart = redactMultipart(body, contentType: contentType) { return multipart }
-        if BodyChunk.isStreamed(contentType: contentType) { return redactLines(body) }
-        guard Self.isForm(contentType) else { return redactJSON(body, contentType: contentType) }
+        let typed: Data
+        if let multipart = redactMultipart(body, contentType: contentType) {
+            typed = multipart
+        } else if BodyChunk.isStreamed(contentType: contentType) {
+            let lines = redactLines(body)
+            // A JSONP call under a stream's type: the one shape lines do not cover.
+            return Self.jsonpArgument(lines) == nil ? lines : redactJSON(lines, contentType: nil)
+        } else if Self.isForm(contentType) {
+            typed = redactForm(body)
+        } else {
+            // JSON by type or by look, a JSONP call, lines of JSON: redactJSON reads every shape.
+            return redactJSON(body, contentType: contentType)
+        }
+        // The shapes validate reads whatever the type: JSON sent as a form, lines in an upload.
+        return redactJSON(typed, contentType: nil)
+    }
+
+    /// A form's (`application/x-www-form-urlencoded`) secret fields replaced, the rest of its
+    /// text kept as it was spelt.
+    private func redactForm(_ body: Data) -> Data {
         guard let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false
         let fields = Self.formFields(text).map { field -> String in

@@ -95,15 +95,17 @@ public enum SecretScanner {
                 requestPlace = "request.body (decoded \(requestCoding ?? ""))"
             }
             var bodies: [(String, Data)] = requestBody.map { [(requestPlace, $0)] } ?? []
-            if let body = requestBody, Redactor.isForm(interaction.request.headers.value(for: "Content-Type")),
-               let text = String(data: body, encoding: .utf8) {
+            // A form's credential fields, in either direction (an OAuth 1.0a token answer is a form).
+            func checkForm(_ body: Data?, contentType: String?, _ place: String) {
+                guard let body, Redactor.isForm(contentType), let text = String(data: body, encoding: .utf8) else { return }
                 for field in Redactor.formFields(text) {
                     guard let value = field.value, !Redactor.looksRedacted(String(value)), !value.isEmpty else { continue }
                     if rules.isSecretQueryName(field.name) || defaults.isSecretQueryName(field.name) {
-                        report("request.body form field '\(field.name)'", "a credential form field is stored unredacted")
+                        report("\(place) form field '\(field.name)'", "a credential form field is stored unredacted")
                     }
                 }
             }
+            checkForm(requestBody, contentType: interaction.request.headers.value(for: "Content-Type"), "request.body")
             if let body = requestBody,
                let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
                 for part in parts {
@@ -142,6 +144,9 @@ public enum SecretScanner {
                     case .unreadable: break   // named by unreadBodies(in:)
                     }
                 }
+            }
+            if let response = interaction.response, let (place, body) = bodies.last, place.hasPrefix("response.body") {
+                checkForm(body, contentType: response.headers.value(for: "Content-Type"), place)
             }
             for (place, body) in bodies {
                 // As redaction does: a body past the inspection limit is not parsed.
