@@ -163,7 +163,12 @@ struct ForeignTask: @unchecked Sendable {
     /// corelibs calls instead of the delegate, with the last chunk a custom protocol handed it.
     let hasCompletionHandler: Bool
 
+    /// A download task: its body is never handed to corelibs in pieces (`didLoad` on a download
+    /// task traps there); it ends with ``Harness/downloadRefusal(_:url:)``.
+    let isDownload: Bool
+
     init(task: URLSessionTask) {
+        isDownload = task is URLSessionDownloadTask
         session = TaskIntrospection.owningSession(of: task)
         delegate = task.delegate
         completesInline = TaskIntrospection.completesInline(task)
@@ -172,10 +177,11 @@ struct ForeignTask: @unchecked Sendable {
     }
 
     /// Whether the client receives body chunks as they come: only a data delegate does, for a
-    /// task without a completion handler (one with a handler — also in a session whose delegate
-    /// is a data delegate — keeps only the last chunk a custom protocol hands corelibs).
+    /// data task without a completion handler (one with a handler — also in a session whose
+    /// delegate is a data delegate — keeps only the last chunk a custom protocol hands corelibs;
+    /// a download task, under a delegate that is a data delegate too, as Alamofire's is, never).
     var takesChunks: Bool {
-        delegate is any URLSessionDataDelegate && !completesInline && !hasCompletionHandler
+        !isDownload && delegate is any URLSessionDataDelegate && !completesInline && !hasCompletionHandler
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapedeckBridge
 import TapedeckCassettes
@@ -97,10 +98,16 @@ struct OwnClientTapeTests {
         let echoed = try await recording.serving {
             [try await session.upload(for: request, from: Data("hello, upload".utf8)).0, try await session.upload(for: request, fromFile: file).0]
         }
+        // A POST body without a Content-Type reaches the server without one (corelibs adds a form
+        // type to an httpBody; the recorder sends the body as an upload's data).
+        var typeless = URLRequest(url: server.url("/headers"))
+        typeless.httpMethod = "POST"
+        let seen = try await recording.serving { try await session.upload(for: typeless, from: Data([0, 1, 2, 3])).0 }
+        #expect(!String(decoding: seen, as: UTF8.self).lowercased().contains("content-type"), "\(String(decoding: seen, as: UTF8.self))")
         try recording.finish()
         server.stop()
         #expect(echoed == [Data("hello, upload".utf8), Data("id,total\n7,42\n".utf8)], "the server got the bodies")
-        #expect(try CassetteFile.read(cassette).interactions.map(\.request.body) == echoed, "the cassette has them")
+        #expect(try CassetteFile.read(cassette).interactions.prefix(2).map(\.request.body) == echoed, "the cassette has them")
 
         // Replayed with bodies matched: each upload gets the answer recorded for its own body.
         let replay = try Tape(cassette: cassette, mode: .replayOnly, matching: MatchRules(body: .raw))
@@ -131,6 +138,37 @@ struct OwnClientTapeTests {
         // The same session still answers a data task.
         let (_, response) = try await tape.serving { try await session.data(for: loginRequest()) }
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        try tape.finish()
+    }
+    #endif
+
+    #if canImport(FoundationNetworking)
+    /// A delegate that takes data and downloads, as Alamofire's SessionDelegate does.
+    private final class DataAndDownloadDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
+        let downloaded = Mutex(false)
+        let completion = Mutex<(@Sendable (URLError?) -> Void)?>(nil)
+        func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+            downloaded.withLock { $0 = true }
+        }
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            completion.withLock { $0 }?(error as? URLError)
+        }
+    }
+
+    @Test("a download task under a delegate that is a data delegate too (Alamofire's) is refused the same way, not crashed on its first chunk")
+    func downloadTaskUnderDataDelegateIsRefused() async throws {
+        let tape = try Tape(cassette: cassettesDirectory.appendingPathComponent("login.har.gz"), mode: .replayOnly)
+        let delegate = DataAndDownloadDelegate()
+        let session = URLSession(configuration: tape.configuration(), delegate: delegate, delegateQueue: nil)
+        let error = try await tape.serving { () async -> URLError? in
+            await withCheckedContinuation { (done: CheckedContinuation<URLError?, Never>) in
+                delegate.completion.withLock { $0 = { error in done.resume(returning: error) } }
+                session.downloadTask(with: loginRequest()).resume()
+            }
+        }
+        #expect(error?.code == .unsupportedURL)
+        #expect(error?.localizedDescription.contains("use a data task") == true, "\(String(describing: error))")
+        #expect(delegate.downloaded.withLock { !$0 })
         try tape.finish()
     }
     #endif
