@@ -107,7 +107,16 @@ public final class LiveForwarder: Sendable {
         if let upstream = options.upstream, let url = urlRequest.url {
             urlRequest.url = Options.sending(url, to: upstream)
         }
-        let task = session.dataTask(with: urlRequest)
+        // A body goes as an upload's data, not as `httpBody`: corelibs adds
+        // `Content-Type: application/x-www-form-urlencoded` to a POST whose `httpBody` has no type
+        // (httpbin then reads an octet upload as an empty form), never to an upload task's data.
+        let task: URLSessionTask
+        if let body = urlRequest.httpBody, !body.isEmpty {
+            urlRequest.httpBody = nil
+            task = session.uploadTask(with: urlRequest, from: body)
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
         delegate.begin(task, request: RecordedRequest(request), completion: completion)
         task.resume()
         return { task.cancel() }

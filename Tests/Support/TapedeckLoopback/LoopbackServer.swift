@@ -27,7 +27,7 @@ import TapedeckHTTP
 /// | `/big-head/N` | `big head`, after N header fields of 1,000 bytes each |
 /// | `/basic-auth` | 401 with `WWW-Authenticate: Basic realm="tapedeck"` |
 /// | `/echo` | the request body back (any method) |
-/// | `/headers` | the request's header fields as JSON |
+/// | `/headers` | the request's header fields as JSON (GET or POST) |
 /// | `/cut/N` | announces 2N bytes, sends N, then drops the connection |
 /// | `/gated/KEY/N` | N bytes, then the same N bytes again once a test calls `LoopbackGates.open(KEY)` |
 /// | `/open-gate/KEY` | `204`, having opened the gate `KEY` (a request that lets another finish) |
@@ -236,10 +236,12 @@ public final class LoopbackServer: Sendable {
         }
         addShopAPI(to: router)
         addSessionRoutes(to: router)
-        router.get("headers") { request, _ in
+        let echoHeaders: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             let fields = request.headers.map { "\"\($0.name.canonicalName)\":\"\($0.value)\"" }.joined(separator: ",")
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\(fields)}")))
         }
+        router.get("headers", use: echoHeaders)
+        router.post("headers", use: echoHeaders)
     }
 
     /// A small shop API the scenario fixtures are recorded from: a list of items, one item, the
