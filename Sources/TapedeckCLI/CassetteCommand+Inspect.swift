@@ -42,8 +42,8 @@ extension CassetteCommand {
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
             if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
             let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
-            print(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
-            print(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
+            printSafe(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
+            printSafe(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
             let redactor = Redactor()
             for (position, interaction) in cassette.interactions.enumerated() {
                 let status: String
@@ -67,14 +67,14 @@ extension CassetteCommand {
                     ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000
                 }
                 let milliseconds = total.map { String(format: "%.1f", $0) } ?? "-"
-                print(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
+                printSafe(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
                       + pad(milliseconds, 10) + (showSecrets ? interaction.request.url : redactor.redact(interaction.request.url)).absoluteString + note)
             }
             for skipped in cassette.skipped {
-                print("-   " + skipped.description(showingSecrets: showSecrets))
+                printSafe("-   " + skipped.description(showingSecrets: showSecrets))
             }
             for note in cassette.notes {
-                print("!   " + note.description(showingSecrets: showSecrets))
+                printSafe("!   " + note.description(showingSecrets: showSecrets))
             }
         }
 

@@ -34,10 +34,10 @@ nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
 
 /// Refuses to rewrite `path` in place while a recorder holds it: the recorder writes the file
 /// again when it stops, from what it read before, and would undo the rewrite.
-func refuseWhileRecording(_ path: String, what: String) throws {
+func refuseWhileRecording(_ path: String, what: String, elsewhere: String) throws {
     guard let pid = CassetteJournal.liveRecorder(of: URL(fileURLWithPath: path)) else { return }
     printError("tapedeck: \(path): a recording is in progress\(pid > 0 ? " (pid \(pid))" : ""); it rewrites the file when it stops, which would undo "
-               + "\(what) — stop it first, or write elsewhere with --output")
+               + "\(what) — stop it first, or \(elsewhere)")
     throw ExitStatus.otherFailure
 }
 

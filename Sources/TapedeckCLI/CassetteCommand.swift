@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TapedeckCassettes
 import TapedeckHTTP
+import TapedeckScenarios
 
 /// Exit statuses of every tapedeck command: 0 ok; 1 the check found something; 2 bad input file;
 /// 64 bad usage (swift-argument-parser's own); 3 anything else (I/O, network).
@@ -27,7 +28,20 @@ func urlHost(_ host: String) -> String {
 /// `--report` that cannot be written above the results the run printed before it.
 func printError(_ text: String) {
     fflush(nil)   // every output stream (naming `stdout` is not concurrency-safe in Swift 6 on Linux)
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((terminalSafe(text) + "\n").utf8))
+}
+
+/// `text` with every control character but its line breaks written as an escape: what a file
+/// says (a HAR's creator, method or failure text) reaches a terminal or a CI log without
+/// recolouring or clearing it.
+func terminalSafe(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else { return text }
+    return text.split(separator: "\n", omittingEmptySubsequences: false).map { OutcomeText.printable(String($0)) }.joined(separator: "\n")
+}
+
+/// `print`, with ``terminalSafe(_:)``: for lines that show what a file holds.
+func printSafe(_ text: String) {
+    print(terminalSafe(text))
 }
 
 struct CassetteCommand: ParsableCommand {
@@ -128,7 +142,7 @@ extension CassetteCommand {
             let unreadNote = unread.isEmpty ? ""
                 : "; \(unread.count) bod\(unread.count == 1 ? "y" : "ies") could not be checked (see the warnings): check them by hand, or remove those entries"
             guard findings.isEmpty else {
-                for finding in findings { print("\(file): \(finding)") }
+                for finding in findings { printSafe("\(file): \(finding)") }
                 // Say what `redact` would leave, so its hint never sends anyone round in a loop.
                 var redacted = cassette
                 redacted.interactions = cassette.interactions.map { rules.redact($0) }
@@ -169,7 +183,7 @@ extension CassetteCommand {
         @Argument(help: "The cassette.")
         var file: String
 
-        @Option(name: .shortAndLong, help: "Where to write (default: in place, atomically).")
+        @Option(name: .shortAndLong, help: "Where to write (default: in place, atomically; - for standard output).")
         var output: String?
 
         @Option(name: .customLong("header"), help: "Another header to redact (repeatable).")
@@ -193,7 +207,8 @@ extension CassetteCommand {
                 printError("tapedeck: \(file) is no regular file (a pipe or a device): nothing can be redacted in place — write the redacted copy elsewhere with --output FILE")
                 throw ExitStatus.badInput
             }
-            if inPlace { try refuseWhileRecording(file, what: "this redaction") }
+            // Into a cassette a recorder holds (in place or not): its stop would overwrite the result.
+            if output != "-" { try refuseWhileRecording(output ?? file, what: "this redaction", elsewhere: "write elsewhere with --output FILE") }
             var cassette = try load(file)
             if inPlace && !cassette.skipped.isEmpty {
                 // Rewriting in place would drop the entries that could not be read.
@@ -220,13 +235,19 @@ extension CassetteCommand {
             let destination = output ?? file
             let attached = inPlace ? attachedBodyFiles(of: file) : []
             do {
-                try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
-                                       compression: output == nil ? CassetteFile.storedCompression(of: URL(fileURLWithPath: file)) : nil)
+                if destination == "-" {
+                    // `-o -`: the cassette on standard output (plain JSON), as convert writes it.
+                    FileHandle.standardOutput.write(CassetteFile.encode(cassette, compression: .none))
+                } else {
+                    try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
+                                           compression: output == nil ? CassetteFile.storedCompression(of: URL(fileURLWithPath: file)) : nil)
+                }
             } catch {
                 throw ExitStatus.report(error)
             }
             let changed = zip(before.interactions, cassette.interactions).count { $0 != $1 }
-            print("\(destination): redacted \(changed) of \(entries(cassette.interactions.count))\(leftOut(cassette))")
+            let summary = "\(destination == "-" ? "standard output" : destination): redacted \(changed) of \(entries(cassette.interactions.count))\(leftOut(cassette))"
+            if destination == "-" { printError("tapedeck: " + summary) } else { print(summary) }
             if !attached.isEmpty {
                 // The redacted file embeds those bodies; the files it no longer names still hold them in clear.
                 let shown = attached.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (attached.count > 3 ? " and \(attached.count - 3) more" : "")
@@ -268,7 +289,8 @@ extension CassetteCommand {
 
         func run() throws {
             removeTemporariesOnSignal()
-            if samePath(input, output) { try refuseWhileRecording(output, what: "this conversion") }
+            // Into a cassette a recorder holds (itself or another): its stop would overwrite the result.
+            if output != "-" { try refuseWhileRecording(output, what: "this conversion", elsewhere: "convert into another file") }
             let cassette = try load(input)
             let toStandardOutput = output == "-"
             let compression = gzip ? .gzip : (plain || toStandardOutput ? CassetteFile.Compression.none : .forPath(output))
@@ -285,7 +307,8 @@ extension CassetteCommand {
                 // comments, cookie lists and own fields included): only the compression changes.
                 // Rewriting in Tapedeck's form is for what a byte copy cannot do: merging a
                 // journal, leaving out skipped entries, embedding attached bodies, zeroing timings.
-                if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty,
+                // (Not from a pipe: read once already, it has nothing left — a FIFO would wait for ever.)
+                if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty, !CassetteFile.isStream(input),
                    let json = try? CassetteFile.jsonText(of: inputURL), json.firstRange(of: Data(#""_file""#.utf8)) == nil,
                    let data = compression == .gzip ? try? Zlib.compress(json, format: .gzip) : json {
                     try put(data)

@@ -69,7 +69,7 @@ struct RecordCommand: ParsableCommand {
             throw ValidationError("--no-redact records everything in clear: it does not go with --keep-cookie or --redact-header/-query/-json-field")
         }
         guard let url = URL(string: upstream), ReplayService.isOrigin(url) else {
-            throw ValidationError("--upstream takes an http(s) origin such as http://127.0.0.1:8080, without a path or query: "
+            throw ValidationError("--upstream takes an http(s) origin such as http://127.0.0.1:8080 (a port from 1 to 65535), without a path or query: "
                 + "each request goes to its own path there (got '\(upstream)')")
         }
         guard let mode = CassetteRecorder.Mode(parsing: mode), mode != .replayOnly else {

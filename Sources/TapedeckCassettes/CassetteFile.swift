@@ -19,9 +19,9 @@ public enum CassetteFile {
         /// Plain HAR JSON (`.har`).
         case none
 
-        /// gzip for names ending in `.gz`, none otherwise.
+        /// gzip for names ending in `.gz` (in any case: `.HAR.GZ`), none otherwise.
         public static func forPath(_ path: String) -> Compression {
-            path.hasSuffix(".gz") ? .gzip : .none
+            path.lowercased().hasSuffix(".gz") ? .gzip : .none
         }
     }
 

@@ -83,17 +83,20 @@ public final class ReplayService: ExchangeService {
     /// Whether the request is a `CONNECT` (asking for a tunnel).
     static func isConnect(_ request: IncomingRequest) -> Bool { request.method.uppercased() == "CONNECT" }
 
-    /// Whether `url` is an http(s) origin: a scheme and host, maybe a port, nothing after but a
-    /// `/` — what `--upstream` and `passthrough=` take. A path would not be put before the
+    /// Whether `url` is an http(s) origin: a scheme and host, maybe a port (1–65535), nothing
+    /// after but a `/` — what `--upstream` and `passthrough=` take. A path would not be put before the
     /// request's (the request goes to the same path on the upstream), so one is refused rather
     /// than silently dropped.
     ///
     /// ```swift
     /// ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080")!)          // true
     /// ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080/api/v2")!)   // false
+    /// ReplayService.isOrigin(URL(string: "http://127.0.0.1:70000")!)         // false
     /// ```
     public static func isOrigin(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else { return false }
+        // Foundation reads `:70000` as a port; a socket would take it modulo 65,536 (port 4464).
+        if let port = url.port, !(1...65_535).contains(port) { return false }
         let path = url.path(percentEncoded: true)
         return (path.isEmpty || path == "/") && url.query == nil && url.fragment == nil && url.user == nil
     }

@@ -59,8 +59,56 @@ struct RewriteSafetyTests {
         #expect(refused.errors.contains("a recording is in progress (pid \(getpid()))"), "\(refused.errors)")
         #expect(try runTapedeck(["cassette", "convert", url.path, url.path]).status == 3)
         #expect(try runTapedeck(["cassette", "redact", url.path, "-o", directory.file("copy.har").path]).status == 0)
+        // Nor may another file be converted or redacted into it: the recorder's stop would undo that
+        let other = directory.file("other.har")
+        try CassetteFile.write(Cassette(interactions: [login(1), login(2)]), to: other)
+        let into = try runTapedeck(["cassette", "convert", other.path, url.path])
+        #expect(into.status == 3 && into.errors.contains("convert into another file"), "\(into.errors)")
+        #expect(try runTapedeck(["cassette", "redact", other.path, "-o", url.path]).status == 3)
+        #expect(try CassetteFile.read(url).interactions.count == 1, "the held cassette is untouched")
         _ = try recorder.finish()
         #expect(try runTapedeck(["cassette", "redact", url.path]).status == 0, "once the recording stopped")
+    }
+
+    @Test("convert from a pipe writes what it read (not an empty file), and redact -o - writes to standard output")
+    func pipesAndStandardOutput() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let source = directory.file("in.har")
+        try CassetteFile.write(Cassette(interactions: [login(0), login(1)]), to: source)
+        // A pipe as the input (`cat in.har | tapedeck cassette convert /dev/stdin out.har.gz`)
+        let output = directory.file("out.har.gz")
+        let process = Process()
+        process.executableURL = try tapedeckExecutable()
+        process.arguments = ["cassette", "convert", "/dev/stdin", output.path]
+        let pipe = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try pipe.fileHandleForWriting.write(contentsOf: try Data(contentsOf: source))
+        try pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try CassetteFile.read(output).interactions.count == 2, "the converted cassette has the entries")
+        // redact -o -: the cassette on standard output, the summary on standard error
+        let printed = try runTapedeck(["cassette", "redact", source.path, "-o", "-"], in: directory.url)
+        #expect(printed.status == 0 && printed.errors.contains("standard output: redacted"), "\(printed.errors)")
+        #expect(printed.output.contains("\"log\"") && !printed.output.contains("live-0-secret"), "\(printed.output.prefix(200))")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("-").path), "no file named '-'")
+    }
+
+    @Test("inspect and validate print a HAR's control characters as escapes, not raw to the terminal")
+    func controlCharactersEscaped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("esc.har")
+        let har = #"{"log":{"version":"1.2","creator":{"name":"evil\u001b[2Jtool","version":"1"},"entries":[{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://a.test/x","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":-1},"response":{"status":0,"statusText":"","httpVersion":"","headers":[],"cookies":[],"content":{"size":0,"mimeType":""},"redirectURL":"","headersSize":-1,"bodySize":-1,"_error":"net::ERR_FAILED\u0007\u001b]0;title\u0007"},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}"#
+        try Data(har.utf8).write(to: file)
+        for arguments in [["cassette", "inspect", file.path], ["cassette", "validate", file.path]] {
+            let run = try runTapedeck(arguments)
+            #expect(!(run.output + run.errors).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(arguments[1]): \(run.output) \(run.errors)")
+        }
+        #expect(try runTapedeck(["cassette", "inspect", file.path]).output.contains("evil\\u{1B}[2Jtool"))
     }
 
     @Test("after a recording was killed, redact in place merges its journal first and deletes it: no unredacted copy stays beside the file")

@@ -166,6 +166,9 @@ struct LimitsTests {
         let passthrough = try runTapedeck(["serve", "/nonexistent.har", "--on-miss", "passthrough=http://127.0.0.1:9/api"])
         #expect(passthrough.status == 64 && passthrough.errors.contains("without a path"), "\(passthrough.errors)")
         #expect(ReplayService.isOrigin(URL(string: "http://127.0.0.1:8080/")!) && !ReplayService.isOrigin(URL(string: "http://h.test?x=1")!))
+        // A port past 65535 would reach another port (modulo 65,536) than the one named
+        #expect(!ReplayService.isOrigin(URL(string: "http://127.0.0.1:70000")!) && !ReplayService.isOrigin(URL(string: "http://127.0.0.1:0")!))
+        #expect(ReplayService.isOrigin(URL(string: "http://127.0.0.1:65535")!))
     }
 
     @Test("a 204 or 304 answer carries no body bytes and no framing, even when its recording has some or names its status its own way (Werkzeug's NO CONTENT): the next answer on the connection stays framed",

@@ -174,8 +174,13 @@ public enum OutcomeJSON {
 
 extension OutcomeText {
     /// `text` with its control characters written as escapes (`\n`, `\u{1B}`): a value the file
-    /// gave (a body an expectation looks for) must not break the line or drive the terminal.
-    static func printable(_ text: String) -> String {
+    /// gave (a body an expectation looks for, a HAR file's method) must not break the line or
+    /// drive the terminal.
+    ///
+    /// ```swift
+    /// OutcomeText.printable("GET\u{1B}[2J") // "GET\u{1B}[2J" with the escape spelt out
+    /// ```
+    public static func printable(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
