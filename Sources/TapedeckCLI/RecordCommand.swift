@@ -151,7 +151,8 @@ struct RecordCommand: ParsableCommand {
         if options.mode != .all, let warning = service.recorder.foreignFileWarning { printError("tapedeck record: warning: " + warning) }
         let recording = service.recorder.isRecording ? "recording" : "replaying (the cassette exists; --mode new_episodes or all to record)"
         announce("tapedeck record: listening on http://\(urlHost(http.options.host)):\(http.port) → \(upstream), \(recording)")
-        let signal = signals.wait {}
+        // SIGHUP too: a closed terminal must not leave the proxy holding its port and the cassette.
+        let signal = signals.wait(onHangUp: nil)
         // Stop taking requests and let those under way finish: each is bounded by the upstream
         // timeout, so the drain waits that long and a little more. Then merge the journal.
         http.stopAccepting()
@@ -159,7 +160,13 @@ struct RecordCommand: ParsableCommand {
         // The list of bodies arriving first: a request leaves it only once counted in flight.
         // The recorder last: a client that hung up leaves the server's count at once, while its
         // upstream exchange still runs to the journal.
-        Self.wait(upTo: drain) { http.receiving.isEmpty && http.inFlight == 0 && service.settled }
+        let drained = { http.receiving.isEmpty && http.inFlight == 0 && service.settled }
+        if !drained() {
+            // Said at once: an endless stream (an event feed) would otherwise keep the stop silent.
+            printError("tapedeck record: stopping (signal \(signal)): waiting up to \(drain) for the requests under way "
+                + "(a second signal cuts them off now)")
+        }
+        Self.wait(upTo: drain) { drained() || signals.takePending() != nil }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
         let stillSending = http.receiving.map { name in

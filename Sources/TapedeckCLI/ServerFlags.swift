@@ -177,18 +177,33 @@ struct TerminationSignals {
         return signals
     }
 
-    /// Waits for SIGINT or SIGTERM (returning which), running `onHangUp` on every SIGHUP meanwhile.
-    func wait(onHangUp: () -> Void) -> Int32 {
+    /// Waits for SIGINT or SIGTERM (returning which), running `onHangUp` on every SIGHUP meanwhile;
+    /// with `onHangUp` nil, a SIGHUP (the terminal closed) stops as they do.
+    func wait(onHangUp: (() -> Void)?) -> Int32 {
         var set = self.set
         while true {
             var number: Int32 = 0
             guard sigwait(&set, &number) == 0 else { continue }
-            if number == SIGHUP {
+            if number == SIGHUP, let onHangUp {
                 onHangUp()
                 continue
             }
             return number
         }
+    }
+
+    /// A signal of the three sent since it was last taken, taken now (nil: none is pending).
+    func takePending() -> Int32? {
+        var pending = sigset_t()
+        sigpending(&pending)
+        for number in [SIGINT, SIGTERM, SIGHUP] where sigismember(&pending, number) == 1 {
+            var one = sigset_t()
+            sigemptyset(&one)
+            sigaddset(&one, number)
+            var taken: Int32 = 0
+            if sigwait(&one, &taken) == 0 { return taken }
+        }
+        return nil
     }
 }
 

@@ -53,6 +53,39 @@ struct RecordStopTests {
         #expect(try curl([server.base + "/large/32?token=s3cret"]).code == 404)
     }
 
+    @Test("SIGHUP stops record as SIGTERM does; with a request under way the stop says at once what it waits for, and a second signal cuts the wait short")
+    func hangUpThenSecondSignal() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        try await blocking { try hangUpThenSecondSignal(upstream) }
+    }
+
+    private func hangUpThenSecondSignal(_ upstream: LoopbackServer) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("hung-up.har")
+        // Given a recording whose drain would wait 10 minutes, and a client stuck mid-answer
+        let proxy = try ServerProcess(["record", "--upstream", upstream.baseURL.absoluteString, "--cassette", cassette.path,
+                                       "--upstream-timeout", "600"])
+        #expect(try curl([proxy.base + "/get?n=1"]).code == 200)
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /large/32 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        _ = try client.readBody(atLeast: 1)
+        // When the terminal hangs up, the stop begins and says so
+        kill(proxy.process.processIdentifier, SIGHUP)
+        let said = ContinuousClock.now + .seconds(60)
+        while !proxy.errors.contains("stopping (signal \(SIGHUP))") && ContinuousClock.now < said { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(proxy.errors.contains("waiting up to 602.0 seconds for the requests under way (a second signal cuts them off now)"), "\(proxy.errors)")
+        // And a second signal ends the wait: the request is cut off, the cassette written, exit 0
+        // (without it the stop would wait the 602 s; 60 s is the bound here)
+        kill(proxy.process.processIdentifier, SIGINT)
+        let ended = ContinuousClock.now + .seconds(60)
+        while proxy.process.isRunning && ContinuousClock.now < ended { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!proxy.process.isRunning, "the second signal did not end the wait")
+        #expect(proxy.stop(SIGKILL) == 0, "\(proxy.errors)")
+        #expect(proxy.errors.contains("cut off: not recorded") && proxy.errors.contains("cassette has 1 interaction"), "\(proxy.errors)")
+    }
+
     @Test("a client that hung up mid-answer just before SIGTERM: its upstream exchange is stopped and not recorded, and the stop exits 0 with no problem reported")
     func hungUpClientAtStop() async throws {
         let upstream = try await LoopbackServer.start()
