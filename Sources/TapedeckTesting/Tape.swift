@@ -62,12 +62,14 @@ public final class Tape: Sendable {
     private let driver = DispatchQueue(label: "tapedeck.tape.driver")
 
     /// Opens `cassette` (a `.har.gz` or `.har` path) in `mode` (by default from the environment:
-    /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere).
+    /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere). `externalWaitLimit` bounds,
+    /// in real time, how long the simulation waits for the client's own threads to answer what it
+    /// asked them (a redirect's delegate, a body they must read), before it fails saying what never came.
     public init(
         cassette: URL, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), afterLast: CassettePlayer.AfterLast = .repeatLast,
         redactor: Redactor = Redactor(), live: LiveForwarder.Options = LiveForwarder.Options(),
-        timing: Timing = .asRecorded, seed: UInt64 = 1, strictLoading: Bool = false
+        timing: Timing = .asRecorded, seed: UInt64 = 1, strictLoading: Bool = false, externalWaitLimit: Duration = .seconds(10)
     ) throws {
         let mode = try mode.resolved()
         cassetteURL = cassette
@@ -79,7 +81,7 @@ public final class Tape: Sendable {
             // Entries another tool wrote that cannot be replayed (strictLoading makes them an error).
             FileHandle.standardError.write(Data("tapedeck: \(cassette.lastPathComponent): \(skipped)\n".utf8))
         }
-        scheduler = SimulatedScheduler(seed: seed)
+        scheduler = SimulatedScheduler(seed: seed, externalWaitLimit: externalWaitLimit)
         network = SimulatedNetwork(scheduler: scheduler)
         network.add(Route(.any, responder: recorder, options: RouteOptions(latency: .recorded(scale: timing.scale))))
         harness = Harness(network: network)

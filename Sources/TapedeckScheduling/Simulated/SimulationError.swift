@@ -73,6 +73,7 @@ public struct ExternalTimeoutReport: Sendable, CustomStringConvertible {
         let list = missing.map { "#\($0.number) \($0.label)" }.joined(separator: ", ")
         return "tapedeck: waited \(waited) of real time at t=\(time) for \(missing.count) expected external "
             + "callback(s) that never arrived: \(list). Each expectation must be met by arrive() or "
-            + "withdrawn by cancel(); if the other side is merely slow, raise externalWaitLimit"
+            + "withdrawn by cancel(); if the other side is merely slow, raise externalWaitLimit "
+            + "(SimulatedScheduler(externalWaitLimit:), Tape(cassette:…, externalWaitLimit:))"
     }
 }
