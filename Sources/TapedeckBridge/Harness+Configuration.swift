@@ -65,8 +65,28 @@ extension Harness {
             servingDriver?.wake()
             // A run waiting only for live calls (recording) admits it at once (see startServing).
             scheduler.wakeExternalWait()
+            if servingDriver == nil { noteIfUnserved(link, after: state.withLock { $0.unservedNoteDelay }) }
         }
         return link
+    }
+
+    /// What was said of a client's request left waiting with nobody serving, if anything.
+    var unservedNote: String? { state.withLock { $0.unservedNote } }
+
+    /// After `delay` of real time, says on standard error (once per harness) that `link` still
+    /// waits for a simulation nobody runs: an `await` outside `serving { … }` otherwise waits for
+    /// ever without a word. A diagnostic off the simulated path; it changes nothing.
+    func noteIfUnserved(_ link: ExchangeLink, after delay: Duration) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval) { [weak self] in
+            guard let self, servingDriver == nil else { return }
+            let note = state.withLock { state -> String? in
+                guard state.unservedNote == nil, !state.closed, state.foreignInbox.contains(where: { $0 === link }) else { return nil }
+                state.unservedNote = "tapedeck: \(link.summary) has waited \(delay) for the simulation to answer it: a client on its own "
+                    + "threads is answered only while tape.serving { … } (or harness.serve { … }) runs — make the call inside it"
+                return state.unservedNote
+            }
+            if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+        }
     }
 
     /// Takes in the requests foreign clients started since the last look: expects each one's

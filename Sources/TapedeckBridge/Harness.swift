@@ -102,6 +102,10 @@ public final class Harness: URLSessionProvider, @unchecked Sendable {
         var closed = false
         var lateRequests: [String] = []
         var serveFailures: [ServeError] = []
+        /// What was said of a client's request left waiting with nobody serving (once per harness).
+        var unservedNote: String?
+        /// How long such a request waits before that is said (tests shorten it).
+        var unservedNoteDelay: Duration = .seconds(5)
     }
 
     let state = Mutex(State())
