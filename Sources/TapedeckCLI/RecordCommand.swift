@@ -134,7 +134,7 @@ struct RecordCommand: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
-        if let recovery = service.recorder.recovery { printError(recoveryLine(recovery, command: "record")) }
+        if let recovery = service.recorder.recovery { printError(recovery.summary(by: "tapedeck record")) }
         let http = try server.start(service)
         let existing = service.recorder.base.interactions.count
         if options.mode == .all, existing > 0 {

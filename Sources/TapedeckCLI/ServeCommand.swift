@@ -68,7 +68,7 @@ struct ServeCommand: ParsableCommand {
             return
         }
         guard let recovery = try CassetteJournal.recover(cassette: url), !quiet else { return }
-        printError(recoveryLine(recovery, command: "serve"))
+        printError(recovery.summary(by: "tapedeck serve"))
     }
 
     func run() throws {

@@ -207,21 +207,6 @@ struct TerminationSignals {
     }
 }
 
-/// What `tapedeck COMMAND` says when opening a cassette merged an interrupted recording's journal:
-/// how many interactions it brought back, what it could not, and where a damaged journal went.
-func recoveryLine(_ recovery: CassetteJournal.Recovery, command: String) -> String {
-    var line = "tapedeck \(command): recovered \(recovery.recovered) interaction\(recovery.recovered == 1 ? "" : "s") from the journal of an interrupted recording"
-    if recovery.damagedBytes > 0 { line += "; \(recovery.damagedBytes) damaged bytes inside it were skipped (the records after them were recovered)" }
-    if recovery.droppedBytes > 0 { line += "; its last \(recovery.droppedBytes) bytes were a cut-off record" }
-    if !recovery.skipped.isEmpty { line += "; \(recovery.skipped.count) record(s) could not be read" }
-    if let aside = recovery.keptAside { line += " (the journal is kept as \(aside))" }
-    if recovery.earlier > 0, recovery.recovered > 0 {
-        // An interrupted `--mode all` replaces nothing: its new entries follow the old ones.
-        line += "; they follow the cassette's \(recovery.earlier) earlier entr\(recovery.earlier == 1 ? "y" : "ies"), which replays answer first "
-            + "(if that recording was --mode all, record again with --mode all to replace them)"
-    }
-    return line
-}
 
 /// Prints the readiness line tests and scripts wait for, and flushes it.
 func announce(_ line: String) {

@@ -109,6 +109,27 @@ extension CassetteJournal {
         public var damagedBytes = 0
         /// Entries the cassette held before (the recovered ones come after them).
         public var earlier = 0
+
+        /// What an opener says of the recovery: how many interactions it brought back, what it
+        /// could not, and where a damaged journal went.
+        ///
+        /// ```swift
+        /// recovery.summary(by: "tapedeck serve")
+        /// // "tapedeck serve: recovered 3 interactions from the journal of an interrupted recording"
+        /// ```
+        public func summary(by opener: String) -> String {
+            var line = "\(opener): recovered \(recovered) interaction\(recovered == 1 ? "" : "s") from the journal of an interrupted recording"
+            if damagedBytes > 0 { line += "; \(damagedBytes) damaged bytes inside it were skipped (the records after them were recovered)" }
+            if droppedBytes > 0 { line += "; its last \(droppedBytes) bytes were a cut-off record" }
+            if !skipped.isEmpty { line += "; \(skipped.count) record(s) could not be read" }
+            if let keptAside { line += " (the journal is kept as \(keptAside))" }
+            if earlier > 0, recovered > 0 {
+                // An interrupted `--mode all` replaces nothing: its new entries follow the old ones.
+                line += "; they follow the cassette's \(earlier) earlier entr\(earlier == 1 ? "y" : "ies"), which replays answer first "
+                    + "(if that recording was --mode all, record again with --mode all to replace them)"
+            }
+            return line
+        }
     }
 
     /// The pid of another process recording `cassette` right now (0 when it wrote none), nil when

@@ -77,6 +77,10 @@ public final class Tape: Sendable {
         recorder = try CassetteRecorder(cassette: cassette, options: CassetteRecorder.Options(
             mode: mode, playback: playback, rules: rules, afterLast: afterLast, redactor: redactor, live: live,
             strictLoading: strictLoading))
+        if let recovery = recorder.recovery {
+            // The cassette file changed on opening: said, in any mode (replay-only too).
+            FileHandle.standardError.write(Data((recovery.summary(by: "tapedeck: \(cassette.lastPathComponent)") + "\n").utf8))
+        }
         for skipped in recorder.base.skipped {
             // Entries another tool wrote that cannot be replayed (strictLoading makes them an error).
             FileHandle.standardError.write(Data("tapedeck: \(cassette.lastPathComponent): \(skipped)\n".utf8))
