@@ -25,7 +25,7 @@ extension Redactor {
         let typedJSON = contentType?.containsBytes(of: "json", foldingCase: true) == true
         guard typedJSON || looksLikeJSON(body) else {
             // Not one document, but lines (after an anti-hijacking `)]}'` line) may be JSON.
-            return body.contains(UInt8(ascii: "\n")) ? redactLines(body) : body
+            return Self.hasJSONLine(body) ? redactLines(body) : body
         }
         // The secrets replaced where they sit; every other byte as the server sent it. (The walk
         // reads JSON as strictly as a parser: what it reads needs no parse first.)
@@ -33,7 +33,7 @@ extension Redactor {
         // A document the byte walk cannot read (UTF-16, a BOM, `0e5`): parsed and written again.
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             // Not one document: JSON lines (NDJSON under a JSON or text type), each redacted.
-            return body.contains(UInt8(ascii: "\n")) ? redactLines(body) : body
+            return Self.hasJSONLine(body) ? redactLines(body) : body
         }
         var changed = false
         let redacted = redactValue(object, changed: &changed)
@@ -133,6 +133,28 @@ extension Redactor {
         while !inner.isEmpty, space.contains(body[inner.lowerBound]) { inner = (inner.lowerBound + 1)..<inner.upperBound }
         guard let first = inner.first.map({ body[$0] }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
         return inner
+    }
+
+    /// Whether a body of several lines has one that starts as JSON (`{` or `[`, maybe after
+    /// spaces or an event stream's `data:`): the one scan a page of HTML or a script costs before
+    /// it is left alone (``redactLines(_:)`` copies the body).
+    static func hasJSONLine(_ body: Data) -> Bool {
+        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            let count = bytes.count
+            guard bytes.contains(0x0A) else { return false }
+            var lineStart = 0
+            while lineStart < count {
+                var at = lineStart
+                if at + 5 <= count, bytes[at] == UInt8(ascii: "d"), bytes[at + 1] == UInt8(ascii: "a"), bytes[at + 2] == UInt8(ascii: "t"),
+                   bytes[at + 3] == UInt8(ascii: "a"), bytes[at + 4] == UInt8(ascii: ":") { at += 5 }
+                while at < count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0D { at += 1 }
+                if at < count, bytes[at] == UInt8(ascii: "{") || bytes[at] == UInt8(ascii: "[") { return true }
+                // The next line.
+                while at < count, bytes[at] != 0x0A { at += 1 }
+                lineStart = at + 1
+            }
+            return false
+        }
     }
 
     func looksLikeJSON(_ body: Data) -> Bool {

@@ -14,6 +14,8 @@ struct RedactionAgreementTests {
         ("ndjson", "{\"a\":1}\n{\"password\":\"\(secret)\"}\n"),
         ("sse", "data: {\"password\":\"\(secret)\"}\n\n"),
         ("xssi", ")]}'\n{\"password\":\"\(secret)\"}"),
+        ("log", "starting\n  {\"password\":\"\(secret)\"}\r\ndone\n"),
+        ("first", "{\"password\":\"\(secret)\"}\nnot json"),
     ]
     static let types: [String?] = [
         "application/json", "application/x-www-form-urlencoded", "text/plain", nil, "application/x-ndjson",
