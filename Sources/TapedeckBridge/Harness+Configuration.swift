@@ -85,7 +85,7 @@ extension Harness {
                     + "threads is answered only while tape.serving { … } (or harness.serve { … }) runs — make the call inside it"
                 return state.unservedNote
             }
-            if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+            if let note { try? FileHandle.standardError.write(contentsOf: Data((note + "\n").utf8)) }
         }
     }
 

@@ -177,10 +177,7 @@ extension Harness {
     /// A fault: the client's delegate hears of the completion a second time (corelibs never does
     /// this; a transport bug a client should survive). Only a task delegate can be told.
     private func deliverDuplicateCompletion(link: ExchangeLink, task: URLSessionTask) {
-        if task is URLSessionDownloadTask {
-            // Never in pieces: corelibs traps on `didLoad` for a download task (it ends refused).
-            link.bodyInOnePiece = true
-        } else if let foreign = link.foreign {
+        if let foreign = link.foreign {
             let context = UncheckedSendable((foreign: foreign, task: task))
             deliverToForeignClient(foreign) {
                 let (foreign, task) = context.value
@@ -207,10 +204,7 @@ extension Harness {
         defer { link.deliveries.leave() }
         // The hop's cookies are stored before anyone decides, as libcurl's header callback does.
         storeCookies(of: head, from: url, configuration: link.session.configuration)
-        if task is URLSessionDownloadTask {
-            // Never in pieces: corelibs traps on `didLoad` for a download task (it ends refused).
-            link.bodyInOnePiece = true
-        } else if let foreign = link.foreign {
+        if let foreign = link.foreign {
             askForeignRedirect(link, foreign: foreign, task: task, response: head.httpURLResponse(url: url), proposed: proposed, decide: decide)
             return
         }
@@ -244,10 +238,7 @@ extension Harness {
         guard !link.uploadReported, let body = link.body, !body.isEmpty else { return }
         link.uploadReported = true
         let sent = Int64(body.count)
-        if task is URLSessionDownloadTask {
-            // Never in pieces: corelibs traps on `didLoad` for a download task (it ends refused).
-            link.bodyInOnePiece = true
-        } else if let foreign = link.foreign {
+        if let foreign = link.foreign {
             guard !foreign.hasCompletionHandler, !foreign.completesInline, let delegate = foreign.delegate, let session = foreign.session else { return }
             let context = UncheckedSendable((delegate: delegate, session: session, task: task))
             deliverToForeignClient(foreign) {
@@ -275,10 +266,7 @@ extension Harness {
 
     /// Enqueues the metrics callback on the client's queue (and logs it when it runs).
     func deliverMetrics(_ metrics: TransferMetrics, link: ExchangeLink, task: URLSessionTask) {
-        if task is URLSessionDownloadTask {
-            // Never in pieces: corelibs traps on `didLoad` for a download task (it ends refused).
-            link.bodyInOnePiece = true
-        } else if let foreign = link.foreign {
+        if let foreign = link.foreign {
             // Logged now, on the simulator's thread: the client's queue runs at its own pace.
             state.withLock { $0.deliveredMetrics.append((link.number, metrics)) }
             let context = UncheckedSendable((foreign: foreign, task: task))

@@ -28,7 +28,7 @@ func urlHost(_ host: String) -> String {
 /// `--report` that cannot be written above the results the run printed before it.
 func printError(_ text: String) {
     fflush(nil)   // every output stream (naming `stdout` is not concurrency-safe in Swift 6 on Linux)
-    FileHandle.standardError.write(Data((terminalSafe(text) + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((terminalSafe(text) + "\n").utf8))
 }
 
 /// `text` with every control character but its line breaks written as an escape: what a file
@@ -37,6 +37,16 @@ func printError(_ text: String) {
 func terminalSafe(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else { return text }
     return text.split(separator: "\n", omittingEmptySubsequences: false).map { OutcomeText.printable(String($0)) }.joined(separator: "\n")
+}
+
+/// Writes a cassette to standard output; a failed write (a full disk, a closed pipe) is an error
+/// naming it, not a trap, nor a success reported over a cut output.
+func writeStandardOutput(_ data: Data) throws(CassetteError) {
+    do {
+        try FileHandle.standardOutput.write(contentsOf: data)
+    } catch {
+        throw CassetteError(.io, file: "standard output", reason: "the write failed: \(error.localizedDescription)", hint: "check where standard output goes")
+    }
 }
 
 /// `print`, with ``terminalSafe(_:)``: for lines that show what a file holds.
@@ -237,7 +247,7 @@ extension CassetteCommand {
             do {
                 if destination == "-" {
                     // `-o -`: the cassette on standard output (plain JSON), as convert writes it.
-                    FileHandle.standardOutput.write(CassetteFile.encode(cassette, compression: .none))
+                    try writeStandardOutput(CassetteFile.encode(cassette, compression: .none))
                 } else {
                     try CassetteFile.write(cassette, to: URL(fileURLWithPath: destination),
                                            compression: output == nil ? CassetteFile.storedCompression(of: URL(fileURLWithPath: file)) : nil)
@@ -298,7 +308,7 @@ extension CassetteCommand {
             // The summary goes where it cannot mix with the cassette's bytes.
             let say: (String) -> Void = toStandardOutput ? { printError("tapedeck: " + $0) } : { print($0) }
             func put(_ data: Data) throws(CassetteError) {
-                if toStandardOutput { FileHandle.standardOutput.write(data) } else { try CassetteFile.atomicWrite(data, to: outputURL) }
+                if toStandardOutput { try writeStandardOutput(data) } else { try CassetteFile.atomicWrite(data, to: outputURL) }
             }
             let inputURL = URL(fileURLWithPath: input)
             let hasJournal = FileManager.default.fileExists(atPath: CassetteJournal.journalURL(for: inputURL).path)
@@ -344,7 +354,7 @@ extension CassetteCommand {
                         outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
                                                             body: Data(#"{"index":\#(index),"filler":"\#(filler)"}"#.utf8))))
                     try journal.append(interaction)
-                    FileHandle.standardOutput.write(Data("appended \(index)\n".utf8))   // unbuffered
+                    try? FileHandle.standardOutput.write(contentsOf: Data("appended \(index)\n".utf8))   // unbuffered
                 }
             } catch {
                 throw ExitStatus.report(error)   // the exit statuses every tapedeck command keeps

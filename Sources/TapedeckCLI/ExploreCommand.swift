@@ -197,7 +197,7 @@ struct ExploreOutput {
     mutating func emitEmptyShard(_ record: EmptyShardRecord) throws {
         emptyShard = record
         let line = Data((try record.jsonLine() + "\n").utf8)
-        if format == .jsonl { FileHandle.standardOutput.write(line) }
+        if format == .jsonl { try? FileHandle.standardOutput.write(contentsOf: line) }
         try writeToOut(line)
     }
 
@@ -205,10 +205,10 @@ struct ExploreOutput {
         records.append(record)
         if !record.passed { failed += 1 }
         let line = Data((try record.jsonLine() + "\n").utf8)
-        if format == .jsonl { FileHandle.standardOutput.write(line) }
+        if format == .jsonl { try? FileHandle.standardOutput.write(contentsOf: line) }
         try writeToOut(line)
         if let text = progress.update(done: records.count, failed: failed, now: monotonicSeconds()) {
-            FileHandle.standardError.write(Data(text.utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         }
     }
 
@@ -241,12 +241,12 @@ struct ExploreOutput {
 
     /// Ends the progress bar after an error, so the error starts on a line of its own.
     mutating func abandon() {
-        if progress.terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if progress.terminal { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
         file?.close()
     }
 
     mutating func finish(stoppedEarly stopAfter: Int?, interruptedOf total: Int? = nil) {
-        FileHandle.standardError.write(Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(progress.finish(done: records.count, failed: failed, now: monotonicSeconds()).utf8))
         file?.close()
         var totals = ExploreSummary(records)
         if totals.scenario.isEmpty { totals.scenario = scenario }

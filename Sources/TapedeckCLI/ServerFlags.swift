@@ -210,5 +210,5 @@ struct TerminationSignals {
 
 /// Prints the readiness line tests and scripts wait for, and flushes it.
 func announce(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

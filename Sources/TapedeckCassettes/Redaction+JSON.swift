@@ -22,9 +22,16 @@ extension Redactor {
             return result
         }
         guard !jsonFields.isEmpty || secretLookingNames, !body.isEmpty, body.count <= Self.inspectionLimit else { return body }
+        // A document after an anti-hijacking prefix (`)]}'` and a line break, Gerrit's and
+        // Google's APIs): the document redacted, the prefix kept.
+        if let prefix = Self.antiHijackingPrefix(body) {
+            let document = Data(body[(body.startIndex + prefix)...])
+            let redacted = redactJSON(document, contentType: "application/json")
+            return redacted == document ? body : Data(body.prefix(prefix)) + redacted
+        }
         let typedJSON = contentType?.containsBytes(of: "json", foldingCase: true) == true
         guard typedJSON || looksLikeJSON(body) else {
-            // Not one document, but lines (after an anti-hijacking `)]}'` line) may be JSON.
+            // Not one document, but lines of it may be.
             return Self.hasJSONLine(body) ? redactLines(body) : body
         }
         // The secrets replaced where they sit; every other byte as the server sent it. (The walk
@@ -147,6 +154,9 @@ extension Redactor {
                 var at = lineStart
                 if at + 5 <= count, bytes[at] == UInt8(ascii: "d"), bytes[at + 1] == UInt8(ascii: "a"), bytes[at + 2] == UInt8(ascii: "t"),
                    bytes[at + 3] == UInt8(ascii: "a"), bytes[at + 4] == UInt8(ascii: ":") { at += 5 }
+                // A JSON text sequence's record separator (RFC 7464), a UTF-8 BOM.
+                if at < count, bytes[at] == 0x1E { at += 1 }
+                if at + 3 <= count, bytes[at] == 0xEF, bytes[at + 1] == 0xBB, bytes[at + 2] == 0xBF { at += 3 }
                 while at < count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0D { at += 1 }
                 if at < count, bytes[at] == UInt8(ascii: "{") || bytes[at] == UInt8(ascii: "[") { return true }
                 // The next line.
@@ -158,7 +168,24 @@ extension Redactor {
     }
 
     func looksLikeJSON(_ body: Data) -> Bool {
-        guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
+        Self.looksLikeJSON(body)
+    }
+
+    /// Whether `body` starts as a JSON document: `{` or `[` after white space and a UTF-8 BOM.
+    static func looksLikeJSON(_ body: Data) -> Bool {
+        let start = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body.startIndex + 3 : body.startIndex
+        guard let first = body[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// The length of an anti-hijacking prefix before a JSON document — `)]}'` (or `)]}',`) then a
+    /// line break or spaces, as Gerrit and Google serve it — or nil.
+    static func antiHijackingPrefix(_ body: Data) -> Int? {
+        guard body.starts(with: Data(")]}'".utf8)) else { return nil }
+        var index = body.startIndex + 4
+        if index < body.endIndex, body[index] == UInt8(ascii: ",") { index += 1 }
+        while index < body.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(body[index]) { index += 1 }
+        guard index < body.endIndex, body[index] == UInt8(ascii: "{") || body[index] == UInt8(ascii: "[") else { return nil }
+        return index - body.startIndex
     }
 }

@@ -22,7 +22,8 @@ extension Redactor {
     /// `body` with the secrets of its parts replaced, when `contentType` is a multipart type with a
     /// boundary; nil when it is not one (the caller tries the other kinds of body).
     func redactMultipart(_ body: Data, contentType: String?) -> Data? {
-        guard let parts = Self.multipartParts(body, contentType: contentType) else { return nil }
+        // No part at all (a JSON document labelled multipart): read as any other body.
+        guard let parts = Self.multipartParts(body, contentType: contentType), !parts.isEmpty else { return nil }
         var result = Data()
         var copied = body.startIndex
         for part in parts {
@@ -30,7 +31,8 @@ extension Redactor {
             let replacement: Data?
             if !part.isFile, let name = part.name, isSecretQueryName(name) {
                 replacement = content.elementsEqual(Self.placeholder.utf8) ? nil : Data(Self.placeholder.utf8)
-            } else if !part.isFile, part.contentType?.containsBytes(of: "json", foldingCase: true) == true {
+            } else if !part.isFile {
+                // A field's JSON, by its type or its look (lines of it too); an uploaded file stays.
                 let redacted = redactJSON(Data(content), contentType: part.contentType)
                 replacement = redacted == content ? nil : redacted
             } else {

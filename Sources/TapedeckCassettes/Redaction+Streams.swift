@@ -23,7 +23,8 @@ extension Redactor {
         let split = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, line) in split.enumerated() {
             let newStart = output.count
-            let prefixLength = line.starts(with: Data("data:".utf8)) ? 5 : 0
+            // An event's `data:`, a JSON text sequence's record separator (RFC 7464).
+            let prefixLength = line.starts(with: Data("data:".utf8)) ? 5 : line.first == 0x1E ? 1 : 0
             let json = Data(line.dropFirst(prefixLength))
             // Only a line that starts as JSON is read as JSON (an HTML page's lines are not).
             let redacted = json.isEmpty || !looksLikeJSON(json) ? json : redactJSON(json, contentType: "application/json")

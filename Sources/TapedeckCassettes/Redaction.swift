@@ -350,21 +350,18 @@ public struct Redactor: Hashable, Sendable {
     /// labels every body so), lines of JSON under a JSON or text type, a document after an
     /// anti-hijacking first line (`)]}'`), a JSONP call under any type.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
-        let typed: Data
-        if let multipart = redactMultipart(body, contentType: contentType) {
-            typed = multipart
-        } else if BodyChunk.isStreamed(contentType: contentType) {
+        // A multipart upload's fields, part by part; its files are kept byte for byte.
+        if let multipart = redactMultipart(body, contentType: contentType) { return multipart }
+        if BodyChunk.isStreamed(contentType: contentType) {
             let lines = redactLines(body)
-            // A JSONP call under a stream's type: the one shape lines do not cover.
-            return Self.jsonpArgument(lines) == nil ? lines : redactJSON(lines, contentType: nil)
-        } else if Self.isForm(contentType) {
-            typed = redactForm(body)
-        } else {
-            // JSON by type or by look, a JSONP call, lines of JSON: redactJSON reads every shape.
-            return redactJSON(body, contentType: contentType)
+            // A JSONP call or a prefixed document under a stream's type: the shapes lines do not cover.
+            return Self.jsonpArgument(lines) == nil && Self.antiHijackingPrefix(lines) == nil ? lines : redactJSON(lines, contentType: nil)
         }
-        // The shapes validate reads whatever the type: JSON sent as a form, lines in an upload.
-        return redactJSON(typed, contentType: nil)
+        // A form's fields, then what validate reads as JSON whatever the type (curl's -d sends
+        // JSON as a form).
+        if Self.isForm(contentType) { return looksLikeJSON(body) ? redactJSON(body, contentType: "application/json") : redactJSON(redactForm(body), contentType: nil) }
+        // JSON by type or by look, a JSONP call, lines of JSON: redactJSON reads every shape.
+        return redactJSON(body, contentType: contentType)
     }
 
     /// A form's (`application/x-www-form-urlencoded`) secret fields replaced, the rest of its

@@ -97,7 +97,8 @@ public enum SecretScanner {
             var bodies: [(String, Data)] = requestBody.map { [(requestPlace, $0)] } ?? []
             // A form's credential fields, in either direction (an OAuth 1.0a token answer is a form).
             func checkForm(_ body: Data?, contentType: String?, _ place: String) {
-                guard let body, Redactor.isForm(contentType), let text = String(data: body, encoding: .utf8) else { return }
+                // (A JSON document under the form type is read as JSON, below, as redaction reads it.)
+                guard let body, Redactor.isForm(contentType), !Redactor.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) else { return }
                 for field in Redactor.formFields(text) {
                     guard let value = field.value, !Redactor.looksRedacted(String(value)), !value.isEmpty else { continue }
                     if rules.isSecretQueryName(field.name) || defaults.isSecretQueryName(field.name) {
@@ -107,14 +108,16 @@ public enum SecretScanner {
             }
             checkForm(requestBody, contentType: interaction.request.headers.value(for: "Content-Type"), "request.body")
             if let body = requestBody,
-               let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")) {
+               let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")), !parts.isEmpty {
+                // Read part by part, as redaction does: an uploaded file is not looked into.
+                bodies.removeAll { $0.0 == requestPlace }
                 for part in parts {
                     let content = body[part.content]
                     if !part.isFile, let name = part.name, !content.isEmpty, !Redactor.looksRedacted(String(decoding: content, as: UTF8.self)),
                        rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
                         report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
                     }
-                    if part.contentType?.containsBytes(of: "json", foldingCase: true) == true {
+                    if !part.isFile {
                         bodies.append(("request.body part '\(part.name ?? "")'", Data(content)))
                     }
                 }
@@ -228,10 +231,11 @@ public enum SecretScanner {
     static func jsonDocuments(in body: Data) -> [Any] {
         func parsed(_ data: Data) -> Any? { try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) }
         if let whole = parsed(body) { return [whole] }
+        if let prefix = Redactor.antiHijackingPrefix(body) { return parsed(Data(body.dropFirst(prefix))).map { [$0] } ?? [] }
         if let argument = Redactor.jsonpArgument(body) { return parsed(Data(body[argument])).map { [$0] } ?? [] }
         guard body.contains(0x0A) else { return [] }
         return body.split(separator: 0x0A).compactMap { line in
-            parsed(line.starts(with: Data("data:".utf8)) ? Data(line.dropFirst(5)) : Data(line))
+            parsed(line.starts(with: Data("data:".utf8)) ? Data(line.dropFirst(5)) : line.first == 0x1E ? Data(line.dropFirst()) : Data(line))
         }
     }
 

@@ -79,11 +79,11 @@ public final class Tape: Sendable {
             strictLoading: strictLoading))
         if let recovery = recorder.recovery {
             // The cassette file changed on opening: said, in any mode (replay-only too).
-            FileHandle.standardError.write(Data((recovery.summary(by: "tapedeck: \(cassette.lastPathComponent)") + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((recovery.summary(by: "tapedeck: \(cassette.lastPathComponent)") + "\n").utf8))
         }
         for skipped in recorder.base.skipped {
             // Entries another tool wrote that cannot be replayed (strictLoading makes them an error).
-            FileHandle.standardError.write(Data("tapedeck: \(cassette.lastPathComponent): \(skipped)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("tapedeck: \(cassette.lastPathComponent): \(skipped)\n".utf8))
         }
         scheduler = SimulatedScheduler(seed: seed, externalWaitLimit: externalWaitLimit)
         network = SimulatedNetwork(scheduler: scheduler)
@@ -237,7 +237,7 @@ public final class Tape: Sendable {
         defer { harness.endSimulation() }
         let summary = try recorder.finish(succeeded: succeeded)
         for failure in summary.recordedFailures {
-            FileHandle.standardError.write(Data(
+            try? FileHandle.standardError.write(contentsOf: Data(
                 "tapedeck: recorded a transport failure into \(cassetteURL.lastPathComponent): \(failure) — it will be replayed; re-record to change it\n".utf8))
         }
         if !summary.misses.isEmpty { throw TapeError.unansweredRequests(summary.misses) }

@@ -16,6 +16,9 @@ struct RedactionAgreementTests {
         ("xssi", ")]}'\n{\"password\":\"\(secret)\"}"),
         ("log", "starting\n  {\"password\":\"\(secret)\"}\r\ndone\n"),
         ("first", "{\"password\":\"\(secret)\"}\nnot json"),
+        ("bom", "\u{FEFF}{\"password\":\"\(secret)\"}"),
+        ("xssiPretty", ")]}'\n{\n  \"user\": {\n    \"password\": \"\(secret)\"\n  }\n}\n"),
+        ("sequence", "\u{1E}{\"a\":1}\n\u{1E}{\"password\":\"\(secret)\"}\n"),
     ]
     static let types: [String?] = [
         "application/json", "application/x-www-form-urlencoded", "text/plain", nil, "application/x-ndjson",
@@ -61,5 +64,31 @@ struct RedactionAgreementTests {
     func htmlLines() {
         let page = "<html>\n<body>{not json}\n</body>\n</html>\n"
         #expect(Redactor().redactBody(Data(page.utf8), contentType: "text/html") == Data(page.utf8))
+    }
+}
+
+extension RedactionAgreementTests {
+    @Test("in a multipart upload a field's JSON lines are redacted and agreed on; an uploaded file's JSON lines stay as sent")
+    func multipartFilesKept() throws {
+        let file = "{\"token\":\"abc123def456\"}\n{\"a\":1}\n"
+        let field = "{\"x\":1}\n{\"password\":\"\(Self.secret)\"}"
+        let body = "--q\r\nContent-Disposition: form-data; name=\"meta\"\r\n\r\n\(field)\r\n"
+            + "--q\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"events.ndjson\"\r\nContent-Type: application/x-ndjson\r\n\r\n\(file)\r\n--q--\r\n"
+        let original = Self.interaction(body: body, type: "multipart/form-data; boundary=q", inRequest: true)
+        #expect(!SecretScanner.scan(Cassette(interactions: [original])).isEmpty)
+        let redacted = Redactor().redact(original)
+        let text = String(decoding: redacted.request.body ?? Data(), as: UTF8.self)
+        #expect(!text.contains(Self.secret) && text.contains(file), "\(text)")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
+    }
+
+    @Test("a JSON document sent as a form keeps its whole text: only the secrets change (a form's '&' inside its strings splits nothing)")
+    func jsonUnderFormWhole() throws {
+        let body = #"{"q":"a=b","redirect":"/x?y=1&token=abc","password":"\#(Self.secret)"}"#
+        let original = Self.interaction(body: body, type: "application/x-www-form-urlencoded", inRequest: true)
+        let redacted = Redactor().redact(original)
+        let text = String(decoding: redacted.request.body ?? Data(), as: UTF8.self)
+        #expect(text == #"{"q":"a=b","redirect":"/x?y=1&token=REDACTED","password":"REDACTED"}"#, "\(text)")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
     }
 }

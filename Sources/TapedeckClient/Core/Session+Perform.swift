@@ -33,7 +33,7 @@ extension Session {
             defer { state.warnedEndedSimulation = true }
             return !state.warnedEndedSimulation
         }) else { return }
-        FileHandle.standardError.write(Data(("tapedeck: a request was made on a Session whose simulation has ended: it will never run nor "
+        try? FileHandle.standardError.write(contentsOf: Data(("tapedeck: a request was made on a Session whose simulation has ended: it will never run nor "
             + "call its handlers. A Session made under a test's tape (the .cassette trait, useCassette) belongs to that tape; a client "
             + "kept across tests (a singleton, a static let) must be made, or given its Session, in each test.\n").utf8))
     }
