@@ -81,7 +81,9 @@ extension Harness {
             guard let self, servingDriver == nil else { return }
             let note = state.withLock { state -> String? in
                 guard state.unservedNote == nil, !state.closed, state.foreignInbox.contains(where: { $0 === link }) else { return nil }
-                state.unservedNote = "tapedeck: \(link.summary) has waited \(delay) for the simulation to answer it: a client on its own "
+                // The URL without its query (a token in it stays out of logs).
+                let shown = link.summary.split(separator: "?", maxSplits: 1).first.map(String.init) ?? link.summary
+                state.unservedNote = "tapedeck: \(shown)\(shown == link.summary ? "" : "?…") has waited \(delay) for the simulation to answer it: a client on its own "
                     + "threads is answered only while tape.serving { … } (or harness.serve { … }) runs — make the call inside it"
                 return state.unservedNote
             }

@@ -31,12 +31,14 @@ func printError(_ text: String) {
     try? FileHandle.standardError.write(contentsOf: Data((terminalSafe(text) + "\n").utf8))
 }
 
-/// `text` with every control character but its line breaks written as an escape: what a file
-/// says (a HAR's creator, method or failure text) reaches a terminal or a CI log without
-/// recolouring or clearing it.
+/// `text` with every control character but its line breaks and tabs written as an escape: what
+/// a file says (a HAR's creator, method or failure text) reaches a terminal or a CI log without
+/// recolouring or clearing it. (A tab stays: a quoted source line keeps its caret's column.)
 func terminalSafe(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else { return text }
-    return text.split(separator: "\n", omittingEmptySubsequences: false).map { OutcomeText.printable(String($0)) }.joined(separator: "\n")
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else { return text }
+    return text.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { line in line.split(separator: "\t", omittingEmptySubsequences: false).map { OutcomeText.printable(String($0)) }.joined(separator: "\t") }
+        .joined(separator: "\n")
 }
 
 /// Writes a cassette to standard output; a failed write (a full disk, a closed pipe) is an error

@@ -166,7 +166,8 @@ struct RecordCommand: ParsableCommand {
             printError("tapedeck record: stopping (signal \(signal)): waiting up to \(drain) for the requests under way "
                 + "(a second signal cuts them off now)")
         }
-        Self.wait(upTo: drain) { drained() || signals.takePending() != nil }
+        // (A SIGHUP is no second signal: a closing terminal sends one, and its shell another.)
+        Self.wait(upTo: drain) { drained() || signals.takePending().map { $0 != SIGHUP } == true }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
         let stillSending = http.receiving.map { name in

@@ -206,10 +206,11 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    /// `2s`, `0.25s`: a timeout as the failure names it.
+    /// `2s`, `500ms`, `1.5s`: a timeout as the failure names it (as the outputs write times).
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         guard attoseconds != 0 else { return "\(seconds)s" }
+        if seconds == 0, attoseconds % 1_000_000_000_000_000 == 0 { return "\(attoseconds / 1_000_000_000_000_000)ms" }
         return String(format: "%gs", Double(seconds) + Double(attoseconds) / 1e18)
     }
 }

@@ -47,6 +47,12 @@ extension BadFileTests {
                 probability: 1.0
             """, line: 5, column: 18, path: "faults[0].probability",
             message: "expected a whole number of thousandths from 0 to 1000, found '1.0' — probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"),
+        BadFile(what: "a percentage where thousandths go gets the per-mille scale", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: stall, enabled: 50%}]
+            """, line: 3, column: 33, path: "faults[0].enabled",
+            message: "expected a whole number of thousandths from 0 to 1000, found '50%' — probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"),
         BadFile(what: "a core tag its value is not (!!null on 503) is refused, not dropped", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]

@@ -127,4 +127,26 @@ struct ChainedStepTests {
         #expect(cycle.line == 5 && cycle.reason == "'a' waits for 'c' waits for 'b' waits for 'a': none of them would ever be sent")
         #expect(cycle.more.isEmpty, "one cycle, reported once")
     }
+
+    @Test("waits composed past the clock's 10⁹ s (a chain of long 'at' offsets) fail the run with clockRange, not pass with saturated timings")
+    func chainPastTheClock() throws {
+        let outcome = try run("""
+            traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+            script:
+              - {request: GET http://api.test/a, name: s1, at: 600000000s}
+              - {request: GET http://api.test/a, name: s2, after: s1, at: 600000000s}
+            """)
+        #expect(!outcome.passed)
+        #expect(outcome.failures.contains { $0.check == "clockRange" && $0.message.contains("past the 10⁹ s") }, "\(outcome.failures)")
+    }
+
+    @Test("a long chain loads and runs in time linear in its length (each step's wait is found once)")
+    func longChainLoads() throws {
+        var yaml = "traffic: {stubs: [{url: http://api.test/a, json: {}}]}\nscript:\n  - {request: GET http://api.test/a, name: p0}\n"
+        for index in 1..<3_000 { yaml += "  - {request: GET http://api.test/a, name: p\(index), after: p\(index - 1)}\n" }
+        let scenario = try parse(yaml)
+        #expect(scenario.requests.count == 3_000)
+        let outcome = try ScenarioRunner().run(scenario, seed: 1)
+        #expect(outcome.passed && outcome.request("p2999").startNanoseconds == outcome.request("p2998").endNanoseconds)
+    }
 }

@@ -42,6 +42,13 @@ struct LoadWarningTests {
             "warn.yaml:1:53: traffic.stubs[0].latency: 200 is read as 200 seconds (a bare number is seconds) — write 200ms for milliseconds, or 200s to say seconds and silence this",
             "warn.yaml:5:51: script[2].at: 12.5 is read as 12.5 seconds (a bare number is seconds) — write 12.5ms for milliseconds, or 12.5s to say seconds and silence this",
         ], "\(found)")
+        // Keys that count in seconds where they come from take a bare number silently
+        #expect(try warnings("""
+            traffic: {stubs: [{url: http://api.test/a, json: {}}]}
+            client: {timeouts: {request: 30, resource: 600}, retry: {honourRetryAfter: true, retryAfterLimit: 3600}}
+            script: [{request: GET http://api.test/a}]
+            faults: [{kind: status, status: 503, retryAfter: 120}]
+            """).isEmpty)
         // And the value is seconds all the same
         #expect(try parse("traffic: {stubs: [{url: http://api.test/a, json: {}}]}\nscript: [{request: GET http://api.test/a, at: 12}]").requests[0].start == .seconds(12))
     }

@@ -115,14 +115,15 @@ extension RetryPolicy {
     /// The wait a response's `Retry-After` asks for, in seconds: a whole number of seconds
     /// (RFC 9110's `delay-seconds`, digits only), or an HTTP date measured from the response's
     /// `Date`. Nil when there is none or it cannot be read — `1.5`, `-1` or `3s` included, which
-    /// are neither (clients that read the field parse an integer and drop anything else).
+    /// are neither (clients that read the field parse an integer and drop anything else); infinite
+    /// for digits past an `Int` (longer than any ``retryAfterLimit``).
     public static func retryAfter(_ response: HTTPURLResponse) -> TimeInterval? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
             return nil
         }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // Digits only; a number too long for an Int is not read (the backoff applies).
-            return Int(value).map(TimeInterval.init)
+            // Digits only; a number too long for an Int asks for longer than any limit.
+            return Int(value).map(TimeInterval.init) ?? .infinity
         }
         guard let date = HTTPDate.date(from: value), let sent = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.date(from:)) else {
             return nil

@@ -191,19 +191,6 @@ struct Field {
         }
     }
 
-    /// A probability in thousandths, 0 to 1000 (a fault site's `probability` and `enabled`). A
-    /// number written with a point (`0.5`, `1.0`) is refused rather than read as 0 or 1 ‰: it is
-    /// a fraction or a percentage meant otherwise.
-    func perMille() throws(ScenarioError) -> Int {
-        let hint = "probabilities count in thousandths (per mille): 1000 is always, 500 half the time, 5 one time in 200"
-        if case .float? = value {
-            throw error("expected a whole number of thousandths from 0 to 1000, found \(kind)", hint: hint)
-        }
-        let number = try int()
-        guard (0...1_000).contains(number) else { throw error("\(number) is out of range (thousandths: 0 to 1000)", hint: hint) }
-        return number
-    }
-
     /// A seed: a whole number from 0 to 2⁶⁴ − 1, as `--seed` takes it (a shrunk file of any seed loads).
     func seed() throws(ScenarioError) -> UInt64 {
         if let digits = numberText, let seed = UInt64(digits) { return seed }
@@ -250,53 +237,6 @@ struct Field {
             throw error("'\(text)' is not one of \(choices.joined(separator: ", "))", hint: hint + "choose one of them")
         }
         return text
-    }
-
-    /// A duration: `80ms`, `1.5s`, `2m`, `250us`, `100ns`, or a bare number of seconds; never
-    /// negative, at most ``Field/longestDuration``.
-    func duration() throws(ScenarioError) -> Duration {
-        let text = try numberOrText(what: "a duration", example: "e.g. 80ms or 1.5s")
-        switch Self.readDuration(text) {
-        case let .success(value):
-            // `latency: 200` from a tool that counts milliseconds (Toxiproxy, WireMock) would be
-            // 200 seconds here: said, not refused (a bare number is seconds, as documented).
-            if Self.isNumber(value: self.value), value >= .seconds(10) {
-                problems?.doubt(error("\(text) is read as \(text) seconds (a bare number is seconds)",
-                                      hint: "write \(text)ms for milliseconds, or \(text)s to say seconds and silence this"))
-            }
-            return value
-        case .failure(.negative):
-            throw error("'\(text)' is negative: a duration cannot be", hint: "write 0 or more, e.g. 5ms")
-        case .failure(.tooLarge):
-            throw error("'\(text)' is too large", hint: "at most \(Self.longestDuration.components.seconds)s (about 31 years)")
-        case .failure(.notADuration):
-            throw error("'\(text)' is not a duration", hint: "write e.g. 80ms, 1.5s, 2m or 250us")
-        }
-    }
-
-    /// Whether a core-schema value is a number (not text such as `200ms`).
-    private static func isNumber(value: CoreSchema.Value?) -> Bool {
-        switch value {
-        case .integer?, .float?: return true
-        default: return false
-        }
-    }
-
-    /// A duration more than zero (a timeout: zero would mean none, which a file says by leaving
-    /// the key out).
-    func positiveDuration(leaveOut hint: String) throws(ScenarioError) -> Duration {
-        let value = try duration()
-        guard value > .zero else { throw error("0 is no timeout", hint: hint) }
-        return value
-    }
-
-    /// A byte count: `1500`, `16KB`, `2MB` (1,000-based), `16KiB` (1,024-based).
-    func bytes() throws(ScenarioError) -> Int {
-        let text = try numberOrText(what: "a byte count", example: "e.g. 1500 or 16KB")
-        guard let value = Self.parseBytes(text) else {
-            throw error("'\(text)' is not a byte count", hint: "write a whole number of bytes, e.g. 1500, 1.5KB or 2MiB")
-        }
-        return value
     }
 
     /// A set of integers: `503`, `[500, 503]`, `500-599`, or a list mixing them; `[]` only with

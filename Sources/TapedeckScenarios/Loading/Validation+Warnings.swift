@@ -107,7 +107,7 @@ extension Validation {
             warnings.append(LoadWarning(problem: Self.child(expect, "attempts").error(
                 "\(why) and never \(expectation.attempts!); this expectation can never hold",
                 hint: allOnce && retries > 0 ? "add \(targets[0].step.method) to client.retry.methods, or expect attempts: 1"
-                    : retries == 0 ? "add client.retry, or expect attempts: 1" : "raise client.retry.limit, or expect at most \(reachable)"),
+                    : scenario.client.retry == nil ? "add client.retry, or expect attempts: 1" : "raise client.retry.limit, or expect at most \(reachable)"),
                                         route: nil))
         }
         for (index, site) in scenario.faults.enumerated() {

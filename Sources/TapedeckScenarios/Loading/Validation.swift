@@ -54,14 +54,19 @@ struct Validation {
                 }
             }
             let names = stepNames + requests.map(\.name)
-            return Field.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "requests: \(stepNames.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", "))"
+            if let close = Field.closest(to: name, in: names) { return "did you mean '\(close)'?" }
+            var unique: [String] = []
+            var seen = Set<String>()
+            for name in stepNames where seen.insert(name).inserted { unique.append(name) }
+            // At most ten named: a script of thousands of steps does not make one line of them.
+            return "requests: " + unique.prefix(10).joined(separator: ", ") + (unique.count > 10 ? " (and \(unique.count - 10) more)" : "")
         }
         for (index, step) in scenario.script.enumerated() {
             if case let .cancel(cancel) = step, !known(cancel.target) {
                 problems.append(field("script", index).error("no request is named '\(cancel.target)'", hint: suggestion(cancel.target)))
             }
         }
-        problems += afterProblems(known: known, suggestion: suggestion)
+        problems += afterProblems(requests, suggestion: suggestion)
         if let expectations = top["expect"].flatMap({ try? $0.mapping(["requests", "allowAnomalies", "exchanges"]) })?["requests"] {
             for expectation in scenario.expectations.requests {
                 let place = (try? expectations.mapping(scenario.expectations.requests.map(\.target)))?[expectation.target] ?? expectations
@@ -112,16 +117,23 @@ struct Validation {
     }
 
     /// Every `after` names a request of the script, not its own step, and no chain of `after`s
-    /// comes back to where it started (those steps would wait for each other for ever).
-    private func afterProblems(known: (String) -> Bool, suggestion: (String) -> String) -> [ScenarioError] {
+    /// comes back to where it started (those steps would wait for each other for ever). Linear in
+    /// the script: a chain of thousands of pages loads at once.
+    private func afterProblems(_ requests: [ScriptRequest], suggestion: (String) -> String) -> [ScenarioError] {
         var problems: [ScenarioError] = []
+        // A request's or a step's name → its step's name (the first, as `isNamed` finds it).
+        var stepOf: [String: String] = [:]
+        for request in requests {
+            if stepOf[request.name] == nil { stepOf[request.name] = request.step.name }
+            if stepOf[request.step.name] == nil { stepOf[request.step.name] = request.step.name }
+        }
         var waitsFor: [String: String] = [:]   // a step's name → the step its `after` names (one: names are unique)
         var places: [String: Field] = [:]
         for (index, step) in scenario.script.enumerated() {
             guard case let .request(request) = step, let after = request.after else { continue }
             let item = field("script", index)
             let place = (try? item.mapping(Self.requestStepKeys))?["after"] ?? item
-            guard known(after), let waited = scenario.requests.first(where: { $0.isNamed(after) })?.step.name else {
+            guard let waited = stepOf[after] else {
                 problems.append(place.error("no request is named '\(after)'", hint: suggestion(after)))
                 continue
             }
@@ -133,19 +145,39 @@ struct Validation {
             waitsFor[request.name] = waited
             places[request.name] = place
         }
-        // A cycle: following `after` from a step leads back to it (reported once, at its first step).
-        var reported = Set<String>()
+        // A cycle: following `after` from a step leads back to one on the way (reported once, at
+        // the first of its steps in the file). Each step is walked once: a walk stops at a step
+        // an earlier walk settled.
+        var settled = Set<String>()
+        let indices = scriptIndex
         for (index, step) in scenario.script.enumerated() {
-            guard case let .request(request) = step, !reported.contains(request.name), waitsFor[request.name] != nil else { continue }
-            var chain = [request.name]
-            while let next = waitsFor[chain.last!], !chain.contains(next) { chain.append(next) }
-            guard waitsFor[chain.last!] == request.name else { continue }
-            reported.formUnion(chain)
-            let text = (chain + [request.name]).map { "'\($0)'" }.joined(separator: " waits for ")
-            problems.append((places[request.name] ?? field("script", index)).error("\(text): none of them would ever be sent",
-                                                                                   hint: "remove one 'after', so that the chain starts somewhere"))
+            guard case let .request(request) = step, !settled.contains(request.name), waitsFor[request.name] != nil else { continue }
+            var path: [String] = [request.name]
+            var position: [String: Int] = [request.name: 0]
+            while let next = waitsFor[path.last!], !settled.contains(next), position[next] == nil {
+                position[next] = path.count
+                path.append(next)
+            }
+            settled.formUnion(path)
+            guard let next = waitsFor[path.last!], let start = position[next] else { continue }
+            let cycle = Array(path[start...])
+            let first = cycle.min { (indices[$0] ?? .max) < (indices[$1] ?? .max) } ?? cycle[0]
+            let from = cycle.firstIndex(of: first)!
+            let ordered = Array(cycle[from...] + cycle[..<from])
+            let text = (ordered + [first]).map { "'\($0)'" }.joined(separator: " waits for ")
+            problems.append((places[first] ?? field("script", index)).error("\(text): none of them would ever be sent",
+                                                                            hint: "remove one 'after', so that the chain starts somewhere"))
         }
         return problems
+    }
+
+    /// Each request step's place in the script, by name.
+    private var scriptIndex: [String: Int] {
+        var indices: [String: Int] = [:]
+        for (index, step) in scenario.script.enumerated() {
+            if case let .request(request) = step, indices[request.name] == nil { indices[request.name] = index }
+        }
+        return indices
     }
 
     /// The keys a request or target step may have (for pointing at one of them).

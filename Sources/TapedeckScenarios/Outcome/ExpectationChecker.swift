@@ -50,7 +50,7 @@ struct ExpectationChecker {
             problems.append(("status", "expected \(statuses), got \(got)"))
         }
         if let kind = expected.error, kind != request.error {
-            problems.append(("error", "expected \(kind.rawValue), got \(request.error.rawValue)" + (request.errorDetail.map { " (\($0))" } ?? "")))
+            problems.append(("error", "expected \(kind.rawValue), got \(request.error.rawValue)" + (request.errorDetail.map { " (\(OutcomeText.reason($0)))" } ?? "")))
         }
         if let attempts = expected.attempts, !attempts.contains(request.attempts) {
             problems.append(("attempts", "expected \(attempts), made \(request.attempts)"))

@@ -92,11 +92,23 @@ struct OutcomeBuilder {
             failures.append(Failure(kind: .invariant, request: request, check: check, message: message))
         }
         if let stop { fail("noStall", nil, stop) }
+        // A file's durations stay within 10⁹ s, but waits composed at run time (a chain of long
+        // `after` offsets, honoured Retry-After waits) can pass it: timings there are not to be trusted
+        // (the clock stops at its end, 2⁶³ − 1 ns), so the run fails rather than pass with them.
+        let longest = Int64(Field.longestDuration.components.seconds) * 1_000_000_000
+        if run.world.scheduler.now.nanoseconds > longest {
+            fail("clockRange", nil, "the virtual clock ran to \(TextTimeline.format(run.world.scheduler.now.nanoseconds)), past the 10⁹ s (about 31 years) "
+                 + "a run may span: shorten the long waits ('after' steps' 'at', Retry-After waits under retryAfterLimit)")
+        }
         let scripted = run.scenario.requests
         let unsent = Set(scripted.filter { $0.step.after != nil }.map(\.name)).subtracting(run.recorder.entries.map(\.name))
         for request in requests where request.handlerCalls != 1 {
-            if unsent.contains(request.name), let after = scripted.first(where: { $0.name == request.name })?.step.after {
-                fail("completesOnce", request.name, "never sent: it waits for '\(after)' to finish, which had not happened when the run ended")
+            if unsent.contains(request.name), let script = scripted.first(where: { $0.name == request.name }), let after = script.step.after {
+                let awaited = scripted.filter { $0.isNamed(after) }.map(\.name)
+                let finished = Set(run.recorder.entries.filter { $0.handlerCalls > 0 }.map(\.name))
+                fail("completesOnce", request.name, awaited.allSatisfy(finished.contains)
+                     ? "never sent: due \(TextTimeline.format(Int64(script.start.wholeNanoseconds))) after '\(after)' finished, past the end of the run"
+                     : "never sent: it waits for '\(after)' to finish, which had not happened when the run ended")
                 continue
             }
             fail("completesOnce", request.name, request.handlerCalls == 0

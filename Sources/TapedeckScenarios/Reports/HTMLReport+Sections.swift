@@ -53,7 +53,8 @@ extension HTMLReport {
                 result += #" <span class="detail">handler ran \#(request.handlerCalls)×</span>"#
             }
             if let detail = request.errorDetail, !detail.isEmpty {
-                result += #"<div class="detail">\#(e(detail))</div>"#
+                // The error's own words, as the text output gives them (not NSError's dump).
+                result += #"<div class="detail">\#(e(OutcomeText.reason(detail)))</div>"#
             }
             let failed = failing.contains(request.name)
             let faults = request.faults.isEmpty ? "–" : request.faults.map(e).joined(separator: "<br>")

@@ -35,11 +35,15 @@ struct ScriptDriver {
             let fire: @Sendable () -> Void
         }
 
-        private let waiters = Mutex<[Waiter]>([])
+        /// The waiters, and by each name they wait for, which (a finish looks at its own only).
+        private let waiters = Mutex<(all: [Waiter], byName: [String: [Int]])>(([], [:]))
 
         /// Calls `fire` once every request in `names` has finished (in the handler of the last).
         func whenFinished(_ names: Set<String>, _ fire: @escaping @Sendable () -> Void) {
-            waiters.withLock { $0.append(Waiter(pending: names, fire: fire)) }
+            waiters.withLock { waiters in
+                for name in names { waiters.byName[name, default: []].append(waiters.all.count) }
+                waiters.all.append(Waiter(pending: names, fire: fire))
+            }
         }
 
         /// The request named `name` has finished (its handler ran): the steps waiting for it and
@@ -47,8 +51,9 @@ struct ScriptDriver {
         func finished(_ name: String) {
             let ready = waiters.withLock { waiters -> [@Sendable () -> Void] in
                 var ready: [@Sendable () -> Void] = []
-                for index in waiters.indices where waiters[index].pending.remove(name) != nil && waiters[index].pending.isEmpty {
-                    ready.append(waiters[index].fire)
+                for index in waiters.byName.removeValue(forKey: name) ?? []
+                where waiters.all[index].pending.remove(name) != nil && waiters.all[index].pending.isEmpty {
+                    ready.append(waiters.all[index].fire)
                 }
                 return ready
             }
@@ -125,6 +130,20 @@ struct ScriptDriver {
                 }
             }
         }
+        // Each chained step's awaited requests, found in one pass over the script's requests.
+        var awaitedByStep: [String: Set<String>] = [:]
+        let chained = Dictionary(run.scenario.script.compactMap { step -> (String, String)? in
+            guard case let .request(request) = step, let after = request.after else { return nil }
+            return (request.name, after)
+        }, uniquingKeysWith: { first, _ in first })
+        if !chained.isEmpty {
+            var byName: [String: [String]] = [:]   // a request's or a step's name → the requests it names
+            for request in run.scenario.requests {
+                byName[request.name, default: []].append(request.name)
+                if request.step.name != request.name { byName[request.step.name, default: []].append(request.name) }
+            }
+            for (step, after) in chained { awaitedByStep[step] = Set(byName[after] ?? []) }
+        }
         for step in run.scenario.script {
             switch step {
             case let .request(request):
@@ -136,10 +155,9 @@ struct ScriptDriver {
                         }
                     }
                 }
-                if let after = request.after {
+                if request.after != nil {
                     // Counted from the moment the last of what it waits for finishes.
-                    let awaited = Set(run.scenario.requests.filter { $0.isNamed(after) }.map(\.name))
-                    sent.whenFinished(awaited) { for send in sends { send() } }
+                    sent.whenFinished(awaitedByStep[request.name] ?? []) { for send in sends { send() } }
                 } else {
                     for send in sends { send() }
                 }
