@@ -35,7 +35,13 @@ nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
 /// Refuses to rewrite `path` in place while a recorder holds it: the recorder writes the file
 /// again when it stops, from what it read before, and would undo the rewrite.
 func refuseWhileRecording(_ path: String, what: String, elsewhere: String) throws {
-    guard let pid = CassetteJournal.liveRecorder(of: URL(fileURLWithPath: path)) else { return }
+    // The file a link names (a link to the held cassette is the held cassette); and a recorder's
+    // own files beside it — its journal or its lock — count as the cassette they belong to.
+    var target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    for suffix in [".journal", ".lock"] where target.lastPathComponent.hasSuffix(suffix) {
+        target = target.deletingLastPathComponent().appendingPathComponent(String(target.lastPathComponent.dropLast(suffix.count)))
+    }
+    guard let pid = CassetteJournal.liveRecorder(of: target) else { return }
     printError("tapedeck: \(path): a recording is in progress\(pid > 0 ? " (pid \(pid))" : ""); it rewrites the file when it stops, which would undo "
                + "\(what) — stop it first, or \(elsewhere)")
     throw ExitStatus.otherFailure

@@ -49,24 +49,25 @@ extension Redactor {
         }
         if let body = request.content, !body.isEmpty, body.count <= Self.inspectionLimit {
             let contentType = request.headers.value(for: "Content-Type")
-            if Self.isForm(contentType), let text = String(data: body, encoding: .utf8) {
+            // Read as redaction reads it (a JSON document sent as a form is JSON; lines of JSON,
+            // a prefixed document, a JSONP call are found wherever validate finds them).
+            if Self.isForm(contentType), !Self.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) {
                 for field in Self.formFields(text) where isSecretQueryName(field.name) {
                     guard let value = field.value else { continue }
                     keep(value)
                     keep(MatchRules.formDecoded(String(value)))
                 }
-            } else if let parts = Self.multipartParts(body, contentType: contentType) {
-                // A form posted as multipart: its secret fields, and the secret fields of its JSON parts.
+            } else if let parts = Self.multipartParts(body, contentType: contentType), !parts.isEmpty {
+                // A form posted as multipart: its secret fields, and the secret fields of its fields' JSON.
                 for part in parts where !part.isFile {
                     if let name = part.name, isSecretQueryName(name) {
                         if let value = String(data: body[part.content], encoding: .utf8) { keep(value) }
-                    } else if part.contentType?.containsBytes(of: "json", foldingCase: true) == true,
-                              let object = try? JSONSerialization.jsonObject(with: body[part.content], options: [.fragmentsAllowed]) {
-                        collectJSONSecrets(object, into: keep)
+                    } else {
+                        for object in SecretScanner.jsonDocuments(in: Data(body[part.content])) { collectJSONSecrets(object, into: keep) }
                     }
                 }
-            } else if let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
-                collectJSONSecrets(object, into: keep)
+            } else {
+                for object in SecretScanner.jsonDocuments(in: body) { collectJSONSecrets(object, into: keep) }
             }
         }
         return secrets.sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }

@@ -29,6 +29,12 @@ extension Redactor {
             let redacted = redactJSON(document, contentType: "application/json")
             return redacted == document ? body : Data(body.prefix(prefix)) + redacted
         }
+        // A UTF-8 BOM before the document: the document edited in place, the BOM kept.
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) {
+            let document = Data(body.dropFirst(3))
+            let redacted = redactJSON(document, contentType: contentType)
+            return redacted == document ? body : Data([0xEF, 0xBB, 0xBF]) + redacted
+        }
         let typedJSON = contentType?.containsBytes(of: "json", foldingCase: true) == true
         guard typedJSON || looksLikeJSON(body) else {
             // Not one document, but lines of it may be.

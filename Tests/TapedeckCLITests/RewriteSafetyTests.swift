@@ -65,6 +65,11 @@ struct RewriteSafetyTests {
         let into = try runTapedeck(["cassette", "convert", other.path, url.path])
         #expect(into.status == 3 && into.errors.contains("convert into another file"), "\(into.errors)")
         #expect(try runTapedeck(["cassette", "redact", other.path, "-o", url.path]).status == 3)
+        // Nor through a link to it, nor onto the recorder's own journal
+        let link = directory.file("link.har")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "held.har")
+        #expect(try runTapedeck(["cassette", "convert", other.path, link.path]).status == 3)
+        #expect(try runTapedeck(["cassette", "convert", other.path, url.path + ".journal"]).status == 3)
         #expect(try CassetteFile.read(url).interactions.count == 1, "the held cassette is untouched")
         _ = try recorder.finish()
         #expect(try runTapedeck(["cassette", "redact", url.path]).status == 0, "once the recording stopped")

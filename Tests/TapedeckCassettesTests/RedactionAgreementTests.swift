@@ -91,4 +91,22 @@ extension RedactionAgreementTests {
         #expect(text == #"{"q":"a=b","redirect":"/x?y=1&token=REDACTED","password":"REDACTED"}"#, "\(text)")
         #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty)
     }
+
+    @Test("a secret of a JSON body sent as a form, or of a JSON line, is redacted where the response echoes it; a BOM before JSON stays, the document edited in place")
+    func echoesAndBOM() throws {
+        for (body, type) in [(#"{"password":"\#(Self.secret)"}"#, "application/x-www-form-urlencoded"),
+                             ("{\"a\":1}\n{\"password\":\"\(Self.secret)\"}\n", "application/x-ndjson")] {
+            let interaction = Interaction(
+                index: 0,
+                request: RecordedRequest(method: "POST", url: URL(string: "http://a.test/echo")!, headers: [HeaderField("Content-Type", type)], body: Data(body.utf8)),
+                outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
+                                                    body: Data(#"{"data":"echo of \#(Self.secret) here"}"#.utf8))))
+            let redacted = Redactor().redact(interaction)
+            let echoed = String(decoding: redacted.response?.body ?? Data(), as: UTF8.self)
+            #expect(!echoed.contains(Self.secret), "\(type): \(echoed)")
+        }
+        let bom = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"password": "\#(Self.secret)", "a": [1, 2]}"#.utf8)
+        #expect(Redactor().redactBody(bom, contentType: "text/plain") == Data([0xEF, 0xBB, 0xBF]) + Data(#"{"password": "REDACTED", "a": [1, 2]}"#.utf8))
+    }
 }
+

@@ -78,7 +78,7 @@ extension Validation {
                 let reason = retries == 0
                     ? "the client does not retry, so '\(cancel.target)' never waits in a backoff; this cancel can never happen"
                     : "\(most), so '\(cancel.target)' never waits for retry \(number); this cancel can never happen"
-                warnings.append(LoadWarning(problem: place.error(reason, hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')"
+                warnings.append(LoadWarning(problem: place.error(reason, hint: scenario.client.retry == nil ? "add client.retry, or cancel at a time ('at: 1s')"
                                                                                          : "raise client.retry.limit, or cancel during an earlier backoff"),
                                             route: nil))
             case let .atAttempt(number) where number > retries + 1:
@@ -86,7 +86,7 @@ extension Validation {
                 warnings.append(LoadWarning(problem: place.error(
                     "\(most), so '\(cancel.target)' makes at most \(retries + 1) attempt\(retries == 0 ? "" : "s") and never reaches attempt \(number); "
                         + "this cancel can never happen",
-                    hint: retries == 0 ? "add client.retry, or cancel at a time ('at: 1s')" : "raise client.retry.limit, or cancel at an earlier attempt"),
+                    hint: scenario.client.retry == nil ? "add client.retry, or cancel at a time ('at: 1s')" : "raise client.retry.limit, or cancel at an earlier attempt"),
                                             route: nil))
             default:
                 continue
@@ -118,7 +118,7 @@ extension Validation {
                 warnings.append(LoadWarning(problem: place.error(
                     "\(most), so no request makes more than \(retries + 1) attempt\(retries == 0 ? "" : "s") and attempts \(site.attempts!) never come; "
                         + "this fault can never fire",
-                    hint: retries == 0 ? "add client.retry, or strike attempt 1" : "raise client.retry.limit, or strike attempts up to \(retries + 1)"),
+                    hint: scenario.client.retry == nil ? "add client.retry, or strike attempt 1" : "raise client.retry.limit, or strike attempts up to \(retries + 1)"),
                                             route: nil))
                 continue
             }

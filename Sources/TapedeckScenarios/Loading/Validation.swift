@@ -164,7 +164,10 @@ struct Validation {
             let first = cycle.min { (indices[$0] ?? .max) < (indices[$1] ?? .max) } ?? cycle[0]
             let from = cycle.firstIndex(of: first)!
             let ordered = Array(cycle[from...] + cycle[..<from])
-            let text = (ordered + [first]).map { "'\($0)'" }.joined(separator: " waits for ")
+            // A long cycle is named by its ends: the message stays one readable line.
+            let shown = ordered.count <= 6 ? ordered + [first]
+                : Array(ordered.prefix(3)) + ["… \(ordered.count - 5) more …"] + Array(ordered.suffix(2)) + [first]
+            let text = shown.map { $0.hasPrefix("… ") ? $0 : "'\($0)'" }.joined(separator: " waits for ")
             problems.append((places[first] ?? field("script", index)).error("\(text): none of them would ever be sent",
                                                                             hint: "remove one 'after', so that the chain starts somewhere"))
         }
