@@ -43,7 +43,7 @@ extension Redactor {
         // The secrets replaced where they sit; every other byte as the server sent it. (The walk
         // reads JSON as strictly as a parser: what it reads needs no parse first.)
         if let edited = redactJSONInPlace(body) { return edited }
-        // A document the byte walk cannot read (UTF-16, a BOM, `0e5`): parsed and written again.
+        // A document the byte walk cannot read (UTF-16, `0e5`): parsed and written again.
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             // Not one document: JSON lines (NDJSON under a JSON or text type), each redacted.
             return Self.hasJSONLine(body) ? redactLines(body) : body
