@@ -72,4 +72,43 @@ extension Redactor {
         }
         return (redacted, refitted)
     }
+
+    /// A gzip-compressed stream (one `gzip` coding) with its lines redacted and its pieces kept:
+    /// the wire pieces are decoded one by one to find where each ended in the text, the text's
+    /// lines are redacted and its pieces refitted (``linePieces(_:of:)``), then each piece is
+    /// compressed with a sync flush after it, as a server streaming through gzip does — so a
+    /// replay still hands the client each event when it came. Nil when nothing was redacted, or
+    /// when the pieces cannot be followed (another coding, pieces that do not add up, a body that
+    /// does not inflate): the caller then redacts the body whole.
+    func gzipLinePieces(_ chunks: [BodyChunk], of wire: Data, coding: String?) -> (body: Data, chunks: [BodyChunk])? {
+        guard let coding, ["gzip", "x-gzip"].contains(coding.trimmingCharacters(in: .whitespaces).lowercased()),
+              chunks.count > 1, chunks.reduce(0, { $0 + $1.bytes }) == wire.count,
+              let inflater = try? Inflater(format: .gzip) else { return nil }
+        var text = Data()
+        var textChunks: [BodyChunk] = []
+        var offset = wire.startIndex
+        for chunk in chunks {
+            guard let decoded = try? inflater.append(Data(wire[offset..<offset + chunk.bytes])) else { return nil }
+            offset += chunk.bytes
+            text.append(decoded)
+            textChunks.append(BodyChunk(bytes: decoded.count, at: chunk.at))
+        }
+        guard let (redacted, refitted) = linePieces(textChunks, of: text), let refitted, !refitted.isEmpty,
+              let deflater = try? Deflater(format: .gzip) else { return nil }
+        var body = Data()
+        var wireChunks: [BodyChunk] = []
+        var start = redacted.startIndex
+        for (index, piece) in refitted.enumerated() {
+            let slice = Data(redacted[start..<start + piece.bytes])
+            start += piece.bytes
+            let isLast = index == refitted.count - 1
+            guard var compressed = try? deflater.append(slice) else { return nil }
+            guard let tail = try? (isLast ? deflater.finish() : deflater.flush()) else { return nil }
+            compressed.append(tail)
+            body.append(compressed)
+            wireChunks.append(BodyChunk(bytes: compressed.count, at: piece.at))
+        }
+        return (body, wireChunks)
+    }
 }
+

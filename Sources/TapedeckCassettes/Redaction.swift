@@ -125,6 +125,12 @@ public struct Redactor: Hashable, Sendable {
                     response.chunks = nil   // only a stream's pieces follow its redaction (above)
                     response.body = body
                 }
+            } else if let chunks = response.chunks, BodyChunk.isStreamed(contentType: contentType),
+                      let (body, refitted) = gzipLinePieces(chunks, of: response.body, coding: coding) {
+                // A gzip stream's pieces follow its redacted lines, each compressed to where it ends.
+                Self.setContentLength(&response.headers, body.count)
+                response.body = body
+                response.chunks = refitted
             } else {
                 // Compressed wire bytes (one coding or a list of them): redact inside, compress
                 // again only if something changed.
