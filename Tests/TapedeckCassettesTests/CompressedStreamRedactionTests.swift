@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import TapedeckTestSupport
 
 /// A gzip-compressed event stream whose lines hold secrets keeps its recorded pace once redacted.
 @Suite("Redaction: a gzip stream's pieces")
@@ -10,15 +11,7 @@ struct CompressedStreamRedactionTests {
     func gzipStreamKeepsItsPieces() throws {
         // Given an event stream sent through gzip with a sync flush after each event, three pieces 200 ms apart
         let events = ["data: {\"n\":1}\n\n", "data: {\"n\":2,\"access_token\":\"tok-9f8e7d6c5b4a\"}\n\n", "data: {\"n\":3}\n\n"]
-        let deflater = try Deflater(format: .gzip)
-        var wire = Data()
-        var chunks: [BodyChunk] = []
-        for (index, event) in events.enumerated() {
-            var piece = try deflater.append(Data(event.utf8))
-            piece.append(index == events.count - 1 ? try deflater.finish() : try deflater.flush())
-            wire.append(piece)
-            chunks.append(BodyChunk(bytes: piece.count, at: .milliseconds(200 * index)))
-        }
+        let (wire, chunks) = try gzipEventStream(events, at: [.zero, .milliseconds(200), .milliseconds(400)])
         var response = RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "text/event-stream"), HeaderField("Content-Encoding", "gzip")], body: wire)
         response.chunks = chunks
         let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://a.test/events")!), outcome: .response(response))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCassettes
 import TapedeckHTTP
+import TapedeckTestSupport
 @testable import TapedeckServer
 
 /// What serve changes in a recorded answer so that it works where it is replayed: the origin a
@@ -95,19 +96,8 @@ struct ServeRewriteTests {
     func decodedStreamKeepsItsPace() throws {
         // Given three events a server flushed through gzip one second apart
         let events = ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"]
-        let deflater = try Deflater(format: .gzip)
-        var encoded = Data()
-        var pieces: [BodyChunk] = []
-        for (index, event) in events.enumerated() {
-            var part = try deflater.append(Data(event.utf8))
-            part += try deflater.flush()
-            encoded += part
-            pieces.append(BodyChunk(bytes: part.count, at: .seconds(index)))
-        }
-        // the stream's end (gzip's trailer) came 30 s later
-        let trailer = try deflater.finish()
-        encoded += trailer
-        pieces.append(BodyChunk(bytes: trailer.count, at: .seconds(30)))
+        // (the stream's end, gzip's trailer, came 30 s later)
+        let (encoded, pieces) = try gzipEventStream(events, at: [.seconds(0), .seconds(1), .seconds(2)], trailerAt: .seconds(30))
         func answer() -> ServerAnswer {
             var answer = ServerAnswer(status: 200, headers: [HeaderField("Content-Type", "text/event-stream"), HeaderField("Content-Encoding", "gzip"),
                                                              HeaderField("Vary", "Accept-Encoding")], body: encoded)
