@@ -18,6 +18,10 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Where response serializers run (targets the rootQueue unless the session was given another).
     public let serializationQueue: any SchedulerQueue
     weak var delegate: Session?
+    /// What runs the session's simulation, kept from the session that made the request: a
+    /// `Session()` nobody holds is gone before its request is awaited, and the request's
+    /// `sessionDeinitialized` end waits on the simulated queue for a run (nil: a live transport).
+    let drive: (@Sendable () async throws -> Void)?
     /// What makes the request's URLRequest (asked again on every attempt).
     public let convertible: any URLRequestConvertible
     let sessionMonitor: CompositeEventMonitor
@@ -74,6 +78,7 @@ public class Request: @unchecked Sendable, Hashable, CustomStringConvertible {
         self.serializationQueue = serializationQueue
         self.sessionMonitor = eventMonitor
         self.delegate = delegate
+        self.drive = delegate.drive
         var state = MutableState(eventMonitor: eventMonitor)
         if let interceptor { state.interceptor = Interceptor(interceptors: [interceptor]) }
         self.mutableState = Protected(state)

@@ -137,7 +137,7 @@ public struct DataStreamTask: Sendable {
             request.cancel()
         }
         var prepare: (@Sendable () async -> Void)?
-        if let drive = request.delegate?.drive {
+        if let drive = request.delegate?.drive ?? request.drive {
             prepare = {
                 // Everything the request needs is on its scheduler: after running it, the
                 // completion is there — or will never come, which ends the sequence with the reason.

@@ -78,7 +78,8 @@ struct AwaitedResponse<Response: Sendable>: Sendable {
 
     private func awaitResponse() async -> Response {
         if let response = box.value { return response }
-        guard let drive = request.delegate?.drive else { return await box.wait() }
+        // The session's drive, or the one the request kept (its session may be gone already).
+        guard let drive = request.delegate?.drive ?? request.drive else { return await box.wait() }
         // A simulated transport that can run its own simulation: run it until idle (everything
         // this request needs is on its scheduler), then the answer is there — or will never come.
         do {
