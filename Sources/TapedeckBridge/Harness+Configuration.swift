@@ -185,12 +185,7 @@ struct ForeignTask: @unchecked Sendable {
     /// corelibs calls instead of the delegate, with the last chunk a custom protocol handed it.
     let hasCompletionHandler: Bool
 
-    /// A download task: its body is never handed to corelibs in pieces (`didLoad` on a download
-    /// task traps there); it ends with ``Harness/downloadRefusal(_:url:)``.
-    let isDownload: Bool
-
     init(task: URLSessionTask) {
-        isDownload = task is URLSessionDownloadTask
         session = TaskIntrospection.owningSession(of: task)
         delegate = task.delegate
         completesInline = TaskIntrospection.completesInline(task)
@@ -201,9 +196,9 @@ struct ForeignTask: @unchecked Sendable {
     /// Whether the client receives body chunks as they come: only a data delegate does, for a
     /// data task without a completion handler (one with a handler — also in a session whose
     /// delegate is a data delegate — keeps only the last chunk a custom protocol hands corelibs;
-    /// a download task, under a delegate that is a data delegate too, as Alamofire's is, never).
+    /// a download task never: `deliverHead` keeps its body whole before asking this).
     var takesChunks: Bool {
-        !isDownload && delegate is any URLSessionDataDelegate && !completesInline && !hasCompletionHandler
+        delegate is any URLSessionDataDelegate && !completesInline && !hasCompletionHandler
     }
 }
 

@@ -43,8 +43,6 @@ final class Exchange: @unchecked Sendable {
     private var scheduled: [ScheduledWork] = []
     private var idleTimer: ScheduledWork?
     private var resourceTimer: ScheduledWork?
-    /// Which timer ended the exchange, as the failure says it (`timedOut` alone does not tell).
-    private var timeout: TransportFailure = .timedOut
     private var pending: PendingWork?
     /// A deferred answer being waited for: its expectation, who goes first, how to cancel its work.
     var pendingDeferred: (ExternalExpectation, OnceFlag, DeferredReply.Cancel)?
@@ -81,7 +79,7 @@ final class Exchange: @unchecked Sendable {
             network.reportIllegalTransition("exchange #\(id): \(what)")
             return .ignore
         case let .finish(failure):
-            finish(failure == .timedOut ? timeout : failure)
+            finish(failure)
         case .halt:
             cancelScheduledWork()
         default:
@@ -106,8 +104,7 @@ final class Exchange: @unchecked Sendable {
         pending = scheduler.beginPending("exchange #\(id) \(request)")
         if let limit = options.resourceTimeout {
             resourceTimer = network.queue.asyncAfter(delay: limit, named: "net.resource-timeout") { [self] in
-                timeout = .urlError(.timedOut, message: "tapedeck: timed out (the resource timeout, \(Self.seconds(limit)), passed)")
-                handle(.timedOut)
+                handle(.timedOut(.urlError(.timedOut, message: "tapedeck: timed out (the resource timeout, \(Self.seconds(limit)), passed)")))
             }
         }
         resetIdleTimer()
@@ -201,16 +198,12 @@ final class Exchange: @unchecked Sendable {
         idleTimer?.cancel()
         guard let limit = options.idleTimeout else { return }
         idleTimer = network.queue.asyncAfter(delay: limit, named: "net.idle-timeout") { [self] in
-            timeout = .urlError(.timedOut, message: "tapedeck: timed out (no data for \(Self.seconds(limit)): the request timeout)")
-            handle(.timedOut)
+            handle(.timedOut(.urlError(.timedOut, message: "tapedeck: timed out (no data for \(Self.seconds(limit)): the request timeout)")))
         }
     }
 
-    /// `2s`, `500ms`, `1.5s`: a timeout as the failure names it (as the outputs write times).
+    /// `2s`, `0.5s`: a timeout as the failure names it (as the trace writes instants).
     private static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        guard attoseconds != 0 else { return "\(seconds)s" }
-        if seconds == 0, attoseconds % 1_000_000_000_000_000 == 0 { return "\(attoseconds / 1_000_000_000_000_000)ms" }
-        return String(format: "%gs", Double(seconds) + Double(attoseconds) / 1e18)
+        VirtualInstant(nanoseconds: duration.wholeNanoseconds).description
     }
 }

@@ -86,8 +86,9 @@ struct ExchangeLifecycle: Hashable, Sendable {
         case fault(FaultPoint, FaultAction)
         /// The client would not take a callback (head or data).
         case clientRefused
-        /// The idle or resource timer fired.
-        case timedOut
+        /// The idle or resource timer fired: the exchange fails with this (`URLError.timedOut`
+        /// saying which timer ran out).
+        case timedOut(TransportFailure)
         /// The exchange cannot go on (a routed or decoding failure, a reset, too many redirects,
         /// no route): it fails with this.
         case fail(TransportFailure)
@@ -214,10 +215,11 @@ struct ExchangeLifecycle: Hashable, Sendable {
              let (.stalled, .fail(failure)):
             state = .finished(failure: failure)
             return .finish(failure)
-        case (.connecting, .timedOut), (.awaitingReply, .timedOut), (.awaitingHead, .timedOut), (.redirecting, .timedOut),
-             (.receiving, .timedOut), (.completing, .timedOut), (.stalled, .timedOut):
-            state = .finished(failure: .timedOut)
-            return .finish(.timedOut)
+        case let (.connecting, .timedOut(failure)), let (.awaitingReply, .timedOut(failure)), let (.awaitingHead, .timedOut(failure)),
+             let (.redirecting, .timedOut(failure)), let (.receiving, .timedOut(failure)), let (.completing, .timedOut(failure)),
+             let (.stalled, .timedOut(failure)):
+            state = .finished(failure: failure)
+            return .finish(failure)
 
         default:
             return .illegal("\(event) in state \(state)")

@@ -23,7 +23,7 @@ struct ExchangeLifecycleTests {
         .fault(.beforeConnect, .delay(.seconds(1))), .fault(.responseHead, .overrideStatus(503)), .fault(.responseHead, .stall),
         .fault(.bodyChunk(offset: 0, size: 10), .resetAfter(bytes: 5)), .fault(.bodyChunk(offset: 0, size: 10), .fail(.networkConnectionLost)),
         .fault(.completion, .delay(.milliseconds(5))), .fault(.completion, .proceed),
-        .clientRefused, .timedOut, .fail(.badServerResponse), .complete, .abandon,
+        .clientRefused, .timedOut(.timedOut), .fail(.badServerResponse), .complete, .abandon,
     ]
 
     /// Every legal transition: (state, event) → (action, next state). Pairs not listed here or in
