@@ -227,16 +227,20 @@ public enum SecretScanner {
     }
 
     /// The JSON documents a body holds, parsed, as redaction reads them: the body itself when it
-    /// parses; else a JSONP call's argument (`cb({…});`); else each line of a stream that parses
-    /// (NDJSON, and an event stream's `data:` lines).
+    /// parses; else the document after an anti-hijacking prefix, or a JSONP call's argument
+    /// (`cb({…});`); else each line that starts as JSON and parses (NDJSON, an event stream's
+    /// `data:` lines, a JSON text sequence's records).
     static func jsonDocuments(in body: Data) -> [Any] {
         func parsed(_ data: Data) -> Any? { try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) }
         if let whole = parsed(body) { return [whole] }
         if let prefix = Redactor.antiHijackingPrefix(body) { return parsed(Data(body.dropFirst(prefix))).map { [$0] } ?? [] }
         if let argument = Redactor.jsonpArgument(body) { return parsed(Data(body[argument])).map { [$0] } ?? [] }
-        guard body.contains(0x0A) else { return [] }
+        // Lines only where one starts as JSON, and only those parsed, as redaction reads them (a
+        // page of text, or an upload of a log, is not parsed line by line).
+        guard Redactor.hasJSONLine(body) else { return [] }
         return body.split(separator: 0x0A).compactMap { line in
-            parsed(line.starts(with: Data("data:".utf8)) ? Data(line.dropFirst(5)) : line.first == 0x1E ? Data(line.dropFirst()) : Data(line))
+            let content = line.starts(with: Data("data:".utf8)) ? Data(line.dropFirst(5)) : line.first == 0x1E ? Data(line.dropFirst()) : Data(line)
+            return Redactor.looksLikeJSON(content) ? parsed(content) : nil
         }
     }
 
