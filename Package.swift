@@ -55,7 +55,11 @@ let package = Package(
         // Layer 3: cassettes — HAR 1.2 (+ gzip), crash-safe journal, matching, redaction, replay.
         .target(
             name: "TapedeckCassettes",
-            dependencies: ["TapedeckScheduling", "TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "TapedeckScheduling", "TapedeckHTTP", .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Other tools' YAML cassettes (vcrpy, VCR, go-vcr), read by `tapedeck cassette import`.
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
         // Layer 3: the simulated network (routes, latency, timeouts, redirects, faults, metrics).
         // A sibling of the cassettes: neither imports the other.

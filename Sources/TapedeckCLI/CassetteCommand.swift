@@ -59,12 +59,12 @@ func printSafe(_ text: String) {
 struct CassetteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cassette",
-        abstract: "Inspect, check, redact and convert HAR cassettes (.har and .har.gz).",
+        abstract: "Inspect, check, redact and convert HAR cassettes (.har and .har.gz); import other tools' cassettes.",
         discussion: """
         Exit status: 0 ok; 1 the check found something (e.g. a secret); 2 bad input file (unreadable \
         as a cassette: corrupt, truncated, wrong version); 64 bad usage; 3 any other failure.
         """,
-        subcommands: [Inspect.self, Validate.self, Redact.self, Convert.self, JournalWriter.self]
+        subcommands: [Inspect.self, Validate.self, Redact.self, Convert.self, Import.self, JournalWriter.self]
     )
 }
 

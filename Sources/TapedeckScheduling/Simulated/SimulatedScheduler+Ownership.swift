@@ -86,7 +86,9 @@ extension SimulatedScheduler {
         let me = currentThreadID()
         condition.lock()
         while owner.load(ordering: .relaxed) != 0 {
-            precondition(!ownerIsDriving, "tapedeck: the simulation is already being driven by another thread")
+            precondition(!ownerIsDriving, "tapedeck: the simulation is already being driven by another thread — two tests running at once "
+                         + "share one simulation (a transport installed for the whole process, one Tape or Harness used by parallel tests): "
+                         + "give each test its own (DefaultTransport.$current.withValue, a Tape per test) or run those tests serialized")
             condition.wait()
         }
         owner.store(me, ordering: .relaxed)

@@ -1,0 +1,265 @@
+import Foundation
+import TapedeckHTTP
+
+extension ForeignCassette {
+    /// Reads one interaction of another tool's cassette at a time, collecting what it assumed.
+    struct EntryReader {
+        let file: String
+        let format: Format
+        /// What was assumed about entries that were read.
+        private(set) var notes: [LoadNote] = []
+        /// The entry being read (position, method, URL), for its notes.
+        private var current = (position: 0, method: "", url: "")
+
+        init(file: String, format: Format) {
+            self.file = file
+            self.format = format
+        }
+
+        /// Entry `position` as an interaction (its index is set by the caller).
+        mutating func interaction(_ entry: ForeignNode, position: Int) throws(CassetteError) -> Interaction {
+            let place = { (field: String, node: ForeignNode?) -> String in
+                "entry \(position) (\(field))" + (node?.line.map { ", line \($0)" } ?? "")
+            }
+            let (file, title) = (file, format.title)
+            let bad = { (field: String, node: ForeignNode?, reason: String) -> CassetteError in
+                CassetteError(.entry, file: file, place: place(field, node), reason: reason, hint: "fix or delete this interaction in the \(title) cassette")
+            }
+            guard case .map = entry, let request = entry["request"], let response = entry["response"] else {
+                throw bad("", entry, "an interaction needs a 'request' and a 'response' mapping")
+            }
+            // The request.
+            let urlNode = format == .vcr || format == .vcrpy ? request["uri"] ?? request["url"] : request["url"] ?? request["uri"]
+            guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), url.scheme != nil, url.host != nil else {
+                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "'\(urlNode?.string ?? "")' is no absolute URL")
+            }
+            // (VCR 1.x wrote Ruby symbols: `:get`.)
+            guard let method = request["method"]?.string?.trimmingCharacters(in: .whitespaces).drop(while: { $0 == ":" }), !method.isEmpty,
+                  method.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw bad("request.method", request["method"], "the method is missing or not a token")
+            }
+            current = (position, String(method).uppercased(), url.absoluteString)
+            let requestHeaders = headerFields(request["headers"])
+            var requestBody = try body(request["body"], headers: requestHeaders, field: "request.body", bad: bad)
+            if requestBody?.isEmpty != false, format == .goVCR, let form = request["form"], !form.pairs.isEmpty {
+                // go-vcr keeps a form's fields beside (or instead of) its body.
+                requestBody = Data(formBody(form).utf8)
+            }
+            let recordedRequest = RecordedRequest(method: String(method).uppercased(), url: url, headers: requestHeaders, body: requestBody?.isEmpty == true ? nil : requestBody)
+            // The response.
+            // go-vcr: `code`; vcrpy, VCR, Betamax: `status.code`; Betamax before 0.5: `status_code`; DVR: `status`.
+            let statusNode = format == .goVCR ? response["code"] ?? response["status"]
+                : response["status"]?["code"] ?? response["status_code"] ?? response["status"]
+            guard let status = statusNode?.int ?? statusNode?.string.flatMap({ Int($0.prefix(3)) }) else {
+                throw bad("response.status", statusNode, "the response has no status code")
+            }
+            guard (200...999).contains(status) else {
+                throw bad("response.status", statusNode, (100..<200).contains(status)
+                          ? "status \(status) is an interim answer (1xx), not one a request ends with"
+                          : "status \(status) is not an HTTP status")
+            }
+            let reason = statusText(response, status: status)
+            var headers = headerFields(response["headers"])
+            // (vcrpy's httpx adapter once wrote the decoded text as `content`.)
+            let bodyNode = response["body"] ?? response["content"]
+            let data = try body(bodyNode, headers: headers, field: "response.body", bad: bad) ?? Data()
+            var length = headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if format == .dvr, let bodyNode, bodyNode.string == nil, !bodyNode.isNull, let stale = length, stale != data.count,
+               headers.value(for: "Content-Encoding") == nil {
+                // DVR kept a JSON body as its value: the text rebuilt from it is spaced differently,
+                // and the recorded length would cut it short (or leave the client waiting).
+                for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Content-Length") {
+                    headers[index].value = String(data.count)
+                }
+                length = data.count
+            }
+            let form = HARCodec.inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"),
+                                             storedAsBytes: storedAsBytes(bodyNode), announced: length)
+            let recorded = RecordedResponse(status: status, statusText: reason, headers: headers, body: data, bodyForm: form)
+            return Interaction(index: position, startedDateTime: startedDateTime(entry, response: response) ?? "1970-01-01T00:00:00.000Z",
+                               request: recordedRequest, outcome: .response(recorded), timings: timings(response))
+        }
+
+        // MARK: Parts
+
+        /// vcrpy before 1.0 kept a request's URL in pieces: `protocol`, `host`, `port`, `path`.
+        private static func pieceTogetherURL(_ request: ForeignNode) -> String? {
+            guard let host = request["host"]?.string, let path = request["path"]?.string else { return nil }
+            let scheme = request["protocol"]?.string ?? "http"
+            let port = request["port"]?.int.flatMap { ($0 == 80 && scheme == "http") || ($0 == 443 && scheme == "https") ? nil : $0 }
+            return "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")\(path.hasPrefix("/") ? "" : "/")\(path)"
+        }
+
+        /// Header fields from a mapping of names to a value or a list of values (every format's
+        /// shape), in the file's order; HTTP/2 pseudo-headers left out. vcrpy before 1.0 wrote a
+        /// list instead: of `name: value` lines, or of `[name, value]` pairs (a frozenset of tuples).
+        private func headerFields(_ node: ForeignNode?) -> [HeaderField] {
+            if case let .list(elements, _) = node { return Self.listedFields(elements) }
+            var fields: [HeaderField] = []
+            for (name, value) in node?.pairs ?? [] where !name.hasPrefix(":") && !name.isEmpty {
+                switch value {
+                case let .list(values, _):
+                    for value in values { if let text = value.string { fields.append(HeaderField(name, text)) } }
+                case let .text(text, _, _):
+                    fields.append(HeaderField(name, text))
+                case .map, .null:
+                    continue
+                }
+            }
+            return fields
+        }
+
+        private static func listedFields(_ elements: [ForeignNode]) -> [HeaderField] {
+            var fields: [HeaderField] = []
+            for element in elements {
+                switch element {
+                case let .text(line, _, _):
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+                    if !name.isEmpty { fields.append(HeaderField(name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))) }
+                case let .list(pair, _):
+                    if pair.count == 2, let name = pair[0].string, let value = pair[1].string {
+                        fields.append(HeaderField(name, value))
+                    } else if pair.count == 2, let name = pair[0].string, case let .list(values, _) = pair[1] {
+                        // vcrpy's tornado stub: `!!python/tuple [name, [values]]`.
+                        for value in values { if let text = value.string { fields.append(HeaderField(name, text)) } }
+                    } else {
+                        fields += listedFields(pair)
+                    }
+                case .map, .null:
+                    continue
+                }
+            }
+            return fields
+        }
+
+        /// The body a node holds, in any of the formats' forms: a string, base64 under a binary
+        /// tag, vcr's `{encoding, string | base64_string}`, vcrpy's `{string: …}`, DVR's JSON
+        /// value or base64 (by the `Content-Type`). Nil when there is none.
+        private mutating func body(_ node: ForeignNode?, headers: [HeaderField], field: String,
+                                   bad: (String, ForeignNode?, String) -> CassetteError) throws(CassetteError) -> Data? {
+            guard let node, !node.isNull else { return nil }
+            switch node {
+            case .null:
+                return nil
+            case let .text(text, kind, _):
+                if kind == .binary {
+                    guard let data = ForeignNode.base64(text) else { throw bad(field, node, "the body is tagged binary but is not base64") }
+                    return data
+                }
+                if format == .dvr { return dvrBody(text, headers: headers, field: field) }
+                if text.unicodeScalars.contains("\u{FFFD}") {
+                    // Betamax without preserve_exact_body_bytes, among others: bytes decoded as text, lossily.
+                    note(field, "stored as text with U+FFFD in place of bytes that were not UTF-8: it replays changed "
+                         + "(record again with the tool's exact-bytes option: Betamax's preserve_exact_body_bytes, VCR's preserve_exact_body_bytes)")
+                }
+                return Data(text.utf8)
+            case .map:
+                let string = node["string"]
+                // VCR and Betamax may give both; Betamax's request prefers a text that is there.
+                let preferText = field.hasPrefix("request") && !(string?.string ?? "").isEmpty
+                if !preferText, let base64 = node["base64_string"], let text = base64.string {
+                    if let data = ForeignNode.base64(text) { return data }
+                    // A hand-edited cassette (`base64_string: imagecontent`): its text is the body.
+                    note(field + ".base64_string", "is not base64 (a hand edit?): its text is taken as the body")
+                    return Data(text.utf8)
+                }
+                if let string {
+                    let data = try body(string, headers: headers, field: field + ".string", bad: bad)
+                    return data.map { encoded($0, string: string, declared: node["encoding"]?.string) }
+                }
+                if let state = node["state"]?.elements.first {
+                    // vcrpy's request body read from a stream: `!!python/object/new:_io.BytesIO {state: [bytes, …]}`.
+                    return try body(state, headers: headers, field: field + ".state", bad: bad)
+                }
+                if format == .dvr { return Data(node.jsonText().utf8) }   // a JSON body DVR stored as its value
+                return nil
+            case .list:
+                if format == .dvr { return Data(node.jsonText().utf8) }
+                throw bad(field, node, "the body is a list, which no cassette format writes")
+            }
+        }
+
+        /// A text body of VCR's stored in a declared single-byte encoding (`ISO-8859-1`): written
+        /// in the file as UTF-8 text, sent as that encoding's bytes.
+        private func encoded(_ data: Data, string: ForeignNode, declared: String?) -> Data {
+            guard case .text(let text, .string, _) = string, let declared = declared?.lowercased(),
+                  ["iso-8859-1", "latin1", "iso8859-1", "iso_8859-1", "latin-1"].contains(declared),
+                  text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { return data }
+            return Data(text.unicodeScalars.map { UInt8($0.value) })
+        }
+
+        /// DVR's body text: the text itself for `text/*`, else base64 (DVR writes a JSON body as
+        /// its value, read above).
+        private mutating func dvrBody(_ text: String, headers: [HeaderField], field: String) -> Data {
+            // DVR looks its Content-Type up by that exact spelling: a `content-type` field made it write base64.
+            let type = headers.first { $0.name == "Content-Type" }?.value.lowercased() ?? ""
+            if type.hasPrefix("text/") { return Data(text.utf8) }
+            if let data = Data(base64Encoded: text) { return data }
+            note(field, "DVR stores a body that is not text/* as base64, and this one is not base64: its text is taken as the body")
+            return Data(text.utf8)
+        }
+
+        /// Notes `text` about `field` of the entry being read.
+        private mutating func note(_ field: String, _ text: String) {
+            notes.append(LoadNote(position: current.position, field: field, method: current.method, url: current.url, text: text))
+        }
+
+        /// Whether a body was stored as bytes (base64) rather than text: then a compressed body
+        /// whose stream decodes whole is the wire bytes.
+        private func storedAsBytes(_ node: ForeignNode?) -> Bool {
+            guard let node else { return false }
+            if case .text(_, .binary, _) = node { return true }
+            if node["base64_string"] != nil { return true }
+            if let string = node["string"], case .text(_, .binary, _) = string { return true }
+            if format == .dvr, case .text = node { return true }
+            return false
+        }
+
+        /// go-vcr's form fields as an `application/x-www-form-urlencoded` body.
+        private func formBody(_ form: ForeignNode) -> String {
+            var items: [String] = []
+            for (name, values) in form.pairs {
+                let list = values.elements.isEmpty ? [values] : values.elements
+                for value in list { items.append(Self.formEscaped(name) + "=" + Self.formEscaped(value.string ?? "")) }
+            }
+            return items.joined(separator: "&")
+        }
+
+        private static func formEscaped(_ text: String) -> String {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._*")
+            return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text)
+        }
+
+        /// The reason phrase: vcr's `status.message`, go-vcr's `status` ("200 OK" → "OK").
+        private func statusText(_ response: ForeignNode, status: Int) -> String {
+            if let message = response["status"]?["message"]?.string { return message }
+            if format == .goVCR, let line = response["status"]?.string, line.hasPrefix(String(status)) {
+                return line.dropFirst(String(status).count).trimmingCharacters(in: .whitespaces)
+            }
+            return ""
+        }
+
+        /// When the interaction was recorded, as ISO 8601 (HAR's form): vcr's RFC 1123 date,
+        /// Betamax's ISO date, DVR's seconds since 1970.
+        private func startedDateTime(_ entry: ForeignNode, response: ForeignNode) -> String? {
+            guard let node = entry["recorded_at"] else { return nil }
+            let date: Date?
+            if let seconds = node.double, case .text(_, .number, _) = node {
+                date = Date(timeIntervalSince1970: seconds)
+            } else if let text = node.string {
+                date = ForeignDates.date(text)
+            } else {
+                date = nil
+            }
+            return date.map(ForeignDates.iso8601)
+        }
+
+        /// go-vcr's `duration`, as the time the response took (HAR's `wait`).
+        private func timings(_ response: ForeignNode) -> ExchangeTimings? {
+            guard format == .goVCR, let node = response["duration"], let duration = ForeignDates.goDuration(node), duration > .zero else { return nil }
+            return ExchangeTimings(wait: duration)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+public import Foundation
+
+/// Cassettes written by other record/replay tools, read as Tapedeck's interactions, so that
+/// `tapedeck cassette import` turns them into HAR cassettes that replay anywhere Tapedeck's do.
+///
+/// ```swift
+/// let data = try Data(contentsOf: URL(fileURLWithPath: "cassettes/test_login.yaml"))
+/// let cassette = try ForeignCassette.read(data, file: "cassettes/test_login.yaml")   // format detected
+/// try CassetteFile.write(cassette, to: URL(fileURLWithPath: "login.har.gz"))
+/// ```
+///
+/// An entry that cannot become an interaction is left out and listed in ``Cassette/skipped``;
+/// what the reader had to assume is in ``Cassette/notes``. Nothing is redacted here: the CLI
+/// redacts by default, as it does for recordings.
+public enum ForeignCassette {
+    /// A cassette format another tool writes.
+    public enum Format: String, CaseIterable, Sendable {
+        /// vcrpy (Python): YAML or JSON, `interactions` with `request.uri` and
+        /// `response.status.code`, bodies as text or `!!binary`.
+        case vcrpy
+        /// VCR (Ruby) and Betamax (Python, Java), which share its shape: `http_interactions` with
+        /// `body: {encoding, string | base64_string}` and a `recorded_at` per interaction.
+        case vcr
+        /// go-vcr (Go), versions 1 to 4: `interactions` with `request.url`, `response.code`, and
+        /// a `duration` per response.
+        case goVCR = "go-vcr"
+        /// DVR (Swift): JSON with `interactions` whose bodies are text, a JSON value or base64 as
+        /// the `Content-Type` says, and `recorded_at` in seconds since 1970.
+        case dvr
+
+        /// What the CLI calls it.
+        public var title: String {
+            switch self {
+            case .vcrpy: "vcrpy"
+            case .vcr: "VCR/Betamax"
+            case .goVCR: "go-vcr"
+            case .dvr: "DVR"
+            }
+        }
+    }
+
+    /// The format `data` is in, judged by its top-level keys and its first interaction's shape;
+    /// nil when it is none of ``Format``'s (a HAR file among them).
+    public static func detect(_ data: Data) -> Format? {
+        guard case let .success(root) = ForeignNode.parse(data) else { return nil }
+        return detect(root)
+    }
+
+    static func detect(_ root: ForeignNode) -> Format? {
+        if root["http_interactions"] != nil { return .vcr }
+        // VCR 1.x: a bare list of `!ruby/struct:VCR::HTTPInteraction`s.
+        if case let .list(elements, _) = root, elements.first?["request"]?["uri"] != nil { return .vcr }
+        // vcrpy before 1.0: a bare list whose requests give `protocol`, `host`, `port` and `path`.
+        if case let .list(elements, _) = root, elements.first?["request"]?["host"] != nil { return .vcrpy }
+        guard let interactions = root["interactions"] else { return nil }
+        let first = interactions.elements.first
+        let request = first?["request"]
+        let response = first?["response"]
+        if request?["uri"] != nil || response?["status"]?["code"] != nil { return .vcrpy }
+        if response?["code"] != nil || request?["form"] != nil || root["version"]?.int.map({ $0 >= 1 && $0 <= 4 }) == true && request?["url"] != nil {
+            return .goVCR
+        }
+        if request?["url"] != nil || root["name"] != nil || first?["recorded_at"] != nil { return .dvr }
+        // An empty cassette: vcrpy writes `version: 1`, go-vcr `version: 1…4` too; either reads as empty.
+        return root["version"] != nil ? .vcrpy : nil
+    }
+
+    /// Reads `data`, another tool's cassette, as a cassette (`file` names it in errors and notes).
+    /// `format` nil detects it (``detect(_:)``). Throws when the file cannot be parsed or is in no
+    /// format this reader knows; entries that cannot be read are skipped, not fatal.
+    public static func read(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> Cassette {
+        try readDetecting(data, file: file, format: format).cassette
+    }
+
+    /// ``read(_:file:format:)``, also returning the format it read the file as.
+    public static func readDetecting(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> (cassette: Cassette, format: Format) {
+        let root: ForeignNode
+        switch ForeignNode.parse(data) {
+        case let .success(node): root = node
+        case let .failure(failure):
+            throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
+                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR")
+        }
+        if root.isNull { return (Cassette(), format ?? .vcr) }   // an empty file: VCR's empty cassette
+        guard let format = format ?? detect(root) else {
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR (none of their top-level keys: 'interactions', 'http_interactions')",
+                                hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`" : "name the format with --from if it is one of them")
+        }
+        let list = if case .list = root { root } else { format == .vcr ? root["http_interactions"] : root["interactions"] }
+        guard let list, case .list = list else {
+            if list == nil || list?.isNull == true { return (Cassette(), format) }
+            throw CassetteError(.json, file: file, place: list?.line.map { "line \($0)" } ?? "",
+                                reason: "'\(format == .vcr ? "http_interactions" : "interactions")' is not a list", hint: "check the file is a \(format.title) cassette")
+        }
+        var reader = EntryReader(file: file, format: format)
+        // Written as Tapedeck's own (its HAR reader then trusts what it wrote); the other tool is named in a note.
+        var cassette = Cassette()
+        for (position, entry) in list.elements.enumerated() {
+            do throws(CassetteError) {
+                var interaction = try reader.interaction(entry, position: position)
+                interaction.index = cassette.interactions.count
+                cassette.interactions.append(interaction)
+            } catch {
+                let request = entry["request"]
+                cassette.skipped.append(SkippedEntry(position: position, method: request?["method"]?.string ?? "",
+                                                     url: (request?["uri"] ?? request?["url"])?.string ?? "", error: error))
+            }
+        }
+        cassette.notes = reader.notes
+        return (cassette, format)
+    }
+}
