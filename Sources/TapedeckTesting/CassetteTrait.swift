@@ -34,6 +34,9 @@ public struct CassetteTrait: TestTrait, TestScoping {
     public let timing: Tape.Timing
     /// The simulation's seed.
     public let seed: UInt64
+    /// A fault plan file struck into the tape's traffic (``Tape/injectFaults(from:seed:)``): a path
+    /// relative to the test file's folder, or absolute; nil for none.
+    public var faults: String?
     /// The test file's path (`#filePath`), which locates the cassette.
     public let filePath: String
     /// Where the trait was written, for the issues it reports.
@@ -48,6 +51,10 @@ public struct CassetteTrait: TestTrait, TestScoping {
         let tape = try Tape(
             cassette: cassette, mode: Self.mode(mode, for: test, cassette: cassette), playback: playback,
             matching: rules, redactor: redactor, timing: timing, seed: seed)
+        if let faults {
+            let folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+            try tape.injectFaults(from: faults.hasPrefix("/") ? URL(fileURLWithPath: faults) : folder.appendingPathComponent(faults))
+        }
         var bodyError: (any Error)?
         do {
             // The tape is `Tape.current`, and the default transport of TapedeckClient, so that
@@ -95,13 +102,15 @@ extension Trait where Self == CassetteTrait {
     /// Binds the test to cassette `name` (`Cassettes/<name>.har.gz` beside the test file, or in
     /// `TAPEDECK_CASSETTES`; an absolute path is used as it is). `mode` by default:
     /// `TAPEDECK_RECORD`, else replay-only in CI and `once` elsewhere. Thrown errors count as failure (then a re-recording does not replace the
-    /// cassette); failed expectations that do not throw are not seen by the trait.
+    /// cassette); failed expectations that do not throw are not seen by the trait. `faults` names a
+    /// fault plan file (relative to the test file's folder) whose faults strike the tape's traffic,
+    /// drawn from its `seed:` or else `seed` (``Tape/injectFaults(from:seed:)``; `Tape.current?.faults` reads what fired).
     public static func cassette(
         _ name: String, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), redactor: Redactor = Redactor(), timing: Tape.Timing = .asRecorded,
-        seed: UInt64 = 1, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+        seed: UInt64 = 1, faults: String? = nil, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Self {
         CassetteTrait(name: name, mode: mode, playback: playback, rules: rules, redactor: redactor, timing: timing,
-                      seed: seed, filePath: filePath, sourceLocation: sourceLocation)
+                      seed: seed, faults: faults, filePath: filePath, sourceLocation: sourceLocation)
     }
 }

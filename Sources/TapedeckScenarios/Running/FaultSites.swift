@@ -19,6 +19,9 @@ final class FaultSites: FaultHook {
         let point: FaultPoint
         let action: FaultAction
         let time: VirtualInstant
+        /// The request it struck.
+        let method: String
+        let url: URL
         /// False for a firing that changed nothing (a cut past the body): outcomes leave it out.
         var effective = true
     }
@@ -91,7 +94,8 @@ final class FaultSites: FaultHook {
                     decision.drawn = Self.draw(site.kind, &draw)
                 }
                 let action = Self.action(site.kind, drawn: decision.drawn, time: context.time)
-                var fired = Fired(site: site.name, decision: decision, exchange: context.exchange, point: point, action: action, time: context.time)
+                var fired = Fired(site: site.name, decision: decision, exchange: context.exchange, point: point, action: action, time: context.time,
+                                  method: context.request.method.rawValue, url: context.request.url)
                 if site.kind.cutsNothing(ofBody: context.bodyBytes) {
                     // A cut at or past the body changes nothing: its decision is kept (a replay of
                     // the schedule takes the same steps), and a later site may still decide.
