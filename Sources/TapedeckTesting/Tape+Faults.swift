@@ -16,7 +16,7 @@ extension Tape {
     /// ```
     ///
     /// A `tokenExpiry` site needs a scenario's token endpoint: it is listed in
-    /// ``FaultPlanFaults/unsupported``, said once on standard error, and never fires.
+    /// `FaultPlanFaults.unsupported`, said once on standard error, and never fires.
     @discardableResult
     public func injectFaults(_ plan: FaultPlan, seed: UInt64? = nil) -> FaultPlanFaults {
         let faults = FaultPlanFaults(plan: plan, seed: seed ?? plan.seed ?? scheduler.seed)
@@ -29,7 +29,7 @@ extension Tape {
     }
 
     /// The faults ``injectFaults(_:seed:)`` struck into this tape's traffic (nil when none were):
-    /// read ``FaultPlanFaults/fired`` to see which fired where.
+    /// read `FaultPlanFaults.fired` to see which fired where.
     public var faults: FaultPlanFaults? {
         network.faults as? FaultPlanFaults
     }
