@@ -259,6 +259,15 @@ enum HARBodyText {
         return encoded.data
     }
 
+    /// `text` as the bytes of charset `label` (any case), with a note where the charset cannot hold
+    /// it; nil for a charset this reader does not encode. (Other tools' cassettes that keep a body
+    /// as text with the charset it was decoded with: VCR, Betamax.)
+    static func bytes(_ text: String, inCharset label: String) -> (data: Data, note: String?)? {
+        let label = label.lowercased()
+        guard isKnown(label) else { return nil }
+        return encode(text, label: label, scan: Scan(text))
+    }
+
     /// Whether `label` is a charset ``encode(_:label:scan:)`` encodes (else the text is UTF-8 with a note).
     private static func isKnown(_ label: String) -> Bool {
         utf8Labels.contains(label) || latin1Labels.contains(label) || foundationLabels[label] != nil

@@ -3,6 +3,7 @@ public import Testing
 public import TapedeckCassettes
 import Synchronization
 import TapedeckClient
+import TapedeckScenarios
 
 /// Runs a Swift Testing test with a ``Tape`` bound to a cassette: the tape is ``Tape/current``
 /// inside the test (and TapedeckClient's default transport, so `Session()` and `AF` use it), and is
@@ -36,7 +37,7 @@ public struct CassetteTrait: TestTrait, TestScoping {
     public let seed: UInt64
     /// A fault plan file struck into the tape's traffic (``Tape/injectFaults(from:seed:)``): a path
     /// relative to the test file's folder, or absolute; nil for none.
-    public var faults: String?
+    public let faults: String?
     /// The test file's path (`#filePath`), which locates the cassette.
     public let filePath: String
     /// Where the trait was written, for the issues it reports.
@@ -48,13 +49,15 @@ public struct CassetteTrait: TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let cassette = RecordSettings.cassetteURL(named: name, filePath: filePath)
+        // The plan first: a bad file fails the test before a tape holds the cassette.
+        let plan = try faults.map { faults in
+            let folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+            return try FaultPlan.load(faults.hasPrefix("/") ? URL(fileURLWithPath: faults) : folder.appendingPathComponent(faults))
+        }
         let tape = try Tape(
             cassette: cassette, mode: Self.mode(mode, for: test, cassette: cassette), playback: playback,
             matching: rules, redactor: redactor, timing: timing, seed: seed)
-        if let faults {
-            let folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-            try tape.injectFaults(from: faults.hasPrefix("/") ? URL(fileURLWithPath: faults) : folder.appendingPathComponent(faults))
-        }
+        if let plan { tape.injectFaults(plan) }
         var bodyError: (any Error)?
         do {
             // The tape is `Tape.current`, and the default transport of TapedeckClient, so that

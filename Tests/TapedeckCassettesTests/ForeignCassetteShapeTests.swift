@@ -299,4 +299,87 @@ struct ForeignCassetteShapeTests {
         let (empty, format) = try read("\n")
         #expect(empty.interactions.isEmpty && format == .vcr)
     }
+
+    @Test("hostile and odd values: an instant past year 9999, a method that is no token, a URL's secrets kept out of the reason, a bare empty list")
+    func oddValues() throws {
+        let (cassette, _) = try read("""
+        {"interactions": [
+          {"recorded_at": 1e300, "request": {"method": "GET", "url": "https://api.test/a", "headers": {}},
+           "response": {"status": 200, "url": "https://api.test/a", "headers": {"Content-Type": "text/plain"}, "body": "ok"}},
+          {"recorded_at": 1, "request": {"method": "GE(T", "url": "https://api.test/b", "headers": {}},
+           "response": {"status": 200, "url": "https://api.test/b", "headers": {}}},
+          {"recorded_at": 1, "request": {"method": "GET", "url": "api.test/c?api_key=SUPERSECRET", "headers": {}},
+           "response": {"status": 200, "url": "api.test/c", "headers": {}}}
+        ]}
+        """)
+        #expect(cassette.interactions.count == 1 && cassette.interactions[0].startedDateTime == "1970-01-01T00:00:00.000Z")
+        #expect(cassette.skipped.map(\.position) == [1, 2])
+        #expect(!cassette.skipped[1].description.contains("SUPERSECRET") && !cassette.skipped[1].error.reason.contains("SUPERSECRET"),
+                "\(cassette.skipped[1])")
+        let (empty, _) = try read("[]")
+        #expect(empty.interactions.isEmpty)
+    }
+
+    @Test("a format named that the file is not in is an error saying which it looks like, not an empty cassette")
+    func wrongFormatNamed() throws {
+        let vcrpy = "interactions:\n- request: {body: null, headers: {}, method: GET, uri: 'http://h.test/'}\n  response: {body: {string: ''}, headers: {}, status: {code: 200, message: OK}}\nversion: 1\n"
+        #expect {
+            try read(vcrpy, format: .vcr)
+        } throws: { error in
+            let error = error as? CassetteError
+            return error?.reason.contains("no 'http_interactions' list") == true && error?.hint.contains("--from vcrpy") == true
+        }
+        #expect {
+            try read(#"{"log": {"version": "1.2", "entries": []}}"#, format: .vcrpy)
+        } throws: { error in
+            (error as? CassetteError)?.hint.contains("HAR file already") == true
+        }
+    }
+
+    @Test("a body kept as text in the charset it was decoded with goes back to that charset's bytes; one Tapedeck cannot encode is noted")
+    func declaredCharsets() throws {
+        let (cassette, _) = try read("""
+        {"http_interactions": [
+          {"request": {"method": "get", "uri": "http://h.test/1", "headers": {}, "body": {"encoding": "utf-8", "string": ""}},
+           "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"encoding": "windows-1252", "string": "€5 café"}}},
+          {"request": {"method": "get", "uri": "http://h.test/2", "headers": {}, "body": {"encoding": "utf-8", "string": ""}},
+           "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"encoding": "x-mac-klingon", "string": "qapla’"}}},
+          {"request": {"method": "get", "uri": "http://h.test/3", "headers": {}, "body": {"encoding": "utf-8", "string": ""}},
+           "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"encoding": "ASCII-8BIT", "string": "né"}}}
+        ], "recorded_with": "betamax/0.9.0"}
+        """)
+        #expect(cassette.interactions[0].response?.body == Data([0x80, 0x35, 0x20, 0x63, 0x61, 0x66, 0xE9]))
+        #expect(cassette.interactions[1].response?.body == Data("qapla’".utf8))
+        #expect(cassette.interactions[2].response?.body == Data("né".utf8), "Ruby's binary strings are their bytes")
+        #expect(cassette.notes.map(\.position) == [1] && cassette.notes.first?.text.contains("x-mac-klingon") == true, "\(cassette.notes)")
+    }
+
+    @Test("YAML merge keys bring their pairs in (a hand-written cassette sharing headers); Betamax for Java's `recorded` is the start")
+    func mergeKeysAndJavaBetamax() throws {
+        let interaction = try only("""
+        defaults: &json
+          Content-Type: [application/json]
+          X-Shared: ['1']
+        interactions:
+        - request: {body: null, headers: {Accept: ['*/*']}, method: GET, uri: 'http://h.test/m'}
+          response:
+            body: {string: '{}'}
+            headers:
+              <<: *json
+              X-Shared: ['2']
+            status: {code: 200, message: OK}
+        version: 1
+        """)
+        #expect(interaction.response?.headers == [HeaderField("X-Shared", "2"), HeaderField("Content-Type", "application/json")])
+
+        let java = try only("""
+        !tape
+        name: java
+        interactions:
+        - recorded: 2011-08-23T22:41:40.000Z
+          request: {method: GET, uri: 'http://h.test/j', headers: {Accept: text/plain}}
+          response: {status: 200, headers: {Content-Type: text/plain}, body: hi}
+        """)
+        #expect(java.startedDateTime == "2011-08-23T22:41:40.000Z" && java.response?.body == Data("hi".utf8))
+    }
 }

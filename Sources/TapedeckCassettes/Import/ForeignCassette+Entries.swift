@@ -10,6 +10,7 @@ extension ForeignCassette {
         private(set) var notes: [LoadNote] = []
         /// The entry being read (position, method, URL), for its notes.
         private var current = (position: 0, method: "", url: "")
+        private let dates = ForeignDates()
 
         init(file: String, format: Format) {
             self.file = file
@@ -31,11 +32,12 @@ extension ForeignCassette {
             // The request.
             let urlNode = format == .vcr || format == .vcrpy ? request["uri"] ?? request["url"] : request["url"] ?? request["uri"]
             guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), url.scheme != nil, url.host != nil else {
-                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "'\(urlNode?.string ?? "")' is no absolute URL")
+                // (The URL itself is in the warning's label, its secrets redacted; not repeated here.)
+                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "the URL is missing or not absolute (a scheme and a host are needed)")
             }
             // (VCR 1.x wrote Ruby symbols: `:get`.)
             guard let method = request["method"]?.string?.trimmingCharacters(in: .whitespaces).drop(while: { $0 == ":" }), !method.isEmpty,
-                  method.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                  method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else {
                 throw bad("request.method", request["method"], "the method is missing or not a token")
             }
             current = (position, String(method).uppercased(), url.absoluteString)
@@ -166,7 +168,8 @@ extension ForeignCassette {
                 }
                 if let string {
                     let data = try body(string, headers: headers, field: field + ".string", bad: bad)
-                    return data.map { encoded($0, string: string, declared: node["encoding"]?.string) }
+                    guard let data else { return nil }
+                    return encoded(data, string: string, declared: node["encoding"]?.string, field: field + ".string")
                 }
                 if let state = node["state"]?.elements.first {
                     // vcrpy's request body read from a stream: `!!python/object/new:_io.BytesIO {state: [bytes, …]}`.
@@ -180,13 +183,20 @@ extension ForeignCassette {
             }
         }
 
-        /// A text body of VCR's stored in a declared single-byte encoding (`ISO-8859-1`): written
-        /// in the file as UTF-8 text, sent as that encoding's bytes.
-        private func encoded(_ data: Data, string: ForeignNode, declared: String?) -> Data {
-            guard case .text(let text, .string, _) = string, let declared = declared?.lowercased(),
-                  ["iso-8859-1", "latin1", "iso8859-1", "iso_8859-1", "latin-1"].contains(declared),
-                  text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { return data }
-            return Data(text.unicodeScalars.map { UInt8($0.value) })
+        /// A text body VCR or Betamax stored with the charset it was decoded with (`encoding:
+        /// ISO-8859-1`, `windows-1252`): written in the file as text, sent as that charset's bytes.
+        /// Ruby's `ASCII-8BIT` (bytes as they are) and UTF-8 keep the text's UTF-8 bytes.
+        private mutating func encoded(_ data: Data, string: ForeignNode, declared: String?, field: String) -> Data {
+            guard case .text(let text, .string, _) = string, let declared = declared?.trimmingCharacters(in: .whitespaces).lowercased(),
+                  !declared.isEmpty, !["ascii-8bit", "binary", "utf-8", "utf8"].contains(declared),
+                  text.unicodeScalars.contains(where: { !$0.isASCII }) else { return data }
+            guard let (bytes, problem) = HARBodyText.bytes(text, inCharset: declared) else {
+                note(field, "the text was decoded as '\(declared)', a charset Tapedeck does not encode: it is stored as UTF-8, "
+                     + "so its non-ASCII characters replay as other bytes than were sent")
+                return data
+            }
+            if let problem { note(field, problem) }
+            return bytes
         }
 
         /// DVR's body text: the text itself for `text/*`, else base64 (DVR writes a JSON body as
@@ -244,12 +254,14 @@ extension ForeignCassette {
         /// When the interaction was recorded, as ISO 8601 (HAR's form): vcr's RFC 1123 date,
         /// Betamax's ISO date, DVR's seconds since 1970.
         private func startedDateTime(_ entry: ForeignNode, response: ForeignNode) -> String? {
-            guard let node = entry["recorded_at"] else { return nil }
+            // (`recorded` is Betamax for Java's.)
+            guard let node = entry["recorded_at"] ?? entry["recorded"] else { return nil }
             let date: Date?
             if let seconds = node.double, case .text(_, .number, _) = node {
-                date = Date(timeIntervalSince1970: seconds)
+                // (Years 1 to 9999 only: a hand-edited 1e300 is no instant.)
+                date = seconds.isFinite && abs(seconds) < 2.5e11 ? Date(timeIntervalSince1970: seconds) : nil
             } else if let text = node.string {
-                date = ForeignDates.date(text)
+                date = dates.date(text)
             } else {
                 date = nil
             }

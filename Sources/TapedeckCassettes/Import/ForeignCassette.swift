@@ -18,7 +18,7 @@ public enum ForeignCassette {
         /// vcrpy (Python): YAML or JSON, `interactions` with `request.uri` and
         /// `response.status.code`, bodies as text or `!!binary`.
         case vcrpy
-        /// VCR (Ruby) and Betamax (Python, Java), which share its shape: `http_interactions` with
+        /// VCR (Ruby) and Betamax (Python), which share its shape: `http_interactions` with
         /// `body: {encoding, string | base64_string}` and a `recorded_at` per interaction.
         case vcr
         /// go-vcr (Go), versions 1 to 4: `interactions` with `request.url`, `response.code`, and
@@ -82,15 +82,23 @@ public enum ForeignCassette {
                                 hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR")
         }
         if root.isNull { return (Cassette(), format ?? .vcr) }   // an empty file: VCR's empty cassette
+        if case let .list(elements, _) = root, elements.isEmpty { return (Cassette(), format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR (none of their top-level keys: 'interactions', 'http_interactions')",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`" : "name the format with --from if it is one of them")
         }
-        let list = if case .list = root { root } else { format == .vcr ? root["http_interactions"] : root["interactions"] }
-        guard let list, case .list = list else {
-            if list == nil || list?.isNull == true { return (Cassette(), format) }
-            throw CassetteError(.json, file: file, place: list?.line.map { "line \($0)" } ?? "",
-                                reason: "'\(format == .vcr ? "http_interactions" : "interactions")' is not a list", hint: "check the file is a \(format.title) cassette")
+        let key = format == .vcr ? "http_interactions" : "interactions"
+        let list = if case .list = root { root } else { root[key] }
+        guard let list else {
+            // A format named with --from that the file is not in: said, not read as an empty cassette.
+            let detected = detect(root).map { ": it looks like a \($0.title) cassette (--from \($0.rawValue))" }
+            throw CassetteError(.json, file: file, reason: "there is no '\(key)' list, so this is not a \(format.title) cassette",
+                                hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is" : "check --from\(detected ?? "")")
+        }
+        if list.isNull { return (Cassette(), format) }   // `interactions: null`: nothing was recorded
+        guard case .list = list else {
+            throw CassetteError(.json, file: file, place: list.line.map { "line \($0)" } ?? "",
+                                reason: "'\(key)' is not a list", hint: "check the file is a \(format.title) cassette")
         }
         var reader = EntryReader(file: file, format: format)
         // Written as Tapedeck's own (its HAR reader then trusts what it wrote); the other tool is named in a note.

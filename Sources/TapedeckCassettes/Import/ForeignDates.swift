@@ -1,27 +1,35 @@
 import Foundation
 import TapedeckHTTP
 
-/// The dates and durations other tools' cassettes write.
-enum ForeignDates {
+/// The dates and durations other tools' cassettes write. One reader serves a whole file: its
+/// formatters are made once.
+final class ForeignDates {
+    private let iso = ISO8601DateFormatter()
+    private let plain: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
+
     /// A recording instant as VCR (RFC 1123, `Tue, 01 Nov 2011 04:58:44 GMT`), Betamax
-    /// (`2013-08-19T22:34:41`, UTC) or a YAML timestamp (`2024-01-02 03:04:05.678 Z`) writes it.
-    static func date(_ text: String) -> Date? {
+    /// (`2013-08-19T22:34:41`, UTC), Betamax for Java (`2011-08-23T22:41:40.000Z`) or a YAML
+    /// timestamp (`2024-01-02 03:04:05.678 Z`, `2024-01-02 03:04:05 +02:00`) writes it.
+    func date(_ text: String) -> Date? {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let date = HTTPDate.date(from: text) { return date }
-        let iso = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
             iso.formatOptions = options
             if let date = iso.date(from: text) { return date }
         }
-        // No zone (Betamax), or a space for the `T` (YAML's timestamp): read as UTC.
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        let trimmed = text.replacingOccurrences(of: " Z", with: "").replacingOccurrences(of: "Z", with: "")
-        for format in ["yyyy-MM-dd'T'HH:mm:ss.SSSSSS", "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSSSSS",
-                       "yyyy-MM-dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) { return date }
+        // A zone after a space (YAML's timestamp), or none at all (Betamax): read as UTC when absent.
+        let formats = ["yyyy-MM-dd HH:mm:ss.SSSSSS xxx", "yyyy-MM-dd HH:mm:ss.SSS xxx", "yyyy-MM-dd HH:mm:ss xxx",
+                       "yyyy-MM-dd'T'HH:mm:ss.SSSSSS", "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSSSSS",
+                       "yyyy-MM-dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss"]
+        let trimmed = text.hasSuffix(" Z") ? String(text.dropLast(2)) : text.hasSuffix("Z") ? String(text.dropLast()) : text
+        for format in formats {
+            plain.dateFormat = format
+            if let date = plain.date(from: trimmed) { return date }
         }
         return nil
     }
@@ -35,7 +43,7 @@ enum ForeignDates {
     /// number of nanoseconds. Nil when it is neither (go-vcr 1 writes an empty string).
     static func goDuration(_ node: ForeignNode) -> Duration? {
         guard let text = node.string?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        if case .text(_, .number, _) = node, let nanoseconds = Int64(text) { return .nanoseconds(nanoseconds) }
+        if case .text(_, .number, _) = node, let nanoseconds = Int64(text) { return nanoseconds >= 0 ? .nanoseconds(nanoseconds) : nil }
         let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("μs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600)]
         var rest = Substring(text)
         var seconds = 0.0

@@ -187,10 +187,17 @@ indirect enum ForeignNode {
             return .text(scalar.string, kind: .string, line: line)
         case let .mapping(mapping):
             var pairs: [(key: String, value: ForeignNode)] = []
+            var merged: [(key: String, value: ForeignNode)] = []
             for pair in mapping {
                 guard let value = yaml(pair.value, budget: &budget) else { return nil }
+                if pair.key.string == "<<", pair.key.tag.description == Tag.Name.merge.rawValue || pair.key.scalar?.style == .plain {
+                    // A merge key (`<<: *defaults`): its mappings' pairs, under the keys given here.
+                    for source in value.elements.isEmpty ? [value] : value.elements { merged += source.pairs }
+                    continue
+                }
                 pairs.append((pair.key.string ?? "", value))
             }
+            for pair in merged where !pairs.contains(where: { $0.key == pair.key }) { pairs.append(pair) }
             return .map(pairs, line: line)
         case let .sequence(sequence):
             var elements: [ForeignNode] = []

@@ -1,0 +1,210 @@
+public import Foundation
+import HTTPTypes
+import TapedeckHTTP
+
+extension ForeignCassette {
+    /// What exporting a cassette gave: the other tool's file, and the interactions it could not
+    /// hold, each with the reason.
+    public struct Export: Sendable {
+        /// The file's bytes (YAML).
+        public var data: Data
+        /// How many interactions it holds.
+        public var written: Int
+        /// Interactions left out (`entry N [METHOD URL]: why`): transport failures and responses
+        /// that broke off, which these formats cannot replay.
+        public var leftOut: [String]
+    }
+
+    /// The formats ``export(_:as:)`` writes.
+    public static let exportFormats: [Format] = [.vcrpy, .vcr]
+
+    /// Writes `cassette` as another tool's cassette, so a team's Python (vcrpy) or Ruby (VCR)
+    /// tests replay what Tapedeck recorded:
+    ///
+    /// ```swift
+    /// let export = try ForeignCassette.export(try CassetteFile.read(url), as: .vcrpy)
+    /// try export.data.write(to: URL(fileURLWithPath: "tests/cassettes/test_login.yaml"))
+    /// ```
+    ///
+    /// Interactions keep their order, so identical requests replay their answers in turn. A body
+    /// stored decoded under a `Content-Encoding` is written decoded without that field (and with
+    /// its length), as vcrpy's `decode_compressed_response` writes it; a wire body keeps its
+    /// coding, as the tools record one. Text bodies that are UTF-8 are written as text, others as
+    /// bytes (vcrpy: `!!binary`; VCR: `base64_string`). Throws for a format it does not write.
+    public static func export(_ cassette: Cassette, as format: Format) throws(CassetteError) -> Export {
+        guard exportFormats.contains(format) else {
+            throw CassetteError(.io, file: "", reason: "\(format.title) cassettes are read, not written",
+                                hint: "export writes \(exportFormats.map(\.rawValue).joined(separator: " or "))")
+        }
+        var interactions: [YAMLNode] = []
+        var leftOut: [String] = []
+        let dates = ForeignDates()
+        for interaction in cassette.interactions {
+            let label = "entry \(interaction.index) [\(SecretFreeText.requestLabel(method: interaction.request.method, url: interaction.request.url.absoluteString, showingSecrets: false))]"
+            guard case let .response(response) = interaction.outcome else {
+                leftOut.append("\(label): a transport failure, which \(format.title) cannot replay")
+                continue
+            }
+            guard response.interruption == nil else {
+                leftOut.append("\(label): a response that broke off, which \(format.title) cannot replay")
+                continue
+            }
+            let (headers, body) = plainBody(response)
+            let reason = response.statusText.isEmpty ? HTTPResponse.Status(code: response.status).reasonPhrase : response.statusText
+            switch format {
+            case .vcrpy:
+                interactions.append(.map([
+                    ("request", .map([
+                        ("body", interaction.request.body.map(vcrpyBytes) ?? .plain("null")),
+                        ("headers", headerMap(interaction.request.headers)),
+                        ("method", .string(interaction.request.method)),
+                        ("uri", .string(interaction.request.url.absoluteString)),
+                    ])),
+                    ("response", .map([
+                        ("body", .map([("string", vcrpyBytes(body))])),
+                        ("headers", headerMap(headers)),
+                        ("status", .map([("code", .plain(String(response.status))), ("message", .string(reason))])),
+                    ])),
+                ]))
+            default:
+                interactions.append(.map([
+                    ("request", .map([
+                        ("method", .string(interaction.request.method.lowercased())),
+                        ("uri", .string(interaction.request.url.absoluteString)),
+                        ("body", vcrBody(interaction.request.body ?? Data())),
+                        ("headers", headerMap(interaction.request.headers)),
+                    ])),
+                    ("response", .map([
+                        ("status", .map([("code", .plain(String(response.status))), ("message", .string(reason))])),
+                        ("headers", headerMap(headers)),
+                        ("body", vcrBody(body)),
+                        ("http_version", .plain("null")),
+                    ])),
+                    ("recorded_at", .string(HTTPDate.string(from: dates.date(interaction.startedDateTime) ?? Date(timeIntervalSince1970: 0)))),
+                ]))
+            }
+        }
+        let root: YAMLNode = format == .vcrpy
+            ? .map([("interactions", .list(interactions)), ("version", .plain("1"))])
+            : .map([("http_interactions", .list(interactions)), ("recorded_with", .string("Tapedeck \(Cassette.currentToolVersion)"))])
+        let text = (format == .vcr ? "---\n" : "") + root.yaml(indent: 0)
+        return Export(data: Data(text.utf8), written: interactions.count, leftOut: leftOut)
+    }
+
+    /// The response's headers and body as the other tools replay them: a decoded body loses the
+    /// `Content-Encoding` it no longer has, and its `Content-Length` becomes its own.
+    private static func plainBody(_ response: RecordedResponse) -> ([HeaderField], Data) {
+        guard response.bodyForm == .decoded, response.headers.value(for: "Content-Encoding") != nil else { return (response.headers, response.body) }
+        var headers = response.headers.filter { !$0.name.equalsIgnoringASCIICase("Content-Encoding") }
+        for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Content-Length") {
+            headers[index].value = String(response.body.count)
+        }
+        return (headers, response.body)
+    }
+
+    /// Header fields as the tools keep them: each name once (as first spelt), with its values in order.
+    private static func headerMap(_ fields: [HeaderField]) -> YAMLNode {
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for field in fields {
+            if values[field.name] == nil { order.append(field.name) }
+            values[field.name, default: []].append(field.value)
+        }
+        return .map(order.map { ($0, .list(values[$0]!.map(YAMLNode.string))) })
+    }
+
+    /// vcrpy's body: text when it is UTF-8, else `!!binary`.
+    private static func vcrpyBytes(_ data: Data) -> YAMLNode {
+        String(data: data, encoding: .utf8).map(YAMLNode.string) ?? .binary(data)
+    }
+
+    /// VCR's body: `{encoding, string}` for UTF-8 text, `{encoding: ASCII-8BIT, base64_string}` else.
+    private static func vcrBody(_ data: Data) -> YAMLNode {
+        if let text = String(data: data, encoding: .utf8) {
+            return .map([("encoding", .string("UTF-8")), ("string", .string(text))])
+        }
+        return .map([("encoding", .string("ASCII-8BIT")), ("base64_string", .string(data.base64EncodedString()))])
+    }
+}
+
+/// A YAML document in block style, written by hand where Yams cannot: Yams writes no tags, and
+/// vcrpy's binary bodies need `!!binary`. Every string is double-quoted with escapes, so no text
+/// (a leading `*`, a `: `, a control character) can change what it reads as.
+enum YAMLNode {
+    case map([(String, YAMLNode)])
+    case list([YAMLNode])
+    /// A string, double-quoted.
+    case string(String)
+    /// A scalar written as it is (`null`, `200`).
+    case plain(String)
+    /// Bytes, as `!!binary` base64.
+    case binary(Data)
+
+    /// The node at `indent` spaces (a mapping or a list: one line per entry, ending in a line break).
+    func yaml(indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        switch self {
+        case let .map(pairs):
+            return pairs.map { key, value in pad + Self.key(key) + ":" + value.after(indent: indent) }.joined()
+        case let .list(elements):
+            return elements.map { element -> String in
+                switch element {
+                case .map(let pairs) where !pairs.isEmpty:
+                    // `- first: …` then the other keys under it.
+                    let inner = element.yaml(indent: indent + 2)
+                    return pad + "- " + inner.dropFirst(indent + 2)
+                default:
+                    return pad + "-" + element.after(indent: indent)
+                }
+            }.joined()
+        default:
+            return pad + scalar + "\n"
+        }
+    }
+
+    /// The text after `key:` or `-`: the scalar on the same line, or a nested block on the next.
+    private func after(indent: Int) -> String {
+        switch self {
+        case let .map(pairs) where pairs.isEmpty: " {}\n"
+        case let .list(elements) where elements.isEmpty: " []\n"
+        case .map: "\n" + yaml(indent: indent + 2)
+        case .list: "\n" + yaml(indent: indent + 2)
+        default: " " + scalar + "\n"
+        }
+    }
+
+    private var scalar: String {
+        switch self {
+        case let .string(text): Self.quoted(text)
+        case let .plain(text): text
+        case let .binary(data): "!!binary \"" + data.base64EncodedString() + "\""
+        case .map, .list: ""
+        }
+    }
+
+    /// A key plain when it cannot be misread (header names, the formats' own keys), else quoted.
+    private static func key(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+            && !["null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"].contains(text.lowercased()) && !text.first!.isNumber
+        return plain ? text : quoted(text)
+    }
+
+    /// `text` in double quotes, with YAML's escapes for quotes, backslashes, control characters
+    /// and everything outside printable ASCII (so the file is ASCII whatever the text).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value >= 0x20 && scalar.value < 0x7F: out.unicodeScalars.append(scalar)
+            case _ where scalar.value <= 0xFFFF: out += String(format: "\\u%04X", scalar.value)
+            default: out += String(format: "\\U%08X", scalar.value)
+            }
+        }
+        return out + "\""
+    }
+}
