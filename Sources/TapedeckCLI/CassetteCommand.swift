@@ -59,12 +59,12 @@ func printSafe(_ text: String) {
 struct CassetteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cassette",
-        abstract: "Inspect, check, redact and convert HAR cassettes (.har and .har.gz); import other tools' cassettes.",
+        abstract: "Inspect, check, redact and convert HAR cassettes (.har and .har.gz); import and export other tools' cassettes.",
         discussion: """
         Exit status: 0 ok; 1 the check found something (e.g. a secret); 2 bad input file (unreadable \
         as a cassette: corrupt, truncated, wrong version); 64 bad usage; 3 any other failure.
         """,
-        subcommands: [Inspect.self, Validate.self, Redact.self, Convert.self, Import.self, JournalWriter.self]
+        subcommands: [Inspect.self, Validate.self, Redact.self, Convert.self, Import.self, Export.self, JournalWriter.self]
     )
 }
 
@@ -198,17 +198,7 @@ extension CassetteCommand {
         @Option(name: .shortAndLong, help: "Where to write (default: in place, atomically; - for standard output).")
         var output: String?
 
-        @Option(name: .customLong("header"), help: "Another header to redact (repeatable).")
-        var headers: [String] = []
-
-        @Option(name: .customLong("query"), help: "Another query item to redact (repeatable).")
-        var queryItems: [String] = []
-
-        @Option(name: .customLong("json-field"), help: "Another JSON field to redact (repeatable).")
-        var jsonFields: [String] = []
-
-        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp("A cookie whose value is kept in clear (repeatable).", valueName: "NAME"))
-        var keptCookies: [String] = []
+        @OptionGroup var redaction: RedactionFlags
 
         func run() throws {
             // First: every write below (the journal's merge too) leaves no temporary file on a signal.
@@ -240,8 +230,7 @@ extension CassetteCommand {
                     throw ExitStatus.report(error)
                 }
             }
-            var redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
-            redactor.keptCookies = Set(keptCookies)
+            let redactor = redaction.redactor
             let before = cassette
             cassette.interactions = cassette.interactions.map(redactor.redact)
             let destination = output ?? file

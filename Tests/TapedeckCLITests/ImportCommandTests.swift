@@ -83,4 +83,65 @@ struct ImportCommandTests {
         #expect(run.errors.contains("note entry 4 (response.body.string) [GET http://127.0.0.1:"), "\(run.errors)")
         #expect(run.errors.contains("U+FFFD"))
     }
+
+    @Test("hostile files: a duplicated key is one short line with its line number; a file none of whose entries imports writes nothing; WireMock mappings are named")
+    func hostileFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var big = "interactions:\n"
+        for index in 0..<2_000 {
+            big += "- request: {body: null, headers: {}, method: GET, uri: 'http://h.test/\(index)'}\n"
+            big += "  response: {body: {string: ok}, headers: {}, status: {code: 200, message: OK}}\n"
+        }
+        big += "version: 1\nversion: 2\n"
+        let duplicate = directory.file("dup.yaml")
+        try Data(big.utf8).write(to: duplicate)
+        let output = directory.file("out.har")
+        let run = try runTapedeck(["cassette", "import", duplicate.path, output.path])
+        #expect(run.status == 2)
+        #expect(run.errors.split(separator: "\n").count == 1 && run.errors.count < 400, "\(run.errors.prefix(500))")
+        #expect(run.errors.contains("line 4002") && run.errors.contains("'version' twice"), "\(run.errors)")
+
+        let allBad = directory.file("bad.yaml")
+        try Data("interactions:\n- request: {body: null, headers: {}, method: GET, uri: /relative}\n  response: {body: {string: ''}, headers: {}, status: {code: 200, message: OK}}\nversion: 1\n".utf8).write(to: allBad)
+        let none = try runTapedeck(["cassette", "import", allBad.path, output.path])
+        #expect(none.status == 2 && none.errors.contains("its one entry cannot be imported (above); nothing was written"), "\(none.errors)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+
+        let wiremock = directory.file("mappings.json")
+        try Data(#"{"mappings": [{"request": {"method": "GET", "urlPath": "/x"}, "response": {"status": 200}}]}"#.utf8).write(to: wiremock)
+        let stubs = try runTapedeck(["cassette", "import", wiremock.path, output.path])
+        #expect(stubs.status == 2 && stubs.errors.contains("WireMock mappings"), "\(stubs.errors)")
+    }
+
+    @Test("export: a HAR cassette as vcrpy's and VCR's YAML that import reads back whole; a failure left out with a warning; bad --to and the input as output refused")
+    func export() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let har = directory.file("api.har.gz")
+        try CassetteFile.write(Cassette(interactions: [
+            Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/a")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("one".utf8)))),
+            Interaction(index: 1, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/a")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("two".utf8)))),
+            Interaction(index: 2, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/down")!),
+                        outcome: .failure(RecordedFailure(code: -1004, message: "refused"))),
+        ]), to: har)
+        for (format, file) in [("vcrpy", "test_api.yaml"), ("vcr", "api.yml")] {
+            let output = directory.file(file)
+            let run = try runTapedeck(["cassette", "export", har.path, output.path, "--to", format])
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.output.contains("2 entries as a"), "\(run.output)")
+            #expect(run.errors.contains("left out entry 2 [GET http://api.test/down]: a transport failure"), "\(run.errors)")
+            let back = try ForeignCassette.read(Data(contentsOf: output), file: file)
+            #expect(back.interactions.compactMap { $0.response?.body } == [Data("one".utf8), Data("two".utf8)])
+        }
+        let stdout = try runTapedeck(["cassette", "export", har.path, "-", "--to", "vcrpy"])
+        #expect(stdout.status == 0 && stdout.output.hasPrefix("interactions:"), "\(stdout.output.prefix(200))")
+        let unknown = try runTapedeck(["cassette", "export", har.path, directory.file("x.json").path, "--to", "dvr"])
+        #expect(unknown.status == 64 && unknown.errors.contains("vcrpy or vcr"), "\(unknown.errors)")
+        let same = try runTapedeck(["cassette", "export", har.path, har.path, "--to", "vcrpy"])
+        #expect(same.status == 2 && same.errors.contains("is the input itself"))
+        #expect(try CassetteFile.read(har).interactions.count == 3, "the input is unchanged")
+    }
 }

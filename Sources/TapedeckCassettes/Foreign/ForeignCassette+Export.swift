@@ -28,8 +28,9 @@ extension ForeignCassette {
     ///
     /// Interactions keep their order, so identical requests replay their answers in turn. A body
     /// stored decoded under a `Content-Encoding` is written decoded without that field (and with
-    /// its length), as vcrpy's `decode_compressed_response` writes it; a wire body keeps its
-    /// coding, as the tools record one. Text bodies that are UTF-8 are written as text, others as
+    /// its length), as vcrpy's `decode_compressed_response` writes it. A compressed wire body is
+    /// written decoded the same way for vcrpy (whose replay would hand `requests` the compressed
+    /// bytes) and as it is for VCR, as VCR records one. Text bodies that are UTF-8 are written as text, others as
     /// bytes (vcrpy: `!!binary`; VCR: `base64_string`). Throws for a format it does not write.
     public static func export(_ cassette: Cassette, as format: Format) throws(CassetteError) -> Export {
         guard exportFormats.contains(format) else {
@@ -49,8 +50,8 @@ extension ForeignCassette {
                 leftOut.append("\(label): a response that broke off, which \(format.title) cannot replay")
                 continue
             }
-            let (headers, body) = plainBody(response)
-            let reason = response.statusText.isEmpty ? HTTPResponse.Status(code: response.status).reasonPhrase : response.statusText
+            let (headers, body) = plainBody(response, decodingWire: format == .vcrpy)
+            let reason = response.statusText.isEmpty ? standardReason(response.status) : response.statusText
             switch format {
             case .vcrpy:
                 interactions.append(.map([
@@ -92,14 +93,37 @@ extension ForeignCassette {
     }
 
     /// The response's headers and body as the other tools replay them: a decoded body loses the
-    /// `Content-Encoding` it no longer has, and its `Content-Length` becomes its own.
-    private static func plainBody(_ response: RecordedResponse) -> ([HeaderField], Data) {
-        guard response.bodyForm == .decoded, response.headers.value(for: "Content-Encoding") != nil else { return (response.headers, response.body) }
+    /// `Content-Encoding` it no longer has, and its `Content-Length` becomes its own. With
+    /// `decodingWire` (vcrpy, whose replay hands `requests` a body as it is stored, never decoding
+    /// it), a compressed wire body is decoded too; one that does not decode stays as it is.
+    private static func plainBody(_ response: RecordedResponse, decodingWire: Bool) -> ([HeaderField], Data) {
+        guard let coding = response.headers.value(for: "Content-Encoding") else { return (response.headers, response.body) }
+        var body = response.body
+        if response.bodyForm == .wire {
+            guard decodingWire, let decoded = try? ContentCoding.decode(body, contentEncoding: coding) else { return (response.headers, body) }
+            body = decoded
+        }
         var headers = response.headers.filter { !$0.name.equalsIgnoringASCIICase("Content-Encoding") }
         for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Content-Length") {
-            headers[index].value = String(response.body.count)
+            headers[index].value = String(body.count)
         }
-        return (headers, response.body)
+        return (headers, body)
+    }
+
+    /// The status's reason phrase (RFC 9110's), which the tools write beside the code; empty for
+    /// a code it does not name.
+    private static func standardReason(_ status: Int) -> String {
+        let known: [HTTPResponse.Status] = [
+            .switchingProtocols, .earlyHints, .ok, .created, .accepted, .nonAuthoritativeInformation, .noContent,
+            .resetContent, .partialContent, .multipleChoices, .movedPermanently, .found, .seeOther, .notModified,
+            .temporaryRedirect, .permanentRedirect, .badRequest, .unauthorized, .forbidden, .notFound,
+            .methodNotAllowed, .notAcceptable, .proxyAuthenticationRequired, .requestTimeout, .conflict, .gone, .lengthRequired,
+            .preconditionFailed, .contentTooLarge, .uriTooLong, .unsupportedMediaType, .rangeNotSatisfiable, .expectationFailed,
+            .misdirectedRequest, .unprocessableContent, .tooEarly, .upgradeRequired, .preconditionRequired, .tooManyRequests,
+            .requestHeaderFieldsTooLarge, .unavailableForLegalReasons, .internalServerError, .notImplemented, .badGateway,
+            .serviceUnavailable, .gatewayTimeout, .httpVersionNotSupported, .networkAuthenticationRequired,
+        ]
+        return known.first { $0.code == status }?.reasonPhrase ?? ""
     }
 
     /// Header fields as the tools keep them: each name once (as first spelt), with its values in order.
@@ -192,19 +216,6 @@ enum YAMLNode {
     /// `text` in double quotes, with YAML's escapes for quotes, backslashes, control characters
     /// and everything outside printable ASCII (so the file is ASCII whatever the text).
     static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value >= 0x20 && scalar.value < 0x7F: out.unicodeScalars.append(scalar)
-            case _ where scalar.value <= 0xFFFF: out += String(format: "\\u%04X", scalar.value)
-            default: out += String(format: "\\U%08X", scalar.value)
-            }
-        }
-        return out + "\""
+        ForeignNode.quoted(text, asciiOnly: true)
     }
 }

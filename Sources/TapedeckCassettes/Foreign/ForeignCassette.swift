@@ -72,6 +72,14 @@ public enum ForeignCassette {
         try readDetecting(data, file: file, format: format).cassette
     }
 
+    /// Whether `root` is WireMock's mappings (`mappings`, or one mapping's `request` with a URL
+    /// pattern) or a Hoverfly simulation (`data.pairs`).
+    private static func isStubFile(_ root: ForeignNode) -> Bool {
+        if root["mappings"] != nil || root["data"]?["pairs"] != nil { return true }
+        guard let request = root["request"] else { return false }
+        return ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].contains { request[$0] != nil }
+    }
+
     /// ``read(_:file:format:)``, also returning the format it read the file as.
     public static func readDetecting(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> (cassette: Cassette, format: Format) {
         let root: ForeignNode
@@ -85,7 +93,10 @@ public enum ForeignCassette {
         if case let .list(elements, _) = root, elements.isEmpty { return (Cassette(), format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR (none of their top-level keys: 'interactions', 'http_interactions')",
-                                hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`" : "name the format with --from if it is one of them")
+                                hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
+                                    : Self.isStubFile(root) ? "it looks like WireMock mappings or a Hoverfly simulation: those are request matchers, "
+                                        + "not recordings — write them as a scenario's stub routes (docs/scenarios.md)"
+                                    : "name the format with --from if it is one of them")
         }
         let key = format == .vcr ? "http_interactions" : "interactions"
         let list = if case .list = root { root } else { root[key] }

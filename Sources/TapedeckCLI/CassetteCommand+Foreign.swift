@@ -34,23 +34,13 @@ extension CassetteCommand {
         @Flag(help: "Keep every secret as the input has it (the output is then as sensitive as the input).")
         var noRedact = false
 
-        @Option(name: .customLong("header"), help: "Another header to redact (repeatable).")
-        var headers: [String] = []
-
-        @Option(name: .customLong("query"), help: "Another query item to redact (repeatable).")
-        var queryItems: [String] = []
-
-        @Option(name: .customLong("json-field"), help: "Another JSON field to redact (repeatable).")
-        var jsonFields: [String] = []
-
-        @Option(name: .customLong("keep-cookie"), help: ArgumentHelp("A cookie whose value is kept in clear (repeatable).", valueName: "NAME"))
-        var keptCookies: [String] = []
+        @OptionGroup var redaction: RedactionFlags
 
         func validate() throws {
             if let from, ForeignCassette.Format(rawValue: from.lowercased()) == nil {
                 throw ValidationError("--from '\(from)' is no format import reads; use one of \(ForeignCassette.Format.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            if noRedact && !(headers.isEmpty && queryItems.isEmpty && jsonFields.isEmpty && keptCookies.isEmpty) {
+            if noRedact && !redaction.isEmpty {
                 throw ValidationError("--no-redact excludes --header, --query, --json-field and --keep-cookie")
             }
         }
@@ -76,10 +66,15 @@ extension CassetteCommand {
             }
             for skipped in cassette.skipped { printError("tapedeck: warning: \(input): \(skipped)") }
             for note in cassette.notes { printError("tapedeck: warning: \(input): \(note)") }
+            if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
+                // Nothing to replay: an empty cassette would only hide that.
+                let which = cassette.skipped.count == 1 ? "its one entry cannot" : "none of its \(cassette.skipped.count) entries can"
+                printError("tapedeck: \(input): \(which) be imported (above); nothing was written")
+                throw ExitStatus.badInput
+            }
             var redacted = 0
             if !noRedact {
-                var redactor = Redactor(extraHeaders: Set(headers), extraQueryItems: Set(queryItems), extraJSONFields: Set(jsonFields))
-                redactor.keptCookies = Set(keptCookies)
+                let redactor = redaction.redactor
                 let before = cassette.interactions
                 cassette.interactions = before.map(redactor.redact)
                 redacted = zip(before, cassette.interactions).count { $0 != $1 }
@@ -96,6 +91,59 @@ extension CassetteCommand {
             let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
             let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title) cassette (\(secrets)\(skipped))"
             if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
+        }
+    }
+}
+
+extension CassetteCommand {
+    /// `tapedeck cassette export`: a HAR cassette as a vcrpy or VCR cassette.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a HAR cassette as a vcrpy (Python) or VCR (Ruby) cassette, for a team's other clients.",
+            discussion: """
+            Every interaction is written in order, so identical requests replay their answers in \
+            turn; transport failures and responses that broke off, which those tools cannot replay, \
+            are left out with a warning. The cassette is written as it is: redact it first \
+            (`tapedeck cassette validate` says whether it holds secrets). A body stored decoded is \
+            written decoded, without its Content-Encoding.
+
+            Example: tapedeck cassette export fixtures/cassettes/api.har.gz tests/cassettes/test_api.yaml --to vcrpy
+            """)
+
+        @Argument(help: "The HAR cassette (.har or .har.gz).")
+        var input: String
+
+        @Argument(help: "The file to write ('-': standard output).")
+        var output: String
+
+        @Option(help: ArgumentHelp("The format to write: \(ForeignCassette.exportFormats.map(\.rawValue).joined(separator: " or ")).", valueName: "FORMAT"))
+        var to: String
+
+        func validate() throws {
+            guard let format = ForeignCassette.Format(rawValue: to.lowercased()), ForeignCassette.exportFormats.contains(format) else {
+                throw ValidationError("--to '\(to)' is no format export writes; use \(ForeignCassette.exportFormats.map(\.rawValue).joined(separator: " or "))")
+            }
+        }
+
+        func run() throws {
+            removeTemporariesOnSignal()
+            if output != "-", samePath(input, output) {
+                printError("tapedeck: \(output) is the input itself: write the \(to) cassette to another file")
+                throw ExitStatus.badInput
+            }
+            let cassette = try loadWithBase(input).merged
+            let format = ForeignCassette.Format(rawValue: to.lowercased())!
+            let export: ForeignCassette.Export
+            do throws(CassetteError) {
+                export = try ForeignCassette.export(cassette, as: format)
+                if output == "-" { try writeStandardOutput(export.data) } else { try CassetteFile.atomicWrite(export.data, to: URL(fileURLWithPath: output)) }
+            } catch {
+                throw ExitStatus.report(error)
+            }
+            for line in export.leftOut { printError("tapedeck: warning: \(input): left out \(line)") }
+            let summary = "\(output == "-" ? "standard output" : output): \(entries(export.written)) as a \(format.title) cassette"
+                + (export.leftOut.isEmpty ? "" : " (\(export.leftOut.count) left out)")
+            if output == "-" { printError("tapedeck: " + summary) } else { print(summary) }
         }
     }
 }

@@ -214,14 +214,20 @@ indirect enum ForeignNode {
     private static func line(of error: YamlError) -> Int? {
         switch error {
         case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): mark.line
+        case let .duplicatedKeysInMapping(_, context): context.mark.line
         default: nil
         }
     }
 
     private static func problem(of error: YamlError) -> String {
         switch error {
-        case let .scanner(_, problem, _, _), let .parser(_, problem, _, _), let .composer(_, problem, _, _): problem
-        default: "\(error)"
+        case let .scanner(_, problem, _, _), let .parser(_, problem, _, _), let .composer(_, problem, _, _):
+            // (libyaml's own wording names its API: said in the user's terms.)
+            problem.hasPrefix("Maximum nesting level") ? "nested deeper than a YAML file may be" : problem
+        case let .duplicatedKeysInMapping(duplicates, _):
+            // Yams' own text quotes the whole mapping: a cassette's is the whole file.
+            "a mapping gives the key \(duplicates.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")) twice"
+        default: String("\(error)".prefix(200))
         }
     }
 }
@@ -254,6 +260,13 @@ extension ForeignNode {
     }
 
     private static func jsonString(_ text: String) -> String {
+        quoted(text, asciiOnly: false)
+    }
+
+    /// `text` in double quotes with JSON's escapes (which YAML's double-quoted style reads too)
+    /// for quotes, backslashes and control characters; with `asciiOnly`, everything outside
+    /// printable ASCII is escaped as well (YAML's `\u`/`\U`), so a file is ASCII whatever it holds.
+    static func quoted(_ text: String, asciiOnly: Bool) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -262,8 +275,10 @@ extension ForeignNode {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || asciiOnly && scalar.value == 0x7F: out += String(format: "\\u%04X", scalar.value)
+            case _ where !asciiOnly || scalar.value < 0x7F: out.unicodeScalars.append(scalar)
+            case _ where scalar.value <= 0xFFFF: out += String(format: "\\u%04X", scalar.value)
+            default: out += String(format: "\\U%08X", scalar.value)
             }
         }
         return out + "\""
