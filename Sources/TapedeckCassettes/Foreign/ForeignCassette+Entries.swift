@@ -31,9 +31,9 @@ extension ForeignCassette {
             }
             // The request.
             let urlNode = format == .vcr || format == .vcrpy ? request["uri"] ?? request["url"] : request["url"] ?? request["uri"]
-            guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), url.scheme != nil, url.host != nil else {
+            guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 // (The URL itself is in the warning's label, its secrets redacted; not repeated here.)
-                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "the URL is missing or not absolute (a scheme and a host are needed)")
+                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "the URL is missing, or not an absolute http or https URL")
             }
             // (VCR 1.x wrote Ruby symbols: `:get`.)
             guard let method = request["method"]?.string?.trimmingCharacters(in: .whitespaces).drop(while: { $0 == ":" }), !method.isEmpty,
@@ -78,7 +78,7 @@ extension ForeignCassette {
             let form = HARCodec.inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"),
                                              storedAsBytes: storedAsBytes(bodyNode), announced: length)
             let recorded = RecordedResponse(status: status, statusText: reason, headers: headers, body: data, bodyForm: form)
-            return Interaction(index: position, startedDateTime: startedDateTime(entry, response: response) ?? "1970-01-01T00:00:00.000Z",
+            return Interaction(index: position, startedDateTime: startedDateTime(entry) ?? "1970-01-01T00:00:00.000Z",
                                request: recordedRequest, outcome: .response(recorded), timings: timings(response))
         }
 
@@ -253,7 +253,7 @@ extension ForeignCassette {
 
         /// When the interaction was recorded, as ISO 8601 (HAR's form): vcr's RFC 1123 date,
         /// Betamax's ISO date, DVR's seconds since 1970.
-        private func startedDateTime(_ entry: ForeignNode, response: ForeignNode) -> String? {
+        private func startedDateTime(_ entry: ForeignNode) -> String? {
             // (`recorded` is Betamax for Java's.)
             guard let node = entry["recorded_at"] ?? entry["recorded"] else { return nil }
             let date: Date?

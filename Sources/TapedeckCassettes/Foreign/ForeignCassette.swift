@@ -112,7 +112,7 @@ public enum ForeignCassette {
                                 reason: "'\(key)' is not a list", hint: "check the file is a \(format.title) cassette")
         }
         var reader = EntryReader(file: file, format: format)
-        // Written as Tapedeck's own (its HAR reader then trusts what it wrote); the other tool is named in a note.
+        // Written as Tapedeck's own: its HAR reader then trusts what it wrote.
         var cassette = Cassette()
         for (position, entry) in list.elements.enumerated() {
             do throws(CassetteError) {
