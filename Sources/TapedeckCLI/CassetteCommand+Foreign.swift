@@ -6,14 +6,15 @@ extension CassetteCommand {
     /// `tapedeck cassette import`: another tool's cassette as a HAR cassette, redacted.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr or DVR cassette into a HAR cassette (.har or .har.gz).",
+            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr or DVR cassette, or a Postman collection's saved examples, into a HAR cassette.",
             discussion: """
             The format is recognised from the file's keys (or named with --from); JSON, YAML, and \
             VCR's zlib-compressed files are read. Every interaction becomes an entry, in order, so \
             identical requests replay their recorded answers in turn; one that cannot be read is \
             left out with a warning. Secrets are redacted as in a recording (the default rules, \
             changed with --keep-cookie, --header, --query, --json-field, or --no-redact). The input \
-            is never changed.
+            is never changed. A Postman collection gives one entry per saved example response; its \
+            {{variables}} come from the collection, an --environment export, or --variable.
 
             Example: tapedeck cassette import tests/cassettes/test_login.yaml fixtures/login.har.gz
             """)
@@ -36,7 +37,17 @@ extension CassetteCommand {
 
         @OptionGroup var redaction: RedactionFlags
 
+        @Option(name: .customLong("variable"), help: ArgumentHelp("A Postman variable's value, over the collection's and the environment's (repeatable).",
+                                                                   valueName: "NAME=VALUE"))
+        var variables: [String] = []
+
+        @Option(help: ArgumentHelp("A Postman environment export whose variables the collection's {{names}} use.", valueName: "FILE"))
+        var environment: String?
+
         func validate() throws {
+            if let bad = variables.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+                throw ValidationError("--variable '\(bad)' is not NAME=VALUE")
+            }
             if let from, ForeignCassette.Format(rawValue: from.lowercased()) == nil {
                 throw ValidationError("--from '\(from)' is no format import reads; use one of \(ForeignCassette.Format.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -59,13 +70,28 @@ extension CassetteCommand {
             do throws(CassetteError) {
                 let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
                 let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
+                var values: [String: String] = [:]
+                if let environment {
+                    values = try ForeignCassette.postmanEnvironment(CassetteFile.jsonText(of: URL(fileURLWithPath: environment)), file: environment)
+                }
+                for pair in variables {
+                    let equals = pair.firstIndex(of: "=")!
+                    values[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                }
                 // Undetected, the reader throws its own error, which says what it looked for.
-                (cassette, format) = try ForeignCassette.readDetecting(text, file: input, format: named)
+                let reading = try ForeignCassette.load(text, file: input, format: named, variables: values)
+                (cassette, format) = (reading.cassette, reading.format)
+                for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
             } catch {
                 throw ExitStatus.report(error)
             }
-            for skipped in cassette.skipped { printError("tapedeck: warning: \(input): \(skipped)") }
+            warnSkipped(cassette.skipped)
             for note in cassette.notes { printError("tapedeck: warning: \(input): \(note)") }
+            if cassette.interactions.isEmpty, cassette.skipped.isEmpty, format == .postman {
+                printError("tapedeck: \(input): the collection holds no saved example response, so there is nothing to replay; nothing was written "
+                           + "(save a response to each request in Postman — \"Save Response\" — and export again)")
+                throw ExitStatus.badInput
+            }
             if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
                 // Nothing to replay: an empty cassette would only hide that.
                 let which = cassette.skipped.count == 1 ? "its one entry cannot" : "none of its \(cassette.skipped.count) entries can"
@@ -89,8 +115,30 @@ extension CassetteCommand {
             }
             let skipped = cassette.skipped.isEmpty ? "" : ", \(cassette.skipped.count) left out"
             let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
-            let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title) cassette (\(secrets)\(skipped))"
+            let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title)\(format == .postman ? "" : " cassette") (\(secrets)\(skipped))"
             if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
+        }
+    }
+}
+
+extension CassetteCommand.Import {
+    /// The skipped entries, each on a line; past ten, those of one reason (a variable nobody
+    /// set, say, in a hundred examples) are said once with their count and the first of them.
+    private func warnSkipped(_ skipped: [SkippedEntry]) {
+        guard skipped.count > 10 else {
+            for entry in skipped { printError("tapedeck: warning: \(input): \(entry)") }
+            return
+        }
+        var order: [String] = []
+        var byReason: [String: [SkippedEntry]] = [:]
+        for entry in skipped {
+            if byReason[entry.error.reason] == nil { order.append(entry.error.reason) }
+            byReason[entry.error.reason, default: []].append(entry)
+        }
+        for reason in order {
+            let entries = byReason[reason]!
+            let hint = entries[0].error.hint.isEmpty ? "" : " — \(entries[0].error.hint)"
+            printError("tapedeck: warning: \(input): left out \(entries.count) (first: \(entries[0]))\(hint)")
         }
     }
 }

@@ -144,4 +144,22 @@ struct ImportCommandTests {
         #expect(same.status == 2 && same.errors.contains("is the input itself"))
         #expect(try CassetteFile.read(har).interactions.count == 3, "the input is unchanged")
     }
+
+    @Test("a Postman collection: its examples with an environment's and --variable's values; a bad --variable is a usage error")
+    func postman() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let output = directory.file("shop.har")
+        let run = try runTapedeck(["cassette", "import", foreign("postman-shop.postman_collection.json").path, output.path,
+                                   "--environment", foreign("postman-shop.postman_environment.json").path, "--variable", "baseUrl=http://127.0.0.1:9000"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("6 entries from a Postman collection"), "\(run.output)")
+        #expect(run.errors.contains("note: ") && run.errors.contains("1 request has no saved example response"), "\(run.errors)")
+        let cassette = try CassetteFile.read(output)
+        #expect(cassette.interactions.allSatisfy { $0.request.url.absoluteString.hasPrefix("http://127.0.0.1:9000/") })
+        let text = try String(decoding: CassetteFile.jsonText(of: output), as: UTF8.self)
+        #expect(!text.contains("lovelace") && !text.contains("abc123"), "the environment's password and the token are redacted")
+        let bad = try runTapedeck(["cassette", "import", foreign("postman-shop.postman_collection.json").path, output.path, "--variable", "baseUrl"])
+        #expect(bad.status == 64 && bad.errors.contains("is not NAME=VALUE"), "\(bad.errors)")
+    }
 }

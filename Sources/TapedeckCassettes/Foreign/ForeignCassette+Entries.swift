@@ -231,15 +231,9 @@ extension ForeignCassette {
             var items: [String] = []
             for (name, values) in form.pairs {
                 let list = values.elements.isEmpty ? [values] : values.elements
-                for value in list { items.append(Self.formEscaped(name) + "=" + Self.formEscaped(value.string ?? "")) }
+                for value in list { items.append(ForeignCassette.formEscaped(name) + "=" + ForeignCassette.formEscaped(value.string ?? "")) }
             }
             return items.joined(separator: "&")
-        }
-
-        private static func formEscaped(_ text: String) -> String {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._*")
-            return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text)
         }
 
         /// The reason phrase: vcr's `status.message`, go-vcr's `status` ("200 OK" → "OK").

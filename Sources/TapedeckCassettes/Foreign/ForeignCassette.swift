@@ -27,6 +27,10 @@ public enum ForeignCassette {
         /// DVR (Swift): JSON with `interactions` whose bodies are text, a JSON value or base64 as
         /// the `Content-Type` says, and `recorded_at` in seconds since 1970.
         case dvr
+        /// A Postman collection (v2.0, v2.1): each saved example response (`item[].response[]`)
+        /// with the request it was saved from; `{{variables}}` from the collection, an
+        /// environment, or the caller.
+        case postman
 
         /// What the CLI calls it.
         public var title: String {
@@ -35,6 +39,7 @@ public enum ForeignCassette {
             case .vcr: "VCR/Betamax"
             case .goVCR: "go-vcr"
             case .dvr: "DVR"
+            case .postman: "Postman collection"
             }
         }
     }
@@ -48,6 +53,7 @@ public enum ForeignCassette {
 
     static func detect(_ root: ForeignNode) -> Format? {
         if root["http_interactions"] != nil { return .vcr }
+        if root["info"]?["schema"]?.string?.contains("getpostman.com") == true || root["info"] != nil && root["item"] != nil { return .postman }
         // VCR 1.x: a bare list of `!ruby/struct:VCR::HTTPInteraction`s.
         if case let .list(elements, _) = root, elements.first?["request"]?["uri"] != nil { return .vcr }
         // vcrpy before 1.0: a bare list whose requests give `protocol`, `host`, `port` and `path`.
@@ -69,7 +75,37 @@ public enum ForeignCassette {
     /// `format` nil detects it (``detect(_:)``). Throws when the file cannot be parsed or is in no
     /// format this reader knows; entries that cannot be read are skipped, not fatal.
     public static func read(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> Cassette {
-        try readDetecting(data, file: file, format: format).cassette
+        try load(data, file: file, format: format).cassette
+    }
+
+    /// ``read(_:file:format:)``, also returning the format it read the file as.
+    public static func readDetecting(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> (cassette: Cassette, format: Format) {
+        let reading = try load(data, file: file, format: format)
+        return (reading.cassette, reading.format)
+    }
+
+    /// What reading another tool's file gave.
+    public struct Reading: Sendable {
+        /// The interactions, with the entries left out and the notes.
+        public var cassette: Cassette
+        /// The format the file was read as.
+        public var format: Format
+        /// What to say about the file as a whole: `12 requests have no saved example…`.
+        public var remarks: [String] = []
+    }
+
+    /// The variables of a Postman environment export (`{"values": [{"key", "value", "enabled"}]}`),
+    /// for ``load(_:file:format:variables:)``; `file` names it in errors.
+    public static func postmanEnvironment(_ data: Data, file: String) throws(CassetteError) -> [String: String] {
+        guard case let .success(root) = ForeignNode.parse(data), let values = root["values"], case .list = values else {
+            throw CassetteError(.json, file: file, reason: "this is no Postman environment (no 'values' list)",
+                                hint: "export the environment from Postman (Environments, …, Export)")
+        }
+        var variables: [String: String] = [:]
+        for item in values.elements where item["enabled"]?.string != "false" && item["disabled"]?.string != "true" {
+            if let key = item["key"]?.string { variables[key] = item["value"]?.string ?? "" }
+        }
+        return variables
     }
 
     /// Whether `root` is WireMock's mappings (`mappings`, or one mapping's `request` with a URL
@@ -80,24 +116,27 @@ public enum ForeignCassette {
         return ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].contains { request[$0] != nil }
     }
 
-    /// ``read(_:file:format:)``, also returning the format it read the file as.
-    public static func readDetecting(_ data: Data, file: String, format: Format? = nil) throws(CassetteError) -> (cassette: Cassette, format: Format) {
+    /// Reads `data` as ``read(_:file:format:)`` does, with `variables` for a Postman collection's
+    /// `{{name}}`s (over the collection's own), and says what it noticed about the file as a whole.
+    public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:]) throws(CassetteError) -> Reading {
         let root: ForeignNode
         switch ForeignNode.parse(data) {
         case let .success(node): root = node
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
-                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR")
+                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, and Postman collections")
         }
-        if root.isNull { return (Cassette(), format ?? .vcr) }   // an empty file: VCR's empty cassette
-        if case let .list(elements, _) = root, elements.isEmpty { return (Cassette(), format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
+        if root.isNull { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // an empty file: VCR's empty cassette
+        if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
-            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR (none of their top-level keys: 'interactions', 'http_interactions')",
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection (none of their top-level keys: 'interactions', 'http_interactions', 'item')",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
+                                    : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
                                     : Self.isStubFile(root) ? "it looks like WireMock mappings or a Hoverfly simulation: those are request matchers, "
                                         + "not recordings — write them as a scenario's stub routes (docs/scenarios.md)"
                                     : "name the format with --from if it is one of them")
         }
+        if format == .postman { return try postman(root, file: file, variables: variables) }
         let key = format == .vcr ? "http_interactions" : "interactions"
         let list = if case .list = root { root } else { root[key] }
         guard let list else {
@@ -106,7 +145,7 @@ public enum ForeignCassette {
             throw CassetteError(.json, file: file, reason: "there is no '\(key)' list, so this is not a \(format.title) cassette",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is" : "check --from\(detected ?? "")")
         }
-        if list.isNull { return (Cassette(), format) }   // `interactions: null`: nothing was recorded
+        if list.isNull { return Reading(cassette: Cassette(), format: format) }   // `interactions: null`: nothing was recorded
         guard case .list = list else {
             throw CassetteError(.json, file: file, place: list.line.map { "line \($0)" } ?? "",
                                 reason: "'\(key)' is not a list", hint: "check the file is a \(format.title) cassette")
@@ -126,6 +165,37 @@ public enum ForeignCassette {
             }
         }
         cassette.notes = reader.notes
-        return (cassette, format)
+        return Reading(cassette: cassette, format: format)
+    }
+
+    private static func postman(_ root: ForeignNode, file: String, variables: [String: String]) throws(CassetteError) -> Reading {
+        guard let items = root["item"], case .list = items else {
+            throw CassetteError(.json, file: file, reason: root["requests"] != nil
+                                ? "this is a Postman collection in the old v1 format ('requests')" : "there is no 'item' list, so this is not a Postman collection",
+                                hint: "export the collection from Postman as Collection v2.1")
+        }
+        var reader = PostmanReader(file: file, root: root, variables: variables)
+        var cassette = Cassette()
+        var position = 0
+        reader.read(items.elements, into: &cassette, position: &position)
+        cassette.notes = reader.notes
+        var reading = Reading(cassette: cassette, format: .postman)
+        if reader.keptDynamic > 0 {
+            reading.remarks.append("\(reader.keptDynamic) example\(reader.keptDynamic == 1 ? " has" : "s have") {{names}} with no value in headers or "
+                                   + "bodies (ones nobody gave, or Postman's dynamic {{$guid}}, {{$timestamp}}, … drawn anew on every send): kept as written, "
+                                   + "which replay does not match on unless told to (--variable NAME=VALUE, --environment FILE set them)")
+        }
+        if reader.withoutExamples > 0 {
+            reading.remarks.append("\(reader.withoutExamples) request\(reader.withoutExamples == 1 ? " has" : "s have") no saved example response "
+                                   + "(Postman's \"Save Response\"), so nothing of \(reader.withoutExamples == 1 ? "it" : "them") can replay")
+        }
+        return reading
+    }
+
+    /// A form field's name or value as `application/x-www-form-urlencoded` writes it.
+    static func formEscaped(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._*")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }
