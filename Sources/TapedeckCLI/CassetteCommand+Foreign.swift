@@ -14,15 +14,16 @@ extension CassetteCommand {
             left out with a warning. Secrets are redacted as in a recording (the default rules, \
             changed with --keep-cookie, --header, --query, --json-field, or --no-redact). The input \
             is never changed. A Postman collection gives one entry per saved example response; its \
-            {{variables}} come from the collection, an --environment export, or --variable.
+            {{variables}} come from the collection, an --environment export, or --variable. A \
+            folder imports file by file into a folder of .har.gz files, keeping its layout.
 
             Example: tapedeck cassette import tests/cassettes/test_login.yaml fixtures/login.har.gz
             """)
 
-        @Argument(help: "The other tool's cassette.")
+        @Argument(help: "The other tool's cassette (or a folder of them).")
         var input: String
 
-        @Argument(help: "The HAR cassette to write ('-': standard output, plain JSON unless --gzip).")
+        @Argument(help: "The HAR cassette to write ('-': standard output, plain JSON unless --gzip); for a folder, the folder to write into.")
         var output: String
 
         @Option(help: ArgumentHelp("The input's format, when detection guesses wrong: \(ForeignCassette.Format.allCases.map(\.rawValue).joined(separator: ", ")).",
@@ -58,6 +59,39 @@ extension CassetteCommand {
 
         func run() throws {
             removeTemporariesOnSignal()
+            let values = try variableValues()
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+                try importFolder(values: values)
+                return
+            }
+            try importFile(input, to: output, values: values)
+        }
+    }
+}
+
+extension CassetteCommand.Import {
+    /// The Postman variables given: an environment export's, then `--variable`'s over them.
+    private func variableValues() throws -> [String: String] {
+        var values: [String: String] = [:]
+        if let environment {
+            do throws(CassetteError) {
+                values = try ForeignCassette.postmanEnvironment(CassetteFile.jsonText(of: URL(fileURLWithPath: environment)), file: environment)
+            } catch {
+                throw ExitStatus.report(error)
+            }
+        }
+        for pair in variables {
+            let equals = pair.firstIndex(of: "=")!
+            values[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return values
+    }
+
+    /// Imports one file; exits with its status on failure. In a folder, a file that is no
+    /// cassette is left alone (false), not an error.
+    @discardableResult
+    private func importFile(_ input: String, to output: String, values: [String: String], inFolder: Bool = false) throws -> Bool {
             if output != "-" {
                 if samePath(input, output) {
                     printError("tapedeck: \(output) is the input itself: write the HAR cassette to another file (the input is never changed)")
@@ -70,13 +104,10 @@ extension CassetteCommand {
             do throws(CassetteError) {
                 let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
                 let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
-                var values: [String: String] = [:]
-                if let environment {
-                    values = try ForeignCassette.postmanEnvironment(CassetteFile.jsonText(of: URL(fileURLWithPath: environment)), file: environment)
-                }
-                for pair in variables {
-                    let equals = pair.firstIndex(of: "=")!
-                    values[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                if inFolder, named == nil, ForeignCassette.detect(text) == nil, ForeignCassette.parses(text) {
+                    // A folder's other files (a conftest's JSON, a fixture that is no cassette) are left alone.
+                    printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
+                    return false
                 }
                 // Undetected, the reader throws its own error, which says what it looked for.
                 let reading = try ForeignCassette.load(text, file: input, format: named, variables: values)
@@ -85,7 +116,7 @@ extension CassetteCommand {
             } catch {
                 throw ExitStatus.report(error)
             }
-            warnSkipped(cassette.skipped)
+            warnSkipped(cassette.skipped, of: input)
             for note in cassette.notes { printError("tapedeck: warning: \(input): \(note)") }
             if cassette.interactions.isEmpty, cassette.skipped.isEmpty, format == .postman {
                 printError("tapedeck: \(input): the collection holds no saved example response, so there is nothing to replay; nothing was written "
@@ -117,14 +148,50 @@ extension CassetteCommand {
             let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
             let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title)\(format == .postman ? "" : " cassette") (\(secrets)\(skipped))"
             if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
+            return true
         }
+
+    /// `import FOLDER OUT`: every `.yaml`, `.yml`, `.json` and `.zz` file under the folder (a
+    /// tool's cassette library) becomes `OUT/<its path>.har.gz`; one that fails does not stop the
+    /// others, and the exit status is 2 if any did.
+    private func importFolder(values: [String: String]) throws {
+        var isDirectory: ObjCBool = false
+        let lowered = output.lowercased()
+        if output == "-" || FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && !isDirectory.boolValue
+            || !isDirectory.boolValue && (lowered.hasSuffix(".har") || lowered.hasSuffix(".har.gz")) {
+            printError("tapedeck: \(input) is a folder: give a folder to write its cassettes into, not \(output == "-" ? "standard output" : "the file \(output)")")
+            throw ExitStatus.badInput
+        }
+        let base = URL(fileURLWithPath: input).standardizedFileURL
+        let files = (FileManager.default.enumerator(atPath: base.path)?.allObjects as? [String] ?? [])
+            .filter { ["yaml", "yml", "json", "zz"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+            .filter { !$0.hasSuffix(".postman_environment.json") }
+            .sorted()
+        guard !files.isEmpty else {
+            printError("tapedeck: \(input): no .yaml, .yml, .json or .zz file in this folder; nothing was written")
+            throw ExitStatus.badInput
+        }
+        var imported = 0, leftAlone = 0, failed: [String] = []
+        for file in files {
+            let target = URL(fileURLWithPath: output).appendingPathComponent(URL(fileURLWithPath: file).deletingPathExtension().relativePath + ".har.gz")
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if try importFile(base.appendingPathComponent(file).path, to: target.path, values: values, inFolder: true) { imported += 1 } else { leftAlone += 1 }
+            } catch {
+                failed.append(file)
+            }
+        }
+        let alone = leftAlone == 0 ? "" : ", \(leftAlone) other file\(leftAlone == 1 ? "" : "s") left alone"
+        print("\(output): \(imported) cassette\(imported == 1 ? "" : "s") imported from \(input)\(alone)"
+              + (failed.isEmpty ? "" : "; \(failed.count) could not be (above): \(failed.prefix(5).joined(separator: ", "))\(failed.count > 5 ? ", …" : "")"))
+        if !failed.isEmpty { throw ExitStatus.badInput }
     }
 }
 
 extension CassetteCommand.Import {
     /// The skipped entries, each on a line; past ten, those of one reason (a variable nobody
     /// set, say, in a hundred examples) are said once with their count and the first of them.
-    private func warnSkipped(_ skipped: [SkippedEntry]) {
+    private func warnSkipped(_ skipped: [SkippedEntry], of input: String) {
         guard skipped.count > 10 else {
             for entry in skipped { printError("tapedeck: warning: \(input): \(entry)") }
             return

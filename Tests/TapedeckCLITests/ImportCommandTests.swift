@@ -162,4 +162,33 @@ struct ImportCommandTests {
         let bad = try runTapedeck(["cassette", "import", foreign("postman-shop.postman_collection.json").path, output.path, "--variable", "baseUrl"])
         #expect(bad.status == 64 && bad.errors.contains("is not NAME=VALUE"), "\(bad.errors)")
     }
+
+    @Test("a folder (a tool's cassette library) imports file by file into a folder of .har.gz, keeping its layout; other documents are left alone; a damaged one fails the run after the rest are written")
+    func folder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let library = directory.file("cassettes")
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("api"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: foreign("vcrpy-requests.yaml"), to: library.appendingPathComponent("test_login.yaml"))
+        try FileManager.default.copyItem(at: foreign("vcr-ruby.zz"), to: library.appendingPathComponent("api/items.zz"))
+        try Data(#"{"compilerOptions": {}}"#.utf8).write(to: library.appendingPathComponent("tsconfig.json"))
+        let output = directory.file("har")
+        let run = try runTapedeck(["cassette", "import", library.path, output.path])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("2 cassettes imported from \(library.path), 1 other file left alone"), "\(run.output)")
+        #expect(try CassetteFile.read(output.appendingPathComponent("test_login.har.gz")).interactions.count == 11)
+        #expect(try CassetteFile.read(output.appendingPathComponent("api/items.har.gz")).interactions.count == 10)
+
+        try Data("interactions: [\n".utf8).write(to: library.appendingPathComponent("api/broken.yaml"))
+        let again = try runTapedeck(["cassette", "import", library.path, directory.file("har2").path])
+        #expect(again.status == 2)
+        #expect(again.output.contains("2 cassettes imported") && again.output.contains("1 could not be (above): api/broken.yaml"), "\(again.output)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("har2/test_login.har.gz").path), "the others are written")
+
+        let toFile = try runTapedeck(["cassette", "import", library.path, directory.file("one.har.gz").path])
+        #expect(toFile.status == 2 && toFile.errors.contains("is a folder"), "\(toFile.errors)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("one.har.gz").path))
+        let toStandardOutput = try runTapedeck(["cassette", "import", library.path, "-"])
+        #expect(toStandardOutput.status == 2 && toStandardOutput.errors.contains("is a folder"), "\(toStandardOutput.errors)")
+    }
 }

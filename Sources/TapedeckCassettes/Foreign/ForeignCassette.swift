@@ -51,6 +51,13 @@ public enum ForeignCassette {
         return detect(root)
     }
 
+    /// Whether `data` reads as JSON or YAML at all: a file ``detect(_:)`` finds no format in is
+    /// then another kind of document, not a damaged cassette.
+    public static func parses(_ data: Data) -> Bool {
+        if case .success = ForeignNode.parse(data) { return true }
+        return false
+    }
+
     static func detect(_ root: ForeignNode) -> Format? {
         if root["http_interactions"] != nil { return .vcr }
         if root["info"]?["schema"]?.string?.contains("getpostman.com") == true || root["info"] != nil && root["item"] != nil { return .postman }
