@@ -251,11 +251,20 @@ extension CassetteCommand {
             let export: ForeignCassette.Export
             do throws(CassetteError) {
                 export = try ForeignCassette.export(cassette, as: format)
-                if output == "-" { try writeStandardOutput(export.data) } else { try CassetteFile.atomicWrite(export.data, to: URL(fileURLWithPath: output)) }
             } catch {
                 throw ExitStatus.report(error)
             }
             for line in export.leftOut { printError("tapedeck: warning: \(input): left out \(line)") }
+            if export.written == 0, !export.leftOut.isEmpty {
+                // Nothing the tool could replay: an empty cassette would only hide that.
+                printError("tapedeck: \(input): none of its \(entries(export.leftOut.count)) can be written as a \(format.title) cassette (above); nothing was written")
+                throw ExitStatus.badInput
+            }
+            do throws(CassetteError) {
+                if output == "-" { try writeStandardOutput(export.data) } else { try CassetteFile.atomicWrite(export.data, to: URL(fileURLWithPath: output)) }
+            } catch {
+                throw ExitStatus.report(error)
+            }
             let summary = "\(output == "-" ? "standard output" : output): \(entries(export.written)) as a \(format.title) cassette"
                 + (export.leftOut.isEmpty ? "" : " (\(export.leftOut.count) left out)")
             if output == "-" { printError("tapedeck: " + summary) } else { print(summary) }

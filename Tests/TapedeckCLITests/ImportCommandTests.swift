@@ -140,6 +140,12 @@ struct ImportCommandTests {
         #expect(stdout.status == 0 && stdout.output.hasPrefix("interactions:"), "\(stdout.output.prefix(200))")
         let unknown = try runTapedeck(["cassette", "export", har.path, directory.file("x.json").path, "--to", "dvr"])
         #expect(unknown.status == 64 && unknown.errors.contains("vcrpy or vcr"), "\(unknown.errors)")
+        let failures = directory.file("failures.har")
+        try CassetteFile.write(Cassette(interactions: [Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/down")!),
+                                                                   outcome: .failure(RecordedFailure(code: -1004, message: "refused")))]), to: failures)
+        let nothing = try runTapedeck(["cassette", "export", failures.path, directory.file("none.yaml").path, "--to", "vcrpy"])
+        #expect(nothing.status == 2 && nothing.errors.contains("nothing was written"), "\(nothing.errors)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("none.yaml").path))
         let same = try runTapedeck(["cassette", "export", har.path, har.path, "--to", "vcrpy"])
         #expect(same.status == 2 && same.errors.contains("is the input itself"))
         #expect(try CassetteFile.read(har).interactions.count == 3, "the input is unchanged")

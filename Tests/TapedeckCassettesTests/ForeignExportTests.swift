@@ -89,4 +89,28 @@ struct ForeignExportTests {
             (error as? CassetteError)?.hint.contains("vcrpy or vcr") == true
         }
     }
+
+    @Test("keys YAML would read as numbers or booleans are quoted; one header spelt in two cases is one key; VCR's URIs are in WebMock's form")
+    func keysAndURIs() throws {
+        let awkward = Cassette(interactions: [Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://h.test/p?b=1&a=2")!),
+            outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("-1", "a"), HeaderField(".5", "b"), HeaderField("on", "c"),
+                                                                       HeaderField("Set-Cookie", "x=1"), HeaderField("set-cookie", "y=2")], body: Data("ok".utf8))))])
+        for format in ForeignCassette.exportFormats {
+            let text = String(decoding: try ForeignCassette.export(awkward, as: format).data, as: UTF8.self)
+            #expect(text.contains(#""-1":"#) && text.contains(#"".5":"#) && text.contains(#""on":"#), "\(text)")
+            #expect(text.contains("Set-Cookie:\n") && !text.contains("set-cookie:"), "\(text)")
+            let back = try ForeignCassette.read(Data(text.utf8), file: "x")
+            #expect(back.interactions.first?.response?.headers.filter { $0.name == "Set-Cookie" }.map(\.value) == ["x=1", "y=2"])
+        }
+        // What WebMock's normalize_uri gave for these (Ruby, WebMock 3.18): VCR matches a recorded uri against it.
+        let seen: [(String, String)] = [
+            ("http://h.test/p?b=1&a=2", "http://h.test/p?a=2&b=1"), ("http://h.test/p?a=b+c", "http://h.test/p?a=b%20c"),
+            ("http://h.test/p?a=%2F", "http://h.test/p?a=/"), ("http://h.test/p?q=a%20b&b=%C3%A9", "http://h.test/p?b=%C3%A9&q=a%20b"),
+            ("http://h.test/p?x=1&x=2", "http://h.test/p?x=2"), ("http://h.test/p?page=1&q=swift", "http://h.test/p?page=1&q=swift"),
+            ("http://h.test/p", "http://h.test/p"),
+        ]
+        for (sent, normalised) in seen {
+            #expect(ForeignCassette.webMockForm(URL(string: sent)!) == normalised, "\(sent)")
+        }
+    }
 }

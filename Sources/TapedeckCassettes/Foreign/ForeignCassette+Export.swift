@@ -71,7 +71,7 @@ extension ForeignCassette {
                 interactions.append(.map([
                     ("request", .map([
                         ("method", .string(interaction.request.method.lowercased())),
-                        ("uri", .string(interaction.request.url.absoluteString)),
+                        ("uri", .string(webMockForm(interaction.request.url))),
                         ("body", vcrBody(interaction.request.body ?? Data())),
                         ("headers", headerMap(interaction.request.headers)),
                     ])),
@@ -110,6 +110,48 @@ extension ForeignCassette {
         return (headers, body)
     }
 
+    /// A URL as WebMock hands it to VCR's matcher: query items sorted by name, the last of a
+    /// repeated name kept, `+` as `%20`, and escapes of characters a query may hold bare
+    /// (`%2F`, `%3A`, `%40`, …) decoded. VCR with WebMock compares a recorded `uri` with the
+    /// request's so normalised; one written as sent would not match (`?b=1&a=2`).
+    package static func webMockForm(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let query = components.percentEncodedQuery, !query.isEmpty else {
+            return url.absoluteString
+        }
+        var pairs: [(name: String, value: String?)] = []
+        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = queryForm(String(parts[0]))
+            let value = parts.count > 1 ? queryForm(String(parts[1])) : nil
+            pairs.removeAll { $0.name == name }
+            pairs.append((name, value))
+        }
+        pairs.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        components.percentEncodedQuery = pairs.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
+        return components.url?.absoluteString ?? url.absoluteString
+    }
+
+    /// A query name or value in WebMock's form (`+` as `%20`, bare what a query may hold bare).
+    private static func queryForm(_ text: String) -> String {
+        let bare = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$'()*,;:@/?".unicodeScalars)
+        var out = ""
+        var scalars = Array(text.replacingOccurrences(of: "+", with: "%20").unicodeScalars)[...]
+        while let first = scalars.first {
+            if first == "%", scalars.count >= 3, let byte = UInt8(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16),
+               byte < 0x80, bare.contains(Unicode.Scalar(byte)) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+                scalars = scalars.dropFirst(3)
+            } else if first == "%", scalars.count >= 3 {
+                out += String(String.UnicodeScalarView(scalars.prefix(3))).uppercased()
+                scalars = scalars.dropFirst(3)
+            } else {
+                out.unicodeScalars.append(first)
+                scalars = scalars.dropFirst()
+            }
+        }
+        return out
+    }
+
     /// The status's reason phrase (RFC 9110's), which the tools write beside the code; empty for
     /// a code it does not name.
     private static func standardReason(_ status: Int) -> String {
@@ -127,14 +169,21 @@ extension ForeignCassette {
     }
 
     /// Header fields as the tools keep them: each name once (as first spelt), with its values in order.
+    /// (Names are compared ignoring case, as HTTP does: `Set-Cookie` and `set-cookie` are one
+    /// key, spelt as first seen — two keys would reach the client as two fields or one.)
     private static func headerMap(_ fields: [HeaderField]) -> YAMLNode {
         var order: [String] = []
+        var spelling: [String: String] = [:]
         var values: [String: [String]] = [:]
         for field in fields {
-            if values[field.name] == nil { order.append(field.name) }
-            values[field.name, default: []].append(field.value)
+            let folded = field.name.lowercased()
+            if spelling[folded] == nil {
+                spelling[folded] = field.name
+                order.append(folded)
+            }
+            values[folded, default: []].append(field.value)
         }
-        return .map(order.map { ($0, .list(values[$0]!.map(YAMLNode.string))) })
+        return .map(order.map { (spelling[$0]!, .list(values[$0]!.map(YAMLNode.string))) })
     }
 
     /// vcrpy's body: text when it is UTF-8, else `!!binary`.
@@ -207,10 +256,14 @@ enum YAMLNode {
     }
 
     /// A key plain when it cannot be misread (header names, the formats' own keys), else quoted.
+    /// (A key is plain only when it starts with a letter and holds letters, digits, `-` and `_`,
+    /// and is no YAML 1.1 boolean or null: `-1`, `.5`, `.inf`, `on` would read as numbers or
+    /// booleans — a vcrpy cassette with a number for a header name does not load.)
     private static func key(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
-            && !["null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"].contains(text.lowercased()) && !text.first!.isNumber
-        return plain ? text : quoted(text)
+        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+              text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }),
+              !["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercased()) else { return quoted(text) }
+        return text
     }
 
     /// `text` in double quotes, with YAML's escapes for quotes, backslashes, control characters

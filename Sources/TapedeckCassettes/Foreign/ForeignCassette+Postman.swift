@@ -141,9 +141,22 @@ extension ForeignCassette {
                 let variables = body["graphql"]?["variables"]?.string.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } ?? "{}"
                 if headers.value(for: "Content-Type") == nil { headers.append(HeaderField("Content-Type", "application/json")) }
                 return Data(("{\"query\":" + ForeignNode.quoted(query, asciiOnly: false) + ",\"variables\":" + variables + "}").utf8)
+            case "formdata" where (body["formdata"]?.elements ?? []).allSatisfy({ $0["disabled"]?.string == "true" || $0["type"]?.string != "file" }):
+                // Text fields only: the whole form is known, sent as multipart as Postman sends it.
+                let fields = (body["formdata"]?.elements ?? []).filter { $0["disabled"]?.string != "true" }
+                guard !fields.isEmpty else { return nil }
+                let boundary = "tapedeck-postman-form"
+                var text = ""
+                for field in fields {
+                    let name = try substituted(field["key"]?.string ?? "", field: "originalRequest.body.formdata", keepingDynamic: &dynamic, bad: bad)
+                    let value = try substituted(field["value"]?.string ?? "", field: "originalRequest.body.formdata", keepingDynamic: &dynamic, bad: bad)
+                    text += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name.replacingOccurrences(of: "\"", with: "%22"))\"\r\n\r\n\(value)\r\n"
+                }
+                if headers.value(for: "Content-Type") == nil { headers.append(HeaderField("Content-Type", "multipart/form-data; boundary=\(boundary)")) }
+                return Data((text + "--\(boundary)--\r\n").utf8)
             case let mode:
-                // formdata and file: the collection names files it does not hold (a form or a
-                // file that names nothing is no body at all).
+                // A form with files, or a file body: the collection names files it does not hold
+                // (a file body that names none is no body at all).
                 let named = mode == "file" ? !(body["file"]?["src"]?.string ?? "").isEmpty
                     : (body[mode]?.elements ?? []).contains { $0["disabled"]?.string != "true" }
                 guard named else { return nil }
@@ -167,7 +180,7 @@ extension ForeignCassette {
             try substituted(text, field: field, keepsDynamic: true, keepingDynamic: &kept, bad: bad)
         }
 
-        private func substituted(_ text: String, field: String, keepsDynamic: Bool, keepingDynamic kept: inout Bool,
+        private func substituted(_ text: String, field: String, keepsDynamic: Bool, keepingDynamic kept: inout Bool, depth: Int = 0,
                                  bad: (String, String, String) -> CassetteError) throws(CassetteError) -> String {
             guard text.contains("{{") else { return text }
             var out = ""
@@ -181,10 +194,17 @@ extension ForeignCassette {
                     rest = rest[close.upperBound...]
                     continue
                 }
-                guard let value = variables[name] else {
+                guard var value = variables[name] else {
                     throw bad(field, "'{{\(name)}}' has no value in the collection", name.hasPrefix("$")
                               ? "Postman draws a new value for '\(name)' on every send: put the value the example was saved with in its place"
                               : "give it one: --variable \(name)=VALUE, or --environment FILE (a Postman environment export)")
+                }
+                if value.contains("{{") {
+                    // A value naming other variables (`baseUrl: {{host}}/api`), as Postman resolves it.
+                    guard depth < 10 else {
+                        throw bad(field, "'{{\(name)}}' names variables that name it back (or nest past ten levels)", "give one of them a plain value")
+                    }
+                    value = try substituted(value, field: field, keepsDynamic: keepsDynamic, keepingDynamic: &kept, depth: depth + 1, bad: bad)
                 }
                 out += rest[..<open.lowerBound] + value
                 rest = rest[close.upperBound...]
@@ -198,9 +218,16 @@ extension ForeignCassette {
             guard let node else { return nil }
             if let text = node.string { return text }
             if let raw = node["raw"]?.string, !raw.isEmpty { return raw }
-            let host = node["host"]?.elements.compactMap(\.string).joined(separator: ".") ?? node["host"]?.string ?? ""
+            // Each part a list or a string; a path segment a string or a `{type, value}` object.
+            func joined(_ key: String, _ separator: String) -> String {
+                guard let part = node[key] else { return "" }
+                if let text = part.string { return text }
+                return part.elements.compactMap { $0.string ?? $0["value"]?.string }.joined(separator: separator)
+            }
+            let host = joined("host", ".")
             guard !host.isEmpty else { return nil }
-            let path = node["path"]?.elements.compactMap(\.string).joined(separator: "/") ?? node["path"]?.string ?? ""
+            var path = joined("path", "/")
+            if path.hasPrefix("/") { path.removeFirst() }
             let query = (node["query"]?.elements ?? []).filter { $0["disabled"]?.string != "true" }
                 .map { ($0["key"]?.string ?? "") + ($0["value"]?.string.map { "=" + $0 } ?? "") }
             return "\(node["protocol"]?.string.map { $0 + "://" } ?? "")\(host)\(node["port"]?.string.map { ":" + $0 } ?? "")"
