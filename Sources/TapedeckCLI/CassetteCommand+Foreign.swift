@@ -92,64 +92,64 @@ extension CassetteCommand.Import {
     /// cassette is left alone (false), not an error.
     @discardableResult
     private func importFile(_ input: String, to output: String, values: [String: String], inFolder: Bool = false) throws -> Bool {
-            if output != "-" {
-                if samePath(input, output) {
-                    printError("tapedeck: \(output) is the input itself: write the HAR cassette to another file (the input is never changed)")
-                    throw ExitStatus.badInput
-                }
-                try refuseWhileRecording(output, what: "this import", elsewhere: "import into another file")
-            }
-            var cassette: Cassette
-            let format: ForeignCassette.Format
-            do throws(CassetteError) {
-                let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
-                let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
-                if inFolder, named == nil, ForeignCassette.detect(text) == nil, ForeignCassette.parses(text) {
-                    // A folder's other files (a conftest's JSON, a fixture that is no cassette) are left alone.
-                    printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
-                    return false
-                }
-                // Undetected, the reader throws its own error, which says what it looked for.
-                let reading = try ForeignCassette.load(text, file: input, format: named, variables: values)
-                (cassette, format) = (reading.cassette, reading.format)
-                for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
-            } catch {
-                throw ExitStatus.report(error)
-            }
-            warnSkipped(cassette.skipped, of: input)
-            for note in cassette.notes { printError("tapedeck: warning: \(input): \(note)") }
-            if cassette.interactions.isEmpty, cassette.skipped.isEmpty, format == .postman {
-                printError("tapedeck: \(input): the collection holds no saved example response, so there is nothing to replay; nothing was written "
-                           + "(save a response to each request in Postman — \"Save Response\" — and export again)")
+        if output != "-" {
+            if samePath(input, output) {
+                printError("tapedeck: \(output) is the input itself: write the HAR cassette to another file (the input is never changed)")
                 throw ExitStatus.badInput
             }
-            if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
-                // Nothing to replay: an empty cassette would only hide that.
-                let which = cassette.skipped.count == 1 ? "its one entry cannot" : "none of its \(cassette.skipped.count) entries can"
-                printError("tapedeck: \(input): \(which) be imported (above); nothing was written")
-                throw ExitStatus.badInput
-            }
-            var redacted = 0
-            if !noRedact {
-                let redactor = redaction.redactor
-                let before = cassette.interactions
-                cassette.interactions = before.map(redactor.redact)
-                redacted = zip(before, cassette.interactions).count { $0 != $1 }
-            }
-            let toStandardOutput = output == "-"
-            let compression = gzip ? .gzip : (toStandardOutput ? CassetteFile.Compression.none : .forPath(output))
-            do throws(CassetteError) {
-                let data = CassetteFile.encode(cassette, compression: compression)
-                if toStandardOutput { try writeStandardOutput(data) } else { try CassetteFile.atomicWrite(data, to: URL(fileURLWithPath: output)) }
-            } catch {
-                throw ExitStatus.report(error)
-            }
-            let skipped = cassette.skipped.isEmpty ? "" : ", \(cassette.skipped.count) left out"
-            let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
-            let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title)\(format == .postman ? "" : " cassette") (\(secrets)\(skipped))"
-            if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
-            return true
+            try refuseWhileRecording(output, what: "this import", elsewhere: "import into another file")
         }
+        var cassette: Cassette
+        let format: ForeignCassette.Format
+        do throws(CassetteError) {
+            let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
+            let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
+            if inFolder, named == nil, ForeignCassette.detect(text) == nil, ForeignCassette.parses(text) {
+                // A folder's other files (a conftest's JSON, a fixture that is no cassette) are left alone.
+                printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
+                return false
+            }
+            // Undetected, the reader throws its own error, which says what it looked for.
+            let reading = try ForeignCassette.load(text, file: input, format: named, variables: values)
+            (cassette, format) = (reading.cassette, reading.format)
+            for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        warnSkipped(cassette.skipped, of: input)
+        for note in cassette.notes { printError("tapedeck: warning: \(input): \(note)") }
+        if cassette.interactions.isEmpty, cassette.skipped.isEmpty, format == .postman {
+            printError("tapedeck: \(input): the collection holds no saved example response, so there is nothing to replay; nothing was written "
+                       + "(save a response to each request in Postman — \"Save Response\" — and export again)")
+            throw ExitStatus.badInput
+        }
+        if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
+            // Nothing to replay: an empty cassette would only hide that.
+            let which = cassette.skipped.count == 1 ? "its one entry cannot" : "none of its \(cassette.skipped.count) entries can"
+            printError("tapedeck: \(input): \(which) be imported (above); nothing was written")
+            throw ExitStatus.badInput
+        }
+        var redacted = 0
+        if !noRedact {
+            let redactor = redaction.redactor
+            let before = cassette.interactions
+            cassette.interactions = before.map(redactor.redact)
+            redacted = zip(before, cassette.interactions).count { $0 != $1 }
+        }
+        let toStandardOutput = output == "-"
+        let compression = gzip ? .gzip : (toStandardOutput ? CassetteFile.Compression.none : .forPath(output))
+        do throws(CassetteError) {
+            let data = CassetteFile.encode(cassette, compression: compression)
+            if toStandardOutput { try writeStandardOutput(data) } else { try CassetteFile.atomicWrite(data, to: URL(fileURLWithPath: output)) }
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        let skipped = cassette.skipped.isEmpty ? "" : ", \(cassette.skipped.count) left out"
+        let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
+        let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title)\(format == .postman ? "" : " cassette") (\(secrets)\(skipped))"
+        if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
+        return true
+    }
 
     /// `import FOLDER OUT`: every `.yaml`, `.yml`, `.json` and `.zz` file under the folder (a
     /// tool's cassette library) becomes `OUT/<its path>.har.gz`; one that fails does not stop the
