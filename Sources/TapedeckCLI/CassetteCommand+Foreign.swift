@@ -104,13 +104,13 @@ extension CassetteCommand.Import {
         do throws(CassetteError) {
             let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
             let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
-            if inFolder, named == nil, ForeignCassette.detect(text) == nil, ForeignCassette.parses(text) {
-                // A folder's other files (a conftest's JSON, a fixture that is no cassette) are left alone.
+            // Undetected, the reader throws its own error, which says what it looked for — but in
+            // a folder, other documents (a conftest's JSON, a fixture that is no cassette) are left alone.
+            guard let reading = try inFolder ? ForeignCassette.loadIfCassette(text, file: input, format: named, variables: values)
+                    : ForeignCassette.load(text, file: input, format: named, variables: values) else {
                 printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
                 return false
             }
-            // Undetected, the reader throws its own error, which says what it looked for.
-            let reading = try ForeignCassette.load(text, file: input, format: named, variables: values)
             (cassette, format) = (reading.cassette, reading.format)
             for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
         } catch {

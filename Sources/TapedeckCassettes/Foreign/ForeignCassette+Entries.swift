@@ -70,9 +70,7 @@ extension ForeignCassette {
                headers.value(for: "Content-Encoding") == nil {
                 // DVR kept a JSON body as its value: the text rebuilt from it is spaced differently,
                 // and the recorded length would cut it short (or leave the client waiting).
-                for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Content-Length") {
-                    headers[index].value = String(data.count)
-                }
+                Redactor.setContentLength(&headers, data.count)
                 length = data.count
             }
             let form = HARCodec.inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"),

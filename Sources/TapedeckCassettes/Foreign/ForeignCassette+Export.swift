@@ -104,9 +104,7 @@ extension ForeignCassette {
             body = decoded
         }
         var headers = response.headers.filter { !$0.name.equalsIgnoringASCIICase("Content-Encoding") }
-        for index in headers.indices where headers[index].name.equalsIgnoringASCIICase("Content-Length") {
-            headers[index].value = String(body.count)
-        }
+        Redactor.setContentLength(&headers, body.count)
         return (headers, body)
     }
 

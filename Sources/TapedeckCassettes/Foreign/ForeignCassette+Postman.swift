@@ -105,9 +105,7 @@ extension ForeignCassette {
             // A Postman body is the decoded text, and the headers saved with it often are not its
             // own (a gzip coding, the wire length): the coding goes, the length becomes the text's.
             responseHeaders.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
-            for index in responseHeaders.indices where responseHeaders[index].name.equalsIgnoringASCIICase("Content-Length") {
-                responseHeaders[index].value = String(text.utf8.count)
-            }
+            Redactor.setContentLength(&responseHeaders, text.utf8.count)
             let response = RecordedResponse(status: status, statusText: example["status"]?.string ?? "", headers: responseHeaders,
                                             body: Data(text.utf8), bodyForm: .wire)
             let timings = example["responseTime"]?.double.flatMap { $0 > 0 && $0 < 1e9 ? ExchangeTimings(wait: .milliseconds($0)) : nil }

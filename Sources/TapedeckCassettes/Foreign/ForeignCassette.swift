@@ -51,13 +51,6 @@ public enum ForeignCassette {
         return detect(root)
     }
 
-    /// Whether `data` reads as JSON or YAML at all: a file ``detect(_:)`` finds no format in is
-    /// then another kind of document, not a damaged cassette.
-    public static func parses(_ data: Data) -> Bool {
-        if case .success = ForeignNode.parse(data) { return true }
-        return false
-    }
-
     static func detect(_ root: ForeignNode) -> Format? {
         if root["http_interactions"] != nil { return .vcr }
         if root["info"]?["schema"]?.string?.contains("getpostman.com") == true || root["info"] != nil && root["item"] != nil { return .postman }
@@ -126,6 +119,20 @@ public enum ForeignCassette {
     /// Reads `data` as ``read(_:file:format:)`` does, with `variables` for a Postman collection's
     /// `{{name}}`s (over the collection's own), and says what it noticed about the file as a whole.
     public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:]) throws(CassetteError) -> Reading {
+        // (Refusing other documents, it returns a reading or throws.)
+        try reading(data, file: file, format: format, variables: variables, refusingOtherDocuments: true)!
+    }
+
+    /// ``load(_:file:format:variables:)``, but nil for a document that reads as JSON or YAML in no
+    /// format import knows (a `package.json` in a folder of cassettes), which a caller going
+    /// through a folder leaves alone. A file that does not parse, or a cassette with problems,
+    /// still throws.
+    public static func loadIfCassette(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:]) throws(CassetteError) -> Reading? {
+        try reading(data, file: file, format: format, variables: variables, refusingOtherDocuments: false)
+    }
+
+    private static func reading(_ data: Data, file: String, format: Format?, variables: [String: String],
+                                refusingOtherDocuments: Bool) throws(CassetteError) -> Reading? {
         let root: ForeignNode
         switch ForeignNode.parse(data) {
         case let .success(node): root = node
@@ -136,6 +143,7 @@ public enum ForeignCassette {
         if root.isNull { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // an empty file: VCR's empty cassette
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
+            guard refusingOtherDocuments else { return nil }
             throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection (none of their top-level keys: 'interactions', 'http_interactions', 'item')",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
