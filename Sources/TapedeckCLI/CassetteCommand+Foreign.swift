@@ -146,7 +146,7 @@ extension CassetteCommand.Import {
         }
         let skipped = cassette.skipped.isEmpty ? "" : ", \(cassette.skipped.count) left out"
         let secrets = noRedact ? "not redacted (--no-redact)" : "\(redacted) redacted"
-        let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from a \(format.title)\(format == .postman ? "" : " cassette") (\(secrets)\(skipped))"
+        let summary = "\(toStandardOutput ? "standard output" : output): \(entries(cassette.interactions.count)) from \(format.fileNoun) (\(secrets)\(skipped))"
         if toStandardOutput { printError("tapedeck: " + summary) } else { print(summary) }
         return true
     }

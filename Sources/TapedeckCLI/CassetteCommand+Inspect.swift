@@ -31,7 +31,7 @@ extension CassetteCommand {
             let (base, cassette) = try loadWithBase(file, strict: strict, warn: false)
             // The entries' own totals: an interaction keeps only the phases a replay re-enacts.
             // (Read a second time: a pipe or a named pipe cannot be, and gives only what the entries keep.)
-            let json = base.interactions.isEmpty || CassetteFile.isStream(file) ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
+            let json = base.interactions.isEmpty || CassetteFile.isStream(file) || base.foreignFormat != nil ? nil : try? CassetteFile.jsonText(of: URL(fileURLWithPath: file))
             let recorded = json.map { HARCodec.recordedTimes(of: base, json: $0) } ?? []
             let failures = cassette.interactions.count { $0.response == nil }
             let brokenOff = cassette.interactions.count { $0.response?.interruption != nil }
@@ -42,7 +42,11 @@ extension CassetteCommand {
             if !cassette.skipped.isEmpty { summary += ", \(cassette.skipped.count) skipped" }
             if !cassette.notes.isEmpty { summary += ", \(cassette.notes.count) note\(cassette.notes.count == 1 ? "" : "s")" }
             let writer = [cassette.creator, cassette.creatorVersion].filter { !$0.isEmpty }.joined(separator: " ")
-            printSafe(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
+            if let format = cassette.foreignFormat {
+                printSafe(summary + ", \(format.fileNoun) read as it is (tapedeck cassette import converts it to HAR)")
+            } else {
+                printSafe(summary + ", written by \(writer.isEmpty ? "an unnamed tool" : writer)")
+            }
             printSafe(pad("#", 4) + pad("method", 8) + pad("status", 8) + pad("bytes", 10) + pad("ms", 10) + "url")
             let redactor = Redactor()
             for (position, interaction) in cassette.interactions.enumerated() {

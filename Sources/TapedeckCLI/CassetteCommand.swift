@@ -82,20 +82,30 @@ private func leftOut(_ cassette: Cassette) -> String {
 /// journal is shown merged into what the command sees, but not merged on disk (these commands
 /// never change their input): a first recording killed before it finished has only its journal,
 /// and that is what there is to inspect or check for secrets. Skipped entries are printed as
-/// warnings to standard error (`strict`: the first is an error, exit 2).
-private func load(_ path: String, strict: Bool = false, warn: Bool = true) throws -> Cassette {
-    try loadWithBase(path, strict: strict, warn: warn).merged
+/// warnings to standard error (`strict`: the first is an error, exit 2). Another tool's cassette
+/// is read as it is, unless `foreign` refuses it (a command about to write over its input).
+private func load(_ path: String, strict: Bool = false, warn: Bool = true, foreign: CassetteFile.ForeignFiles = .convert) throws -> Cassette {
+    try loadWithBase(path, strict: strict, warn: warn, foreign: foreign).merged
+}
+
+/// Says on standard error that the cassette at `path` is another tool's, read as it is, with what
+/// its reader said about the file as a whole; nothing for a HAR file.
+func noteForeign(_ cassette: Cassette, path: String) {
+    guard let format = cassette.foreignFormat else { return }
+    printError("tapedeck: note: \(path) is \(format.fileNoun), read as it is (tapedeck cassette import converts it to HAR)")
+    for remark in cassette.remarks { printError("tapedeck: note: \(path): \(remark)") }
 }
 
 /// ``load(_:strict:warn:)``, also returning what the file alone holds (`base`: empty when only a
 /// journal exists), whose interactions come first in `merged`.
-func loadWithBase(_ path: String, strict: Bool = false, warn: Bool = true) throws -> (base: Cassette, merged: Cassette) {
+func loadWithBase(_ path: String, strict: Bool = false, warn: Bool = true, foreign: CassetteFile.ForeignFiles = .convert) throws -> (base: Cassette, merged: Cassette) {
     let url = URL(fileURLWithPath: path)
     let journal = CassetteJournal.journalURL(for: url)
     let hasJournal = FileManager.default.fileExists(atPath: journal.path)
     do {
-        let base = hasJournal && !FileManager.default.fileExists(atPath: url.path) ? Cassette() : try CassetteFile.read(url, strict: strict)
+        let base = hasJournal && !FileManager.default.fileExists(atPath: url.path) ? Cassette() : try CassetteFile.read(url, strict: strict, foreign: foreign)
         if warn {
+            noteForeign(base, path: path)
             for skipped in base.skipped { printError("tapedeck: warning: \(path): \(skipped)") }
             for note in base.notes { printError("tapedeck: warning: \(path): \(note)") }
         }
@@ -211,7 +221,8 @@ extension CassetteCommand {
             }
             // Into a cassette a recorder holds (in place or not): its stop would overwrite the result.
             if output != "-" { try refuseWhileRecording(output ?? file, what: "this redaction", elsewhere: "write elsewhere with --output FILE") }
-            var cassette = try load(file)
+            // In place, another tool's cassette would be rewritten as HAR: refused (it says how to import it).
+            var cassette = try load(file, foreign: inPlace ? .refuse : .convert)
             if inPlace && !cassette.skipped.isEmpty {
                 // Rewriting in place would drop the entries that could not be read.
                 printError("tapedeck: \(file): \(entries(cassette.skipped.count)) cannot be read, and rewriting the file in place would drop them — write the redacted copy elsewhere with --output")
@@ -292,7 +303,8 @@ extension CassetteCommand {
             removeTemporariesOnSignal()
             // Into a cassette a recorder holds (itself or another): its stop would overwrite the result.
             if output != "-" { try refuseWhileRecording(output, what: "this conversion", elsewhere: "convert into another file") }
-            let cassette = try load(input)
+            // Onto itself, another tool's cassette would become HAR under its own name: refused.
+            let cassette = try load(input, foreign: samePath(input, output) ? .refuse : .convert)
             let toStandardOutput = output == "-"
             let compression = gzip ? .gzip : (plain || toStandardOutput ? CassetteFile.Compression.none : .forPath(output))
             let outputURL = URL(fileURLWithPath: output)

@@ -20,7 +20,7 @@ struct ServeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The cassette (.har or .har.gz).")
+    @Argument(help: "The cassette (.har or .har.gz; or another tool's: vcrpy, VCR, Betamax, go-vcr, DVR, Postman, read as it is).")
     var cassette: String
 
     @OptionGroup var server: ServerFlags
@@ -99,6 +99,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitStatus.report(error)
         }
         if !quiet {
+            noteForeign(service.cassette, path: cassette)
             for skipped in service.cassette.skipped { printError("tapedeck: warning: \(cassette): \(skipped)") }
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
             // A route no entry answers can never fire: misses get no faults.

@@ -108,10 +108,11 @@ public final class CassettePlayer: Responder {
 
     /// Reads `url` (recovering an interrupted recording's journal first). Entries that cannot be
     /// replayed are skipped (listed in `cassette.skipped`) unless `strict` makes them an error.
+    /// Another tool's cassette (vcrpy, VCR, go-vcr, DVR, Postman) is read as it is.
     public convenience init(contentsOf url: URL, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
                             redactor: Redactor = Redactor(), strict: Bool = false) throws(CassetteError) {
         try CassetteJournal.recover(cassette: url)
-        self.init(cassette: try CassetteFile.read(url, strict: strict), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
+        self.init(cassette: try CassetteFile.read(url, strict: strict, foreign: .convert), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
     }
 
     /// How many recorded interactions have been used so far.

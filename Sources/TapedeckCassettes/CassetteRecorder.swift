@@ -170,7 +170,9 @@ public final class CassetteRecorder: Responder {
                 defer { if !mayRecord { CassetteHolds.shared.finishRecovery(key) } }
                 recovered = try CassetteJournal.recoverHeld(cassette: cassette, lockedByCaller: mayRecord)
             }
-            base = files.fileExists(atPath: cassette.path) ? try CassetteFile.read(cassette, strict: options.strictLoading) : Cassette()
+            // Another tool's cassette replays as it is; one a recording would write HAR over is refused.
+            base = files.fileExists(atPath: cassette.path)
+                ? try CassetteFile.read(cassette, strict: options.strictLoading, foreign: mayRecord ? .refuse : .convert) : Cassette()
             if mayRecord, let first = base.skipped.first {
                 // Writing the cassette back would drop what could not be read: nothing stored is lost.
                 throw CassetteError(.entry, file: cassette.path, place: first.error.place,

@@ -292,6 +292,12 @@ public struct Cassette: Hashable, Sendable {
     public var skipped: [SkippedEntry] = []
     /// What the reader assumed about entries it read (empty for every cassette Tapedeck wrote).
     public var notes: [LoadNote] = []
+    /// The other tool's format the cassette was read from, converted in memory
+    /// (``CassetteFile/read(_:strict:foreign:)`` with `.convert`); nil for a HAR file.
+    public var foreignFormat: ForeignCassette.Format?
+    /// What the reader said about another tool's file as a whole (`3 requests have no saved
+    /// example response…`); empty for a HAR file.
+    public var remarks: [String] = []
     /// Who wrote it (HAR `creator`).
     public var creator: String
     /// The writer's version (HAR `creator.version`).

@@ -169,7 +169,7 @@ public final class ReplayService: ExchangeService {
     /// Reads the cassette at `url` (recovering an interrupted recording's journal first).
     public convenience init(contentsOf url: URL, options: Options = Options()) throws(CassetteError) {
         try CassetteJournal.recover(cassette: url)
-        self.init(cassette: try CassetteFile.read(url), source: url.path, options: options)
+        self.init(cassette: try CassetteFile.read(url, foreign: .convert), source: url.path, options: options)
     }
 
     private static func makePlayer(_ cassette: Cassette, source: String, options: Options) -> CassettePlayer {

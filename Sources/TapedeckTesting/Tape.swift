@@ -318,11 +318,13 @@ package enum RecordSettings {
 
     /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
     /// directory beside the test file; an absolute path (`/…`) is that file. A name without an
-    /// extension gets `.har.gz`.
+    /// extension gets `.har.gz`; another tool's cassette (`.yaml`, `.yml`, `.json`, VCR's `.zz`)
+    /// keeps its name, and replays as it is.
     package static func cassetteURL(
         named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
-        let file = name.hasSuffix(".har") || name.hasSuffix(".har.gz") ? name : name + ".har.gz"
+        let kept = [".har", ".har.gz", ".yaml", ".yml", ".json", ".zz"]
+        let file = kept.contains { name.lowercased().hasSuffix($0) } ? name : name + ".har.gz"
         // An absolute path was put under the directory (`Cassettes/tmp/x.har.gz` for `/tmp/x`).
         if file.hasPrefix("/") { return URL(fileURLWithPath: file) }
         let directory: URL

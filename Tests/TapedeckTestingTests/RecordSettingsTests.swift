@@ -18,6 +18,11 @@ struct RecordSettingsTests {
         #expect(url.path == "/src/Tests/AppTests/Cassettes/login.har.gz")
         let plain = RecordSettings.cassetteURL(named: "login.har", filePath: "/x/T.swift", environment: ["TAPEDECK_CASSETTES": "/tapes"])
         #expect(plain.path == "/tapes/login.har")
+        // Another tool's cassette keeps its name (it replays as it is); any other name gets .har.gz
+        for name in ["test_login.yaml", "login.YML", "login.json", "login.zz"] {
+            #expect(RecordSettings.cassetteURL(named: name, filePath: "/x/T.swift", environment: [:]).lastPathComponent == name)
+        }
+        #expect(RecordSettings.cassetteURL(named: "api.v2", filePath: "/x/T.swift", environment: [:]).lastPathComponent == "api.v2.har.gz")
     }
 
     @Test("an absolute cassette name is that file, not a path under Cassettes/ or TAPEDECK_CASSETTES")

@@ -42,6 +42,11 @@ public enum ForeignCassette {
             case .postman: "Postman collection"
             }
         }
+
+        /// What a file of this format is called: `a vcrpy cassette`, `a Postman collection`.
+        public var fileNoun: String {
+            self == .postman ? "a Postman collection" : "a \(title) cassette"
+        }
     }
 
     /// The format `data` is in, judged by its top-level keys and its first interaction's shape;
@@ -49,6 +54,16 @@ public enum ForeignCassette {
     public static func detect(_ data: Data) -> Format? {
         guard case let .success(root) = ForeignNode.parse(data) else { return nil }
         return detect(root)
+    }
+
+    /// ``detect(_:)`` for a file that failed to read as HAR: one that starts as JSON is only
+    /// parsed as JSON (a damaged HAR file is not read a second time as YAML, which is slow).
+    static func detectAfterHARFailed(_ data: Data) -> Format? {
+        let start = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        if start == UInt8(ascii: "{") || start == UInt8(ascii: "[") {
+            return ForeignNode.json(data).flatMap(detect)
+        }
+        return detect(data)
     }
 
     static func detect(_ root: ForeignNode) -> Format? {

@@ -114,7 +114,7 @@ indirect enum ForeignNode {
 
     // MARK: JSON
 
-    private static func json(_ data: Data) -> ForeignNode? {
+    static func json(_ data: Data) -> ForeignNode? {
         data.withUnsafeBytes { raw -> ForeignNode? in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
             var cursor = JSONCursor(base: base, count: raw.count)

@@ -66,7 +66,7 @@ final class CassetteCache: Sendable {
         try CassetteJournal.recover(cassette: url)
         let stamp = Stamp(url)
         if let stamp, let entry = loaded.withLock({ $0[url] }), entry.stamp == stamp { return (entry.cassette, stamp) }
-        let cassette = try CassetteFile.read(url)
+        let cassette = try CassetteFile.read(url, foreign: .convert)
         if let stamp { loaded.withLock { $0[url] = Entry(stamp: stamp, cassette: cassette) } }
         return (cassette, stamp)
     }

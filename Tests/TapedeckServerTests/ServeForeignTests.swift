@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+import TapedeckTestSupport
+
+/// `tapedeck serve` given another tool's cassette: curl gets what that tool recorded, identical
+/// requests their answers in recorded order, and the file is never rewritten.
+@Suite("Server: serving vcrpy and go-vcr cassettes as they are", .serialized)
+struct ServeForeignTests {
+    @Test("a go-vcr cassette served to curl: the body recorded, the counter's two answers in order, a note at start")
+    func goVCR() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cassette = directory.file("go-vcr.yaml")
+        try FileManager.default.copyItem(at: fixturesDirectory.appendingPathComponent("interop/foreign/go-vcr.yaml"), to: cassette)
+        let before = try Data(contentsOf: cassette)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant"])
+        defer { server.stop() }
+        let user = try curl(["-x", server.base, "http://127.0.0.1:40647/users/1"])
+        let first = try curl(["-x", server.base, "http://127.0.0.1:40647/counter"])
+        let second = try curl(["-x", server.base, "http://127.0.0.1:40647/counter"])
+        #expect(user.code == 200 && user.body == Data(#"{"id": 1, "name": "Ada"}"#.utf8), "\(user.head)")
+        #expect(first.body == Data(#"{"count": 1}"#.utf8) && second.body == Data(#"{"count": 2}"#.utf8),
+                "\(String(decoding: first.body, as: UTF8.self)) \(String(decoding: second.body, as: UTF8.self))")
+        #expect(server.errors.contains("is a go-vcr cassette, read as it is"), "\(server.errors)")
+        #expect(try Data(contentsOf: cassette) == before)
+    }
+}
