@@ -6,7 +6,7 @@ extension CassetteCommand {
     /// `tapedeck cassette import`: another tool's cassette as a HAR cassette, redacted.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr or DVR cassette, or a Postman collection's saved examples, into a HAR cassette.",
+            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr or DVR cassette, a Postman collection's saved examples, WireMock mappings or a Hoverfly simulation into a HAR cassette.",
             discussion: """
             The format is recognised from the file's keys (or named with --from); JSON, YAML, and \
             VCR's zlib-compressed files are read. Every interaction becomes an entry, in order, so \
@@ -14,7 +14,10 @@ extension CassetteCommand {
             left out with a warning. Secrets are redacted as in a recording (the default rules, \
             changed with --keep-cookie, --header, --query, --json-field, or --no-redact). The input \
             is never changed. A Postman collection gives one entry per saved example response; its \
-            {{variables}} come from the collection, an --environment export, or --variable. A \
+            {{variables}} come from the collection, an --environment export, or --variable. \
+            WireMock mappings and Hoverfly pairs give one entry per stub that names one request \
+            (one that matches by pattern is left out); their paths get --origin. A WireMock folder \
+            (with mappings/ and __files/, or the mappings folder) becomes one cassette; any other \
             folder imports file by file into a folder of .har.gz files, keeping its layout.
 
             Example: tapedeck cassette import tests/cassettes/test_login.yaml fixtures/login.har.gz
@@ -45,12 +48,20 @@ extension CassetteCommand {
         @Option(help: ArgumentHelp("A Postman environment export whose variables the collection's {{names}} use.", valueName: "FILE"))
         var environment: String?
 
+        @Option(help: ArgumentHelp("The origin WireMock's and Hoverfly's paths are given: the URL your client calls (default \(ForeignCassette.defaultStubOrigin)).",
+                                   valueName: "URL"))
+        var origin: String = ForeignCassette.defaultStubOrigin
+
         func validate() throws {
             if let bad = variables.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
                 throw ValidationError("--variable '\(bad)' is not NAME=VALUE")
             }
             if let from, ForeignCassette.Format(rawValue: from.lowercased()) == nil {
                 throw ValidationError("--from '\(from)' is no format import reads; use one of \(ForeignCassette.Format.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let parsed = URL(string: origin), ["http", "https"].contains(parsed.scheme?.lowercased()), parsed.host?.isEmpty == false,
+                  parsed.path.isEmpty || parsed.path == "/", parsed.query == nil else {
+                throw ValidationError("--origin '\(origin)' is not an origin: give scheme, host and port only (http://localhost:8080)")
             }
             if noRedact && !redaction.isEmpty {
                 throw ValidationError("--no-redact excludes --header, --query, --json-field and --keep-cookie")
@@ -62,6 +73,11 @@ extension CassetteCommand {
             let values = try variableValues()
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+                // A WireMock folder is one set of stubs: one cassette, not one per mapping file.
+                if ForeignCassette.wireMockMappingsFolder(URL(fileURLWithPath: input)) != nil, from == nil || from?.lowercased() == "wiremock" {
+                    try importFile(input, to: output, values: values, wireMockFolder: true)
+                    return
+                }
                 try importFolder(values: values)
                 return
             }
@@ -91,7 +107,7 @@ extension CassetteCommand.Import {
     /// Imports one file; exits with its status on failure. In a folder, a file that is no
     /// cassette is left alone (false), not an error.
     @discardableResult
-    private func importFile(_ input: String, to output: String, values: [String: String], inFolder: Bool = false) throws -> Bool {
+    private func importFile(_ input: String, to output: String, values: [String: String], inFolder: Bool = false, wireMockFolder: Bool = false) throws -> Bool {
         if output != "-" {
             if samePath(input, output) {
                 printError("tapedeck: \(output) is the input itself: write the HAR cassette to another file (the input is never changed)")
@@ -102,12 +118,13 @@ extension CassetteCommand.Import {
         var cassette: Cassette
         let format: ForeignCassette.Format
         do throws(CassetteError) {
-            let text = try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
             let named = from.flatMap { ForeignCassette.Format(rawValue: $0.lowercased()) }
+            let text = wireMockFolder ? Data() : try CassetteFile.jsonText(of: URL(fileURLWithPath: input))
             // Undetected, the reader throws its own error, which says what it looked for — but in
             // a folder, other documents (a conftest's JSON, a fixture that is no cassette) are left alone.
-            guard let reading = try inFolder ? ForeignCassette.loadIfCassette(text, file: input, format: named, variables: values)
-                    : ForeignCassette.load(text, file: input, format: named, variables: values) else {
+            guard let reading = try wireMockFolder ? ForeignCassette.loadWireMock(folder: URL(fileURLWithPath: input), origin: origin)
+                    : inFolder ? ForeignCassette.loadIfCassette(text, file: input, format: named, variables: values, origin: origin)
+                    : ForeignCassette.load(text, file: input, format: named, variables: values, origin: origin) else {
                 printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
                 return false
             }

@@ -20,7 +20,7 @@ struct ServeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The cassette (.har or .har.gz; or another tool's: vcrpy, VCR, Betamax, go-vcr, DVR, Postman, read as it is).")
+    @Argument(help: "The cassette (.har or .har.gz; or another tool's: vcrpy, VCR, Betamax, go-vcr, DVR, Postman, WireMock (a file or its folder), Hoverfly: read as it is).")
     var cassette: String
 
     @OptionGroup var server: ServerFlags

@@ -33,17 +33,6 @@ public enum CassetteFile {
         return Zlib.looksLikeGzip(head) ? .gzip : Compression.none
     }
 
-    /// What a read does with a cassette another tool wrote (one of ``ForeignCassette/Format``'s:
-    /// vcrpy, VCR, Betamax, go-vcr, DVR, a Postman collection).
-    public enum ForeignFiles: Sendable {
-        /// Refuse it with an error naming its format and the `tapedeck cassette import` line that
-        /// converts it: what a recorder needs, since it writes HAR back over the file.
-        case refuse
-        /// Read its interactions, converted in memory (``Cassette/foreignFormat`` says from what):
-        /// for replay, which never writes the file.
-        case convert
-    }
-
     /// Reads the cassette at `url`. A journal left by an interrupted recording is not merged here;
     /// ``CassetteJournal/recover(cassette:)`` does that. Entries that cannot be replayed are
     /// skipped and listed in ``Cassette/skipped``, unless `strict` makes them an error. A file
@@ -53,6 +42,10 @@ public enum CassetteFile {
     /// let cassette = try CassetteFile.read(URL(fileURLWithPath: "cassettes/test_login.yaml"), foreign: .convert)
     /// ```
     public static func read(_ url: URL, strict: Bool = false, foreign: ForeignFiles = .refuse) throws(CassetteError) -> Cassette {
+        if foreign == .convert, ForeignCassette.wireMockMappingsFolder(url) != nil {
+            // A WireMock folder (mappings/ and __files/): its mappings, as one cassette.
+            return try converted(ForeignCassette.loadWireMock(folder: url), strict: strict)
+        }
         do {
             return try decode(contents(of: url), file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
         } catch where error.kind == .json {
@@ -62,23 +55,8 @@ public enum CassetteFile {
                 throw CassetteError(.json, file: url.path, reason: "this is \(format.fileNoun), not a HAR file; Tapedeck replays it as it is but records only into HAR",
                                     hint: "convert it once: tapedeck cassette import \(url.path) \(importedName(of: url))")
             }
-            let reading = try ForeignCassette.load(text, file: url.path, format: format)
-            var cassette = reading.cassette
-            if strict, let first = cassette.skipped.first { throw first.error }
-            cassette.foreignFormat = format
-            cassette.remarks = reading.remarks
-            return cassette
+            return try converted(ForeignCassette.load(text, file: url.path, format: format), strict: strict)
         }
-    }
-
-    /// The `.har.gz` name `tapedeck cassette import` suggests for another tool's cassette at `url`:
-    /// its name with the extension replaced, beside it.
-    static func importedName(of url: URL) -> String {
-        var name = url.lastPathComponent
-        for suffix in [".gz", ".zz", ".yaml", ".yml", ".json"] where name.lowercased().hasSuffix(suffix) {
-            name.removeLast(suffix.count)
-        }
-        return url.deletingLastPathComponent().appendingPathComponent(name + ".har.gz").path
     }
 
     /// The file's bytes, or an error that says why not: missing, a directory, not readable.

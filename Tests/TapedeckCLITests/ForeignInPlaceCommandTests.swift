@@ -73,3 +73,32 @@ struct ForeignInPlaceCommandTests {
         #expect(try Data(contentsOf: cassette) == before)
     }
 }
+
+/// `tapedeck cassette import` of WireMock and Hoverfly files.
+@Suite("CLI: importing WireMock mappings and Hoverfly simulations")
+struct StubImportCommandTests {
+    @Test("a WireMock folder becomes one redacted cassette with --origin's URLs; a Hoverfly simulation imports; a bad --origin is a usage error")
+    func imports() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let output = directory.file("wiremock.har.gz")
+        let folder = fixturesDirectory.appendingPathComponent("interop/foreign/wiremock").path
+        let run = try runTapedeck(["cassette", "import", folder, output.path, "--origin", "https://api.example.com"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("11 entries from WireMock mappings"), "\(run.output)")
+        #expect(run.errors.contains("skipped entry 9") && run.errors.contains("urlPathPattern"), "\(run.errors)")
+        let cassette = try CassetteFile.read(output)
+        #expect(cassette.interactions.count == 11 && cassette.interactions[0].request.url.absoluteString == "https://api.example.com/users/1")
+        let text = try String(decoding: CassetteFile.jsonText(of: output), as: UTF8.self)
+        for secret in ["secret-token", "lovelace", "abc123", "s3cr3t"] {
+            #expect(!text.contains(secret), "'\(secret)' left in the imported cassette")
+        }
+
+        let hoverfly = directory.file("hoverfly.har")
+        let second = try runTapedeck(["cassette", "import", fixturesDirectory.appendingPathComponent("interop/foreign/hoverfly.json").path, hoverfly.path])
+        #expect(second.status == 0 && second.output.contains("9 entries from a Hoverfly simulation"), "\(second.output)\(second.errors)")
+
+        let bad = try runTapedeck(["cassette", "import", folder, directory.file("x.har").path, "--origin", "localhost:8080/api"])
+        #expect(bad.status == 64 && bad.errors.contains("--origin"), "\(bad.errors)")
+    }
+}

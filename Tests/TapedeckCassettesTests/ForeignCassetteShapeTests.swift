@@ -275,7 +275,7 @@ struct ForeignCassetteShapeTests {
             return error?.kind == .json && error?.place.hasPrefix("line ") == true && error?.reason.contains("not valid JSON or YAML") == true
         }
         #expect {
-            try read(#"{"mappings": []}"#)
+            try read(#"{"stubs": []}"#)
         } throws: { error in
             (error as? CassetteError)?.reason.contains("'interactions', 'http_interactions'") == true
         }

@@ -25,3 +25,22 @@ struct ServeForeignTests {
         #expect(try Data(contentsOf: cassette) == before)
     }
 }
+
+/// `tapedeck serve` given a WireMock folder: its stubs answer a client that calls the server
+/// directly (any host: the mappings have none).
+@Suite("Server: serving a WireMock folder", .serialized)
+struct ServeWireMockTests {
+    @Test("curl calling serve directly gets the mappings' answers, the scenario's in order, the body file's bytes")
+    func wireMockFolder() throws {
+        let server = try ServerProcess(["serve", fixturesDirectory.appendingPathComponent("interop/foreign/wiremock").path, "--timing", "instant"])
+        defer { server.stop() }
+        let first = try curl([server.base + "/counter"])
+        let second = try curl([server.base + "/counter"])
+        let image = try curl([server.base + "/image.png"])
+        let missing = try curl([server.base + "/missing"])
+        #expect(first.body == Data(#"{"count": 1}"#.utf8) && second.body == Data(#"{"count": 2}"#.utf8))
+        #expect(image.code == 200 && image.body.count == 209)
+        #expect(missing.code == 404 && missing.body == Data("Not Found\n".utf8))
+        #expect(server.errors.contains("is WireMock mappings, read as it is"), "\(server.errors)")
+    }
+}

@@ -76,7 +76,7 @@ extension ForeignCassette {
             let form = HARCodec.inferredForm(data, contentEncoding: headers.value(for: "Content-Encoding"),
                                              storedAsBytes: storedAsBytes(bodyNode), announced: length)
             let recorded = RecordedResponse(status: status, statusText: reason, headers: headers, body: data, bodyForm: form)
-            return Interaction(index: position, startedDateTime: startedDateTime(entry) ?? "1970-01-01T00:00:00.000Z",
+            return Interaction(index: position, startedDateTime: startedDateTime(entry) ?? ForeignDates.epoch,
                                request: recordedRequest, outcome: .response(recorded), timings: timings(response))
         }
 

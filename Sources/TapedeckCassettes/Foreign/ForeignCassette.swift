@@ -31,6 +31,13 @@ public enum ForeignCassette {
         /// with the request it was saved from; `{{variables}}` from the collection, an
         /// environment, or the caller.
         case postman
+        /// WireMock (Java) stub mappings, as its recorder writes them: a `mappings` folder of one
+        /// mapping per file (bodies in `__files`), or a file with a `mappings` list. A mapping
+        /// that matches by pattern is left out.
+        case wiremock
+        /// A Hoverfly simulation (`hoverctl export`, schema v1 to v5): `data.pairs` whose exact
+        /// matchers name one request. A pair that matches by pattern is left out.
+        case hoverfly
 
         /// What the CLI calls it.
         public var title: String {
@@ -40,12 +47,19 @@ public enum ForeignCassette {
             case .goVCR: "go-vcr"
             case .dvr: "DVR"
             case .postman: "Postman collection"
+            case .wiremock: "WireMock"
+            case .hoverfly: "Hoverfly"
             }
         }
 
         /// What a file of this format is called: `a vcrpy cassette`, `a Postman collection`.
         public var fileNoun: String {
-            self == .postman ? "a Postman collection" : "a \(title) cassette"
+            switch self {
+            case .postman: "a Postman collection"
+            case .wiremock: "WireMock mappings"
+            case .hoverfly: "a Hoverfly simulation"
+            default: "a \(title) cassette"
+            }
         }
     }
 
@@ -68,6 +82,12 @@ public enum ForeignCassette {
 
     static func detect(_ root: ForeignNode) -> Format? {
         if root["http_interactions"] != nil { return .vcr }
+        if root["data"]?["pairs"] != nil { return .hoverfly }
+        if case .list = root["mappings"] { return .wiremock }
+        if root["response"] != nil, let request = root["request"],
+           ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "method"].contains(where: { request[$0] != nil }) {
+            return .wiremock
+        }
         if root["info"]?["schema"]?.string?.contains("getpostman.com") == true || root["info"] != nil && root["item"] != nil { return .postman }
         // VCR 1.x: a bare list of `!ruby/struct:VCR::HTTPInteraction`s.
         if case let .list(elements, _) = root, elements.first?["request"]?["uri"] != nil { return .vcr }
@@ -123,50 +143,44 @@ public enum ForeignCassette {
         return variables
     }
 
-    /// Whether `root` is WireMock's mappings (`mappings`, or one mapping's `request` with a URL
-    /// pattern) or a Hoverfly simulation (`data.pairs`).
-    private static func isStubFile(_ root: ForeignNode) -> Bool {
-        if root["mappings"] != nil || root["data"]?["pairs"] != nil { return true }
-        guard let request = root["request"] else { return false }
-        return ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].contains { request[$0] != nil }
-    }
-
     /// Reads `data` as ``read(_:file:format:)`` does, with `variables` for a Postman collection's
-    /// `{{name}}`s (over the collection's own), and says what it noticed about the file as a whole.
-    public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:]) throws(CassetteError) -> Reading {
+    /// `{{name}}`s (over the collection's own) and `origin` for WireMock's and Hoverfly's URLs
+    /// without a host, and says what it noticed about the file as a whole.
+    public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
+                            origin: String = defaultStubOrigin) throws(CassetteError) -> Reading {
         // (Refusing other documents, it returns a reading or throws.)
-        try reading(data, file: file, format: format, variables: variables, refusingOtherDocuments: true)!
+        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: true)!
     }
 
     /// ``load(_:file:format:variables:)``, but nil for a document that reads as JSON or YAML in no
     /// format import knows (a `package.json` in a folder of cassettes), which a caller going
     /// through a folder leaves alone. A file that does not parse, or a cassette with problems,
     /// still throws.
-    public static func loadIfCassette(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:]) throws(CassetteError) -> Reading? {
-        try reading(data, file: file, format: format, variables: variables, refusingOtherDocuments: false)
+    public static func loadIfCassette(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
+                                      origin: String = defaultStubOrigin) throws(CassetteError) -> Reading? {
+        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: false)
     }
 
-    private static func reading(_ data: Data, file: String, format: Format?, variables: [String: String],
+    private static func reading(_ data: Data, file: String, format: Format?, variables: [String: String], origin: String,
                                 refusingOtherDocuments: Bool) throws(CassetteError) -> Reading? {
         let root: ForeignNode
         switch ForeignNode.parse(data) {
         case let .success(node): root = node
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
-                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, and Postman collections")
+                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings and Hoverfly simulations")
         }
         if root.isNull { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // an empty file: VCR's empty cassette
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             guard refusingOtherDocuments else { return nil }
-            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection (none of their top-level keys: 'interactions', 'http_interactions', 'item')",
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings or a Hoverfly simulation (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs')",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
-                                    : Self.isStubFile(root) ? "it looks like WireMock mappings or a Hoverfly simulation: those are request matchers, "
-                                        + "not recordings — write them as a scenario's stub routes (docs/scenarios.md)"
                                     : "name the format with --from if it is one of them")
         }
         if format == .postman { return try postman(root, file: file, variables: variables) }
+        if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin) }
         let key = format == .vcr ? "http_interactions" : "interactions"
         let list = if case .list = root { root } else { root[key] }
         guard let list else {

@@ -4,6 +4,9 @@ import TapedeckHTTP
 /// The dates and durations other tools' cassettes write. One reader serves a whole file: its
 /// formatters are made once.
 final class ForeignDates {
+    /// The start written for an entry whose file gives no time (stubs, Postman examples).
+    static let epoch = "1970-01-01T00:00:00.000Z"
+
     private let iso = ISO8601DateFormatter()
     private let plain: DateFormatter = {
         let formatter = DateFormatter()

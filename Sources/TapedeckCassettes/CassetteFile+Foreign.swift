@@ -1,0 +1,38 @@
+import Foundation
+
+// Other tools' cassettes where a HAR file is expected: read as they are for replay, refused where
+// HAR would be written over them (CassetteFile.read(_:strict:foreign:)).
+
+extension CassetteFile {
+    /// What a read does with a cassette another tool wrote (one of ``ForeignCassette/Format``'s:
+    /// vcrpy, VCR, Betamax, go-vcr, DVR, a Postman collection, WireMock mappings or a folder of
+    /// them, a Hoverfly simulation).
+    public enum ForeignFiles: Sendable {
+        /// Refuse it with an error naming its format and the `tapedeck cassette import` line that
+        /// converts it: what a recorder needs, since it writes HAR back over the file.
+        case refuse
+        /// Read its interactions, converted in memory (``Cassette/foreignFormat`` says from what):
+        /// for replay, which never writes the file.
+        case convert
+    }
+
+    /// The cassette of another tool's file as read, its format and remarks kept; with `strict`,
+    /// its first entry that cannot be read is an error.
+    static func converted(_ reading: ForeignCassette.Reading, strict: Bool) throws(CassetteError) -> Cassette {
+        var cassette = reading.cassette
+        if strict, let first = cassette.skipped.first { throw first.error }
+        cassette.foreignFormat = reading.format
+        cassette.remarks = reading.remarks
+        return cassette
+    }
+
+    /// The `.har.gz` name `tapedeck cassette import` suggests for another tool's cassette at `url`:
+    /// its name with the extension replaced, beside it.
+    static func importedName(of url: URL) -> String {
+        var name = url.lastPathComponent
+        for suffix in [".gz", ".zz", ".yaml", ".yml", ".json"] where name.lowercased().hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+        }
+        return url.deletingLastPathComponent().appendingPathComponent(name + ".har.gz").path
+    }
+}
