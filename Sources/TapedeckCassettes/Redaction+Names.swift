@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which names are secrets: the exact lists, and under ``Redactor/secretLookingNames`` the names
 /// that read like a secret.
@@ -21,10 +22,35 @@ extension Redactor {
     /// Whether a JSON field's value is a secret under these rules: by its exact name (any value
     /// that is not an object or array), or — for a string value — by a name that reads like one.
     public func isSecretJSONField(_ name: String, value: Any? = nil) -> Bool {
-        if jsonFields.contains(name.lowercased()) { return true }
+        let facts = Self.facts(of: name)
+        if jsonFields.contains(facts.lowered) { return true }
         guard secretLookingNames, value == nil || value is String else { return false }
-        let plain = Self.normalized(name)
-        return Self.readsLikeSecret(name) || normalizedHeaders.contains(plain) || normalizedJSONFields.contains(plain)
+        return facts.readsLikeSecret || normalizedHeaders.contains(facts.plain) || normalizedJSONFields.contains(facts.plain)
+    }
+
+    /// What the rules need of a JSON field's name, worked out from the name alone.
+    struct NameFacts: Sendable {
+        var lowered: String
+        var plain: String
+        var readsLikeSecret: Bool
+    }
+
+    /// Names seen lately and their facts: a JSON-lines body or a list of objects repeats its keys
+    /// on every line, and working them out again was most of redacting one (750,000 lines of two
+    /// keys: seconds). Bounded, and only short names are kept.
+    private static let knownNames = Mutex<[String: NameFacts]>([:])
+
+    /// ``NameFacts`` of `name`, from ``knownNames`` when it was seen.
+    static func facts(of name: String) -> NameFacts {
+        if let known = knownNames.withLock({ $0[name] }) { return known }
+        let facts = NameFacts(lowered: name.lowercased(), plain: normalized(name), readsLikeSecret: readsLikeSecret(name))
+        if name.utf8.count <= 64 {
+            knownNames.withLock { names in
+                if names.count >= 4_096 { names.removeAll(keepingCapacity: true) }
+                names[name] = facts
+            }
+        }
+        return facts
     }
 
     /// Headers a name rule would catch that carry no secret and that clients read (an auth

@@ -5,6 +5,9 @@ import TapedeckHTTP
 // pieces (`_chunks`) refitted to the redacted bytes.
 
 extension Redactor {
+    /// A server-sent event's data line starts so.
+    private static let eventDataPrefix = Array("data:".utf8)
+
     /// A stream of JSON lines or server-sent events with the secrets of each line's JSON replaced
     /// (an event's `data:` line after its prefix); every other byte kept.
     func redactLines(_ body: Data) -> Data {
@@ -16,36 +19,64 @@ extension Redactor {
     func redactLinesMapped(_ body: Data) -> (body: Data, lines: [(old: Range<Int>, new: Range<Int>)])? {
         guard body.count <= Self.inspectionLimit else { return nil }
         var changed = false
+        // (Without JSON rules, redactJSON leaves a document as it is: so does the walk's short cut.)
+        let hasJSONRules = !jsonFields.isEmpty || secretLookingNames
+        // Built from the first line that changes on (until then a line's new place is its old one).
         var output = Data()
-        output.reserveCapacity(body.count)
         var lines: [(old: Range<Int>, new: Range<Int>)] = []
-        var oldStart = 0
-        let split = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, line) in split.enumerated() {
-            let newStart = output.count
-            // An event's `data:`, a JSON text sequence's record separator (RFC 7464).
-            let prefixLength = line.starts(with: Data("data:".utf8)) ? 5 : line.first == 0x1E ? 1 : 0
-            let json = Data(line.dropFirst(prefixLength))
-            // Only a line that starts as JSON is read as JSON (an HTML page's lines are not).
-            let redacted = json.isEmpty || !looksLikeJSON(json) ? json : redactJSON(json, contentType: "application/json")
-            if redacted != json {
-                changed = true
-                output.append(contentsOf: line.prefix(prefixLength))
-                // `data: {...}` keeps its space; a JSON line keeps a trailing carriage return (an
-                // edit in place kept both; a document written again did not).
-                if json.first == UInt8(ascii: " "), redacted.first != UInt8(ascii: " ") { output.append(UInt8(ascii: " ")) }
-                output.append(redacted)
-                if json.last == UInt8(ascii: "\r"), redacted.last != UInt8(ascii: "\r") { output.append(UInt8(ascii: "\r")) }
-            } else {
-                output.append(contentsOf: line)
+        body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let count = bytes.count
+            var start = 0
+            while true {
+                var end = start
+                while end < count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                let isLast = end == count
+                let newStart = changed ? output.count : start
+                // An event's `data:`, a JSON text sequence's record separator (RFC 7464).
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let prefixLength = line.starts(with: Self.eventDataPrefix) ? 5 : line.first == 0x1E ? 1 : 0
+                let text = UnsafeBufferPointer(rebasing: line[prefixLength...])
+                // Only a line that starts as JSON is read as JSON (an HTML page's lines are not); one
+                // the byte walk reads needs none of the whole-body cases (JSONP, prefixes, a BOM).
+                var redacted: (json: Data, to: Data)?
+                if Self.startsAsJSON(text) {
+                    let json = Data(buffer: text)
+                    let to = hasJSONRules ? redactJSONInPlace(json) ?? redactJSON(json, contentType: "application/json")
+                        : redactJSON(json, contentType: "application/json")
+                    if to != json { redacted = (json, to) }
+                }
+                if let (json, to) = redacted {
+                    if !changed {
+                        changed = true
+                        output.reserveCapacity(count + count / 8)
+                        output.append(UnsafeBufferPointer(rebasing: bytes[..<start]))
+                    }
+                    output.append(UnsafeBufferPointer(rebasing: line[..<prefixLength]))
+                    // `data: {...}` keeps its space; a JSON line keeps a trailing carriage return (an
+                    // edit in place kept both; a document written again did not).
+                    if json.first == UInt8(ascii: " "), to.first != UInt8(ascii: " ") { output.append(UInt8(ascii: " ")) }
+                    output.append(to)
+                    if json.last == UInt8(ascii: "\r"), to.last != UInt8(ascii: "\r") { output.append(UInt8(ascii: "\r")) }
+                } else if changed {
+                    output.append(line)
+                }
+                if !isLast, changed { output.append(UInt8(ascii: "\n")) }
+                let oldEnd = end + (isLast ? 0 : 1)
+                lines.append((start..<oldEnd, newStart..<(changed ? output.count : oldEnd)))
+                if isLast { break }
+                start = end + 1
             }
-            let isLast = index == split.count - 1
-            if !isLast { output.append(UInt8(ascii: "\n")) }
-            let oldEnd = oldStart + line.count + (isLast ? 0 : 1)
-            lines.append((oldStart..<oldEnd, newStart..<output.count))
-            oldStart = oldEnd
         }
         return changed ? (output, lines) : nil
+    }
+
+    /// Whether `text` starts as a JSON document: `{` or `[` after white space and a UTF-8 BOM
+    /// (``looksLikeJSON(_:)`` on bytes in place).
+    private static func startsAsJSON(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < text.count, text[index] == 0x20 || text[index] == 0x0A || text[index] == 0x0D || text[index] == 0x09 { index += 1 }
+        return index < text.count && (text[index] == UInt8(ascii: "{") || text[index] == UInt8(ascii: "["))
     }
 
     /// A stream body with its lines redacted, and its pieces after: each piece ends where its
