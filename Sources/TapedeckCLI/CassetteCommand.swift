@@ -96,7 +96,7 @@ func noteForeign(_ cassette: Cassette, path: String) {
     for remark in cassette.remarks { printError("tapedeck: note: \(path): \(remark)") }
 }
 
-/// ``load(_:strict:warn:)``, also returning what the file alone holds (`base`: empty when only a
+/// ``load(_:strict:warn:foreign:)``, also returning what the file alone holds (`base`: empty when only a
 /// journal exists), whose interactions come first in `merged`.
 func loadWithBase(_ path: String, strict: Bool = false, warn: Bool = true, foreign: CassetteFile.ForeignFiles = .convert) throws -> (base: Cassette, merged: Cassette) {
     let url = URL(fileURLWithPath: path)
@@ -182,7 +182,7 @@ extension CassetteCommand {
             if !unread.isEmpty {
                 print("\(file): \(entries(cassette.interactions.count)), no secrets found in what could be read\(unreadNote)")
                 if strict { throw ExitStatus.found }
-            } else if cassette.creator.lowercased() == "tapedeck" && cassette.skipped.isEmpty {
+            } else if cassette.creator.lowercased() == "tapedeck" && cassette.foreignFormat == nil && cassette.skipped.isEmpty {
                 print("\(file): ok, \(entries(cassette.interactions.count)), no secrets found")
             } else {
                 // Another tool's file may hold what no replay reads: said, not claimed clean.
@@ -321,7 +321,8 @@ extension CassetteCommand {
                 // Rewriting in Tapedeck's form is for what a byte copy cannot do: merging a
                 // journal, leaving out skipped entries, embedding attached bodies, zeroing timings.
                 // (Not from a pipe: read once already, it has nothing left — a FIFO would wait for ever.)
-                if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty, !CassetteFile.isStream(input),
+                // (Nor another tool's file: its bytes are no HAR.)
+                if !normalizeTimings, !hasJournal, cassette.skipped.isEmpty, cassette.foreignFormat == nil, !CassetteFile.isStream(input),
                    let json = try? CassetteFile.jsonText(of: inputURL), json.firstRange(of: Data(#""_file""#.utf8)) == nil,
                    let data = compression == .gzip ? try? Zlib.compress(json, format: .gzip) : json {
                     try put(data)

@@ -16,6 +16,25 @@ extension CassetteFile {
         case convert
     }
 
+    /// What a file that failed to read as HAR (`text`, its bytes inflated) is: another tool's
+    /// cassette, read when `foreign` converts it, else refused naming the import line; or, when
+    /// it is no such cassette, `harError`, the HAR reader's own error.
+    static func foreignOrNot(_ text: Data?, url: URL, strict: Bool, foreign: ForeignFiles, harError: CassetteError) -> Result<Cassette, CassetteError> {
+        guard let text, let format = ForeignCassette.detectAfterHARFailed(text) else { return .failure(harError) }
+        guard foreign == .convert else { return .failure(refusal(of: url, format: format)) }
+        do throws(CassetteError) {
+            return .success(try converted(ForeignCassette.load(text, file: url.path, format: format), strict: strict))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The refusal of another tool's file where HAR would be written over it.
+    static func refusal(of url: URL, format: ForeignCassette.Format) -> CassetteError {
+        CassetteError(.json, file: url.path, reason: "this is \(format.fileNoun), not a HAR file; Tapedeck replays it as it is but records only into HAR",
+                      hint: "convert it once: tapedeck cassette import \(url.path) \(importedName(of: url))")
+    }
+
     /// The cassette of another tool's file as read, its format and remarks kept; with `strict`,
     /// its first entry that cannot be read is an error.
     static func converted(_ reading: ForeignCassette.Reading, strict: Bool) throws(CassetteError) -> Cassette {

@@ -42,20 +42,26 @@ public enum CassetteFile {
     /// let cassette = try CassetteFile.read(URL(fileURLWithPath: "cassettes/test_login.yaml"), foreign: .convert)
     /// ```
     public static func read(_ url: URL, strict: Bool = false, foreign: ForeignFiles = .refuse) throws(CassetteError) -> Cassette {
-        if foreign == .convert, ForeignCassette.wireMockMappingsFolder(url) != nil {
+        if ForeignCassette.wireMockMappingsFolder(url) != nil {
             // A WireMock folder (mappings/ and __files/): its mappings, as one cassette.
+            guard foreign == .convert else { throw refusal(of: url, format: .wiremock) }
             return try converted(ForeignCassette.loadWireMock(folder: url), strict: strict)
         }
+        let attachments = url.deletingLastPathComponent()
+        if isStream(url.path) {
+            // A pipe gives its bytes once: kept for a second look.
+            let bytes = try contents(of: url)
+            do {
+                return try decode(bytes, file: url.path, strict: strict, attachments: attachments)
+            } catch where error.kind == .json {
+                return try foreignOrNot(try? json(from: bytes, file: url.path), url: url, strict: strict, foreign: foreign, harError: error).get()
+            }
+        }
         do {
-            return try decode(contents(of: url), file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
+            return try decode(contents(of: url), file: url.path, strict: strict, attachments: attachments)
         } catch where error.kind == .json {
             // Only a file that is no HAR is looked at again (a HAR file never pays for this).
-            guard let text = try? json(from: contents(of: url), file: url.path), let format = ForeignCassette.detectAfterHARFailed(text) else { throw error }
-            guard foreign == .convert else {
-                throw CassetteError(.json, file: url.path, reason: "this is \(format.fileNoun), not a HAR file; Tapedeck replays it as it is but records only into HAR",
-                                    hint: "convert it once: tapedeck cassette import \(url.path) \(importedName(of: url))")
-            }
-            return try converted(ForeignCassette.load(text, file: url.path, format: format), strict: strict)
+            return try foreignOrNot(try? json(from: contents(of: url), file: url.path), url: url, strict: strict, foreign: foreign, harError: error).get()
         }
     }
 

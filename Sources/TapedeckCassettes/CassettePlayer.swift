@@ -108,7 +108,7 @@ public final class CassettePlayer: Responder {
 
     /// Reads `url` (recovering an interrupted recording's journal first). Entries that cannot be
     /// replayed are skipped (listed in `cassette.skipped`) unless `strict` makes them an error.
-    /// Another tool's cassette (vcrpy, VCR, go-vcr, DVR, Postman) is read as it is.
+    /// Another tool's cassette (vcrpy, VCR, go-vcr, DVR, Postman, WireMock, Hoverfly) is read as it is.
     public convenience init(contentsOf url: URL, rules: MatchRules = MatchRules(), afterLast: AfterLast = .repeatLast,
                             redactor: Redactor = Redactor(), strict: Bool = false) throws(CassetteError) {
         try CassetteJournal.recover(cassette: url)

@@ -318,21 +318,26 @@ package enum RecordSettings {
 
     /// The file for cassette `name`: in `TAPEDECK_CASSETTES` when set, else in a `Cassettes`
     /// directory beside the test file; an absolute path (`/…`) is that file. A name without an
-    /// extension gets `.har.gz`; another tool's cassette (`.yaml`, `.yml`, `.json`, VCR's `.zz`)
-    /// keeps its name, and replays as it is.
+    /// extension gets `.har.gz`, as does any other name unless it names another tool's cassette
+    /// that is there (`.yaml`, `.yml`, `.json`, VCR's `.zz`), which replays as it is.
     package static func cassetteURL(
         named name: String, filePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
-        let kept = [".har", ".har.gz", ".yaml", ".yml", ".json", ".zz"]
-        let file = kept.contains { name.lowercased().hasSuffix($0) } ? name : name + ".har.gz"
-        // An absolute path was put under the directory (`Cassettes/tmp/x.har.gz` for `/tmp/x`).
-        if file.hasPrefix("/") { return URL(fileURLWithPath: file) }
         let directory: URL
         if let configured = environment["TAPEDECK_CASSETTES"], !configured.isEmpty {
             directory = URL(fileURLWithPath: configured, isDirectory: true)
         } else {
             directory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Cassettes", isDirectory: true)
         }
-        return directory.appendingPathComponent(file)
+        // An absolute path was put under the directory (`Cassettes/tmp/x.har.gz` for `/tmp/x`).
+        let place = { (file: String) in file.hasPrefix("/") ? URL(fileURLWithPath: file) : directory.appendingPathComponent(file) }
+        let lowered = name.lowercased()
+        if lowered.hasSuffix(".har") || lowered.hasSuffix(".har.gz") { return place(name) }
+        // `users.json` named `users.json.har.gz` before other tools' files were read: only a file
+        // that exists under the name itself is taken as another tool's.
+        if [".yaml", ".yml", ".json", ".zz"].contains(where: lowered.hasSuffix), FileManager.default.fileExists(atPath: place(name).path) {
+            return place(name)
+        }
+        return place(name + ".har.gz")
     }
 }

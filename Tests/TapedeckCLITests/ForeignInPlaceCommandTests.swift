@@ -36,6 +36,12 @@ struct ForeignInPlaceCommandTests {
         #expect(elsewhere.status == 0, "\(elsewhere.errors)")
         let redacted = try CassetteFile.read(output)
         #expect(redacted.interactions.count == 10)
+
+        // convert into another file writes HAR, never the other tool's bytes as they are
+        let converted = directory.file("converted.har")
+        let convert = try runTapedeck(["cassette", "convert", cassette.path, converted.path])
+        #expect(convert.status == 0, "\(convert.errors)")
+        #expect(try CassetteFile.read(converted).interactions.count == 10, "a HAR file, read without converting")
         let text = try String(decoding: CassetteFile.jsonText(of: output), as: UTF8.self)
         #expect(!text.contains("lovelace"), "the login's password is redacted")
         #expect(try Data(contentsOf: cassette) == before)

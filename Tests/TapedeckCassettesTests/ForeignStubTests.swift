@@ -99,6 +99,63 @@ struct ForeignStubTests {
         #expect(answers["/image.png"]?.first?.count == 209)
     }
 
+    @Test("each WireMock fault replays as the URLSession failure it stands for", arguments: [
+        ("CONNECTION_RESET_BY_PEER", URLError.Code.networkConnectionLost), ("EMPTY_RESPONSE", .networkConnectionLost),
+        ("MALFORMED_RESPONSE_CHUNK", .networkConnectionLost), ("RANDOM_DATA_THEN_CLOSE", .badServerResponse),
+    ])
+    func faults(_ fault: String, _ code: URLError.Code) throws {
+        let text = Data(#"{"request": {"url": "/f", "method": "GET"}, "response": {"fault": "\#(fault)"}}"#.utf8)
+        let cassette = try ForeignCassette.read(text, file: "/tmp/f.json")
+        guard case let .failure(failure) = try #require(cassette.interactions.first).outcome else {
+            Issue.record("\(fault) is no failure")
+            return
+        }
+        #expect(failure.code == code.rawValue, "\(fault): \(failure.message)")
+        let result = try SequentialReplay(cassette).send(cassette.interactions[0].request)
+        #expect(result.error?.code == code)
+    }
+
+    @Test("a body file outside the stubs' files folder is never read: an absolute path, '..', or a link out of it")
+    func bodyFilesStayInTheirFolder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let root = directory.url.appendingPathComponent("stubs")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
+        let secret = directory.file("credentials")
+        try Data("aws_secret_access_key=hunter2".utf8).write(to: secret)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("__files/link.txt"), withDestinationURL: secret)
+        try Data("inside".utf8).write(to: root.appendingPathComponent("__files/ok.txt"))
+        let mappings = [("abs", secret.path), ("up", "../../credentials"), ("link", "link.txt"), ("ok", "ok.txt")].map { name, file in
+            #"{"request": {"url": "/\#(name)", "method": "GET"}, "response": {"status": 200, "bodyFileName": "\#(file)"}}"#
+        }
+        try Data(#"{"mappings": [\#(mappings.joined(separator: ","))]}"#.utf8).write(to: root.appendingPathComponent("mappings/all.json"))
+        let cassette = try ForeignCassette.loadWireMock(folder: root).cassette
+        #expect(cassette.interactions.map(\.request.url.path) == ["/ok"])
+        #expect(cassette.interactions.first?.response?.body == Data("inside".utf8))
+        #expect(cassette.skipped.count == 3 && cassette.skipped.allSatisfy { $0.error.reason.contains("outside the stubs' files folder") }, "\(cassette.skipped)")
+        #expect(!cassette.interactions.contains { $0.response?.body.contains(Data("hunter2".utf8)) == true })
+    }
+
+    @Test("Hoverfly's older shapes: v1 strings and v2 exactMatch read; a v2 glob on the query is a pattern, not a query item")
+    func hoverflyOlderSchemas() throws {
+        let text = Data("""
+        {"data": {"pairs": [
+          {"request": {"path": "/v1", "method": "GET", "destination": "api.test", "scheme": "https", "query": "a=1", "body": ""},
+           "response": {"status": 200, "body": "one", "encodedBody": false, "headers": {"Content-Type": ["text/plain"]}}},
+          {"request": {"path": {"exactMatch": "/v2"}, "method": {"exactMatch": "POST"}, "destination": {"exactMatch": "api.test"},
+                       "body": {"exactMatch": "x=1"}},
+           "response": {"status": 201, "body": "two", "encodedBody": false, "headers": {}}},
+          {"request": {"path": {"exactMatch": "/v2q"}, "destination": {"exactMatch": "api.test"}, "query": {"globMatch": "page=*"}},
+           "response": {"status": 200, "body": "three", "encodedBody": false, "headers": {}}}
+        ]}, "meta": {"schemaVersion": "v2"}}
+        """.utf8)
+        let cassette = try ForeignCassette.read(text, file: "/tmp/sim.json")
+        #expect(cassette.interactions.map(\.request.url.absoluteString) == ["https://api.test/v1?a=1", "http://api.test/v2"])
+        #expect(cassette.interactions[1].request.method == "POST" && cassette.interactions[1].request.body == Data("x=1".utf8))
+        #expect(cassette.skipped.count == 1 && cassette.skipped[0].error.reason.contains("pattern"), "\(cassette.skipped)")
+    }
+
     @Test("stubs that name no one request are left out with the reason; a mapping with nothing to replay is said")
     func refusals() throws {
         let text = Data("""

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapedeckTesting
+import TapedeckTestSupport
 
 @Suite("Testing integration: choosing the record mode and the cassette file")
 struct RecordSettingsTests {
@@ -18,9 +19,15 @@ struct RecordSettingsTests {
         #expect(url.path == "/src/Tests/AppTests/Cassettes/login.har.gz")
         let plain = RecordSettings.cassetteURL(named: "login.har", filePath: "/x/T.swift", environment: ["TAPEDECK_CASSETTES": "/tapes"])
         #expect(plain.path == "/tapes/login.har")
-        // Another tool's cassette keeps its name (it replays as it is); any other name gets .har.gz
+        // Another tool's cassette that is there keeps its name (it replays as it is); any other name gets .har.gz
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let tapes = ["TAPEDECK_CASSETTES": directory.url.path]
         for name in ["test_login.yaml", "login.YML", "login.json", "login.zz"] {
-            #expect(RecordSettings.cassetteURL(named: name, filePath: "/x/T.swift", environment: [:]).lastPathComponent == name)
+            #expect(RecordSettings.cassetteURL(named: name, filePath: "/x/T.swift", environment: tapes).lastPathComponent == name + ".har.gz",
+                    "not there: a Tapedeck cassette of that name, as before")
+            try Data().write(to: directory.file(name))
+            #expect(RecordSettings.cassetteURL(named: name, filePath: "/x/T.swift", environment: tapes).lastPathComponent == name)
         }
         #expect(RecordSettings.cassetteURL(named: "api.v2", filePath: "/x/T.swift", environment: [:]).lastPathComponent == "api.v2.har.gz")
     }

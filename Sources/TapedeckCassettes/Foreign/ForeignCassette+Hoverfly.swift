@@ -85,7 +85,10 @@ extension ForeignCassette.StubReader {
     /// names to matchers (v5).
     private func hoverflyQuery(_ node: ForeignNode?) throws(CassetteError) -> String {
         guard let node, !node.isNull else { return "" }
-        guard case .map = node, node["exactMatch"] == nil else { return try exact(node, field: "request.query") ?? "" }
+        // A string or a list of matchers (before v5), or v2's `{exactMatch: …}` / `{globMatch: …}`.
+        guard case .map = node, !node.pairs.contains(where: { $0.key.hasSuffix("Match") }) else {
+            return try exact(node, field: "request.query") ?? ""
+        }
         var items: [String] = []
         for (name, matchers) in node.pairs {
             guard let value = try exact(matchers, field: "request.query.\(name)") else { continue }

@@ -1,5 +1,10 @@
 public import Foundation
 import TapedeckHTTP
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // WireMock mappings and Hoverfly simulations: stubs rather than recordings, but what their
 // recorders write (WireMock's snapshot, Hoverfly's capture mode) names one exact request per
@@ -193,7 +198,10 @@ extension ForeignCassette {
             current = (position, method, url.absoluteString)
             if method == "ANY" {
                 method = "GET"
-                note("request.method", "ANY (any method) imported as GET")
+                note("request.method", "ANY (any method) imported as GET: a client sending another method misses it")
+            }
+            if request["url"] != nil, request["queryParameters"] != nil {
+                note("request.queryParameters", "beside 'url', which names the whole query, these add nothing: left out")
             }
             var headers: [HeaderField] = []
             for (name, matcher) in request["headers"]?.pairs ?? [] {
@@ -281,22 +289,41 @@ extension ForeignCassette {
         static func failure(wireMockFault fault: String) -> RecordedFailure {
             let text = switch fault.uppercased() {
             case "CONNECTION_RESET_BY_PEER": "connection reset by peer (WireMock fault \(fault))"
-            case "EMPTY_RESPONSE": "empty response (WireMock fault \(fault))"
-            case "MALFORMED_RESPONSE_CHUNK": "incomplete response: a malformed chunk (WireMock fault \(fault))"
-            default: "invalid response: random data, then closed (WireMock fault \(fault))"
+            case "EMPTY_RESPONSE": "connection closed: an empty response (WireMock fault \(fault))"
+            case "MALFORMED_RESPONSE_CHUNK": "connection closed: an incomplete response, a malformed chunk (WireMock fault \(fault))"
+            default: "bad server response: random data, then closed (WireMock fault \(fault))"
             }
             return ForeignFailure.failure(text: text, status: 0)
         }
 
         /// A body kept in a file of its own (WireMock's `bodyFileName`, Hoverfly's `bodyFile`),
-        /// looked for in ``bodyFolders``; an absolute path is that file.
+        /// looked for in ``bodyFolders``. Only a regular file inside one of them is read, as
+        /// WireMock reads only its files folder: a cassette from elsewhere must not make an import
+        /// or `serve` hand out `../../.aws/credentials`, nor wait on a pipe.
         func bodyFile(_ name: String, field: String, node: ForeignNode?) throws(CassetteError) -> Data {
-            let candidates = name.hasPrefix("/") ? [URL(fileURLWithPath: name)] : bodyFolders.map { $0.appendingPathComponent(name) }
-            for url in candidates {
+            guard !name.hasPrefix("/"), !name.split(separator: "/").contains("..") else {
+                throw bad(field, node, "its body file '\(name)' is outside the stubs' files folder (an absolute path, or one through '..'): not read")
+            }
+            var looked: [String] = []
+            for folder in bodyFolders {
+                let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
+                let url = folder.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
+                looked.append(url.path)
+                var info = stat()
+                guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                guard url.path.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
+                    throw bad(field, node, "its body file '\(name)' leads outside the stubs' files folder (a link): not read")
+                }
+                guard info.st_size <= Int64(Self.largestBodyFile) else {
+                    throw bad(field, node, "its body file '\(name)' holds \(info.st_size) bytes, more than a cassette's body may (\(Self.largestBodyFile >> 20) MiB)")
+                }
                 if let data = try? Data(contentsOf: url) { return data }
             }
-            throw bad(field, node, "its body file is not there (looked for \(candidates.map(\.path).joined(separator: ", ")))")
+            throw bad(field, node, "its body file is not there (looked for \(looked.joined(separator: ", ")))")
         }
+
+        /// The largest body file read (256 MiB).
+        static let largestBodyFile = 256 << 20
 
         // MARK: Both
 
