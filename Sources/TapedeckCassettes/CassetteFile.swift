@@ -47,21 +47,17 @@ public enum CassetteFile {
             guard foreign == .convert else { throw refusal(of: url, format: .wiremock) }
             return try converted(ForeignCassette.loadWireMock(folder: url), strict: strict)
         }
-        let attachments = url.deletingLastPathComponent()
-        if isStream(url.path) {
-            // A pipe gives its bytes once: kept for a second look.
-            let bytes = try contents(of: url)
-            do {
-                return try decode(bytes, file: url.path, strict: strict, attachments: attachments)
-            } catch where error.kind == .json {
-                return try foreignOrNot(try? json(from: bytes, file: url.path), url: url, strict: strict, foreign: foreign, harError: error).get()
-            }
+        // A pipe gives its bytes once: they are kept for a second look. A file is read again,
+        // only when it is no HAR (a HAR file's bytes are let go of while they are decoded).
+        let kept = isStream(url.path) ? try contents(of: url) : nil
+        func bytes() throws(CassetteError) -> Data {
+            if let kept { return kept }
+            return try contents(of: url)
         }
         do {
-            return try decode(contents(of: url), file: url.path, strict: strict, attachments: attachments)
+            return try decode(bytes(), file: url.path, strict: strict, attachments: url.deletingLastPathComponent())
         } catch where error.kind == .json {
-            // Only a file that is no HAR is looked at again (a HAR file never pays for this).
-            return try foreignOrNot(try? json(from: contents(of: url), file: url.path), url: url, strict: strict, foreign: foreign, harError: error).get()
+            return try foreignOrNot(try? json(from: bytes(), file: url.path), url: url, strict: strict, foreign: foreign, harError: error).get()
         }
     }
 

@@ -179,9 +179,14 @@ extension Redactor {
 
     /// Whether `body` starts as a JSON document: `{` or `[` after white space and a UTF-8 BOM.
     static func looksLikeJSON(_ body: Data) -> Bool {
-        let start = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body.startIndex + 3 : body.startIndex
-        guard let first = body[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return false }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        body.withUnsafeBytes { startsAsJSON($0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// ``looksLikeJSON(_:)`` on bytes in place.
+    static func startsAsJSON(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < text.count, text[index] == 0x20 || text[index] == 0x0A || text[index] == 0x0D || text[index] == 0x09 { index += 1 }
+        return index < text.count && (text[index] == UInt8(ascii: "{") || text[index] == UInt8(ascii: "["))
     }
 
     /// The length of an anti-hijacking prefix before a JSON document — `)]}'` (or `)]}',`) then a

@@ -71,14 +71,6 @@ extension Redactor {
         return changed ? (output, lines) : nil
     }
 
-    /// Whether `text` starts as a JSON document: `{` or `[` after white space and a UTF-8 BOM
-    /// (``looksLikeJSON(_:)`` on bytes in place).
-    private static func startsAsJSON(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while index < text.count, text[index] == 0x20 || text[index] == 0x0A || text[index] == 0x0D || text[index] == 0x09 { index += 1 }
-        return index < text.count && (text[index] == UInt8(ascii: "{") || text[index] == UInt8(ascii: "["))
-    }
-
     /// A stream body with its lines redacted, and its pieces after: each piece ends where its
     /// last byte went (a piece ending inside a changed line ends at the same place in the
     /// redacted line, or at its end); a piece left empty joins the next; nil pieces when they did

@@ -41,7 +41,7 @@ extension ForeignCassette {
                 throw bad("request.method", request["method"], "the method is missing or not a token")
             }
             current = (position, String(method).uppercased(), url.absoluteString)
-            let requestHeaders = headerFields(request["headers"])
+            let requestHeaders = Self.headerFields(request["headers"])
             var requestBody = try body(request["body"], headers: requestHeaders, field: "request.body", bad: bad)
             if requestBody?.isEmpty != false, format == .goVCR, let form = request["form"], !form.pairs.isEmpty {
                 // go-vcr keeps a form's fields beside (or instead of) its body.
@@ -61,7 +61,7 @@ extension ForeignCassette {
                           : "status \(status) is not an HTTP status")
             }
             let reason = statusText(response, status: status)
-            var headers = headerFields(response["headers"])
+            var headers = Self.headerFields(response["headers"])
             // (vcrpy's httpx adapter once wrote the decoded text as `content`.)
             let bodyNode = response["body"] ?? response["content"]
             let data = try body(bodyNode, headers: headers, field: "response.body", bad: bad) ?? Data()
@@ -93,7 +93,7 @@ extension ForeignCassette {
         /// Header fields from a mapping of names to a value or a list of values (every format's
         /// shape), in the file's order; HTTP/2 pseudo-headers left out. vcrpy before 1.0 wrote a
         /// list instead: of `name: value` lines, or of `[name, value]` pairs (a frozenset of tuples).
-        private func headerFields(_ node: ForeignNode?) -> [HeaderField] {
+        static func headerFields(_ node: ForeignNode?) -> [HeaderField] {
             if case let .list(elements, _) = node { return Self.listedFields(elements) }
             var fields: [HeaderField] = []
             for (name, value) in node?.pairs ?? [] where !name.hasPrefix(":") && !name.isEmpty {

@@ -60,7 +60,7 @@ extension ForeignCassette.StubReader {
         }
         let delay = response["fixedDelay"]?.double.flatMap { $0 > 0 && $0 < 86_400_000 ? Duration.milliseconds(Int64($0)) : nil }
         return Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
-                           outcome: .response(recordedResponse(status, "", Self.fields(response["headers"]), data, asBytes: asBytes)),
+                           outcome: .response(recordedResponse(status, "", ForeignCassette.EntryReader.headerFields(response["headers"]), data, asBytes: asBytes)),
                            timings: delay.map { ExchangeTimings(wait: $0) })
     }
 

@@ -224,7 +224,7 @@ extension ForeignCassette {
             }
             let status = response["status"]?.int ?? 200
             guard (200...999).contains(status) else { throw bad("response.status", response["status"], "status \(status) is not one a request ends with") }
-            let responseHeaders = Self.fields(response["headers"])
+            let responseHeaders = ForeignCassette.EntryReader.headerFields(response["headers"])
             var data = Data()
             var asBytes = false
             if let text = response["body"]?.string {
@@ -326,16 +326,6 @@ extension ForeignCassette {
         static let largestBodyFile = 256 << 20
 
         // MARK: Both
-
-        /// Header fields from a mapping of names to a value or a list of values.
-        static func fields(_ node: ForeignNode?) -> [HeaderField] {
-            var fields: [HeaderField] = []
-            for (name, value) in node?.pairs ?? [] where !name.isEmpty && !name.hasPrefix(":") {
-                if let text = value.string { fields.append(HeaderField(name, text)) }
-                for element in value.elements { if let text = element.string { fields.append(HeaderField(name, text)) } }
-            }
-            return fields
-        }
 
         func recordedResponse(_ status: Int, _ reason: String, _ headers: [HeaderField], _ data: Data, asBytes: Bool) -> RecordedResponse {
             let length = headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }

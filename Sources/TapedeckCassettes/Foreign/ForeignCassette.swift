@@ -73,11 +73,7 @@ public enum ForeignCassette {
     /// ``detect(_:)`` for a file that failed to read as HAR: one that starts as JSON is only
     /// parsed as JSON (a damaged HAR file is not read a second time as YAML, which is slow).
     static func detectAfterHARFailed(_ data: Data) -> Format? {
-        let start = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
-        if start == UInt8(ascii: "{") || start == UInt8(ascii: "[") {
-            return ForeignNode.json(data).flatMap(detect)
-        }
-        return detect(data)
+        ForeignNode.startsAsJSON(data) ? ForeignNode.json(data).flatMap(detect) : detect(data)
     }
 
     static func detect(_ root: ForeignNode) -> Format? {

@@ -76,11 +76,16 @@ indirect enum ForeignNode {
         return false
     }
 
+    /// Whether `data` starts like JSON: `{` or `[` after white space and a BOM.
+    static func startsAsJSON(_ data: Data) -> Bool {
+        let start = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        return start == UInt8(ascii: "{") || start == UInt8(ascii: "[")
+    }
+
     /// Reads `data` as JSON when it starts like a JSON object, else as YAML; nil when it is
     /// neither (`reason` says why).
     static func parse(_ data: Data) -> Result<ForeignNode, ParseFailure> {
-        let start = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
-        if start == UInt8(ascii: "{") || start == UInt8(ascii: "[") {
+        if startsAsJSON(data) {
             if let node = json(data) { return .success(node) }
             // Not strict JSON: YAML's flow style reads a little more (comments, single quotes).
         }
