@@ -206,13 +206,9 @@ extension CassetteCommand.Import {
 }
 
 extension CassetteCommand.Import {
-    /// The skipped entries, each on a line; past ten, those of one reason (a variable nobody
-    /// set, say, in a hundred examples) are said once with their count and the first of them.
+    /// The skipped entries, each on a line, but those of one reason (a variable nobody set, say,
+    /// in six examples) said once with their count, the first of them and what to do.
     private func warnSkipped(_ skipped: [SkippedEntry], of input: String) {
-        guard skipped.count > 10 else {
-            for entry in skipped { printError("tapedeck: warning: \(input): \(entry)") }
-            return
-        }
         var order: [String] = []
         var byReason: [String: [SkippedEntry]] = [:]
         for entry in skipped {
@@ -221,6 +217,10 @@ extension CassetteCommand.Import {
         }
         for reason in order {
             let entries = byReason[reason]!
+            guard entries.count > 1 else {
+                printError("tapedeck: warning: \(input): \(entries[0])")
+                continue
+            }
             let hint = entries[0].error.hint.isEmpty ? "" : " — \(entries[0].error.hint)"
             printError("tapedeck: warning: \(input): left out \(entries.count) (first: \(entries[0]))\(hint)")
         }

@@ -167,7 +167,8 @@ struct RecordCommand: ParsableCommand {
                 + "(a second signal cuts them off now)")
         }
         // (A SIGHUP is no second signal: a closing terminal sends one, and its shell another.)
-        Self.wait(upTo: drain) { drained() || signals.takePending().map { $0 != SIGHUP } == true }
+        // (A second signal ends the wait early: the messages give the time waited, not the limit.)
+        let waited = Self.wait(upTo: drain) { drained() || signals.takePending().map { $0 != SIGHUP } == true }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
         let stillSending = http.receiving.map { name in
@@ -177,10 +178,10 @@ struct RecordCommand: ParsableCommand {
         if !stillSending.isEmpty {
             // Their bodies never came whole: nothing was forwarded, so nothing is recorded.
             let count = stillSending.count == 1 ? "1 request was" : "\(stillSending.count) requests were"
-            printError("tapedeck record: \(count) still sending \(stillSending.count == 1 ? "its body" : "their bodies") after \(drain) and cut off: "
+            printError("tapedeck record: \(count) still sending \(stillSending.count == 1 ? "its body" : "their bodies") after \(Self.seconds(waited)) and cut off: "
                 + "not forwarded, not recorded: \(stillSending.joined(separator: ", "))")
         }
-        cutOff(service, after: drain)
+        cutOff(service, after: waited)
         do {
             // Before the event loops stop: the upstream connections close on them.
             defer { try? http.shutdown() }
@@ -201,10 +202,19 @@ struct RecordCommand: ParsableCommand {
     }
 
     /// Polls `done` every 10 ms until it holds or `limit` has passed (the live shutdown path: wall
-    /// time is what a stopping proxy has).
-    private static func wait(upTo limit: Duration, until done: () -> Bool) {
-        let deadline = ContinuousClock.now + limit
+    /// time is what a stopping proxy has); returns the time it waited.
+    @discardableResult
+    private static func wait(upTo limit: Duration, until done: () -> Bool) -> Duration {
+        let start = ContinuousClock.now
+        let deadline = start + limit
         while !done() && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return ContinuousClock.now - start
+    }
+
+    /// A wait as people read it: `0.6 seconds`, `32.0 seconds`.
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        return String(format: "%.1f seconds", Double(whole) + Double(fraction) / 1e18)
     }
 
     /// Cuts off the exchanges still under way after the drain (a slow client still reading a
@@ -218,7 +228,7 @@ struct RecordCommand: ParsableCommand {
         let cut = service.cutOffNotRecorded
         guard !cut.isEmpty else { return }
         let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"
-        printError("tapedeck record: \(count) still under way after \(drain) and cut off: not recorded, "
+        printError("tapedeck record: \(count) still under way after \(Self.seconds(drain)) and cut off: not recorded, "
             + "\(cut.count == 1 ? "its client's connection" : "their clients' connections") reset: \(cut.joined(separator: ", "))")
     }
 }

@@ -102,10 +102,11 @@ struct ServeCommand: ParsableCommand {
             noteForeign(service.cassette, path: cassette)
             for skipped in service.cassette.skipped { printError("tapedeck: warning: \(cassette): \(skipped)") }
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
-            // A route no entry answers can never fire: misses get no faults.
+            // A route no entry answers can never fire: misses get no faults. (A GET entry answers a HEAD too.)
             for site in service.options.faults?.sites ?? [] {
                 guard let pattern = site.pattern, !service.cassette.interactions.contains(where: {
                     pattern.matches(method: $0.request.method, url: $0.request.url)
+                        || $0.request.method.uppercased() == "GET" && pattern.matches(method: "HEAD", url: $0.request.url)
                 }) else { continue }
                 printError("tapedeck: warning: fault \(site.name): its route \(pattern) matches no entry of \(cassette), so it never fires "
                            + "(a miss gets no fault); `tapedeck cassette inspect \(cassette)` lists the entries")

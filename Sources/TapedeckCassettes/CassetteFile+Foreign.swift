@@ -19,14 +19,36 @@ extension CassetteFile {
     /// What a file that failed to read as HAR (`text`, its bytes inflated) is: another tool's
     /// cassette, read when `foreign` converts it, else refused naming the import line; or, when
     /// it is no such cassette, `harError`, the HAR reader's own error.
+    ///
+    /// A document of no format Tapedeck reads (an Insomnia export, `package.json`) is said to be
+    /// so, rather than called a damaged HAR file; an empty `.yml` or `.yaml` file is VCR's empty
+    /// cassette.
     static func foreignOrNot(_ text: Data?, url: URL, strict: Bool, foreign: ForeignFiles, harError: CassetteError) -> Result<Cassette, CassetteError> {
-        guard let text, let format = ForeignCassette.detectAfterHARFailed(text) else { return .failure(harError) }
+        guard let text else { return .failure(harError) }
+        let format: ForeignCassette.Format
+        if text.isEmpty {
+            guard ForeignCassette.isYAMLName(url.path) else { return .failure(harError) }
+            format = .vcr
+        } else {
+            switch ForeignCassette.classifyAfterHARFailed(text) {
+            case let .format(found): format = found
+            case let .otherDocument(root): return .failure(root["log"] != nil ? harError : notACassette(url, root: root))
+            case .unparsed: return .failure(harError)
+            }
+        }
         guard foreign == .convert else { return .failure(refusal(of: url, format: format)) }
         do throws(CassetteError) {
             return .success(try converted(ForeignCassette.load(text, file: url.path, format: format), strict: strict))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The error for a JSON or YAML document at `url` that is neither HAR nor another tool's cassette.
+    static func notACassette(_ url: URL, root: ForeignNode) -> CassetteError {
+        CassetteError(.json, file: url.path, reason: "this is neither a HAR file (no 'log') nor a cassette of another tool Tapedeck reads "
+                      + "(vcrpy, VCR, Betamax, go-vcr, DVR, a Postman collection, WireMock mappings, a Hoverfly simulation)",
+                      hint: ForeignCassette.lookalike(root) ?? "give a HAR file (.har, .har.gz) or one of those cassettes; `tapedeck cassette import --help` lists them")
     }
 
     /// The refusal of another tool's file where HAR would be written over it.

@@ -237,6 +237,7 @@ extension HARCodec {
                 }
                 return (data, nil)
             }
+            if let data = unmarkedPollyHex(text, contentType: contentType, writer: writer, sizes: sizes) { return (data, nil) }
             let read = HARBodyText.bytes(text, contentType: contentType, writer: writer, sizes: sizes)
             guard let lost = lostBytesNote(text, contentType: contentType) else { return read }
             return (read.data, read.note.map { $0 + "; " + lost } ?? lost)

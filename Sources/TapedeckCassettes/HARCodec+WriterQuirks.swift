@@ -2,7 +2,7 @@ import Foundation
 
 // Habits of single writers that reading an entry must know about (docs/cassettes.md, "Interop";
 // fixtures/interop/README.md, "More tools"): bodies their writer says it left out, Insomnia's
-// unmarked base64 file bodies, and binary bodies stored as lossy text.
+// unmarked base64 file bodies, Polly.JS 1.x's unmarked hex, and binary bodies stored as lossy text.
 
 extension HARCodec {
     /// Why a response body cannot be replayed when its writer says it left the body out
@@ -29,6 +29,18 @@ extension HARCodec {
         let type = HARBodyText.essence(contentType)
         guard !type.isEmpty, !HARBodyText.isTextual(type) else { return nil }
         return Data(base64Encoded: text)
+    }
+
+    /// Polly.JS 1.x's binary body: the bytes as hex, with no `_isBinary` to say so (2.0 added
+    /// it). Read as hex only when everything agrees: Polly.JS wrote the file, the type is not
+    /// text, the text is hex digits only, and a size the file records (`content.size`, the
+    /// `Content-Length`) is exactly half its length. Nil for every other body.
+    static func unmarkedPollyHex(_ text: String, contentType: String, writer: HARWriter, sizes: [HARBodyText.RecordedSize]) -> Data? {
+        guard writer.name.lowercased().hasPrefix("polly"), !text.isEmpty, text.utf8.count % 2 == 0,
+              sizes.contains(where: { $0.bytes * 2 == text.utf8.count }) else { return nil }
+        let type = HARBodyText.essence(contentType)
+        guard !type.isEmpty, !HARBodyText.isTextual(type), text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        return pollyHex(text)
     }
 
     /// A note when a binary body's text holds U+FFFD: its writer decoded bytes that were not UTF-8

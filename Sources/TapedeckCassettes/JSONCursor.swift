@@ -32,8 +32,34 @@ struct JSONCursor {
         while position < count {
             switch base[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            case UInt8(ascii: "/") where acceptsComments:
+                guard skipComment() else { return }
             default: return
             }
+        }
+    }
+
+    /// Whether `//` and `/* */` comments count as white space: Jackson's `ALLOW_COMMENTS`, which
+    /// WireMock turns on, so its mapping files may hold them. Off for HAR, which is strict JSON.
+    var acceptsComments = false
+
+    /// Skips the comment at `position` (a `/`); false, leaving `position`, when none starts there
+    /// or a block comment never ends (the value reader then refuses the `/`).
+    private mutating func skipComment() -> Bool {
+        guard position + 1 < count else { return false }
+        switch base[position + 1] {
+        case UInt8(ascii: "/"):
+            position += 2
+            while position < count, base[position] != 0x0A { position += 1 }
+            return true
+        case UInt8(ascii: "*"):
+            var end = position + 2
+            while end + 1 < count, !(base[end] == UInt8(ascii: "*") && base[end + 1] == UInt8(ascii: "/")) { end += 1 }
+            guard end + 1 < count else { return false }
+            position = end + 2
+            return true
+        default:
+            return false
         }
     }
 

@@ -21,12 +21,41 @@ extension Redactor {
 
     /// Whether a JSON field's value is a secret under these rules: by its exact name (any value
     /// that is not an object or array), or — for a string value — by a name that reads like one.
+    ///
+    /// A string that is public by its shape (``isPublicByShape(_:)``) stays under any name but one
+    /// added to the rules beyond ``defaultJSONFields``: GitHub's emoji list maps `cookie` and
+    /// `secret` to image links, and a commit's `signature` is a PGP signature block.
     public func isSecretJSONField(_ name: String, value: Any? = nil) -> Bool {
         let facts = Self.facts(of: name)
-        if jsonFields.contains(facts.lowered) { return true }
-        guard secretLookingNames, value == nil || value is String else { return false }
-        return facts.readsLikeSecret || normalizedHeaders.contains(facts.plain) || normalizedJSONFields.contains(facts.plain)
+        let listed = jsonFields.contains(facts.lowered)
+        if !listed {
+            guard secretLookingNames, value == nil || value is String,
+                  facts.readsLikeSecret || normalizedHeaders.contains(facts.plain) || normalizedJSONFields.contains(facts.plain) else { return false }
+        }
+        if let text = value as? String, !listed || Self.defaultJSONFields.contains(facts.lowered), isPublicByShape(text) { return false }
+        return true
     }
+
+    /// Whether a string is public whatever the field holding it is called: a signature block
+    /// (`-----BEGIN PGP SIGNATURE-----`, SSH's: a signature proves, it unlocks nothing), or a link
+    /// to a static file (an image, a stylesheet, a font, …) with no user information and no
+    /// query item that is a secret (a presigned link's `X-Amz-Signature` makes it one).
+    func isPublicByShape(_ text: String) -> Bool {
+        let start = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        if start.hasPrefix("-----BEGIN PGP SIGNATURE-----") || start.hasPrefix("-----BEGIN SSH SIGNATURE-----") { return true }
+        let head = text.prefix(8).lowercased()
+        guard head.hasPrefix("http://") || head.hasPrefix("https://"), !text.contains(where: { $0 == " " || $0 == "\n" }),
+              let parts = URLComponents(string: text), parts.user == nil, parts.password == nil,
+              let dot = parts.path.lastIndex(of: "."), !parts.path[dot...].contains("/") else { return false }
+        guard Self.staticFileExtensions.contains(parts.path[parts.path.index(after: dot)...].lowercased()) else { return false }
+        return !(parts.queryItems ?? []).contains { isSecretQueryName($0.name) }
+    }
+
+    /// Extensions of files a site serves to anyone: images, styles, scripts, fonts, media.
+    private static let staticFileExtensions: Set<String> = [
+        "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "bmp", "css", "js", "woff", "woff2", "ttf", "otf",
+        "mp3", "mp4", "webm", "ogg", "wav",
+    ]
 
     /// What the rules need of a JSON field's name, worked out from the name alone.
     struct NameFacts: Sendable {

@@ -159,7 +159,7 @@ public enum SecretScanner {
                 // a stream (NDJSON, an event stream's `data:` lines), as redaction reads them.
                 var positions: [String] = []
                 for object in jsonDocuments(in: body) {
-                    for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0) || defaults.isSecretJSONField($0) }) {
+                    for key in secretFields(in: object, isSecret: { rules.isSecretJSONField($0, value: $1) || defaults.isSecretJSONField($0, value: $1) }) {
                         report("\(place) field '\(key)'", "a credential field is stored unredacted")
                     }
                     for item in secretLinkItems(in: object, rules: rules) {
@@ -207,14 +207,14 @@ public enum SecretScanner {
         return unread
     }
 
-    private static func secretFields(in value: Any, isSecret: (String) -> Bool) -> [String] {
+    private static func secretFields(in value: Any, isSecret: (String, Any?) -> Bool) -> [String] {
         if let dictionary = value as? [String: Any] {
             return dictionary.keys.sorted().flatMap { key -> [String] in
                 let inner = dictionary[key]!
-                if isSecret(key), let string = inner as? String, !Redactor.looksRedacted(string), !string.isEmpty {
+                if let string = inner as? String, isSecret(key, string), !Redactor.looksRedacted(string), !string.isEmpty {
                     return [key]
                 }
-                if isSecret(key), let list = inner as? [Any], holdsText(list) {
+                if isSecret(key, nil), let list = inner as? [Any], holdsText(list) {
                     return [key]   // a list of the field's values (`"Set-Cookie": ["a=1"]`)
                 }
                 return secretFields(in: inner, isSecret: isSecret)

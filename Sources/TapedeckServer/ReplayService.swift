@@ -329,7 +329,7 @@ public final class ReplayService: ExchangeService {
             result = .text(500, "tapedeck: a deferred answer cannot be served\n")
         }
         if let faults = options.faults, !isMiss {
-            for fired in faults.apply(method: request.method, url: url, exchange: exchange, to: &result) {
+            for fired in faults.apply(method: request.method, url: url, exchange: exchange, to: &result, redactor: options.redactor) {
                 options.log?(fired.description)
             }
         }

@@ -1,7 +1,7 @@
 public import Foundation
 public import TapedeckScenarios
 import Synchronization
-import TapedeckCassettes
+public import TapedeckCassettes
 import TapedeckHTTP
 import TapedeckScheduling
 
@@ -155,9 +155,11 @@ public final class SocketFaults: Sendable {
     /// delays, a pace, a cut, a status override or a corrupt gzip. As in a scenario run, sites are
     /// tried in file order — a routed `refused` first, since it strikes before the connection — and
     /// those that fire combine as `FaultStack` says (after a refusal nothing is tried: no head comes): a
-    /// latency and a status make a slow 503. Returns what fired, in order.
+    /// latency and a status make a slow 503. Returns what fired, in order, each naming its request
+    /// with `redactor`'s secret query items replaced (the log reaches a terminal and CI logs, as
+    /// the miss log does).
     @discardableResult
-    public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer) -> [Fired] {
+    public func apply(method: String, url: URL, exchange: Int, to answer: inout ServerAnswer, redactor: Redactor = Redactor()) -> [Fired] {
         // As the matcher reads the request: clients that spell one URL differently (query order,
         // `%c3` or `%C3`) meet the same draws and occurrence counts.
         let key = "\(method.uppercased()) \(MatchRules.canonicalURL(url))"
@@ -184,8 +186,9 @@ public final class SocketFaults: Sendable {
             if site.kind.cutsNothing(ofBody: Self.bodyBytes(of: answer, method: method)) { continue }
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
-            // Shown as the client sent it: the key holds decoded text (a line break, an escape).
-            fired.append(Fired(site: site.name, kind: site.kind.name, target: "\(method.uppercased()) \(url.absoluteString)", occurrence: occurrence))
+            // Shown as the client sent it (the key holds decoded text: a line break, an escape), secrets out.
+            fired.append(Fired(site: site.name, kind: site.kind.name, target: "\(method.uppercased()) \(redactor.redactURLText(url.absoluteString))",
+                               occurrence: occurrence))
             stack.fired(site.kind)
             if case .refused = site.kind { break }   // struck before the connection: no head comes to delay
         }

@@ -32,7 +32,7 @@ struct ForeignInPlaceTests {
         #expect(try CassetteFile.read(url, foreign: .convert).interactions == converted.interactions, "the same every time")
     }
 
-    @Test("a file that is no cassette of any kind, or a damaged HAR file, gets the HAR reader's error")
+    @Test("a damaged HAR file gets the HAR reader's error; a whole document of no known format is said to be neither HAR nor a cassette")
     func notForeign() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -40,18 +40,35 @@ struct ForeignInPlaceTests {
         try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"#.utf8).write(to: cut)
         let other = directory.file("package.json")
         try Data(#"{"name": "app", "version": "1.0.0"}"#.utf8).write(to: other)
-        for url in [cut, other] {
+        let insomnia = directory.file("insomnia.json")
+        try Data(#"{"_type": "export", "__export_format": 4, "resources": [{"_type": "request", "url": "http://a.test/"}]}"#.utf8).write(to: insomnia)
+        for url in [cut, other, insomnia] {
             do {
                 _ = try CassetteFile.read(url, foreign: .convert)
                 Issue.record("\(url.lastPathComponent) was read")
             } catch {
-                #expect(!error.reason.contains("not a HAR file"), "\(error)")
+                #expect(!error.reason.contains("not a HAR file;"), "\(error)")
+                #expect(error.file == url.path)
             }
         }
+        // A cut HAR file is damaged: the HAR reader's error says so.
+        #expect(throws: CassetteError.self) { try CassetteFile.read(cut, foreign: .convert) }
+        do {
+            _ = try CassetteFile.read(cut, foreign: .convert)
+        } catch {
+            #expect(!error.reason.contains("neither a HAR file"), "\(error)")
+        }
+        // A whole document of no known format is said to be neither HAR nor a cassette; a known
+        // lookalike is named with what to do instead.
         do {
             _ = try CassetteFile.read(other, foreign: .convert)
         } catch {
-            #expect(error.reason.contains("'log' is missing"), "\(error)")
+            #expect(error.reason.contains("neither a HAR file (no 'log') nor a cassette"), "\(error)")
+        }
+        do {
+            _ = try CassetteFile.read(insomnia, foreign: .convert)
+        } catch {
+            #expect(error.hint.contains("Insomnia export"), "\(error)")
         }
     }
 

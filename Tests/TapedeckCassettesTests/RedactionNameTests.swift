@@ -54,6 +54,35 @@ struct RedactionNameTests {
         }
     }
 
+    @Test("a value public by its shape stays under a secret's name (an image link, a PGP signature); a presigned or plain link, a user's own field, do not")
+    func publicShapes() throws {
+        // Given a body shaped as GitHub's emoji list and a commit's verification, beside secrets that look alike
+        let json = #"""
+        {"cookie": "https://assets.test/emoji/cookie.png?v8", "secret": "https://assets.test/emoji/secret.png?v8",
+         "signature": "-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQ\n-----END PGP SIGNATURE-----\n",
+         "token": "https://bucket.test/a.png?X-Amz-Signature=SIG", "password": "https://hooks.test/services/T0/B0/XYZ",
+         "mine": "https://assets.test/mine.png"}
+        """#
+        let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/emojis")!),
+                                      outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
+                                                                          body: Data(json.utf8))))
+        // When redacted with the defaults, and with a field the user added
+        let redacted = Redactor(extraJSONFields: ["mine"]).redact(interaction)
+        let answer = try #require(redacted.response)
+        let body = try #require(JSONSerialization.jsonObject(with: answer.body) as? [String: String])
+        // Then public shapes stay and everything else is replaced
+        #expect(body["cookie"] == "https://assets.test/emoji/cookie.png?v8")
+        #expect(body["secret"] == "https://assets.test/emoji/secret.png?v8")
+        #expect(body["signature"]?.hasPrefix("-----BEGIN PGP SIGNATURE-----") == true)
+        #expect(body["token"] == "REDACTED", "a presigned link's signature makes it a secret")
+        #expect(body["password"] == "REDACTED", "a link to no static file may be the secret itself (a webhook)")
+        #expect(body["mine"] == "REDACTED", "a field the user names is always redacted")
+        // And validate agrees: it flags only what redaction replaces
+        let places = SecretScanner.scan(Cassette(interactions: [interaction])).map(\.place)
+        #expect(places.contains("response.body field 'token'") && places.contains("response.body field 'password'"), "\(places)")
+        #expect(!places.contains { $0.contains("'cookie'") || $0.contains("'secret'") || $0.contains("'signature'") }, "\(places)")
+    }
+
     @Test("rules given exactly, and none, apply no name heuristics")
     func exactRules() {
         let original = echo()

@@ -184,6 +184,28 @@ struct WriterQuirkTests {
         #expect(skipped.skipped.map(\.position) == [1] && skipped.skipped.first?.description.contains("_isBinary") == true, "\(skipped.skipped)")
     }
 
+    @Test("Polly.JS 1.x hex with no _isBinary: decoded when its size says so; hex-looking text of another writer, or of a text type, stays text")
+    func pollyOneHex() throws {
+        func har(writer: String, type: String, text: String, size: Int) -> Data {
+            Data(#"""
+            {"log": {"version": "1.2", "creator": {"name": "\#(writer)", "version": "1.4.2"}, "entries": [{
+              "startedDateTime": "2019-01-29T05:34:17.000Z", "time": 1, "timings": {"send": 0, "wait": 1, "receive": 0},
+              "request": {"method": "GET", "url": "http://img.test/a", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [],
+                          "cookies": [], "headersSize": -1, "bodySize": 0},
+              "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "redirectURL": "",
+                           "headers": [{"name": "content-type", "value": "\#(type)"}], "headersSize": -1, "bodySize": -1,
+                           "content": {"mimeType": "\#(type)", "size": \#(size), "text": "\#(text)"}}}]}}
+            """#.utf8)
+        }
+        let png = "89504e470d0a1a0a"
+        let polly = try HARCodec.decode(har(writer: "Polly.JS", type: "image/png", text: png, size: 8), file: "p.har")
+        #expect(polly.interactions.first?.response?.body == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        for (writer, type, size) in [("Polly.JS", "text/plain", 8), ("Polly.JS", "image/png", 16), ("Charles", "image/png", 8)] {
+            let kept = try HARCodec.decode(har(writer: writer, type: type, text: png, size: size), file: "p.har")
+            #expect(kept.interactions.first?.response?.body == Data(png.utf8), "\(writer) \(type) \(size)")
+        }
+    }
+
     @Test("a URL with raw [ ] | and spaces keeps its %XX escapes; a Swift client sending the escaped form matches it")
     func bracketsInURLs() throws {
         let cassette = try load("chrome-har-capturer-brackets.har")

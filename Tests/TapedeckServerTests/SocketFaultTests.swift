@@ -66,6 +66,33 @@ struct SocketFaultTests {
         #expect(try curl([server.base + "/plain"]).code == 200, "exchange 3 is not: the miss was exchange 1")
     }
 
+    @Test("the fault log names a request with its secret query items redacted; a HEAD route a GET entry answers is not warned about, and fires")
+    func faultLogAndHead() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // A recording keeps the token redacted; a replayed request with any token matches it.
+        let cassette = directory.file("log.har.gz")
+        try CassetteFile.write(Cassette(interactions: ["echo?access_token=REDACTED&page=1", "plain"].enumerated().map { index, path in
+            Interaction(index: index, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/\(path)")!),
+                        outcome: .response(RecordedResponse(status: 200, body: body)))
+        }), to: cassette)
+        let plan = directory.file("log.yaml")
+        try Data("""
+            faults:
+              - {name: busy, kind: status, status: 503, route: "GET /echo*"}
+              - {name: head-busy, kind: status, status: 503, route: "HEAD /plain"}
+            """.utf8).write(to: plan)
+        let server = try ServerProcess(["serve", cassette.path, "--timing", "instant", "--faults", plan.path])
+        defer { server.stop() }
+        #expect(!server.errors.contains("fault head-busy"), "a GET entry answers HEAD: \(server.errors)")
+        #expect(try curl([server.base + "/echo?access_token=LEAKQ9&page=1"]).code == 503)
+        #expect(try curl(["-I", server.base + "/plain"]).code == 503, "the HEAD route fires")
+        let fired = String(decoding: try curl([server.base + "/__tapedeck/faults"]).body, as: UTF8.self)
+        #expect(fired.contains("busy (status) on GET http://api.test/echo?access_token=REDACTED&page=1"), "\(fired)")
+        #expect(fired.contains("head-busy (status) on HEAD http://api.test/plain"), "\(fired)")
+        #expect(!fired.contains("LEAKQ9") && !server.errors.contains("LEAKQ9"), "\(fired) \(server.errors)")
+    }
+
     @Test("reset, truncate, connection lost, stall, status + Retry-After, bandwidth, corrupt gzip: curl's errors")
     func curlSeesEachFault() throws {
         let directory = try TemporaryDirectory()

@@ -20,7 +20,7 @@ extension ForeignCassette {
         /// Entry `position` as an interaction (its index is set by the caller).
         mutating func interaction(_ entry: ForeignNode, position: Int) throws(CassetteError) -> Interaction {
             let place = { (field: String, node: ForeignNode?) -> String in
-                "entry \(position) (\(field))" + (node?.line.map { ", line \($0)" } ?? "")
+                "entry \(position)" + (field.isEmpty ? "" : " (\(field))") + (node?.line.map { ", line \($0)" } ?? "")
             }
             let (file, title) = (file, format.title)
             let bad = { (field: String, node: ForeignNode?, reason: String) -> CassetteError in
@@ -33,6 +33,10 @@ extension ForeignCassette {
             let urlNode = format == .vcr || format == .vcrpy ? request["uri"] ?? request["url"] : request["url"] ?? request["uri"]
             guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 // (The URL itself is in the warning's label, its secrets redacted; not repeated here.)
+                if let text = urlNode?.string, text.hasPrefix("/"), text.dropFirst().contains("/"), text.range(of: #"/[a-z]*$"#, options: .regularExpression) != nil {
+                    // VCR's `!ruby/regexp /example\.com/`: a pattern a hand-written cassette matched on.
+                    throw bad("request.uri", urlNode, "the URI is a Ruby regular expression, which names no one URL to replay")
+                }
                 throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "the URL is missing, or not an absolute http or https URL")
             }
             // (VCR 1.x wrote Ruby symbols: `:get`.)

@@ -70,10 +70,53 @@ public enum ForeignCassette {
         return detect(root)
     }
 
-    /// ``detect(_:)`` for a file that failed to read as HAR: one that starts as JSON is only
-    /// parsed as JSON (a damaged HAR file is not read a second time as YAML, which is slow).
-    static func detectAfterHARFailed(_ data: Data) -> Format? {
-        ForeignNode.startsAsJSON(data) ? ForeignNode.json(data).flatMap(detect) : detect(data)
+    /// What a file that failed to read as HAR is.
+    enum NotHAR {
+        /// Another tool's cassette, in this format.
+        case format(Format)
+        /// A JSON or YAML document of no format Tapedeck reads (an Insomnia export, an OpenAPI
+        /// file, a HAR missing its `log`).
+        case otherDocument(ForeignNode)
+        /// Neither JSON nor YAML: a damaged or cut file.
+        case unparsed
+    }
+
+    /// What `data`, which failed to read as HAR, is. One that starts as JSON is only parsed as
+    /// JSON (a damaged HAR file is not read a second time as YAML, which is slow).
+    static func classifyAfterHARFailed(_ data: Data) -> NotHAR {
+        let root: ForeignNode? = if ForeignNode.startsAsJSON(data) {
+            ForeignNode.json(data)
+        } else if case let .success(node) = ForeignNode.parse(data) {
+            node
+        } else {
+            nil
+        }
+        guard let root else { return .unparsed }
+        return detect(root).map(NotHAR.format) ?? .otherDocument(root)
+    }
+
+    /// Whether `file` is named as YAML (`.yml`, `.yaml`): an empty one is VCR's empty cassette.
+    static func isYAMLName(_ file: String) -> Bool {
+        let name = file.lowercased()
+        return name.hasSuffix(".yml") || name.hasSuffix(".yaml")
+    }
+
+    /// What a document that is neither HAR nor any other tool's cassette looks like, when it is
+    /// one of a few files people mistake for cassettes; nil otherwise.
+    static func lookalike(_ root: ForeignNode) -> String? {
+        if root["__export_format"] != nil || root["_type"]?.string == "export" {
+            return "it is an Insomnia export, which keeps requests but not their responses: record them with `tapedeck record`, or export a HAR file"
+        }
+        if root["openapi"] != nil || root["swagger"] != nil {
+            return "it is an OpenAPI description, which holds no recorded answers: record the API with `tapedeck record`"
+        }
+        if root["values"] != nil, root["_postman_variable_scope"] != nil || root["name"] != nil && root["item"] == nil {
+            return "it is a Postman environment: import its collection with `tapedeck cassette import COLLECTION OUT --environment FILE`"
+        }
+        if root["data"]?.elements.first?["requestTemplate"] != nil {
+            return "it is a Hoverfly simulation from before schema v1 ('requestTemplate'): export it again with a current hoverctl (`hoverctl export`)"
+        }
+        return nil
     }
 
     static func detect(_ root: ForeignNode) -> Format? {
@@ -166,14 +209,20 @@ public enum ForeignCassette {
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
                                 hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings and Hoverfly simulations")
         }
-        if root.isNull { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // an empty file: VCR's empty cassette
+        if root.isNull {
+            // An empty file: VCR's empty cassette, when named as YAML (or as a format).
+            guard format != nil || isYAMLName(file) else {
+                throw CassetteError(.json, file: file, reason: "the file is empty", hint: "nothing to import; restore the file or record again")
+            }
+            return Reading(cassette: Cassette(), format: format ?? .vcr)
+        }
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             guard refusingOtherDocuments else { return nil }
             throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings or a Hoverfly simulation (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs')",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
-                                    : "name the format with --from if it is one of them")
+                                    : lookalike(root) ?? "name the format with --from if it is one of them")
         }
         if format == .postman { return try postman(root, file: file, variables: variables) }
         if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin) }
@@ -200,7 +249,8 @@ public enum ForeignCassette {
                 cassette.interactions.append(interaction)
             } catch {
                 let request = entry["request"]
-                cassette.skipped.append(SkippedEntry(position: position, method: request?["method"]?.string ?? "",
+                let method = request?["method"]?.string.map { String($0.drop { $0 == ":" }).uppercased() }   // VCR 1.x: `:get`
+                cassette.skipped.append(SkippedEntry(position: position, method: method ?? "",
                                                      url: (request?["uri"] ?? request?["url"])?.string ?? "", error: error))
             }
         }

@@ -101,7 +101,7 @@ indirect enum ForeignNode {
             guard let node = yaml(root, budget: &budget) else {
                 return .failure(ParseFailure(line: nil, reason: "its aliases (*name) make it larger than the file itself many times over"))
             }
-            return .success(node)
+            return .success(node.modernisingOldVCR())
         } catch let error as YamlError {
             return .failure(ParseFailure(line: Self.line(of: error), reason: "not valid JSON or YAML: \(Self.problem(of: error))"))
         } catch {
@@ -124,6 +124,7 @@ indirect enum ForeignNode {
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
             var cursor = JSONCursor(base: base, count: raw.count)
             cursor.acceptsLoneSurrogates = true
+            cursor.acceptsComments = true   // WireMock reads them (Jackson's ALLOW_COMMENTS)
             cursor.skipByteOrderMark()
             guard let node = jsonValue(&cursor) else { return nil }
             cursor.skipWhitespace()
