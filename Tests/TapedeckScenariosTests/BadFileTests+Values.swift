@@ -32,6 +32,17 @@ extension BadFileTests {
             expect: {requests: {x: {status: []}}}
             """, line: 3, column: 33, path: "expect.requests.x.status",
             message: "expected at least one number or range, found an empty list — list one, or leave the key out"),
+        BadFile(what: "an empty list of accepted content types", yaml: """
+            traffic: {stubs: [{url: http://api.test/a}]}
+            client: {validate: {contentTypes: []}}
+            script: [{request: GET http://api.test/a}]
+            """, line: 2, column: 35, path: "client.validate.contentTypes",
+            message: "expected at least one content type ('any' accepts every type), found an empty list — list one, or leave the key out"),
+        BadFile(what: "a bandwidth of zero", yaml: """
+            traffic: {stubs: [{url: http://api.test/a, bandwidth: 0}]}
+            script: [{request: GET http://api.test/a}]
+            """, line: 1, column: 55, path: "traffic.stubs[0].bandwidth",
+            message: "a bandwidth must be positive, not 0 bytes a second — write a rate such as 64KB (a second)"),
         BadFile(what: "a number that is no URLError code", yaml: """
             traffic: {stubs: [{url: http://api.test/a, fail: 12345}]}
             script: [{request: GET http://api.test/a}]

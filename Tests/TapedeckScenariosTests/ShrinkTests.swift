@@ -108,7 +108,7 @@ struct ShrinkTests {
         let written = try Scenario.load(output)
         #expect(try ScenarioRunner().run(written, seed: 9).traceHash == outcome.traceHash)
     }
-    @Test("a multipart part's file: and a stub's bodyFile: are rewritten to resolve from a written file in another directory")
+    @Test("a multipart part's file:, a stub's bodyFile: and a relative $schema are rewritten to resolve from a written file in another directory")
     func multipartFilePathsAreRebased() throws {
         // Given a scenario whose upload reads bodies/photo.jpg beside it
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("shrink-\(UUID().uuidString)")
@@ -120,6 +120,7 @@ struct ShrinkTests {
         try Data(#"{"ok": true}"#.utf8).write(to: bodies.appendingPathComponent("ok.json"))
         let input = root.appendingPathComponent("scen/upload.yaml")
         try Data("""
+            $schema: scenario.schema.json
             name: upload
             traffic:
               stubs:
@@ -151,6 +152,7 @@ struct ShrinkTests {
         try text.write(to: output, atomically: true, encoding: .utf8)
         // Then both parts' files resolve from there: it loads, sends the same bytes, and replays the same trace
         #expect(text.contains("../scen/bodies/photo.jpg"), "\(text)")
+        #expect(text.contains("$schema: '../scen/scenario.schema.json'") || text.contains("$schema: \"../scen/scenario.schema.json\""), "\(text)")
         let written = try Scenario.load(output)
         let parts = written.script.compactMap { step -> [MultipartPart]? in
             if case let .request(request) = step { return request.multipart } else { return nil }

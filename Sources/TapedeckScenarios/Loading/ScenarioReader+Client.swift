@@ -73,7 +73,7 @@ extension ScenarioReader {
             } else if types.isScalar, let text = types.node.string, text == "any" {
                 validation.contentTypes = nil
             } else {
-                validation.contentTypes = .list(try types.list(allowingSingle: true).map { (item) throws(ScenarioError) in try item.string() })
+                validation.contentTypes = .list(try types.nonEmptyList(allowingSingle: true, of: "content type ('any' accepts every type)").map { (item) throws(ScenarioError) in try item.string() })
             }
         }
         return validation

@@ -178,7 +178,9 @@ extension ScenarioReader {
             used.formUnion(["delay", "jitter"])
         case "bandwidth":
             let rate = try needs("bytesPerSecond").bytes()
-            guard rate > 0 else { throw keys["bytesPerSecond"]!.error("must be positive") }
+            guard rate > 0 else {
+                throw keys["bytesPerSecond"]!.error("a bandwidth must be positive, not \(rate) bytes a second", hint: "write a rate such as 64KB (a second)")
+            }
             kind = .bandwidth(bytesPerSecond: rate)
             used.insert("bytesPerSecond")
         case "stall": kind = .stall

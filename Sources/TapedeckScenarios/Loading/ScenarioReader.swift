@@ -202,7 +202,7 @@ struct ScenarioReader {
         try keys.read("jitter") { (jitter) throws(ScenarioError) in stub.jitter = try jitter.duration() }
         try keys.read("bandwidth") { (bandwidth) throws(ScenarioError) in
             let rate = try bandwidth.bytes()
-            guard rate > 0 else { throw bandwidth.error("a bandwidth must be positive") }
+            guard rate > 0 else { throw bandwidth.error("a bandwidth must be positive, not \(rate) bytes a second", hint: "write a rate such as 64KB (a second)") }
             stub.bandwidth = rate
         }
         return stub

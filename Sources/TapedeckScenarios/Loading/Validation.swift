@@ -100,7 +100,8 @@ struct Validation {
         }
         for (index, decision) in (scenario.schedule?.faults ?? []).enumerated() where !faultNames.contains(decision.site) {
             let hint = Field.closest(to: decision.site, in: scenario.faults.map(\.name)).map { "did you mean '\($0)'?" }
-                ?? "faults: \(scenario.faults.map(\.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", "))"
+                ?? (scenario.faults.isEmpty ? "the scenario defines no faults: add them under faults, or drop this decision"
+                    : "faults: \(scenario.faults.map(\.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", "))")
             problems.append(scheduleField("faults", index, "site").error("the schedule names a fault '\(decision.site)' the scenario does not define", hint: hint))
         }
         problems.append(contentsOf: scheduleRequestProblems())

@@ -5,6 +5,7 @@ import TapedeckBridge
 import TapedeckClient
 import TapedeckProvider
 import TapedeckScheduling
+import TapedeckHTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -107,7 +108,9 @@ final class ScenarioProvider: Sendable {
     }
 
     static func sample(_ response: StubResponse, url: URL) -> EndpointSampleResponse {
-        if let failure = response.failure { return .networkError(URLError(urlErrorCode(failure))) }
+        // With a description, as the network's own failures have one ("tapedeck: timed out"), so an
+        // outcome's why line names the failure rather than printing an empty NSError.
+        if let failure = response.failure { return .networkError(TransportFailure.urlError(urlErrorCode(failure)).urlError(for: url)) }
         guard !response.headers.isEmpty else { return .networkResponse(response.status, response.body) }
         var fields: [String: String] = [:]
         for header in response.headers { fields[header.name] = header.value }

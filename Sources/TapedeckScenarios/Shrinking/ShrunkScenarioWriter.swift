@@ -41,6 +41,8 @@ public enum ShrunkScenarioWriter {
             case "name", "description", "seed", "schedule": continue
             case "traffic": pairs.append((key, rebase(traffic: value, from: from, to: to)))
             case "script": pairs.append((key, rebase(script: value, from: from, to: to)))
+            // An editor's link to the schema, when relative, resolves from the new file too.
+            case "$schema": pairs.append((key, value.string?.contains("://") == true ? value : path(value, from: from, to: to)))
             case "faults":
                 let faults = explicitFaults(value, sites: result.scenario.faults)
                 if !faults.isEmpty { pairs.append((key, Node(faults))) }
