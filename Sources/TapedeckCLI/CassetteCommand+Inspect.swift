@@ -71,8 +71,11 @@ extension CassetteCommand {
                     ((timings.connect ?? .zero) + timings.send + timings.wait + timings.receive).timeInterval * 1_000
                 }
                 let milliseconds = total.map { String(format: "%.1f", $0) } ?? "-"
-                printSafe(pad(String(interaction.index), 4) + pad(interaction.request.method, 8) + pad(status, 8) + pad(bytes, 10)
-                      + pad(milliseconds, 10) + (showSecrets ? interaction.request.url : redactor.redact(interaction.request.url)).absoluteString + note)
+                // A stub matching by pattern shows its pattern: its request is only a stand-in.
+                let shown = interaction.pattern.map { "pattern: \($0.shown)" }
+                    ?? (showSecrets ? interaction.request.url : redactor.redact(interaction.request.url)).absoluteString
+                printSafe(pad(String(interaction.index), 4) + pad(interaction.pattern.map { $0.method ?? "ANY" } ?? interaction.request.method, 8)
+                      + pad(status, 8) + pad(bytes, 10) + pad(milliseconds, 10) + shown + note)
             }
             for skipped in cassette.skipped {
                 printSafe("-   " + skipped.description(showingSecrets: showSecrets))

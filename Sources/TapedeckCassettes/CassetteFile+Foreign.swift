@@ -38,7 +38,8 @@ extension CassetteFile {
         }
         guard foreign == .convert else { return .failure(refusal(of: url, format: format)) }
         do throws(CassetteError) {
-            return .success(try converted(ForeignCassette.load(text, file: url.path, format: format), strict: strict))
+            // Read for replay: stubs matching by pattern are kept (HAR could not hold them).
+            return .success(try converted(ForeignCassette.load(text, file: url.path, format: format, keepingPatterns: true), strict: strict))
         } catch {
             return .failure(error)
         }

@@ -45,7 +45,7 @@ public enum CassetteFile {
         if ForeignCassette.wireMockMappingsFolder(url) != nil {
             // A WireMock folder (mappings/ and __files/): its mappings, as one cassette.
             guard foreign == .convert else { throw refusal(of: url, format: .wiremock) }
-            return try converted(ForeignCassette.loadWireMock(folder: url), strict: strict)
+            return try converted(ForeignCassette.loadWireMock(folder: url, keepingPatterns: true), strict: strict)
         }
         // A pipe gives its bytes once: they are kept for a second look. A file is read again,
         // only when it is no HAR (a HAR file's bytes are let go of while they are decoded).

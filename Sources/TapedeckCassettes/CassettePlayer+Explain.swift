@@ -97,7 +97,9 @@ extension CassettePlayer {
         // Among entries as far apart by these counts (many on one path, each with another body),
         // the one whose body is more like the request's comes first.
         var closest: [(position: Int, reasons: [String], distance: Int, bodyGap: Int)] = []
-        for (compared, position) in rough.indices.sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
+        // A stub matching by pattern is no recorded request to compare with: listed after these.
+        let stubs = Set(patterned)
+        for (compared, position) in rough.indices.filter({ !stubs.contains($0) }).sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
             // The rank is a lower bound of the full distance: past the third closest, none can be closer.
             if closest.count == 3, rough[position] > closest[2].distance { break }
             if compared == Self.fullComparisons { break }
@@ -136,6 +138,10 @@ extension CassettePlayer {
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
             lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(shown.url(recorded.url)): \(why)")
         }
+        for position in patterned.prefix(3) {
+            lines.append("  entry \(cassette.interactions[position].index), a stub matching by pattern (\(cassette.interactions[position].pattern?.shown ?? "")): does not match")
+        }
+        if patterned.count > 3 { lines.append("  … and \(patterned.count - 3) more stubs matching by pattern") }
         return lines.joined(separator: "\n")
     }
 }

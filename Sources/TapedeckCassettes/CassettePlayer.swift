@@ -45,6 +45,9 @@ public final class CassettePlayer: Responder {
     /// the same once redacted (see ``choose(_:raw:consuming:)``). Nil when redaction changes none
     /// (a cassette Tapedeck recorded is stored redacted).
     private let unredactedIndex: LookupIndex?
+    /// The positions of the stubs that match by pattern (``Interaction/pattern``), in the order
+    /// they are tried: after every recorded interaction.
+    let patterned: [Int]
     /// ``roughKeys``, once made.
     let roughKeyCache = Mutex<[RoughKey]?>(nil)
     /// How many entries a miss explanation compares in full, closest by ``roughParts(_:_:)``
@@ -71,6 +74,8 @@ public final class CassettePlayer: Responder {
         let matchable: [RecordedRequest]
         let index: LookupIndex
         let unredactedIndex: LookupIndex?
+        /// The positions of the stubs that match by pattern, in the order they are tried.
+        let patterned: [Int]
 
         package init(cassette: Cassette, rules: MatchRules, redactor: Redactor) {
             self.cassette = cassette
@@ -78,8 +83,14 @@ public final class CassettePlayer: Responder {
             self.redactor = redactor
             let matchable = cassette.interactions.map { redactor.redact($0.request) }
             self.matchable = matchable
-            index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules)
-            let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request })
+            let patterned = cassette.interactions.indices.filter { cassette.interactions[$0].pattern != nil }
+                .enumerated().sorted { (cassette.interactions[$0.element].pattern!.priority, $0.offset) < (cassette.interactions[$1.element].pattern!.priority, $1.offset) }
+                .map(\.element)
+            self.patterned = patterned
+            // A pattern stub's request only shows it: it is no recorded request to match.
+            let recorded = patterned.isEmpty ? nil : Set(cassette.interactions.indices).subtracting(patterned)
+            index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules, only: recorded)
+            let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request && !patterned.contains($0) })
             unredactedIndex = changed.isEmpty ? nil
                 : LookupIndex(cassette.interactions, matchable: cassette.interactions.map(\.request), rules: rules, only: changed)
         }
@@ -99,6 +110,7 @@ public final class CassettePlayer: Responder {
         matchable = prepared.matchable
         index = prepared.index
         unredactedIndex = prepared.unredactedIndex
+        patterned = prepared.patterned
         self.afterLast = afterLast
         self.source = source
         state = Mutex(State(consumed: Array(repeating: false, count: cassette.interactions.count),
@@ -148,7 +160,17 @@ public final class CassettePlayer: Responder {
             plan.chunkOffsets = nil
             return .response(plan)
         }
+        if let position = patternMatch(raw) {
+            state.withLock { $0.consumed[position] = true }
+            return Self.answering(Self.reply(for: cassette.interactions[position]), to: live)
+        }
         return .noMatch(reason: explainMiss(live))
+    }
+
+    /// The first stub matching by pattern whose pattern matches `raw` (the request as the client
+    /// sent it: a pattern is written against real requests, not redacted ones).
+    private func patternMatch(_ raw: RecordedRequest) -> Int? {
+        patterned.first { cassette.interactions[$0].pattern?.matches(raw) == true }
     }
 
     /// `live` as a `GET`, when it is a `HEAD`.
@@ -167,10 +189,13 @@ public final class CassettePlayer: Responder {
         let raw = RecordedRequest(request)
         if index.hasBucket(for: raw), let match = choose(redactor.redact(raw), raw: raw, consuming: false) { return match }
         // A HEAD answered by the head of a GET (see reply(to:context:)), which it never uses up.
-        guard request.method == .head, index.hasBucket(for: RecordedRequest(method: "GET", url: request.url)),
-              !index.hasBucket(for: RecordedRequest(method: "HEAD", url: request.url)),
-              let get = asGet(redactor.redact(RecordedRequest(request))) else { return nil }
-        return choose(get, consuming: false).map { ($0.position, false) }
+        if request.method == .head, index.hasBucket(for: RecordedRequest(method: "GET", url: request.url)),
+           !index.hasBucket(for: RecordedRequest(method: "HEAD", url: request.url)),
+           let get = asGet(redactor.redact(raw)), let match = choose(get, consuming: false) {
+            return (match.position, false)
+        }
+        // Then a stub matching by pattern, which answers any number of times.
+        return patternMatch(raw).map { ($0, true) }
     }
 
     /// The first unplayed candidate that matches (marked played when `consuming`), else what

@@ -194,6 +194,12 @@ public struct Interaction: Hashable, Sendable {
     public var outcome: Outcome
     /// Phase durations; nil when the recording has none.
     public var timings: ExchangeTimings?
+    /// Set for another tool's stub that matches requests by a pattern (WireMock's
+    /// `urlPathPattern`, Hoverfly's `glob`), read as it is: it answers every request the pattern
+    /// matches, as often as asked, when no recorded interaction matches, and ``request`` only
+    /// shows it. Nil for a recorded exchange. HAR cannot hold one: writing a cassette leaves such
+    /// interactions out.
+    public var pattern: RequestPattern?
 
     /// An interaction from its parts.
     public init(index: Int, startedDateTime: String = "1970-01-01T00:00:00.000Z", request: RecordedRequest, outcome: Outcome, timings: ExchangeTimings? = nil) {

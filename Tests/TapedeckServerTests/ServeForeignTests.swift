@@ -42,5 +42,19 @@ struct ServeWireMockTests {
         #expect(image.code == 200 && image.body.count == 209)
         #expect(missing.code == 404 && missing.body == Data("Not Found\n".utf8))
         #expect(server.errors.contains("is WireMock mappings, read as it is"), "\(server.errors)")
+        // The stub matching by pattern (urlPathPattern /search/.*) answers whatever it matches, every time.
+        for path in ["/search/swift", "/search/swift", "/search/a/b"] {
+            let found = try curl([server.base + path])
+            #expect(found.code == 200 && found.body == Data("[]".utf8), "\(path): \(found.head)")
+        }
+        #expect(try curl([server.base + "/searching"]).code == 404)
+    }
+
+    @Test("a Hoverfly simulation served as it is: its glob pair answers any path it matches")
+    func hoverflyGlob() throws {
+        let server = try ServerProcess(["serve", fixturesDirectory.appendingPathComponent("interop/foreign/hoverfly.json").path, "--timing", "instant"])
+        defer { server.stop() }
+        let found = try curl([server.base + "/search/anything"])
+        #expect(found.code == 200 && found.body == Data("[]".utf8), "\(found.head)")
     }
 }

@@ -42,6 +42,10 @@ extension ForeignCassette {
         let dates = ForeignDates()
         for interaction in cassette.interactions {
             let label = "entry \(interaction.index) [\(SecretFreeText.requestLabel(method: interaction.request.method, url: interaction.request.url.absoluteString, showingSecrets: false))]"
+            if let pattern = interaction.pattern {
+                leftOut.append("entry \(interaction.index) [\(pattern)]: a stub matching by pattern, which \(format.title) cannot hold")
+                continue
+            }
             guard case let .response(response) = interaction.outcome else {
                 leftOut.append("\(label): a transport failure, which \(format.title) cannot replay")
                 continue

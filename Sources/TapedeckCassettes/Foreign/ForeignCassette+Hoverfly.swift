@@ -10,6 +10,15 @@ extension ForeignCassette.StubReader {
         guard case .map = pair, let request = pair["request"], let response = pair["response"] else {
             throw bad("", pair, "a pair needs a 'request' and a 'response'")
         }
+        if keepsPatterns, Self.hoverflyMatchesByPattern(request) {
+            // Answers what it matches; its request, at the origin's root, only shows it.
+            let pattern = hoverflyPattern(request)
+            current = (position, pattern.method ?? "ANY", pattern.shown)
+            let shownRequest = RecordedRequest(method: pattern.method ?? "GET", url: LenientURL.parse(origin + "/") ?? URL(fileURLWithPath: "/"))
+            var interaction = try answer(response, to: shownRequest)
+            interaction.pattern = pattern
+            return interaction
+        }
         let scheme = try exact(request["scheme"], field: "request.scheme")?.lowercased() ?? "http"
         let path = try exact(request["path"], field: "request.path") ?? "/"
         let destination = try exact(request["destination"], field: "request.destination")
@@ -40,7 +49,11 @@ extension ForeignCassette.StubReader {
             note("request.body", "the body is matched by a pattern: imported without one (replay does not match bodies unless told to)")
             body = nil
         }
-        let recordedRequest = RecordedRequest(method: method, url: url, headers: headers, body: body)
+        return try answer(response, to: RecordedRequest(method: method, url: url, headers: headers, body: body))
+    }
+
+    /// A pair's response as the answer to `recordedRequest`.
+    private mutating func answer(_ response: ForeignNode, to recordedRequest: RecordedRequest) throws(CassetteError) -> Interaction {
         let status = response["status"]?.int ?? 200
         guard (200...999).contains(status) else { throw bad("response.status", response["status"], "status \(status) is not one a request ends with") }
         var data = Data()
@@ -59,7 +72,7 @@ extension ForeignCassette.StubReader {
             note("response.templated", "a template ({{ Request.… }} helpers): replays as written, not filled in")
         }
         let delay = response["fixedDelay"]?.double.flatMap { $0 > 0 && $0 < 86_400_000 ? Duration.milliseconds(Int64($0)) : nil }
-        return Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
+        return Interaction(index: current.position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
                            outcome: .response(recordedResponse(status, "", ForeignCassette.EntryReader.headerFields(response["headers"]), data, asBytes: asBytes)),
                            timings: delay.map { ExchangeTimings(wait: $0) })
     }
@@ -71,14 +84,14 @@ extension ForeignCassette.StubReader {
         guard let node, !node.isNull else { return nil }
         if let text = node.string { return text }
         if let text = node["exactMatch"]?.string { return text }
-        if case .map = node { throw bad(field, node, "it matches by a pattern (\(node.pairs.map(\.key).joined(separator: ", "))), not one value") }
+        if case .map = node { throw byPattern(field, node, "it matches by a pattern (\(node.pairs.map(\.key).joined(separator: ", "))), not one value") }
         if node.elements.isEmpty { return nil }
         for matcher in node.elements {
             let kind = matcher["matcher"]?.string?.lowercased() ?? ""
             if kind == "exact" || (jsonToo && kind == "json"), let value = matcher["value"]?.string { return value }
         }
         let kinds = node.elements.compactMap { $0["matcher"]?.string }.joined(separator: ", ")
-        throw bad(field, node, "it matches by a pattern (\(kinds.isEmpty ? "no exact matcher" : kinds)), not one value")
+        throw byPattern(field, node, "it matches by a pattern (\(kinds.isEmpty ? "no exact matcher" : kinds)), not one value")
     }
 
     /// Hoverfly's query: a string or exact matcher (`a=1&b=2`, before v5), or a mapping of

@@ -8,8 +8,8 @@ import Darwin
 
 // WireMock mappings and Hoverfly simulations: stubs rather than recordings, but what their
 // recorders write (WireMock's snapshot, Hoverfly's capture mode) names one exact request per
-// answer, which is an interaction. A stub that matches by a pattern names no one request: it is
-// left out, saying that a scenario's stub route can match by pattern.
+// answer, which is an interaction. A stub that matches by a pattern names no one request: import
+// leaves it out (HAR cannot hold a pattern), a replay keeps it (ForeignCassette+StubPatterns.swift).
 
 extension ForeignCassette {
     /// The origin given to WireMock mappings and to Hoverfly pairs without a `destination`: their
@@ -18,13 +18,13 @@ extension ForeignCassette {
     public static let defaultStubOrigin = "http://localhost:8080"
 
     /// Reads the WireMock mappings or the Hoverfly simulation `root` (from `file`).
-    static func stubs(_ root: ForeignNode, file: String, format: Format, origin: String) throws(CassetteError) -> Reading {
+    static func stubs(_ root: ForeignNode, file: String, format: Format, origin: String, keepingPatterns: Bool = false) throws(CassetteError) -> Reading {
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         // WireMock's bodies: in `__files` beside the `mappings` folder the mapping is in, or
         // beside the mapping; Hoverfly's: relative to the simulation.
         let bodies = format == .hoverfly ? [folder]
             : [folder.deletingLastPathComponent().appendingPathComponent("__files"), folder.appendingPathComponent("__files"), folder]
-        let reader = StubReader(file: file, format: format, origin: origin, bodyFolders: bodies)
+        let reader = StubReader(file: file, format: format, origin: origin, bodyFolders: bodies, keepsPatterns: keepingPatterns)
         let entries: [ForeignNode]
         if format == .hoverfly {
             guard let pairs = root["data"]?["pairs"], case .list = pairs else {
@@ -63,12 +63,13 @@ extension ForeignCassette {
 
     /// Every mapping of a WireMock folder (its root, or its `mappings` folder; the `.json` files
     /// under it, one mapping or a `mappings` list each) as one cassette, in recording order.
+    /// `keepingPatterns` as for ``load(_:file:format:variables:origin:keepingPatterns:)``.
     ///
     /// ```swift
     /// let reading = try ForeignCassette.loadWireMock(folder: URL(fileURLWithPath: "src/test/resources/wiremock"),
     ///                                                origin: "https://api.example.com")
     /// ```
-    public static func loadWireMock(folder url: URL, origin: String = defaultStubOrigin) throws(CassetteError) -> Reading {
+    public static func loadWireMock(folder url: URL, origin: String = defaultStubOrigin, keepingPatterns: Bool = false) throws(CassetteError) -> Reading {
         guard let mappings = wireMockMappingsFolder(url) else {
             throw CassetteError(.unreadable, file: url.path, reason: "this is no WireMock folder (no 'mappings' folder in it)",
                                 hint: "give WireMock's root folder (mappings/ and __files/) or its mappings folder")
@@ -92,7 +93,8 @@ extension ForeignCassette {
             }
         }
         let reader = StubReader(file: mappings.path, format: .wiremock, origin: origin,
-                                bodyFolders: [mappings.deletingLastPathComponent().appendingPathComponent("__files"), mappings.appendingPathComponent("__files")])
+                                bodyFolders: [mappings.deletingLastPathComponent().appendingPathComponent("__files"), mappings.appendingPathComponent("__files")],
+                                keepsPatterns: keepingPatterns)
         return read(StubReader.recordingOrder(nodes), with: reader, origin: origin)
     }
 
@@ -129,17 +131,27 @@ extension ForeignCassette {
         var current = (position: 0, method: "", url: "")
         /// Whether a Hoverfly pair without a destination was given ``origin``.
         var usedOrigin = false
+        /// Whether a stub matching by pattern becomes an interaction with its ``Interaction/pattern``
+        /// (a file read as it is, for replay) rather than being left out (import, into HAR).
+        let keepsPatterns: Bool
 
-        init(file: String, format: Format, origin: String, bodyFolders: [URL]) {
+        init(file: String, format: Format, origin: String, bodyFolders: [URL], keepsPatterns: Bool = false) {
             self.file = file
             self.format = format
+            self.keepsPatterns = keepsPatterns
             self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
             self.bodyFolders = bodyFolders
         }
 
-        func bad(_ field: String, _ node: ForeignNode?, _ reason: String) -> CassetteError {
+        func bad(_ field: String, _ node: ForeignNode?, _ reason: String, hint: String? = nil) -> CassetteError {
             CassetteError(.entry, file: file, place: "entry \(current.position) (\(field))" + (node?.line.map { ", line \($0)" } ?? ""),
-                          reason: reason, hint: "a scenario's stub route matches by pattern (docs/scenarios.md); or fix the \(format.title) file")
+                          reason: reason, hint: hint ?? "fix or remove this stub in the \(format.title) file")
+        }
+
+        /// A stub that matches by pattern, where HAR is written (import): left out, saying where it works.
+        func byPattern(_ field: String, _ node: ForeignNode?, _ reason: String) -> CassetteError {
+            bad(field, node, reason, hint: "HAR cannot hold a pattern: `tapedeck serve` and in-process replay read the \(format.title) file "
+                + "as it is and answer by it (or write a scenario stub route, docs/scenarios.md)")
         }
 
         mutating func note(_ field: String, _ text: String) {
@@ -183,22 +195,29 @@ extension ForeignCassette {
             }
             var method = request["method"]?.string?.uppercased() ?? "ANY"
             let target: String
-            if let url = request["url"]?.string {
+            var pattern: RequestPattern?
+            if keepsPatterns, Self.wireMockMatchesByPattern(request) {
+                // Answers what it matches; its request, at the origin's root, only shows it.
+                let made = try wireMockPattern(request, method: method == "ANY" ? nil : method, priority: mapping["priority"]?.int)
+                (pattern, target) = (made, "/")
+                current = (position, method, made.shown)
+            } else if let url = request["url"]?.string {
                 target = url
             } else if let path = request["urlPath"]?.string {
                 target = path + query(request["queryParameters"], field: "request.queryParameters")
             } else {
                 let key = ["urlPattern", "urlPathPattern", "urlPathTemplate"].first { request[$0] != nil }
                 current.url = request[key ?? "url"]?.string ?? ""
-                throw bad("request.\(key ?? "url")", request[key ?? "url"], key.map { "it matches URLs by a pattern ('\($0)'), not one URL" } ?? "it names no URL")
+                guard let key else { throw bad("request.url", request["url"], "it names no URL") }
+                throw byPattern("request.\(key)", request[key], "it matches URLs by a pattern ('\(key)'), not one URL")
             }
             guard let url = LenientURL.parse(origin + (target.hasPrefix("/") ? target : "/" + target)) else {
                 throw bad("request.url", request["url"] ?? request["urlPath"], "'\(target)' is not a path and query")
             }
-            current = (position, method, url.absoluteString)
+            if pattern == nil { current = (position, method, url.absoluteString) }
             if method == "ANY" {
                 method = "GET"
-                note("request.method", "ANY (any method) imported as GET: a client sending another method misses it")
+                if pattern == nil { note("request.method", "ANY (any method) imported as GET: a client sending another method misses it") }
             }
             if request["url"] != nil, request["queryParameters"] != nil {
                 note("request.queryParameters", "beside 'url', which names the whole query, these add nothing: left out")
@@ -211,16 +230,18 @@ extension ForeignCassette {
                 let pair = Data((user + ":" + (credentials["password"]?.string ?? "")).utf8).base64EncodedString()
                 headers.append(HeaderField("Authorization", "Basic " + pair))
             }
-            let body = wireMockRequestBody(request["bodyPatterns"])
-            let recordedRequest = RecordedRequest(method: method, url: url, headers: headers, body: body)
+            let body = pattern == nil ? wireMockRequestBody(request["bodyPatterns"]) : nil
+            let recordedRequest = RecordedRequest(method: method, url: url, headers: pattern == nil ? headers : [], body: body)
 
             if let proxy = response["proxyBaseUrl"]?.string {
                 throw bad("response.proxyBaseUrl", response["proxyBaseUrl"], "it forwards to \(proxy) instead of answering: there is no answer to import")
             }
             let delay = wireMockDelay(response)
             if let fault = response["fault"]?.string {
-                return Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
-                                   outcome: .failure(Self.failure(wireMockFault: fault)), timings: delay.map { ExchangeTimings(wait: $0) })
+                var interaction = Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
+                                              outcome: .failure(Self.failure(wireMockFault: fault)), timings: delay.map { ExchangeTimings(wait: $0) })
+                interaction.pattern = pattern
+                return interaction
             }
             let status = response["status"]?.int ?? 200
             guard (200...999).contains(status) else { throw bad("response.status", response["status"], "status \(status) is not one a request ends with") }
@@ -240,9 +261,11 @@ extension ForeignCassette {
             if let transformers = response["transformers"]?.elements.compactMap(\.string), transformers.contains("response-template") {
                 note("response.transformers", "a response template ({{request.…}} helpers): replays as written, not filled in")
             }
-            return Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
-                               outcome: .response(recordedResponse(status, response["statusMessage"]?.string ?? "", responseHeaders, data, asBytes: asBytes)),
-                               timings: delay.map { ExchangeTimings(wait: $0) })
+            var interaction = Interaction(index: position, startedDateTime: ForeignDates.epoch, request: recordedRequest,
+                                          outcome: .response(recordedResponse(status, response["statusMessage"]?.string ?? "", responseHeaders, data, asBytes: asBytes)),
+                                          timings: delay.map { ExchangeTimings(wait: $0) })
+            interaction.pattern = pattern
+            return interaction
         }
 
         /// A query string from WireMock's `queryParameters` (`equalTo`, or `hasExactly`/`includes`

@@ -33,10 +33,12 @@ public enum ForeignCassette {
         case postman
         /// WireMock (Java) stub mappings, as its recorder writes them: a `mappings` folder of one
         /// mapping per file (bodies in `__files`), or a file with a `mappings` list. A mapping
-        /// that matches by pattern is left out.
+        /// that matches by pattern is left out by import, and kept as a pattern stub when the
+        /// file is read as it is (``Interaction/pattern``).
         case wiremock
         /// A Hoverfly simulation (`hoverctl export`, schema v1 to v5): `data.pairs` whose exact
-        /// matchers name one request. A pair that matches by pattern is left out.
+        /// matchers name one request. A pair that matches by pattern is left out by import, and
+        /// kept as a pattern stub when the file is read as it is.
         case hoverfly
 
         /// What the CLI calls it.
@@ -184,11 +186,15 @@ public enum ForeignCassette {
 
     /// Reads `data` as ``read(_:file:format:)`` does, with `variables` for a Postman collection's
     /// `{{name}}`s (over the collection's own) and `origin` for WireMock's and Hoverfly's URLs
-    /// without a host, and says what it noticed about the file as a whole.
+    /// without a host, and says what it noticed about the file as a whole. With
+    /// `keepingPatterns`, a WireMock or Hoverfly stub that matches by pattern becomes an
+    /// interaction with its ``Interaction/pattern`` (for replay; HAR cannot hold it) instead of
+    /// being left out.
     public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
-                            origin: String = defaultStubOrigin) throws(CassetteError) -> Reading {
+                            origin: String = defaultStubOrigin, keepingPatterns: Bool = false) throws(CassetteError) -> Reading {
         // (Refusing other documents, it returns a reading or throws.)
-        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: true)!
+        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: true,
+                    keepingPatterns: keepingPatterns)!
     }
 
     /// ``load(_:file:format:variables:origin:)``, but nil for a document that reads as JSON or YAML in no
@@ -197,11 +203,11 @@ public enum ForeignCassette {
     /// still throws.
     public static func loadIfCassette(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
                                       origin: String = defaultStubOrigin) throws(CassetteError) -> Reading? {
-        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: false)
+        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: false, keepingPatterns: false)
     }
 
     private static func reading(_ data: Data, file: String, format: Format?, variables: [String: String], origin: String,
-                                refusingOtherDocuments: Bool) throws(CassetteError) -> Reading? {
+                                refusingOtherDocuments: Bool, keepingPatterns: Bool) throws(CassetteError) -> Reading? {
         let root: ForeignNode
         switch ForeignNode.parse(data) {
         case let .success(node): root = node
@@ -225,7 +231,7 @@ public enum ForeignCassette {
                                     : lookalike(root) ?? "name the format with --from if it is one of them")
         }
         if format == .postman { return try postman(root, file: file, variables: variables) }
-        if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin) }
+        if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin, keepingPatterns: keepingPatterns) }
         let key = format == .vcr ? "http_interactions" : "interactions"
         let list = if case .list = root { root } else { root[key] }
         guard let list else {

@@ -45,6 +45,12 @@ indirect enum ForeignNode {
         return []
     }
 
+    /// The first key of a mapping (nil for anything else, or an empty mapping).
+    var firstKey: String? {
+        if case let .map(pairs, _) = self { return pairs.first?.key }
+        return nil
+    }
+
     /// The elements of a sequence (empty for anything else).
     var elements: [ForeignNode] {
         if case let .list(elements, _) = self { return elements }

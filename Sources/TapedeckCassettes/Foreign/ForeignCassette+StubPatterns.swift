@@ -1,0 +1,187 @@
+import Foundation
+
+// Stubs that match by pattern (WireMock's urlPathPattern, Hoverfly's glob), read as they are:
+// each becomes an interaction whose `pattern` says which requests it answers. Only a file read
+// for replay keeps them (`keepsPatterns`); import leaves them out, as HAR cannot hold them.
+
+extension ForeignCassette.StubReader {
+    // MARK: WireMock
+
+    /// Whether a WireMock mapping's request matches by pattern: a URL pattern or template, or a
+    /// path whose query items are matched otherwise than by equality.
+    static func wireMockMatchesByPattern(_ request: ForeignNode) -> Bool {
+        if ["urlPattern", "urlPathPattern", "urlPathTemplate"].contains(where: { request[$0] != nil }) { return true }
+        guard request["url"] == nil, let parameters = request["queryParameters"] else { return false }
+        return parameters.pairs.contains { $0.value["equalTo"] == nil && $0.value["hasExactly"] == nil && $0.value["includes"] == nil }
+    }
+
+    /// The pattern of a WireMock mapping's request (`method` nil for `ANY`), with its query,
+    /// header and body matchers; a matcher this reader does not know is left out, noted.
+    mutating func wireMockPattern(_ request: ForeignNode, method: String?, priority: Int?) throws(CassetteError) -> RequestPattern {
+        var pattern = RequestPattern(shown: "")
+        pattern.method = method
+        pattern.priority = priority ?? 5
+        var shown = ""
+        if let url = request["url"]?.string {
+            pattern.pathAndQuery = .equal(url)
+            shown = url
+        } else if let regex = request["urlPattern"]?.string {
+            pattern.pathAndQuery = .matches(regex: try checked(regex, field: "request.urlPattern", node: request["urlPattern"]))
+            shown = "urlPattern \(regex)"
+        } else if let path = request["urlPath"]?.string {
+            pattern.path = .equal(path)
+            shown = path
+        } else if let regex = request["urlPathPattern"]?.string {
+            pattern.path = .matches(regex: try checked(regex, field: "request.urlPathPattern", node: request["urlPathPattern"]))
+            shown = "urlPathPattern \(regex)"
+        } else if let template = request["urlPathTemplate"]?.string {
+            pattern.path = .template(template)
+            shown = "urlPathTemplate \(template)"
+        }
+        pattern.query = try rules(request["queryParameters"], field: "request.queryParameters")
+        pattern.headers = try rules(request["headers"], field: "request.headers")
+        if let host = request["host"] { pattern.host = try wireMockValue(host, field: "request.host") }
+        let bodyPatterns: [ForeignNode] = request["bodyPatterns"]?.elements ?? []
+        for (position, matcher) in bodyPatterns.enumerated() {
+            if let value = try wireMockValue(matcher, field: "request.bodyPatterns[\(position)]") { pattern.body.append(value) }
+        }
+        let named = pattern.query.map(\.name) + pattern.headers.map(\.name)
+        pattern.shown = "\(method ?? "ANY") \(shown)" + (named.isEmpty ? "" : " matching \(named.joined(separator: ", "))")
+            + (pattern.body.isEmpty ? "" : " and a body")
+        return pattern
+    }
+
+    /// Rules for each name of a `queryParameters` or `headers` mapping (a `hasExactly` or
+    /// `includes` list gives one rule per listed matcher).
+    private mutating func rules(_ node: ForeignNode?, field: String) throws(CassetteError) -> [RequestPattern.Rule] {
+        var rules: [RequestPattern.Rule] = []
+        for (name, matcher) in node?.pairs ?? [] {
+            var listed: [ForeignNode] = [matcher]
+            if let list = matcher["hasExactly"] ?? matcher["includes"] { listed = list.elements }
+            for each in listed {
+                if let value = try wireMockValue(each, field: "\(field).\(name)") { rules.append(RequestPattern.Rule(name: name, value: value)) }
+            }
+        }
+        return rules
+    }
+
+    /// WireMock's matcher (`{"equalTo": …}`, `{"matches": …}`, …) as a value; nil, noted, for
+    /// one this reader does not know (`matchesJsonPath`, `equalToXml`, …): it is not checked.
+    private mutating func wireMockValue(_ matcher: ForeignNode, field: String) throws(CassetteError) -> RequestPattern.Value? {
+        let ignoringCase = matcher["caseInsensitive"]?.string == "true"
+        if let text = matcher["equalTo"]?.string { return .equal(text, ignoringCase: ignoringCase) }
+        if let regex = matcher["matches"]?.string { return .matches(regex: try checked(regex, field: field, node: matcher["matches"])) }
+        if let regex = matcher["doesNotMatch"]?.string { return .notMatching(regex: try checked(regex, field: field, node: matcher["doesNotMatch"])) }
+        if let text = matcher["contains"]?.string { return .contains(text) }
+        if matcher["absent"]?.string == "true" { return .absent }
+        if let json = matcher["equalToJson"] {
+            let text: String = json.string ?? json.jsonText()
+            return .equalJSON(text)
+        }
+        unknownMatcher(field, matcher.firstKey ?? "a matcher")
+        return nil
+    }
+
+    /// Notes a matcher this reader does not check.
+    private mutating func unknownMatcher(_ field: String, _ kind: String) {
+        note(field, "matched by \(kind), which Tapedeck does not check: any value matches")
+    }
+
+    /// `regex` when it compiles; else an error naming the field.
+    private func checked(_ regex: String, field: String, node: ForeignNode?) throws(CassetteError) -> String {
+        guard RequestPattern.isValid(regex: regex) else { throw bad(field, node, "'\(regex)' is not a regular expression Tapedeck can read") }
+        return regex
+    }
+
+    // MARK: Hoverfly
+
+    /// Whether a Hoverfly pair's request matches some field otherwise than exactly.
+    static func hoverflyMatchesByPattern(_ request: ForeignNode) -> Bool {
+        let fields: [ForeignNode?] = ["path", "destination", "method", "query", "body", "scheme"].map { request[$0] }
+        let headers: [ForeignNode?] = (request["headers"]?.pairs ?? []).map(\.value)
+        return (fields + headers).contains { matchesByPattern($0) }
+    }
+
+    /// Whether a Hoverfly field's matchers are other than exact (a v5 query: any of its names').
+    private static func matchesByPattern(_ node: ForeignNode?) -> Bool {
+        guard let node, !node.isNull, node.string == nil else { return false }
+        if case .map = node {
+            if node["exactMatch"] != nil { return false }
+            let pairs: [(key: String, value: ForeignNode)] = node.pairs
+            return pairs.contains { pair in pair.key.hasSuffix("Match") || matchesByPattern(pair.value) }
+        }
+        let elements: [ForeignNode] = node.elements
+        return elements.contains { element in element.string == nil && (element["matcher"]?.string?.lowercased() ?? "exact") != "exact" }
+    }
+
+    /// The pattern of a Hoverfly pair's request; matchers this reader does not know (`xpath`,
+    /// `jsonpath`, `form`, …) are left out, noted.
+    mutating func hoverflyPattern(_ request: ForeignNode) -> RequestPattern {
+        var pattern = RequestPattern(shown: "")
+        if case let .equal(method, _)? = hoverflyValue(request["method"], field: "request.method") { pattern.method = method.uppercased() }
+        pattern.host = hoverflyValue(request["destination"], field: "request.destination")
+        pattern.path = hoverflyValue(request["path"], field: "request.path")
+        if let body = hoverflyValue(request["body"], field: "request.body") { pattern.body = [body] }
+        if let query = request["query"], case .map = query, !query.pairs.contains(where: { $0.key.hasSuffix("Match") }) {
+            for (name, matchers) in query.pairs {
+                if let value = hoverflyValue(matchers, field: "request.query.\(name)") { pattern.query.append(RequestPattern.Rule(name: name, value: value)) }
+            }
+        } else if let query = hoverflyValue(request["query"], field: "request.query") {
+            pattern.pathAndQuery = query.prefixedAnyPath
+        }
+        for (name, matchers) in request["headers"]?.pairs ?? [] {
+            for value in matchers.elements.compactMap({ hoverflyValue($0, field: "request.headers.\(name)", single: true) }) {
+                pattern.headers.append(RequestPattern.Rule(name: name, value: value))
+            }
+        }
+        pattern.shown = "\(pattern.method ?? "ANY") \(Self.shown(request["destination"]) ?? "")\(Self.shown(request["path"]) ?? "/*")"
+        return pattern
+    }
+
+    /// A Hoverfly field's matchers as one value: a string (v1: exact), `{exactMatch|globMatch|
+    /// regexMatch: …}` (v2), or a list of `{matcher, value}` (v3 on; `single` for one element of it).
+    private mutating func hoverflyValue(_ node: ForeignNode?, field: String, single: Bool = false) -> RequestPattern.Value? {
+        guard let node, !node.isNull else { return nil }
+        if let text = node.string { return .equal(text) }
+        if case .map = node, !single {
+            if let text = node["exactMatch"]?.string { return .equal(text) }
+            if let glob = node["globMatch"]?.string { return .glob(glob) }
+            if let regex = node["regexMatch"]?.string { return .matches(regex: ".*(?:\(regex)).*") }
+        }
+        let matchers = single ? [node] : node.elements
+        guard let first = matchers.first else { return nil }
+        if matchers.count > 1 { note(field, "\(matchers.count) matchers: only the first is checked") }
+        guard let value = first["value"]?.string else { return nil }
+        switch first["matcher"]?.string?.lowercased() ?? "exact" {
+        case "exact": return .equal(value)
+        case "glob": return .glob(value)
+        // Hoverfly's regex finds a match anywhere in the value.
+        case "regex": return RequestPattern.isValid(regex: value) ? .matches(regex: ".*(?:\(value)).*") : nil
+        case "json": return .equalJSON(value)
+        case let other:
+            unknownMatcher(field, "'\(other)'")
+            return nil
+        }
+    }
+
+    private static func shown(_ node: ForeignNode?) -> String? {
+        guard let node else { return nil }
+        if let text = node.string { return text }
+        for key in ["exactMatch", "globMatch", "regexMatch"] {
+            if let text = node[key]?.string { return text }
+        }
+        let first: ForeignNode? = node.elements.first
+        return first?["value"]?.string
+    }
+}
+
+extension RequestPattern.Value {
+    /// This value, as a match of a query, applied to a path and query (`?` then the query, after any path).
+    var prefixedAnyPath: RequestPattern.Value {
+        switch self {
+        case let .equal(text, _): .matches(regex: "[^?]*\\?" + NSRegularExpression.escapedPattern(for: text))
+        case let .matches(regex): .matches(regex: "[^?]*\\?(?:\(regex))")
+        default: self
+        }
+    }
+}

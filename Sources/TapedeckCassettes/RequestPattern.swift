@@ -1,0 +1,180 @@
+import Foundation
+import Synchronization
+
+/// The requests a stub of another tool answers when it names no one request: WireMock's
+/// `urlPattern`, `urlPathPattern` and `urlPathTemplate` with their query, header and body
+/// matchers, Hoverfly's `glob` and `regex` matchers. An ``Interaction`` with one
+/// (``Interaction/pattern``) answers every request it matches, as often as asked, when no
+/// recorded interaction does; it exists only while such a file is read as it is (`tapedeck
+/// serve mappings/`, a `Tape` over it), since HAR has no way to say it.
+///
+/// ```swift
+/// var users = RequestPattern(shown: "GET /users/{id}")
+/// users.method = "GET"
+/// users.path = .matches(regex: "/users/[^/]+")
+/// users.query = [.init(name: "verbose", value: .absent)]
+/// users.matches(RecordedRequest(method: "GET", url: URL(string: "http://api.test/users/42")!))   // true
+/// ```
+public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
+    /// How one part of a request (a path, a query item's value, a header's value, a body) is matched.
+    public enum Value: Hashable, Sendable {
+        /// Equal to the text (ignoring case when said).
+        case equal(String, ignoringCase: Bool = false)
+        /// Matched as a whole by the regular expression (ICU syntax, as Java's for WireMock).
+        case matches(regex: String)
+        /// Not matched as a whole by the regular expression (absent counts as not matching).
+        case notMatching(regex: String)
+        /// Holding the text somewhere.
+        case contains(String)
+        /// Not there at all (a query item or header the request must not have).
+        case absent
+        /// The same JSON document as the text (key order and spacing aside).
+        case equalJSON(String)
+
+        /// Whether `value` (nil: the part is not in the request) is matched.
+        public func matches(_ value: String?) -> Bool {
+            switch self {
+            case .absent: return value == nil
+            case let .notMatching(regex): return value.map { !RequestPattern.wholeMatch($0, regex) } ?? true
+            default: break
+            }
+            guard let value else { return false }
+            switch self {
+            case let .equal(text, ignoringCase): return ignoringCase ? value.lowercased() == text.lowercased() : value == text
+            case let .matches(regex): return RequestPattern.wholeMatch(value, regex)
+            case let .contains(text): return value.contains(text)
+            case let .equalJSON(text): return RequestPattern.sameJSON(value, text)
+            case .notMatching, .absent: return false
+            }
+        }
+
+        /// A glob (`*` any run of characters, `?` one) as a regular expression matching it whole.
+        public static func glob(_ pattern: String) -> Value {
+            var regex = ""
+            for character in pattern {
+                switch character {
+                case "*": regex += ".*"
+                case "?": regex += "."
+                default: regex += NSRegularExpression.escapedPattern(for: String(character))
+                }
+            }
+            return .matches(regex: regex)
+        }
+
+        /// A path template (`/users/{id}/posts`: a `{name}` is one path segment) as a value.
+        public static func template(_ path: String) -> Value {
+            var regex = ""
+            var rest = Substring(path)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                regex += NSRegularExpression.escapedPattern(for: String(rest[..<open])) + "[^/]+"
+                rest = rest[rest.index(after: close)...]
+            }
+            return .matches(regex: regex + NSRegularExpression.escapedPattern(for: String(rest)))
+        }
+    }
+
+    /// A named part of a request (a query item, a header) and how its value is matched.
+    public struct Rule: Hashable, Sendable {
+        /// The query item's or header's name (a header's compared ignoring case).
+        public var name: String
+        /// How its value is matched (a query item or header given several times: any of them).
+        public var value: Value
+
+        /// A rule for `name`.
+        public init(name: String, value: Value) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The method (compared ignoring case); nil matches any.
+    public var method: String?
+    /// The host; nil matches any (WireMock's paths have none; `tapedeck serve` answers any host).
+    public var host: Value?
+    /// The path as sent (percent escapes kept, no query); nil matches any.
+    public var path: Value?
+    /// The path and query as sent (`/items?page=2`, WireMock's `urlPattern`); nil matches any.
+    public var pathAndQuery: Value?
+    /// Query items that must match, each by name.
+    public var query: [Rule] = []
+    /// Header fields that must match, each by name.
+    public var headers: [Rule] = []
+    /// Body conditions, all of which must hold (the body read as UTF-8 text).
+    public var body: [Value] = []
+    /// How the file wrote it, for listings and misses: `GET urlPathPattern /users/[0-9]+`.
+    public var shown: String
+    /// Which of several patterns matching one request answers: the lowest first (WireMock's
+    /// `priority`, 5 when not given), equal ones in the file's order.
+    public var priority = 5
+
+    /// A pattern that matches every request until parts are set; `shown` says what it is.
+    public init(shown: String) {
+        self.shown = shown
+    }
+
+    /// `shown`.
+    public var description: String { shown }
+
+    /// Whether `request` (as the client sent it) is one this pattern answers.
+    public func matches(_ request: RecordedRequest) -> Bool {
+        if let method, method.uppercased() != request.method.uppercased() { return false }
+        let parts = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        if let host, !host.matches(parts?.host ?? request.url.host) { return false }
+        let sentPath = parts?.percentEncodedPath.isEmpty == false ? parts!.percentEncodedPath : "/"
+        if let path, !path.matches(sentPath) { return false }
+        if let pathAndQuery, !pathAndQuery.matches(sentPath + (parts?.percentEncodedQuery.map { "?" + $0 } ?? "")) { return false }
+        let items = parts?.queryItems ?? []
+        for rule in query {
+            let values = items.filter { $0.name == rule.name }.map { $0.value ?? "" }
+            guard values.isEmpty ? rule.value.matches(nil) : values.contains(where: rule.value.matches) else { return false }
+        }
+        for rule in headers {
+            let values = request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)
+            guard values.isEmpty ? rule.value.matches(nil) : values.contains(where: rule.value.matches) else { return false }
+        }
+        if !body.isEmpty {
+            let text = request.body.map { String(decoding: $0, as: UTF8.self) }
+            guard body.allSatisfy({ $0.matches(text) }) else { return false }
+        }
+        return true
+    }
+
+    /// Whether `regex` compiles (ICU syntax); a file's stub with one that does not is refused.
+    public static func isValid(regex: String) -> Bool {
+        compiled(regex) != nil
+    }
+
+    // MARK: Regular expressions
+
+    /// Compiled expressions, kept: a server matches the same few on every request.
+    private static let cache = Mutex<[String: CompiledRegex]>([:])
+
+    private final class CompiledRegex: @unchecked Sendable {
+        // NSRegularExpression is immutable once made and safe to use from any thread.
+        let expression: NSRegularExpression?
+        init(_ pattern: String) { expression = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: [.dotMatchesLineSeparators]) }
+    }
+
+    private static func compiled(_ regex: String) -> NSRegularExpression? {
+        if let known = cache.withLock({ $0[regex] }) { return known.expression }
+        let made = CompiledRegex(regex)
+        cache.withLock { cache in
+            if cache.count >= 1_024 { cache.removeAll() }
+            cache[regex] = made
+        }
+        return made.expression
+    }
+
+    static func sameJSON(_ value: String, _ expected: String) -> Bool {
+        func parsed(_ text: String) -> NSObject? {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? NSObject
+        }
+        guard let left = parsed(value), let right = parsed(expected) else { return false }
+        return left.isEqual(right)
+    }
+
+    static func wholeMatch(_ value: String, _ regex: String) -> Bool {
+        guard let expression = compiled(regex) else { return false }
+        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+    }
+}
