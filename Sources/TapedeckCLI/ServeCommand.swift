@@ -102,8 +102,10 @@ struct ServeCommand: ParsableCommand {
             noteForeign(service.cassette, path: cassette)
             for skipped in service.cassette.skipped { printError("tapedeck: warning: \(cassette): \(skipped)") }
             for note in service.cassette.notes { printError("tapedeck: warning: \(cassette): \(note)") }
-            // A route no entry answers can never fire: misses get no faults. (A GET entry answers a HEAD too.)
-            for site in service.options.faults?.sites ?? [] {
+            // A route no entry answers can never fire: misses get no faults. (A GET entry answers a HEAD too;
+            // which requests a stub matching by pattern answers cannot be told, so none is warned about then.)
+            let hasPatternStubs = service.cassette.interactions.contains { $0.pattern != nil }
+            for site in service.options.faults?.sites ?? [] where !hasPatternStubs {
                 guard let pattern = site.pattern, !service.cassette.interactions.contains(where: {
                     pattern.matches(method: $0.request.method, url: $0.request.url)
                         || $0.request.method.uppercased() == "GET" && pattern.matches(method: "HEAD", url: $0.request.url)

@@ -84,7 +84,7 @@ public final class CassettePlayer: Responder {
             let matchable = cassette.interactions.map { redactor.redact($0.request) }
             self.matchable = matchable
             let patterned = cassette.interactions.indices.filter { cassette.interactions[$0].pattern != nil }
-                .enumerated().sorted { (cassette.interactions[$0.element].pattern!.priority, $0.offset) < (cassette.interactions[$1.element].pattern!.priority, $1.offset) }
+                .enumerated().sorted { (cassette.interactions[$0.element].pattern!.priority, -$0.offset) < (cassette.interactions[$1.element].pattern!.priority, -$1.offset) }
                 .map(\.element)
             self.patterned = patterned
             // A pattern stub's request only shows it: it is no recorded request to match.
@@ -127,12 +127,18 @@ public final class CassettePlayer: Responder {
         self.init(cassette: try CassetteFile.read(url, strict: strict, foreign: .convert), rules: rules, afterLast: afterLast, redactor: redactor, source: url.path)
     }
 
-    /// How many recorded interactions have been used so far.
-    public var consumedCount: Int { state.withLock { $0.consumed.count { $0 } } }
+    /// How many recorded interactions have been used so far (stubs matching by pattern, which are
+    /// never used up, not counted).
+    public var consumedCount: Int {
+        state.withLock { state in cassette.interactions.indices.count { state.consumed[$0] && cassette.interactions[$0].pattern == nil } }
+    }
 
-    /// Recorded interactions never used (for "all interactions played" checks).
+    /// Recorded interactions never used (for "all interactions played" checks); stubs matching by
+    /// pattern are not recordings and are never listed.
     public var unplayed: [Interaction] {
-        state.withLock { state in cassette.interactions.indices.filter { !state.consumed[$0] }.map { cassette.interactions[$0] } }
+        state.withLock { state in
+            cassette.interactions.indices.filter { !state.consumed[$0] && cassette.interactions[$0].pattern == nil }.map { cassette.interactions[$0] }
+        }
     }
 
     /// The next unused recorded answer matching `request` (by ``rules``), or a "no match" reply
@@ -161,7 +167,6 @@ public final class CassettePlayer: Responder {
             return .response(plan)
         }
         if let position = patternMatch(raw) {
-            state.withLock { $0.consumed[position] = true }
             return Self.answering(Self.reply(for: cassette.interactions[position]), to: live)
         }
         return .noMatch(reason: explainMiss(live))
@@ -183,7 +188,8 @@ public final class CassettePlayer: Responder {
 
     /// The interaction ``reply(to:context:)`` would answer `request` with now, without using it
     /// up: its position, and whether it is still unplayed (false: a used one that `afterLast`
-    /// repeats). Nil when nothing matches.
+    /// repeats, or a stub matching by pattern, which comes after every recorded one). Nil when
+    /// nothing matches.
     package func nextMatch(for request: RequestSnapshot) -> (position: Int, unplayed: Bool)? {
         // Redaction leaves method and path alone: a request no bucket holds is not redacted first.
         let raw = RecordedRequest(request)
@@ -194,8 +200,8 @@ public final class CassettePlayer: Responder {
            let get = asGet(redactor.redact(raw)), let match = choose(get, consuming: false) {
             return (match.position, false)
         }
-        // Then a stub matching by pattern, which answers any number of times.
-        return patternMatch(raw).map { ($0, true) }
+        // Then a stub matching by pattern, which answers any number of times (ranked as played).
+        return patternMatch(raw).map { ($0, false) }
     }
 
     /// The first unplayed candidate that matches (marked played when `consuming`), else what

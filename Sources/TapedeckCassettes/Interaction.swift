@@ -199,7 +199,7 @@ public struct Interaction: Hashable, Sendable {
     /// matches, as often as asked, when no recorded interaction matches, and ``request`` only
     /// shows it. Nil for a recorded exchange. HAR cannot hold one: writing a cassette leaves such
     /// interactions out.
-    public var pattern: RequestPattern?
+    public var pattern: StubPattern?
 
     /// An interaction from its parts.
     public init(index: Int, startedDateTime: String = "1970-01-01T00:00:00.000Z", request: RecordedRequest, outcome: Outcome, timings: ExchangeTimings? = nil) {

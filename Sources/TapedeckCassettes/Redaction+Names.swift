@@ -22,33 +22,48 @@ extension Redactor {
     /// Whether a JSON field's value is a secret under these rules: by its exact name (any value
     /// that is not an object or array), or — for a string value — by a name that reads like one.
     ///
-    /// A string that is public by its shape (``isPublicByShape(_:)``) stays under any name but one
-    /// added to the rules beyond ``defaultJSONFields``: GitHub's emoji list maps `cookie` and
-    /// `secret` to image links, and a commit's `signature` is a PGP signature block.
+    /// A string public by its shape stays under a field named exactly `secret`, `cookie` or
+    /// `signature` (not `client_secret`, `password`, a token's or a key's name): GitHub's emoji
+    /// list maps `cookie` and `secret` to image links, and a commit's `signature` is a PGP
+    /// signature block. See ``isPublicByShape(_:)``.
     public func isSecretJSONField(_ name: String, value: Any? = nil) -> Bool {
         let facts = Self.facts(of: name)
-        let listed = jsonFields.contains(facts.lowered)
-        if !listed {
+        if !jsonFields.contains(facts.lowered) {
             guard secretLookingNames, value == nil || value is String,
                   facts.readsLikeSecret || normalizedHeaders.contains(facts.plain) || normalizedJSONFields.contains(facts.plain) else { return false }
         }
-        if let text = value as? String, !listed || Self.defaultJSONFields.contains(facts.lowered), isPublicByShape(text) { return false }
+        if let text = value as? String, Self.shapeExemptNames.contains(facts.lowered), secretLookingNames, Self.isPublicByShape(text) { return false }
         return true
     }
 
-    /// Whether a string is public whatever the field holding it is called: a signature block
-    /// (`-----BEGIN PGP SIGNATURE-----`, SSH's: a signature proves, it unlocks nothing), or a link
-    /// to a static file (an image, a stylesheet, a font, …) with no user information and no
-    /// query item that is a secret (a presigned link's `X-Amz-Signature` makes it one).
-    func isPublicByShape(_ text: String) -> Bool {
-        let start = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        if start.hasPrefix("-----BEGIN PGP SIGNATURE-----") || start.hasPrefix("-----BEGIN SSH SIGNATURE-----") { return true }
+    /// The names under which a value public by its shape is kept.
+    private static let shapeExemptNames: Set<String> = ["secret", "cookie", "signature"]
+
+    /// Whether a string is public whatever the field holding it is called: one signature block and
+    /// nothing else (`-----BEGIN PGP SIGNATURE-----` … `-----END PGP SIGNATURE-----`, or SSH's:
+    /// a signature proves, it unlocks nothing), or a link to a static file (an image, a
+    /// stylesheet, a font, …) with no user part, no fragment, no query but a version (`v=3`,
+    /// GitHub's bare `v8`), and no path segment that could be a token (20 characters or more of letters and
+    /// digits both, or one with a `:`, as a bot's token in a file link has).
+    static func isPublicByShape(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        for kind in ["PGP", "SSH"] where trimmed.hasPrefix("-----BEGIN \(kind) SIGNATURE-----") {
+            return trimmed.hasSuffix("-----END \(kind) SIGNATURE-----") && trimmed.components(separatedBy: "-----BEGIN").count == 2
+                && trimmed.components(separatedBy: "-----END").count == 2
+        }
         let head = text.prefix(8).lowercased()
-        guard head.hasPrefix("http://") || head.hasPrefix("https://"), !text.contains(where: { $0 == " " || $0 == "\n" }),
-              let parts = URLComponents(string: text), parts.user == nil, parts.password == nil,
-              let dot = parts.path.lastIndex(of: "."), !parts.path[dot...].contains("/") else { return false }
-        guard Self.staticFileExtensions.contains(parts.path[parts.path.index(after: dot)...].lowercased()) else { return false }
-        return !(parts.queryItems ?? []).contains { isSecretQueryName($0.name) }
+        guard head.hasPrefix("http://") || head.hasPrefix("https://"), !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "#" }),
+              let parts = URLComponents(string: text), parts.user == nil, parts.password == nil, parts.fragment == nil,
+              (parts.queryItems ?? []).allSatisfy({ item in
+                  // A version: `v=3`, or GitHub's bare `v8`.
+                  item.name == "v" && (item.value ?? "").count <= 16 || item.value == nil && item.name.count <= 6 && item.name.hasPrefix("v")
+                      && item.name.dropFirst().allSatisfy(\.isNumber)
+              }),
+              let dot = parts.path.lastIndex(of: "."), !parts.path[dot...].contains("/"),
+              staticFileExtensions.contains(parts.path[parts.path.index(after: dot)...].lowercased()) else { return false }
+        return !parts.path.split(separator: "/").contains { segment in
+            segment.contains(":") || segment.count >= 20 && segment.contains(where: \.isLetter) && segment.contains(where: \.isNumber)
+        }
     }
 
     /// Extensions of files a site serves to anyone: images, styles, scripts, fonts, media.

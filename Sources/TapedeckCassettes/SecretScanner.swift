@@ -214,7 +214,7 @@ public enum SecretScanner {
                 if let string = inner as? String, isSecret(key, string), !Redactor.looksRedacted(string), !string.isEmpty {
                     return [key]
                 }
-                if isSecret(key, nil), let list = inner as? [Any], holdsText(list) {
+                if isSecret(key, nil), let list = inner as? [Any], holdsText(list, isSecret: { isSecret(key, $0) }) {
                     return [key]   // a list of the field's values (`"Set-Cookie": ["a=1"]`)
                 }
                 return secretFields(in: inner, isSecret: isSecret)
@@ -302,10 +302,12 @@ public enum SecretScanner {
     }
 
     /// Whether a list (or a list in it) holds a non-empty string other than the placeholder.
-    private static func holdsText(_ list: [Any]) -> Bool {
+    /// Whether `list` (nested lists too) holds a text that is a secret by `isSecret` (a value
+    /// public by its shape is not) and is not redacted yet.
+    private static func holdsText(_ list: [Any], isSecret: (String) -> Bool) -> Bool {
         list.contains { element in
-            if let nested = element as? [Any] { return holdsText(nested) }
-            if let string = element as? String { return !string.isEmpty && !Redactor.looksRedacted(string) }
+            if let nested = element as? [Any] { return holdsText(nested, isSecret: isSecret) }
+            if let string = element as? String { return !string.isEmpty && !Redactor.looksRedacted(string) && isSecret(string) }
             return false
         }
     }

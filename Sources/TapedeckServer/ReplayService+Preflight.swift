@@ -18,9 +18,7 @@ extension ReplayService {
         guard request.method.uppercased() == "OPTIONS", let pageOrigin = request.headers.value(for: "Origin"),
               let asked = request.headers.value(for: "Access-Control-Request-Method")?.trimmingCharacters(in: .whitespaces), !asked.isEmpty
         else { return nil }
-        for interaction in cassette.interactions
-        where interaction.request.method.uppercased() == asked.uppercased() && interaction.request.url.path == url.path
-            && interaction.request.url.host?.lowercased() == url.host?.lowercased() && interaction.request.url.port == url.port {
+        for interaction in cassette.interactions where Self.answers(interaction, asked, url) {
             guard case let .response(response) = interaction.outcome,
                   let allowed = response.headers.value(for: "Access-Control-Allow-Origin") else { continue }
             var headers = [HeaderField("Access-Control-Allow-Origin", allowed), HeaderField("Access-Control-Allow-Methods", asked)]
@@ -36,5 +34,14 @@ extension ReplayService {
             return (answer, interaction.index)
         }
         return nil
+    }
+
+    /// Whether `interaction` answers an `asked` request to `url`: a recorded one for that method,
+    /// origin and path; a stub matching by pattern when its pattern matches that request.
+    private static func answers(_ interaction: Interaction, _ asked: String, _ url: URL) -> Bool {
+        if let pattern = interaction.pattern { return pattern.matches(RecordedRequest(method: asked, url: url)) }
+        let recorded = interaction.request
+        return recorded.method.uppercased() == asked.uppercased() && recorded.url.path == url.path
+            && recorded.url.host?.lowercased() == url.host?.lowercased() && recorded.url.port == url.port
     }
 }

@@ -155,7 +155,8 @@ public final class ReplayService: ExchangeService {
         self.options = options
         self.source = source
         var seen = Set<String>()
-        origins = cassette.interactions.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
+        // (A stub matching by pattern names no origin: its request is only a stand-in.)
+        origins = cassette.interactions.filter { $0.pattern == nil }.compactMap { Self.origin(of: $0.request.url) }.filter { seen.insert($0).inserted }
         parsedOrigins = origins.compactMap { URL(string: $0).flatMap(Origin.init) }
         allOrigins = origins.flatMap { [$0] + Self.loopbackAliases(of: $0) }.compactMap { URL(string: $0).flatMap(Origin.init) }
         player = Mutex(Self.makePlayer(cassette, source: source, options: options))

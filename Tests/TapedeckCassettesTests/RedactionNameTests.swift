@@ -61,7 +61,10 @@ struct RedactionNameTests {
         {"cookie": "https://assets.test/emoji/cookie.png?v8", "secret": "https://assets.test/emoji/secret.png?v8",
          "signature": "-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQ\n-----END PGP SIGNATURE-----\n",
          "token": "https://bucket.test/a.png?X-Amz-Signature=SIG", "password": "https://hooks.test/services/T0/B0/XYZ",
-         "mine": "https://assets.test/mine.png"}
+         "mine": "https://assets.test/mine.png", "client_secret": "https://assets.test/logo.png",
+         "more": {"secret": ["https://files.test/file/bot123456:AAEsecret/photo.jpg", "https://assets.test/a.png#access_token=T",
+                             "https://assets.test/a.png?hm=abcdef", "-----BEGIN PGP SIGNATURE-----\nx\n-----END PGP SIGNATURE-----\nhunter2",
+                             "https://assets.test/b.png?v=8"]}}
         """#
         let interaction = Interaction(index: 0, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/emojis")!),
                                       outcome: .response(RecordedResponse(status: 200, headers: [HeaderField("Content-Type", "application/json")],
@@ -69,7 +72,8 @@ struct RedactionNameTests {
         // When redacted with the defaults, and with a field the user added
         let redacted = Redactor(extraJSONFields: ["mine"]).redact(interaction)
         let answer = try #require(redacted.response)
-        let body = try #require(JSONSerialization.jsonObject(with: answer.body) as? [String: String])
+        let object = try #require(JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+        let body = object.compactMapValues { $0 as? String }
         // Then public shapes stay and everything else is replaced
         #expect(body["cookie"] == "https://assets.test/emoji/cookie.png?v8")
         #expect(body["secret"] == "https://assets.test/emoji/secret.png?v8")
@@ -77,10 +81,16 @@ struct RedactionNameTests {
         #expect(body["token"] == "REDACTED", "a presigned link's signature makes it a secret")
         #expect(body["password"] == "REDACTED", "a link to no static file may be the secret itself (a webhook)")
         #expect(body["mine"] == "REDACTED", "a field the user names is always redacted")
-        // And validate agrees: it flags only what redaction replaces
+        #expect(body["client_secret"] == "REDACTED", "only a field named exactly secret, cookie or signature keeps a public shape")
+        let more = (object["more"] as? [String: Any])?["secret"] as? [String]
+        #expect(more == Array(repeating: "REDACTED", count: 4) + ["https://assets.test/b.png?v=8"],
+                "a token in the path, a fragment, a query other than v, text after the signature: \(String(describing: more))")
+        // And validate agrees: it flags only what redaction replaces (once redacted, nothing)
         let places = SecretScanner.scan(Cassette(interactions: [interaction])).map(\.place)
         #expect(places.contains("response.body field 'token'") && places.contains("response.body field 'password'"), "\(places)")
-        #expect(!places.contains { $0.contains("'cookie'") || $0.contains("'secret'") || $0.contains("'signature'") }, "\(places)")
+        #expect(places.contains("response.body field 'secret'"), "the list under more.secret holds secrets: \(places)")
+        #expect(!places.contains { $0.contains("'cookie'") || $0.contains("'signature'") }, "\(places)")
+        #expect(SecretScanner.scan(Cassette(interactions: [redacted])).isEmpty, "\(SecretScanner.scan(Cassette(interactions: [redacted])))")
     }
 
     @Test("rules given exactly, and none, apply no name heuristics")

@@ -56,5 +56,9 @@ struct ServeWireMockTests {
         defer { server.stop() }
         let found = try curl([server.base + "/search/anything"])
         #expect(found.code == 200 && found.body == Data("[]".utf8), "\(found.head)")
+        // A proxy-style request for a recorded pair still goes to its recorded origin: the stub's
+        // stand-in request names none.
+        let proxied = try curl(["--proxy", server.base, "http://api.example.com/users/1"])
+        #expect(proxied.code == 200, "\(proxied.head)")
     }
 }

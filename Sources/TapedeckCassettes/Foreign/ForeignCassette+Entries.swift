@@ -33,7 +33,8 @@ extension ForeignCassette {
             let urlNode = format == .vcr || format == .vcrpy ? request["uri"] ?? request["url"] : request["url"] ?? request["uri"]
             guard let urlText = urlNode?.string ?? Self.pieceTogetherURL(request), let url = LenientURL.parse(urlText), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 // (The URL itself is in the warning's label, its secrets redacted; not repeated here.)
-                if let text = urlNode?.string, text.hasPrefix("/"), text.dropFirst().contains("/"), text.range(of: #"/[a-z]*$"#, options: .regularExpression) != nil {
+                if format == .vcr, let text = urlNode?.string, text.hasPrefix("/"), text.contains("\\"),
+                   text.range(of: #"/[imxo]*$"#, options: .regularExpression) != nil {
                     // VCR's `!ruby/regexp /example\.com/`: a pattern a hand-written cassette matched on.
                     throw bad("request.uri", urlNode, "the URI is a Ruby regular expression, which names no one URL to replay")
                 }

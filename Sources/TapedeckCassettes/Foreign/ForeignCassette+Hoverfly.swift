@@ -12,7 +12,7 @@ extension ForeignCassette.StubReader {
         }
         if keepsPatterns, Self.hoverflyMatchesByPattern(request) {
             // Answers what it matches; its request, at the origin's root, only shows it.
-            let pattern = hoverflyPattern(request)
+            let pattern = try hoverflyPattern(request, position: position)
             current = (position, pattern.method ?? "ANY", pattern.shown)
             let shownRequest = RecordedRequest(method: pattern.method ?? "GET", url: LenientURL.parse(origin + "/") ?? URL(fileURLWithPath: "/"))
             var interaction = try answer(response, to: shownRequest)

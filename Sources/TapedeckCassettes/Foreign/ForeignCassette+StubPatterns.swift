@@ -17,8 +17,8 @@ extension ForeignCassette.StubReader {
 
     /// The pattern of a WireMock mapping's request (`method` nil for `ANY`), with its query,
     /// header and body matchers; a matcher this reader does not know is left out, noted.
-    mutating func wireMockPattern(_ request: ForeignNode, method: String?, priority: Int?) throws(CassetteError) -> RequestPattern {
-        var pattern = RequestPattern(shown: "")
+    mutating func wireMockPattern(_ request: ForeignNode, method: String?, priority: Int?) throws(CassetteError) -> StubPattern {
+        var pattern = StubPattern(shown: "")
         pattern.method = method
         pattern.priority = priority ?? 5
         var shown = ""
@@ -38,6 +38,9 @@ extension ForeignCassette.StubReader {
             pattern.path = .template(template)
             shown = "urlPathTemplate \(template)"
         }
+        if request["pathParameters"] != nil {
+            note("request.pathParameters", "a template's path parameters are not checked: any value of a {name} segment matches")
+        }
         pattern.query = try rules(request["queryParameters"], field: "request.queryParameters")
         pattern.headers = try rules(request["headers"], field: "request.headers")
         if let host = request["host"] { pattern.host = try wireMockValue(host, field: "request.host") }
@@ -53,13 +56,15 @@ extension ForeignCassette.StubReader {
 
     /// Rules for each name of a `queryParameters` or `headers` mapping (a `hasExactly` or
     /// `includes` list gives one rule per listed matcher).
-    private mutating func rules(_ node: ForeignNode?, field: String) throws(CassetteError) -> [RequestPattern.Rule] {
-        var rules: [RequestPattern.Rule] = []
+    private mutating func rules(_ node: ForeignNode?, field: String) throws(CassetteError) -> [StubPattern.Rule] {
+        var rules: [StubPattern.Rule] = []
         for (name, matcher) in node?.pairs ?? [] {
             var listed: [ForeignNode] = [matcher]
             if let list = matcher["hasExactly"] ?? matcher["includes"] { listed = list.elements }
+            // `hasExactly`: the name given exactly as many times as the list is long.
+            let count = matcher["hasExactly"] != nil ? listed.count : nil
             for each in listed {
-                if let value = try wireMockValue(each, field: "\(field).\(name)") { rules.append(RequestPattern.Rule(name: name, value: value)) }
+                if let value = try wireMockValue(each, field: "\(field).\(name)") { rules.append(StubPattern.Rule(name: name, value: value, count: count)) }
             }
         }
         return rules
@@ -67,7 +72,7 @@ extension ForeignCassette.StubReader {
 
     /// WireMock's matcher (`{"equalTo": …}`, `{"matches": …}`, …) as a value; nil, noted, for
     /// one this reader does not know (`matchesJsonPath`, `equalToXml`, …): it is not checked.
-    private mutating func wireMockValue(_ matcher: ForeignNode, field: String) throws(CassetteError) -> RequestPattern.Value? {
+    private mutating func wireMockValue(_ matcher: ForeignNode, field: String) throws(CassetteError) -> StubPattern.Value? {
         let ignoringCase = matcher["caseInsensitive"]?.string == "true"
         if let text = matcher["equalTo"]?.string { return .equal(text, ignoringCase: ignoringCase) }
         if let regex = matcher["matches"]?.string { return .matches(regex: try checked(regex, field: field, node: matcher["matches"])) }
@@ -87,9 +92,12 @@ extension ForeignCassette.StubReader {
         note(field, "matched by \(kind), which Tapedeck does not check: any value matches")
     }
 
-    /// `regex` when it compiles; else an error naming the field.
-    private func checked(_ regex: String, field: String, node: ForeignNode?) throws(CassetteError) -> String {
-        guard RequestPattern.isValid(regex: regex) else { throw bad(field, node, "'\(regex)' is not a regular expression Tapedeck can read") }
+    /// `regex` when it compiles (noted when it nests quantifiers); else an error naming the field.
+    private mutating func checked(_ regex: String, field: String, node: ForeignNode?) throws(CassetteError) -> String {
+        guard StubPattern.isValid(regex: regex) else { throw bad(field, node, "'\(regex)' is not a regular expression Tapedeck can read (ICU syntax, as Java's)") }
+        if StubPattern.nestsQuantifiers(regex) {
+            note(field, "'\(regex)' repeats a repeated group: a long request may take seconds to match (write it without the nesting)")
+        }
         return regex
     }
 
@@ -114,24 +122,28 @@ extension ForeignCassette.StubReader {
         return elements.contains { element in element.string == nil && (element["matcher"]?.string?.lowercased() ?? "exact") != "exact" }
     }
 
-    /// The pattern of a Hoverfly pair's request; matchers this reader does not know (`xpath`,
-    /// `jsonpath`, `form`, …) are left out, noted.
-    mutating func hoverflyPattern(_ request: ForeignNode) -> RequestPattern {
-        var pattern = RequestPattern(shown: "")
-        if case let .equal(method, _)? = hoverflyValue(request["method"], field: "request.method") { pattern.method = method.uppercased() }
-        pattern.host = hoverflyValue(request["destination"], field: "request.destination")
-        pattern.path = hoverflyValue(request["path"], field: "request.path")
-        if let body = hoverflyValue(request["body"], field: "request.body") { pattern.body = [body] }
+    /// The pattern of a Hoverfly pair's request (`position`: its priority, so the first pair
+    /// that matches answers); matchers this reader does not know (`xpath`, `jsonpath`, `form`, …)
+    /// are left out, noted; a regular expression that does not compile leaves the pair out.
+    mutating func hoverflyPattern(_ request: ForeignNode, position: Int) throws(CassetteError) -> StubPattern {
+        var pattern = StubPattern(shown: "")
+        pattern.priority = position
+        if case let .equal(method, _)? = try hoverflyValue(request["method"], field: "request.method") { pattern.method = method.uppercased() }
+        pattern.host = try hoverflyValue(request["destination"], field: "request.destination")
+        pattern.path = try hoverflyValue(request["path"], field: "request.path")
+        if let body = try hoverflyValue(request["body"], field: "request.body") { pattern.body = [body] }
         if let query = request["query"], case .map = query, !query.pairs.contains(where: { $0.key.hasSuffix("Match") }) {
             for (name, matchers) in query.pairs {
-                if let value = hoverflyValue(matchers, field: "request.query.\(name)") { pattern.query.append(RequestPattern.Rule(name: name, value: value)) }
+                if let value = try hoverflyValue(matchers, field: "request.query.\(name)") { pattern.query.append(StubPattern.Rule(name: name, value: value)) }
             }
-        } else if let query = hoverflyValue(request["query"], field: "request.query") {
+        } else if let query = try hoverflyValue(request["query"], field: "request.query") {
             pattern.pathAndQuery = query.prefixedAnyPath
         }
         for (name, matchers) in request["headers"]?.pairs ?? [] {
-            for value in matchers.elements.compactMap({ hoverflyValue($0, field: "request.headers.\(name)", single: true) }) {
-                pattern.headers.append(RequestPattern.Rule(name: name, value: value))
+            for matcher in matchers.elements {
+                if let value = try hoverflyValue(matcher, field: "request.headers.\(name)", single: true) {
+                    pattern.headers.append(StubPattern.Rule(name: name, value: value))
+                }
             }
         }
         pattern.shown = "\(pattern.method ?? "ANY") \(Self.shown(request["destination"]) ?? "")\(Self.shown(request["path"]) ?? "/*")"
@@ -140,26 +152,34 @@ extension ForeignCassette.StubReader {
 
     /// A Hoverfly field's matchers as one value: a string (v1: exact), `{exactMatch|globMatch|
     /// regexMatch: …}` (v2), or a list of `{matcher, value}` (v3 on; `single` for one element of it).
-    private mutating func hoverflyValue(_ node: ForeignNode?, field: String, single: Bool = false) -> RequestPattern.Value? {
+    private mutating func hoverflyValue(_ node: ForeignNode?, field: String, single: Bool = false) throws(CassetteError) -> StubPattern.Value? {
         guard let node, !node.isNull else { return nil }
         if let text = node.string { return .equal(text) }
+        var kind: String
+        var value: String
         if case .map = node, !single {
-            if let text = node["exactMatch"]?.string { return .equal(text) }
-            if let glob = node["globMatch"]?.string { return .glob(glob) }
-            if let regex = node["regexMatch"]?.string { return .matches(regex: ".*(?:\(regex)).*") }
+            // v2: one key naming the matcher.
+            guard let key = node.firstKey, let text = node[key]?.string else { return nil }
+            (kind, value) = (key.hasSuffix("Match") ? String(key.dropLast("Match".count)) : key, text)
+        } else {
+            let matchers = single ? [node] : node.elements
+            guard let first = matchers.first, let text = first["value"]?.string else { return nil }
+            if matchers.count > 1 { note(field, "\(matchers.count) matchers: only the first is checked") }
+            (kind, value) = (first["matcher"]?.string ?? "exact", text)
         }
-        let matchers = single ? [node] : node.elements
-        guard let first = matchers.first else { return nil }
-        if matchers.count > 1 { note(field, "\(matchers.count) matchers: only the first is checked") }
-        guard let value = first["value"]?.string else { return nil }
-        switch first["matcher"]?.string?.lowercased() ?? "exact" {
+        kind = kind.lowercased()
+        switch kind {
         case "exact": return .equal(value)
         case "glob": return .glob(value)
-        // Hoverfly's regex finds a match anywhere in the value.
-        case "regex": return RequestPattern.isValid(regex: value) ? .matches(regex: ".*(?:\(value)).*") : nil
+        case "regex":
+            // Hoverfly's regex finds a match anywhere in the value.
+            guard StubPattern.isValid(regex: value) else {
+                throw bad(field, node, "'\(value)' is not a regular expression Tapedeck can read (ICU syntax; Go's (?P<name>…) is (?<name>…))")
+            }
+            return .matches(regex: ".*(?:\(value)).*")
         case "json": return .equalJSON(value)
-        case let other:
-            unknownMatcher(field, "'\(other)'")
+        default:
+            unknownMatcher(field, "'\(kind)'")
             return nil
         }
     }
@@ -175,9 +195,9 @@ extension ForeignCassette.StubReader {
     }
 }
 
-extension RequestPattern.Value {
+extension StubPattern.Value {
     /// This value, as a match of a query, applied to a path and query (`?` then the query, after any path).
-    var prefixedAnyPath: RequestPattern.Value {
+    var prefixedAnyPath: StubPattern.Value {
         switch self {
         case let .equal(text, _): .matches(regex: "[^?]*\\?" + NSRegularExpression.escapedPattern(for: text))
         case let .matches(regex): .matches(regex: "[^?]*\\?(?:\(regex))")

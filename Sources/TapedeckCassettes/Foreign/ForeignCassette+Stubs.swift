@@ -195,7 +195,7 @@ extension ForeignCassette {
             }
             var method = request["method"]?.string?.uppercased() ?? "ANY"
             let target: String
-            var pattern: RequestPattern?
+            var pattern: StubPattern?
             if keepsPatterns, Self.wireMockMatchesByPattern(request) {
                 // Answers what it matches; its request, at the origin's root, only shows it.
                 let made = try wireMockPattern(request, method: method == "ANY" ? nil : method, priority: mapping["priority"]?.int)

@@ -9,13 +9,13 @@ import Synchronization
 /// serve mappings/`, a `Tape` over it), since HAR has no way to say it.
 ///
 /// ```swift
-/// var users = RequestPattern(shown: "GET /users/{id}")
+/// var users = StubPattern(shown: "GET /users/{id}")
 /// users.method = "GET"
 /// users.path = .matches(regex: "/users/[^/]+")
 /// users.query = [.init(name: "verbose", value: .absent)]
 /// users.matches(RecordedRequest(method: "GET", url: URL(string: "http://api.test/users/42")!))   // true
 /// ```
-public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
+public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
     /// How one part of a request (a path, a query item's value, a header's value, a body) is matched.
     public enum Value: Hashable, Sendable {
         /// Equal to the text (ignoring case when said).
@@ -35,30 +35,24 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         public func matches(_ value: String?) -> Bool {
             switch self {
             case .absent: return value == nil
-            case let .notMatching(regex): return value.map { !RequestPattern.wholeMatch($0, regex) } ?? true
+            case let .notMatching(regex): return value.map { !StubPattern.wholeMatch($0, regex) } ?? true
             default: break
             }
             guard let value else { return false }
             switch self {
             case let .equal(text, ignoringCase): return ignoringCase ? value.lowercased() == text.lowercased() : value == text
-            case let .matches(regex): return RequestPattern.wholeMatch(value, regex)
+            case let .matches(regex): return StubPattern.wholeMatch(value, regex)
             case let .contains(text): return value.contains(text)
-            case let .equalJSON(text): return RequestPattern.sameJSON(value, text)
+            case let .equalJSON(text): return StubPattern.sameJSON(value, text)
             case .notMatching, .absent: return false
             }
         }
 
-        /// A glob (`*` any run of characters, `?` one) as a regular expression matching it whole.
+        /// A glob (`*` any run of characters; nothing else is special, as in Hoverfly's) as a
+        /// regular expression matching it whole.
         public static func glob(_ pattern: String) -> Value {
-            var regex = ""
-            for character in pattern {
-                switch character {
-                case "*": regex += ".*"
-                case "?": regex += "."
-                default: regex += NSRegularExpression.escapedPattern(for: String(character))
-                }
-            }
-            return .matches(regex: regex)
+            .matches(regex: pattern.split(separator: "*", omittingEmptySubsequences: false)
+                .map { NSRegularExpression.escapedPattern(for: String($0)) }.joined(separator: ".*"))
         }
 
         /// A path template (`/users/{id}/posts`: a `{name}` is one path segment) as a value.
@@ -79,11 +73,21 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         public var name: String
         /// How its value is matched (a query item or header given several times: any of them).
         public var value: Value
+        /// How many times the name must be given, when the file says exactly (WireMock's
+        /// `hasExactly`: one rule per listed matcher, each with the list's length); nil: any.
+        public var count: Int?
 
         /// A rule for `name`.
-        public init(name: String, value: Value) {
+        public init(name: String, value: Value, count: Int? = nil) {
             self.name = name
             self.value = value
+            self.count = count
+        }
+
+        /// Whether `values` (every value the request gives the name) satisfy the rule.
+        func holds(for values: [String]) -> Bool {
+            if let count, values.count != count { return false }
+            return values.isEmpty ? value.matches(nil) : values.contains(where: value.matches)
         }
     }
 
@@ -104,7 +108,8 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
     /// How the file wrote it, for listings and misses: `GET urlPathPattern /users/[0-9]+`.
     public var shown: String
     /// Which of several patterns matching one request answers: the lowest first (WireMock's
-    /// `priority`, 5 when not given), equal ones in the file's order.
+    /// `priority`, 5 when not given); of equal ones, the later in the file, as WireMock's most
+    /// recently added stub wins. (A Hoverfly pair's is its position: the first that matches.)
     public var priority = 5
 
     /// A pattern that matches every request until parts are set; `shown` says what it is.
@@ -124,14 +129,8 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         if let path, !path.matches(sentPath) { return false }
         if let pathAndQuery, !pathAndQuery.matches(sentPath + (parts?.percentEncodedQuery.map { "?" + $0 } ?? "")) { return false }
         let items = parts?.queryItems ?? []
-        for rule in query {
-            let values = items.filter { $0.name == rule.name }.map { $0.value ?? "" }
-            guard values.isEmpty ? rule.value.matches(nil) : values.contains(where: rule.value.matches) else { return false }
-        }
-        for rule in headers {
-            let values = request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)
-            guard values.isEmpty ? rule.value.matches(nil) : values.contains(where: rule.value.matches) else { return false }
-        }
+        for rule in query where !rule.holds(for: items.filter { $0.name == rule.name }.map { $0.value ?? "" }) { return false }
+        for rule in headers where !rule.holds(for: request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)) { return false }
         if !body.isEmpty {
             let text = request.body.map { String(decoding: $0, as: UTF8.self) }
             guard body.allSatisfy({ $0.matches(text) }) else { return false }
@@ -144,23 +143,34 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
         compiled(regex) != nil
     }
 
+    /// Whether `regex` repeats a group that itself repeats (`(a+)+`, `(\w*)*`): such an
+    /// expression can take seconds to fail on a short text, so a stub holding one is noted.
+    public static func nestsQuantifiers(_ regex: String) -> Bool {
+        regex.range(of: #"\([^()]*[+*}][^()]*\)[+*{]"#, options: .regularExpression) != nil
+    }
+
+    /// The longest text a regular expression is run on (UTF-16 units): a longer path, value or
+    /// body does not match (a pattern's cost grows with its text, and a server runs it per request).
+    public static let longestMatchedText = 64 * 1024
+
     // MARK: Regular expressions
 
-    /// Compiled expressions, kept: a server matches the same few on every request.
+    /// Compiled expressions, kept (up to 4,096; more are compiled each time): a server matches the
+    /// same few on every request.
     private static let cache = Mutex<[String: CompiledRegex]>([:])
 
     private final class CompiledRegex: @unchecked Sendable {
         // NSRegularExpression is immutable once made and safe to use from any thread.
         let expression: NSRegularExpression?
-        init(_ pattern: String) { expression = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: [.dotMatchesLineSeparators]) }
+        // `\z`, not `$`: a trailing line break must not count as the end.
+        init(_ pattern: String) { expression = try? NSRegularExpression(pattern: "^(?:" + pattern + ")\\z", options: [.dotMatchesLineSeparators]) }
     }
 
     private static func compiled(_ regex: String) -> NSRegularExpression? {
         if let known = cache.withLock({ $0[regex] }) { return known.expression }
         let made = CompiledRegex(regex)
         cache.withLock { cache in
-            if cache.count >= 1_024 { cache.removeAll() }
-            cache[regex] = made
+            if cache.count < 4_096 { cache[regex] = made }
         }
         return made.expression
     }
@@ -174,7 +184,7 @@ public struct RequestPattern: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func wholeMatch(_ value: String, _ regex: String) -> Bool {
-        guard let expression = compiled(regex) else { return false }
+        guard value.utf16.count <= longestMatchedText, let expression = compiled(regex) else { return false }
         return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }
