@@ -25,7 +25,7 @@ extension Redactor {
     /// A string public by its shape stays under a field named exactly `secret`, `cookie` or
     /// `signature` (not `client_secret`, `password`, a token's or a key's name): GitHub's emoji
     /// list maps `cookie` and `secret` to image links, and a commit's `signature` is a PGP
-    /// signature block. See ``isPublicByShape(_:)``.
+    /// signature block (see `isPublicByShape(_:)`).
     public func isSecretJSONField(_ name: String, value: Any? = nil) -> Bool {
         let facts = Self.facts(of: name)
         if !jsonFields.contains(facts.lowered) {
