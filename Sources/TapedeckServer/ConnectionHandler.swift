@@ -172,6 +172,30 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Whether `value` is a Host field's value as RFC 9112 §3.2 allows: empty, or a host (a
+    /// name of letters, digits and `-._~!$&'()*+,;=` or `%XX`, or an IPv6 address in brackets)
+    /// and an optional port of at most 65535.
+    static func isValidHost(_ value: String) -> Bool {
+        var host = Substring(value)
+        var port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            let inside = host[host.index(after: host.startIndex)..<close]
+            guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+            let rest = host[host.index(after: close)...]
+            guard rest.isEmpty || rest.hasPrefix(":") else { return false }
+            port = rest.isEmpty ? nil : rest.dropFirst()
+            host = ""
+        } else if let colon = host.lastIndex(of: ":") {
+            port = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        let allowed = Set("-._~!$&'()*+,;=%")
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || allowed.contains($0)) }) else { return false }
+        guard let port, !port.isEmpty else { return true }
+        return port.count <= 5 && port.allSatisfy({ $0.isASCII && $0.isNumber }) && Int(port).map { $0 <= 65_535 } == true
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
@@ -180,6 +204,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             if head.headers["Host"].count > 1 {
                 // Which host did it mean? (RFC 9112 §3.2: answered 400, never guessed.)
                 refuse(context, status: 400, "the request has more than one Host field")
+                return
+            }
+            if let host = head.headers.first(name: "Host"), !Self.isValidHost(host) {
+                // RFC 9112 §3.2: an invalid Host is answered 400, never guessed at.
+                refuse(context, status: 400, "the Host field is no host[:port] (a name, an IPv4 address or a bracketed IPv6 one, then a port of at most 65535)")
                 return
             }
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {

@@ -127,7 +127,18 @@ final class UpstreamExchange: @unchecked Sendable {
             if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty {
                 return (URLError.cannotFindHost.rawValue, "the upstream host was not found")
             }
-            return (URLError.cannotConnectToHost.rawValue, "could not connect to the upstream (\(connection.connectionErrors.map { "\($0.error)" }.joined(separator: "; ")))")
+            // Each address tried, in the system's words ("Connection refused"), not NIO's error dump.
+            let attempts = connection.connectionErrors.map { attempt -> String in
+                let address = attempt.target.ipAddress.map { ip in
+                    (ip.contains(":") ? "[\(ip)]" : ip) + (attempt.target.port.map { ":\($0)" } ?? "")
+                } ?? "\(attempt.target)"
+                guard let io = attempt.error as? IOError else { return "\(address): \(attempt.error)" }
+                return "\(address): \(String(cString: strerror(io.errnoCode)))"
+            }
+            let refused = !connection.connectionErrors.isEmpty
+                && connection.connectionErrors.allSatisfy { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+            return (URLError.cannotConnectToHost.rawValue, (refused ? "the upstream refused the connection" : "could not connect to the upstream")
+                + " (\(attempts.joined(separator: "; ")))")
         }
         if let io = error as? IOError {
             switch io.errnoCode {

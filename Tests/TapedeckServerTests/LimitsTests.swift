@@ -25,7 +25,7 @@ struct LimitsTests {
         return try TapedeckHTTPServer(service: service(), options: options)
     }
 
-    @Test("garbage or two Host fields → 400, a head over the limit → 431, a body over the limit → 413, a slow head → 408; the server keeps serving")
+    @Test("garbage, two Host fields or an invalid one → 400, a head over the limit → 431, a body over the limit → 413, a slow head → 408; the server keeps serving")
     func limits() throws {
         let server = try server {
             $0.maxHeaderBytes = 1_024
@@ -36,6 +36,14 @@ struct LimitsTests {
         #expect(rawExchange(port: server.port, send: Data("NOT HTTP AT ALL\r\n\r\n".utf8)).statusLine == "HTTP/1.1 400 Bad Request")
         let twoHosts = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: a.test\r\nhost: b.test\r\n\r\n".utf8))
         #expect(twoHosts.statusLine == "HTTP/1.1 400 Bad Request", "which host was meant is not guessed")
+        for host in ["a b", "[zz", "x:99999", "x:8o", "[::1]x", "h\u{e9}.test"] {
+            let bad = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8))
+            #expect(bad.statusLine == "HTTP/1.1 400 Bad Request", "Host: \(host) is no host[:port]: \(bad.statusLine)")
+        }
+        for host in ["api.test", "127.0.0.1:8080", "[::1]:9000", "localhost:", "my_host.local"] {
+            let good = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
+            #expect(good.statusLine == "HTTP/1.1 200 OK", "Host: \(host): \(good.statusLine)")
+        }
         let big = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 4_000))\r\n\r\n"
         #expect(rawExchange(port: server.port, send: Data(big.utf8)).statusLine.hasPrefix("HTTP/1.1 431"))
         let body = "POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n" + String(repeating: "b", count: 500)

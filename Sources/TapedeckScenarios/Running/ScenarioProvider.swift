@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 import TapedeckBridge
 import TapedeckClient
+import TapedeckHTTP
 import TapedeckProvider
 import TapedeckScheduling
-import TapedeckHTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
