@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TapedeckCassettes
+import TapedeckScheduling
 import TapedeckServer
 
 /// `tapedeck record --upstream URL --cassette FILE`: a recording reverse proxy.
@@ -213,8 +214,7 @@ struct RecordCommand: ParsableCommand {
 
     /// A wait as people read it: `0.6 seconds`, `32.0 seconds`.
     private static func seconds(_ duration: Duration) -> String {
-        let (whole, fraction) = duration.components
-        return String(format: "%.1f seconds", Double(whole) + Double(fraction) / 1e18)
+        String(format: "%.1f seconds", duration.timeInterval)
     }
 
     /// Cuts off the exchanges still under way after the drain (a slow client still reading a

@@ -90,7 +90,7 @@ public final class CassettePlayer: Responder {
             // A pattern stub's request only shows it: it is no recorded request to match.
             let recorded = patterned.isEmpty ? nil : Set(cassette.interactions.indices).subtracting(patterned)
             index = LookupIndex(cassette.interactions, matchable: matchable, rules: rules, only: recorded)
-            let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request && !patterned.contains($0) })
+            let changed = Set(cassette.interactions.indices.filter { matchable[$0] != cassette.interactions[$0].request && recorded?.contains($0) != false })
             unredactedIndex = changed.isEmpty ? nil
                 : LookupIndex(cassette.interactions, matchable: cassette.interactions.map(\.request), rules: rules, only: changed)
         }
