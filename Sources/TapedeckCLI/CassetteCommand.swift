@@ -94,7 +94,7 @@ func noteForeign(_ cassette: Cassette, path: String) {
     guard let format = cassette.foreignFormat else { return }
     printError("tapedeck: note: \(path) is \(format.fileNoun), read as it is (tapedeck cassette import converts it to HAR)")
     for remark in cassette.remarks { printError("tapedeck: note: \(path): \(remark)") }
-    let stubs = cassette.interactions.count { $0.pattern != nil }
+    let stubs = cassette.interactions.count(where: \.answersByPatternOnly)
     if stubs > 0 {
         printError("tapedeck: note: \(path): \(stubs == 1 ? "1 stub matches" : "\(stubs) stubs match") by pattern: replay answers by "
                    + "\(stubs == 1 ? "it" : "them"), but HAR cannot hold a pattern, so import, convert and export leave \(stubs == 1 ? "it" : "them") out")
@@ -339,7 +339,7 @@ extension CassetteCommand {
                 throw ExitStatus.report(error)
             }
             // (Stubs matching by pattern have no HAR form: noted when the file was read.)
-            say("\(output): \(entries(cassette.interactions.count { $0.pattern == nil }))\(leftOut(cassette)), rewritten in Tapedeck's form "
+            say("\(output): \(entries(cassette.interactions.count { !$0.answersByPatternOnly }))\(leftOut(cassette)), rewritten in Tapedeck's form "
                   + "(what replays is kept; pages, comments, cookie lists, server addresses, blocked/dns/ssl timings and other tools' own fields are not)")
         }
     }

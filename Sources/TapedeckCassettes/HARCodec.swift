@@ -43,7 +43,7 @@ public enum HARCodec {
 
     static func document(for cassette: Cassette, options: WriteOptions) -> HARDocument {
         // A stub matching by pattern (another tool's file read as it is) has no HAR form.
-        let entries = cassette.interactions.filter { $0.pattern == nil }.map { entry(for: $0, options: options) }
+        let entries = cassette.interactions.filter { !$0.answersByPatternOnly }.map { entry(for: $0, options: options) }
         // Version 2 only where a reader of version 1 would go wrong (see Cassette.formatVersion).
         let needsTwo = entries.contains { $0.response.content.wire != nil || $0.request.postData?.encoding != nil }
         return HARDocument(log: HARLog(

@@ -198,8 +198,15 @@ public struct Interaction: Hashable, Sendable {
     /// `urlPathPattern`, Hoverfly's `glob`), read as it is: it answers every request the pattern
     /// matches, as often as asked, when no recorded interaction matches, and ``request`` only
     /// shows it. Nil for a recorded exchange. HAR cannot hold one: writing a cassette leaves such
-    /// interactions out.
+    /// interactions out, but for a stub that names its request (``StubPattern/namesItsRequest``),
+    /// which is written as that request.
     public var pattern: StubPattern?
+
+    /// Whether it answers by a pattern alone, with no request a file could hold in its place
+    /// (writing a cassette leaves it out).
+    public var answersByPatternOnly: Bool {
+        pattern.map { !$0.namesItsRequest } ?? false
+    }
 
     /// An interaction from its parts.
     public init(index: Int, startedDateTime: String = "1970-01-01T00:00:00.000Z", request: RecordedRequest, outcome: Outcome, timings: ExchangeTimings? = nil) {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The requests a stub of another tool answers when it names no one request: WireMock's
@@ -28,13 +28,35 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
         case contains(String)
         /// Not there at all (a query item or header the request must not have).
         case absent
-        /// The same JSON document as the text (key order and spacing aside).
-        case equalJSON(String)
+        /// The same JSON document as the text (key order and spacing aside; WireMock's
+        /// `ignoreArrayOrder` and `ignoreExtraElements` when said, and JsonUnit's placeholders
+        /// such as `${json-unit.any-string}`, as WireMock reads them).
+        case equalJSON(String, ignoringArrayOrder: Bool = false, ignoringExtraElements: Bool = false)
+        /// JSON that holds, in some object at any depth, the members of the JSON object given
+        /// (Hoverfly's `jsonPartial`).
+        case containsJSON(String)
+        /// JSON in which a JSONPath expression selects something (WireMock's `matchesJsonPath`,
+        /// Hoverfly's `jsonpath`); with `then`, something selected matches that value instead
+        /// (WireMock's `{"expression": …, "equalTo": …}`). Read: `$`, `.name`, `[…]`, `*`, `..`,
+        /// `length()`, and filters `[?(…)]` with comparisons, `=~`, `in`, `&&`, `||`.
+        indirect case jsonPath(String, then: Value? = nil)
+        /// These bytes exactly (WireMock's `binaryEqualTo`; a body only).
+        case bytes(Data)
+        /// Every one of the values (WireMock's `and`).
+        indirect case all([Value])
+        /// At least one of the values (WireMock's `or`).
+        indirect case any([Value])
+        /// Not the value (WireMock's `not`).
+        indirect case not(Value)
 
         /// Whether `value` (nil: the part is not in the request) is matched.
         public func matches(_ value: String?) -> Bool {
             switch self {
             case .absent: return value == nil
+            case let .not(inner): return !inner.matches(value)
+            case let .any(values): return values.contains { $0.matches(value) }
+            case let .all(values): return values.allSatisfy { $0.matches(value) }
+            case let .jsonPath(expression, then): return value.map { StubPattern.selects(expression, in: $0, then: then) } ?? false
             case let .notMatching(regex): return value.map { !StubPattern.wholeMatch($0, regex) } ?? true
             default: break
             }
@@ -43,8 +65,27 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
             case let .equal(text, ignoringCase): return ignoringCase ? value.lowercased() == text.lowercased() : value == text
             case let .matches(regex): return StubPattern.wholeMatch(value, regex)
             case let .contains(text): return value.contains(text)
-            case let .equalJSON(text): return StubPattern.sameJSON(value, text)
+            case let .equalJSON(text, order, extra):
+                return StubPattern.sameJSON(value, text, ignoringArrayOrder: order, ignoringExtraElements: extra)
+            case let .containsJSON(text): return StubPattern.holdsJSON(value, text)
+            case let .jsonPath(expression, then): return StubPattern.selects(expression, in: value, then: then)
+            case let .bytes(data): return Data(value.utf8) == data
+            case let .all(values): return values.allSatisfy { $0.matches(value) }
+            case let .any(values): return values.contains { $0.matches(value) }
+            case let .not(inner): return !inner.matches(value)
             case .notMatching, .absent: return false
+            }
+        }
+
+        /// Whether a request's body (nil: none) is matched: bytes compared as bytes, anything
+        /// else read as UTF-8 text.
+        public func matches(body: Data?) -> Bool {
+            switch self {
+            case let .bytes(data): return body == data
+            case let .all(values): return values.allSatisfy { $0.matches(body: body) }
+            case let .any(values): return values.contains { $0.matches(body: body) }
+            case let .not(inner): return !inner.matches(body: body)
+            default: return matches(body.map { String(decoding: $0, as: UTF8.self) })
             }
         }
 
@@ -103,8 +144,14 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
     public var query: [Rule] = []
     /// Header fields that must match, each by name.
     public var headers: [Rule] = []
-    /// Body conditions, all of which must hold (the body read as UTF-8 text).
+    /// Cookies (of the `Cookie` fields) that must match, each by name (WireMock's `cookies`).
+    public var cookies: [Rule] = []
+    /// Body conditions, all of which must hold (the body read as UTF-8 text, but for ``Value/bytes(_:)``).
     public var body: [Value] = []
+    /// Whether the stub names one request, which its interaction's ``Interaction/request`` is
+    /// (WireMock's exact `url` with header or body matchers): files written from the cassette
+    /// (convert, export) keep it as a recorded interaction, while replay answers by the pattern.
+    public var namesItsRequest = false
     /// How the file wrote it, for listings and misses: `GET urlPathPattern /users/[0-9]+`.
     public var shown: String
     /// Which of several patterns matching one request answers: the lowest first (WireMock's
@@ -131,10 +178,11 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
         let items = parts?.queryItems ?? []
         for rule in query where !rule.holds(for: items.filter { $0.name == rule.name }.map { $0.value ?? "" }) { return false }
         for rule in headers where !rule.holds(for: request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)) { return false }
-        if !body.isEmpty {
-            let text = request.body.map { String(decoding: $0, as: UTF8.self) }
-            guard body.allSatisfy({ $0.matches(text) }) else { return false }
+        if !cookies.isEmpty {
+            let sent = request.headers.filter { $0.name.equalsIgnoringASCIICase("Cookie") }.flatMap { MatchRules.cookiePairs($0.value) }
+            for rule in cookies where !rule.holds(for: sent.filter { $0.name == rule.name }.map(\.value)) { return false }
         }
+        if !body.isEmpty, !body.allSatisfy({ $0.matches(body: request.body) }) { return false }
         return true
     }
 
@@ -173,14 +221,6 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
             if cache.count < 4_096 { cache[regex] = made }
         }
         return made.expression
-    }
-
-    static func sameJSON(_ value: String, _ expected: String) -> Bool {
-        func parsed(_ text: String) -> NSObject? {
-            (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? NSObject
-        }
-        guard let left = parsed(value), let right = parsed(expected) else { return false }
-        return left.isEqual(right)
     }
 
     static func wholeMatch(_ value: String, _ regex: String) -> Bool {

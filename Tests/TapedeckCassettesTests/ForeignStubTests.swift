@@ -38,10 +38,13 @@ struct ForeignStubTests {
         #expect(slow.request.method == "GET" && slow.request.url.query == "page=2" && slow.timings?.wait == .milliseconds(1500))
         #expect(cassette.notes.contains { $0.text.contains("ANY (any method)") })
         #expect(reading.remarks.contains { $0.contains("origin https://api.example.com") })
-        // The same through CassetteFile, as serve and a Tape read the folder: the pattern stub kept, as a pattern.
+        // The same through CassetteFile, as serve and a Tape read the folder: the pattern stub kept, as a pattern,
+        // and the stubs with header or body matchers answering by them (each still naming its request).
         let read = try CassetteFile.read(foreign("wiremock"), foreign: .convert)
         #expect(read.foreignFormat == .wiremock && read.interactions.count == 12)
-        #expect(read.interactions.compactMap(\.pattern).map(\.shown) == ["GET urlPathPattern /search/.*"])
+        #expect(read.interactions.filter(\.answersByPatternOnly).compactMap(\.pattern).map(\.shown) == ["GET urlPathPattern /search/.*"])
+        #expect(read.interactions.compactMap(\.pattern).filter(\.namesItsRequest).map(\.shown)
+                == ["GET /users/1 matching Accept, Authorization", "POST /login and a body", "POST /form and a body"])
         #expect(read.interactions[0].request.url.absoluteString == "http://localhost:8080/users/1", "the default origin")
     }
 

@@ -42,7 +42,7 @@ extension ForeignCassette {
         let dates = ForeignDates()
         for interaction in cassette.interactions {
             let label = "entry \(interaction.index) [\(SecretFreeText.requestLabel(method: interaction.request.method, url: interaction.request.url.absoluteString, showingSecrets: false))]"
-            if let pattern = interaction.pattern {
+            if let pattern = interaction.pattern, interaction.answersByPatternOnly {
                 leftOut.append("entry \(interaction.index) [\(pattern)]: a stub matching by pattern, which \(format.title) cannot hold")
                 continue
             }

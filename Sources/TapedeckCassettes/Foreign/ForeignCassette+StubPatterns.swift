@@ -15,6 +15,14 @@ extension ForeignCassette.StubReader {
         return parameters.pairs.contains { $0.value["equalTo"] == nil && $0.value["hasExactly"] == nil && $0.value["includes"] == nil }
     }
 
+    /// Whether a WireMock mapping's request has matchers beside its method and URL (headers,
+    /// cookies, credentials, a body): WireMock answers only requests that satisfy them, so a file
+    /// read as it is keeps them as a pattern (one that names its request when the URL is exact).
+    static func wireMockHasMatchers(_ request: ForeignNode) -> Bool {
+        ["headers", "cookies", "bodyPatterns"].contains { !(request[$0]?.pairs.isEmpty ?? true) || !(request[$0]?.elements.isEmpty ?? true) }
+            || request["basicAuthCredentials"] != nil
+    }
+
     /// The pattern of a WireMock mapping's request (`method` nil for `ANY`), with its query,
     /// header and body matchers; a matcher this reader does not know is left out, noted.
     mutating func wireMockPattern(_ request: ForeignNode, method: String?, priority: Int?) throws(CassetteError) -> StubPattern {
@@ -43,12 +51,17 @@ extension ForeignCassette.StubReader {
         }
         pattern.query = try rules(request["queryParameters"], field: "request.queryParameters")
         pattern.headers = try rules(request["headers"], field: "request.headers")
+        pattern.cookies = try rules(request["cookies"], field: "request.cookies")
+        if let credentials = request["basicAuthCredentials"], let user = credentials["username"]?.string {
+            let pair = Data((user + ":" + (credentials["password"]?.string ?? "")).utf8).base64EncodedString()
+            pattern.headers.append(StubPattern.Rule(name: "Authorization", value: .equal("Basic " + pair)))
+        }
         if let host = request["host"] { pattern.host = try wireMockValue(host, field: "request.host") }
         let bodyPatterns: [ForeignNode] = request["bodyPatterns"]?.elements ?? []
         for (position, matcher) in bodyPatterns.enumerated() {
             if let value = try wireMockValue(matcher, field: "request.bodyPatterns[\(position)]") { pattern.body.append(value) }
         }
-        let named = pattern.query.map(\.name) + pattern.headers.map(\.name)
+        let named = pattern.query.map(\.name) + pattern.headers.map(\.name) + pattern.cookies.map { "cookie " + $0.name }
         pattern.shown = "\(method ?? "ANY") \(shown)" + (named.isEmpty ? "" : " matching \(named.joined(separator: ", "))")
             + (pattern.body.isEmpty ? "" : " and a body")
         return pattern
@@ -70,21 +83,62 @@ extension ForeignCassette.StubReader {
         return rules
     }
 
-    /// WireMock's matcher (`{"equalTo": …}`, `{"matches": …}`, …) as a value; nil, noted, for
-    /// one this reader does not know (`matchesJsonPath`, `equalToXml`, …): it is not checked.
+    /// WireMock's matcher (`{"equalTo": …}`, `{"matches": …}`, `{"matchesJsonPath": …}`,
+    /// `{"and": […]}`, …) as a value; nil, noted, for one this reader does not know (`equalToXml`,
+    /// `matchesXPath`, …): it is not checked.
     private mutating func wireMockValue(_ matcher: ForeignNode, field: String) throws(CassetteError) -> StubPattern.Value? {
+        if let path = matcher["matchesJsonPath"] { return try wireMockJSONPath(path, field: field) }
+        if let json = matcher["equalToJson"] {
+            var (order, extra) = (matcher["ignoreArrayOrder"]?.string == "true", matcher["ignoreExtraElements"]?.string == "true")
+            // WireMock 1's JSONAssert modes.
+            switch matcher["jsonCompareMode"]?.string?.uppercased() {
+            case "LENIENT": (order, extra) = (true, true)
+            case "NON_EXTENSIBLE": order = true
+            case "STRICT_ORDER": extra = true
+            default: break
+            }
+            return .equalJSON(json.string ?? json.jsonText(), ignoringArrayOrder: order, ignoringExtraElements: extra)
+        }
+        for key in ["and", "or"] {
+            guard let list = matcher[key] else { continue }
+            var values: [StubPattern.Value] = []
+            for (position, each) in list.elements.enumerated() {
+                // One part unchecked leaves the whole unchecked (noted by the part).
+                guard let value = try wireMockValue(each, field: "\(field).\(key)[\(position)]") else { return nil }
+                values.append(value)
+            }
+            return key == "and" ? .all(values) : .any(values)
+        }
+        if let inner = matcher["not"] { return try wireMockValue(inner, field: field + ".not").map { .not($0) } }
+        if let base64 = matcher["binaryEqualTo"]?.string {
+            guard let data = ForeignNode.base64(base64) else { throw bad(field, matcher["binaryEqualTo"], "its binaryEqualTo is not base64") }
+            return .bytes(data)
+        }
         let ignoringCase = matcher["caseInsensitive"]?.string == "true"
         if let text = matcher["equalTo"]?.string { return .equal(text, ignoringCase: ignoringCase) }
         if let regex = matcher["matches"]?.string { return .matches(regex: try checked(regex, field: field, node: matcher["matches"])) }
         if let regex = matcher["doesNotMatch"]?.string { return .notMatching(regex: try checked(regex, field: field, node: matcher["doesNotMatch"])) }
         if let text = matcher["contains"]?.string { return .contains(text) }
         if matcher["absent"]?.string == "true" { return .absent }
-        if let json = matcher["equalToJson"] {
-            let text: String = json.string ?? json.jsonText()
-            return .equalJSON(text)
-        }
         unknownMatcher(field, matcher.firstKey ?? "a matcher")
         return nil
+    }
+
+    /// `matchesJsonPath`: an expression, or `{"expression": …, <matcher>}` whose matcher the
+    /// selected value must satisfy; nil, noted, for an expression this reader cannot read.
+    private mutating func wireMockJSONPath(_ node: ForeignNode, field: String) throws(CassetteError) -> StubPattern.Value? {
+        guard let expression = node.string ?? node["expression"]?.string else {
+            unknownMatcher(field, "matchesJsonPath without an expression")
+            return nil
+        }
+        guard JSONPath.compiled(expression) != nil else {
+            note(field, "'\(expression)' is a JSONPath expression Tapedeck cannot read: not checked, any body matches")
+            return nil
+        }
+        let rest = node.pairs.filter { $0.key != "expression" }
+        guard !rest.isEmpty else { return .jsonPath(expression) }
+        guard let then = try wireMockValue(.map(rest, line: node.line), field: field + ".matchesJsonPath") else { return nil }
+        return .jsonPath(expression, then: then)
     }
 
     /// Notes a matcher this reader does not check.
@@ -178,6 +232,13 @@ extension ForeignCassette.StubReader {
             }
             return .matches(regex: ".*(?:\(value)).*")
         case "json": return .equalJSON(value)
+        case "jsonpartial": return .containsJSON(value)
+        case "jsonpath":
+            guard JSONPath.compiled(value) != nil else {
+                note(field, "'\(value)' is a JSONPath expression Tapedeck cannot read: not checked, any value matches")
+                return nil
+            }
+            return .jsonPath(value)
         default:
             unknownMatcher(field, "'\(kind)'")
             return nil

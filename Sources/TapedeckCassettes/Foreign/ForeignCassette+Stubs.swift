@@ -196,6 +196,10 @@ extension ForeignCassette {
             var method = request["method"]?.string?.uppercased() ?? "ANY"
             let target: String
             var pattern: StubPattern?
+            // Read as it is, a stub with an exact URL but other matchers (a GraphQL endpoint's
+            // stubs told apart by body) answers by them, unless a scenario chain orders it.
+            let namesItsRequest = keepsPatterns && mapping["scenarioName"] == nil && !Self.wireMockMatchesByPattern(request)
+                && Self.wireMockHasMatchers(request)
             if keepsPatterns, Self.wireMockMatchesByPattern(request) {
                 // Answers what it matches; its request, at the origin's root, only shows it.
                 let made = try wireMockPattern(request, method: method == "ANY" ? nil : method, priority: mapping["priority"]?.int)
@@ -215,6 +219,11 @@ extension ForeignCassette {
                 throw bad("request.url", request["url"] ?? request["urlPath"], "'\(target)' is not a path and query")
             }
             if pattern == nil { current = (position, method, url.absoluteString) }
+            if namesItsRequest {
+                var made = try wireMockPattern(request, method: method == "ANY" ? nil : method, priority: mapping["priority"]?.int)
+                made.namesItsRequest = true
+                pattern = made
+            }
             if method == "ANY" {
                 method = "GET"
                 if pattern == nil { note("request.method", "ANY (any method) imported as GET: a client sending another method misses it") }
@@ -230,8 +239,9 @@ extension ForeignCassette {
                 let pair = Data((user + ":" + (credentials["password"]?.string ?? "")).utf8).base64EncodedString()
                 headers.append(HeaderField("Authorization", "Basic " + pair))
             }
-            let body = pattern == nil ? wireMockRequestBody(request["bodyPatterns"]) : nil
-            let recordedRequest = RecordedRequest(method: method, url: url, headers: pattern == nil ? headers : [], body: body)
+            let named = pattern == nil || namesItsRequest
+            let body = named ? wireMockRequestBody(request["bodyPatterns"], noting: !namesItsRequest) : nil
+            let recordedRequest = RecordedRequest(method: method, url: url, headers: named ? headers : [], body: body)
 
             if let proxy = response["proxyBaseUrl"]?.string {
                 throw bad("response.proxyBaseUrl", response["proxyBaseUrl"], "it forwards to \(proxy) instead of answering: there is no answer to import")
@@ -285,7 +295,7 @@ extension ForeignCassette {
 
         /// The request body an exact body pattern gives (`equalTo`, `equalToJson`, `equalToXml`,
         /// `binaryEqualTo`); none, with a note, when only patterns match it.
-        private mutating func wireMockRequestBody(_ patterns: ForeignNode?) -> Data? {
+        private mutating func wireMockRequestBody(_ patterns: ForeignNode?, noting: Bool = true) -> Data? {
             guard let patterns, !patterns.elements.isEmpty else { return nil }
             for pattern in patterns.elements {
                 for key in ["equalTo", "equalToJson", "equalToXml"] {
@@ -293,7 +303,7 @@ extension ForeignCassette {
                 }
                 if let base64 = pattern["binaryEqualTo"]?.string, let data = ForeignNode.base64(base64) { return data }
             }
-            note("request.bodyPatterns", "the body is matched by patterns only: imported without one (replay does not match bodies unless told to)")
+            if noting { note("request.bodyPatterns", "the body is matched by patterns only: imported without one (replay does not match bodies unless told to)") }
             return nil
         }
 
