@@ -160,6 +160,12 @@ extension CassetteCommand {
 
         func run() throws {
             let cassette = try load(file, strict: strict)
+            if cassette.interactions.isEmpty, !cassette.skipped.isEmpty {
+                // Not "ok": nothing in it replays, and what was skipped was not checked for secrets either.
+                printError("tapedeck: \(file): every entry (\(cassette.skipped.count)) was skipped (see the warnings), so nothing in it replays "
+                           + "and nothing was checked for secrets")
+                throw ExitStatus.badInput
+            }
             var rules = Redactor()
             rules.keptCookies = Set(keptCookies)
             let findings = SecretScanner.scan(cassette, rules: rules)

@@ -138,8 +138,12 @@ extension CassettePlayer {
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
             lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(shown.url(recorded.url)): \(why)")
         }
-        for position in patterned.prefix(3) {
-            lines.append("  entry \(cassette.interactions[position].index), a stub matching by pattern (\(cassette.interactions[position].pattern?.shown ?? "")): does not match")
+        // The stubs that came closest first (the body differs before the path does), each saying where it failed.
+        let tried = patterned.compactMap { position in cassette.interactions[position].pattern?.mismatch(live).map { (position, $0) } }
+            .enumerated().sorted { ($0.element.1.depth, -$0.offset) > ($1.element.1.depth, -$1.offset) }.map(\.element)
+        for (position, miss) in tried.prefix(3) {
+            lines.append("  entry \(cassette.interactions[position].index), a stub matching by pattern (\(cassette.interactions[position].pattern?.shown ?? "")): "
+                         + miss.part)
         }
         if patterned.count > 3 { lines.append("  … and \(patterned.count - 3) more stubs matching by pattern") }
         return lines.joined(separator: "\n")

@@ -88,7 +88,8 @@ package struct HARNameValue: Codable, Hashable, Sendable {
 
 /// One `{name, value}` item of a header or query list as read: Polly.JS 1.x writes a field that
 /// occurred several times as one item whose `value` is an array of strings; it becomes one pair
-/// per element, so repeated fields stay repeated (both readers do this).
+/// per element, so repeated fields stay repeated (both readers do this). A number or boolean
+/// value (Polly.JS 5's `content-length: 344`) is read as the text it spells.
 struct HARNameValueItem: Decodable {
     let pairs: [HARNameValue]
 
@@ -103,6 +104,10 @@ struct HARNameValueItem: Decodable {
             pairs = []   // a field whose value is null is left out, as the fast reader leaves it
         } else if let values = try? container.decode([String].self, forKey: .value) {
             pairs = values.map { HARNameValue(name: name, value: $0) }
+        } else if let number = try? container.decode(Int.self, forKey: .value) {
+            pairs = [HARNameValue(name: name, value: String(number))]   // Polly.JS 5's `content-length`
+        } else if let flag = try? container.decode(Bool.self, forKey: .value) {
+            pairs = [HARNameValue(name: name, value: String(flag))]
         } else {
             pairs = [HARNameValue(name: name, value: try container.decode(String.self, forKey: .value))]
         }

@@ -242,8 +242,11 @@ extension HARCodec {
             guard let lost = lostBytesNote(text, contentType: contentType) else { return read }
             return (read.data, read.note.map { $0 + "; " + lost } ?? lost)
         case "base64":
-            guard let data = base64Bytes(text) else {
-                throw bad(field, "the text is marked base64 but does not decode (only the base64 and base64url alphabets, '=' padding and line breaks may appear)")
+            // Polly.JS's node-http adapter stores a content-encoded body as a JSON list of base64
+            // chunks, one per chunk received.
+            guard let data = base64Bytes(text) ?? base64Chunks(text) else {
+                throw bad(field, "the text is marked base64 but does not decode (only the base64 and base64url alphabets, '=' padding and line breaks "
+                          + "may appear, or a JSON list of base64 chunks as Polly.JS writes)")
             }
             return (data, nil)
         case let other?:
@@ -269,6 +272,19 @@ extension HARCodec {
             cleaned.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - cleaned.count % 4) % 4))
         }
         return Data(base64Encoded: Data(cleaned))
+    }
+
+    /// A JSON list of base64 strings (Polly.JS's chunks of a content-encoded body), joined; nil
+    /// for anything else.
+    static func base64Chunks(_ text: String) -> Data? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("["), let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
+        var joined = Data()
+        for chunk in chunks {
+            guard let bytes = base64Bytes(chunk) else { return nil }
+            joined.append(bytes)
+        }
+        return joined
     }
 
     /// Polly.JS 2–5 binary bodies: the bytes as hex, in one string or a JSON list of hex chunks

@@ -198,10 +198,28 @@ enum HARFastReader {
             values = list
             return true
         }
+        if cursor.peek() != UInt8(ascii: "\""), let text = scalarText(&cursor) {
+            values = [text]
+            return true
+        }
         var value: String?
         guard cursor.string(into: &value), let value else { return false }
         values = [value]
         return true
+    }
+
+    /// A number or boolean written where text belongs (Polly.JS 5 writes a `content-length`
+    /// header's value as a number), as the text it spells; nil for anything else.
+    static func scalarText(_ cursor: inout JSONCursor) -> String? {
+        switch cursor.peek() {
+        case UInt8(ascii: "t")?: return cursor.literal("true") ? "true" : nil
+        case UInt8(ascii: "f")?: return cursor.literal("false") ? "false" : nil
+        case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?:
+            let start = cursor.position
+            guard cursor.readNumber() != nil else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: cursor.base + start, count: cursor.position - start), as: UTF8.self)
+        default: return nil
+        }
     }
 
     /// A string when the value is one; any other value is skipped (as `try?` does in the model).

@@ -52,7 +52,9 @@ extension Redactor {
             // Read as redaction reads it (a JSON document sent as a form is JSON; lines of JSON,
             // a prefixed document, a JSONP call are found wherever validate finds them).
             if Self.isForm(contentType), !Self.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) {
-                for field in Self.formFields(text) where isSecretQueryName(field.name) {
+                let fields = Self.formFields(text)
+                let grant = Self.isTokenGrant(fields)
+                for field in fields where isSecretFormName(field.name, inTokenGrant: grant) {
                     guard let value = field.value else { continue }
                     keep(value)
                     keep(MatchRules.formDecoded(String(value)))

@@ -8,12 +8,26 @@ extension Redactor {
     func redactForm(_ body: Data) -> Data {
         guard let text = String(data: body, encoding: .utf8) else { return body }
         var changed = false
-        let fields = Self.formFields(text).map { field -> String in
-            guard let value = field.value, isSecretQueryName(field.name), value != Self.placeholder else { return String(field.spelt) }
+        let read = Self.formFields(text)
+        let grant = Self.isTokenGrant(read)
+        let fields = read.map { field -> String in
+            guard let value = field.value, isSecretFormName(field.name, inTokenGrant: grant), value != Self.placeholder else { return String(field.spelt) }
             changed = true
             return field.spelt[..<field.spelt.firstIndex(of: "=")!] + "=" + Self.placeholder
         }
         return changed ? Data(fields.joined(separator: "&").utf8) : body
+    }
+
+    /// Whether a form field named `name` holds a secret: a secret name (``isSecretQueryName(_:)``),
+    /// or, in an OAuth token request (`inTokenGrant`), the one-time `code` or `device_code` it
+    /// trades for tokens (RFC 6749 §4.1.3, RFC 8628 §3.4).
+    func isSecretFormName(_ name: String, inTokenGrant: Bool) -> Bool {
+        isSecretQueryName(name) || inTokenGrant && (name == "code" || name == "device_code")
+    }
+
+    /// Whether a form's fields are an OAuth token request's (they name a `grant_type`).
+    static func isTokenGrant(_ fields: [(spelt: Substring, name: String, value: Substring?)]) -> Bool {
+        fields.contains { $0.name == "grant_type" }
     }
 
     /// Whether a body of `contentType` is an HTML form (`application/x-www-form-urlencoded`).

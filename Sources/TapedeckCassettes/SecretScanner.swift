@@ -99,9 +99,11 @@ public enum SecretScanner {
             func checkForm(_ body: Data?, contentType: String?, _ place: String) {
                 // (A JSON document under the form type is read as JSON, below, as redaction reads it.)
                 guard let body, Redactor.isForm(contentType), !Redactor.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) else { return }
-                for field in Redactor.formFields(text) {
+                let fields = Redactor.formFields(text)
+                let grant = Redactor.isTokenGrant(fields)
+                for field in fields {
                     guard let value = field.value, !Redactor.looksRedacted(String(value)), !value.isEmpty else { continue }
-                    if rules.isSecretQueryName(field.name) || defaults.isSecretQueryName(field.name) {
+                    if rules.isSecretFormName(field.name, inTokenGrant: grant) || defaults.isSecretFormName(field.name, inTokenGrant: grant) {
                         report("\(place) form field '\(field.name)'", "a credential form field is stored unredacted")
                     }
                 }

@@ -169,21 +169,31 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `request` (as the client sent it) is one this pattern answers.
     public func matches(_ request: RecordedRequest) -> Bool {
-        if let method, method.uppercased() != request.method.uppercased() { return false }
+        mismatch(request) == nil
+    }
+
+    /// The first part of `request` the pattern does not match, and how far in the checks it is
+    /// (the host 0, the path 1, the method 2, the query 3, header fields 4, cookies 5, the body 6:
+    /// a miss lists the stubs that came closest first), said whole (`the path does not match`); nil
+    /// when it matches. Names only, never a value.
+    public func mismatch(_ request: RecordedRequest) -> (depth: Int, part: String)? {
         let parts = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        if let host, !host.matches(parts?.host ?? request.url.host) { return false }
+        if let host, !host.matches(parts?.host ?? request.url.host) { return (0, "the host does not match") }
         let sentPath = parts?.percentEncodedPath.isEmpty == false ? parts!.percentEncodedPath : "/"
-        if let path, !path.matches(sentPath) { return false }
-        if let pathAndQuery, !pathAndQuery.matches(sentPath + (parts?.percentEncodedQuery.map { "?" + $0 } ?? "")) { return false }
+        if let path, !path.matches(sentPath) { return (1, "the path does not match") }
+        if let pathAndQuery, !pathAndQuery.matches(sentPath + (parts?.percentEncodedQuery.map { "?" + $0 } ?? "")) { return (1, "the path and query do not match") }
+        if let method, method.uppercased() != request.method.uppercased() { return (2, "the method is not \(method)") }
         let items = parts?.queryItems ?? []
-        for rule in query where !rule.holds(for: items.filter { $0.name == rule.name }.map { $0.value ?? "" }) { return false }
-        for rule in headers where !rule.holds(for: request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)) { return false }
+        for rule in query where !rule.holds(for: items.filter { $0.name == rule.name }.map { $0.value ?? "" }) { return (3, "query item '\(rule.name)' does not match") }
+        for rule in headers where !rule.holds(for: request.headers.filter { $0.name.equalsIgnoringASCIICase(rule.name) }.map(\.value)) {
+            return (4, "header field '\(rule.name)' does not match")
+        }
         if !cookies.isEmpty {
             let sent = request.headers.filter { $0.name.equalsIgnoringASCIICase("Cookie") }.flatMap { MatchRules.cookiePairs($0.value) }
-            for rule in cookies where !rule.holds(for: sent.filter { $0.name == rule.name }.map(\.value)) { return false }
+            for rule in cookies where !rule.holds(for: sent.filter { $0.name == rule.name }.map(\.value)) { return (5, "cookie '\(rule.name)' does not match") }
         }
-        if !body.isEmpty, !body.allSatisfy({ $0.matches(body: request.body) }) { return false }
-        return true
+        if !body.isEmpty, !body.allSatisfy({ $0.matches(body: request.body) }) { return (6, "the body does not match") }
+        return nil
     }
 
     /// Whether `regex` compiles (ICU syntax); a file's stub with one that does not is refused.

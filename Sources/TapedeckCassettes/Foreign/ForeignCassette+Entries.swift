@@ -48,17 +48,26 @@ extension ForeignCassette {
             current = (position, String(method).uppercased(), url.absoluteString)
             let requestHeaders = Self.headerFields(request["headers"])
             var requestBody = try body(request["body"], headers: requestHeaders, field: "request.body", bad: bad)
-            if requestBody?.isEmpty != false, format == .goVCR, let form = request["form"], !form.pairs.isEmpty {
+            if requestBody?.isEmpty != false, format == .goVCR, let form = request["form"], !form.pairs.isEmpty,
+               Self.formMayBeBody(form, request: request, method: String(method).uppercased(), url: url) {
                 // go-vcr keeps a form's fields beside (or instead of) its body.
                 requestBody = Data(formBody(form).utf8)
             }
             let recordedRequest = RecordedRequest(method: String(method).uppercased(), url: url, headers: requestHeaders, body: requestBody?.isEmpty == true ? nil : requestBody)
             // The response.
-            // go-vcr: `code`; vcrpy, VCR, Betamax: `status.code`; Betamax before 0.5: `status_code`; DVR: `status`.
+            // go-vcr: `code`; vcrpy, VCR, Betamax: `status.code`; R's vcr before 1.0: `status.status_code`;
+            // Betamax before 0.5: `status_code`; DVR: `status`.
             let statusNode = format == .goVCR ? response["code"] ?? response["status"]
-                : response["status"]?["code"] ?? response["status_code"] ?? response["status"]
-            guard let status = statusNode?.int ?? statusNode?.string.flatMap({ Int($0.prefix(3)) }) else {
-                throw bad("response.status", statusNode, "the response has no status code")
+                : response["status"]?["code"] ?? response["status"]?["status_code"] ?? response["status_code"] ?? response["status"]
+            let status: Int
+            if let code = statusNode?.int ?? statusNode?.string.flatMap({ Int($0.prefix(3)) }) {
+                status = code
+            } else if format == .dvr, statusNode?.isNull != false {
+                // DVR's early files kept no status (nor headers) for a response; it replays one as 200.
+                note("response.status", "the response records no status (early DVR files kept none): imported as 200, the status DVR replays it with")
+                status = 200
+            } else {
+                throw bad("response.status", statusNode, "the response has no status code" + Self.unreadableStatus(statusNode))
             }
             guard (200...999).contains(status) else {
                 throw bad("response.status", statusNode, (100..<200).contains(status)
@@ -67,6 +76,10 @@ extension ForeignCassette {
             }
             let reason = statusText(response, status: status)
             var headers = Self.headerFields(response["headers"])
+            if response["status"]?["status_code"] != nil {
+                // R's vcr before 1.0 also kept the status line among the headers (`status: HTTP/1.1 200 OK`).
+                headers.removeAll { $0.name.lowercased() == "status" && $0.value.hasPrefix("HTTP/") }
+            }
             // (vcrpy's httpx adapter once wrote the decoded text as `content`.)
             let bodyNode = response["body"] ?? response["content"]
             let data = try body(bodyNode, headers: headers, field: "response.body", bad: bad) ?? Data()
@@ -98,20 +111,30 @@ extension ForeignCassette {
         /// Header fields from a mapping of names to a value or a list of values (every format's
         /// shape), in the file's order; HTTP/2 pseudo-headers left out. vcrpy before 1.0 wrote a
         /// list instead: of `name: value` lines, or of `[name, value]` pairs (a frozenset of tuples).
+        /// A value stored as bytes (vcrpy's `!!binary`, as botocore's headers are) is its text.
         static func headerFields(_ node: ForeignNode?) -> [HeaderField] {
             if case let .list(elements, _) = node { return Self.listedFields(elements) }
             var fields: [HeaderField] = []
             for (name, value) in node?.pairs ?? [] where !name.hasPrefix(":") && !name.isEmpty {
                 switch value {
                 case let .list(values, _):
-                    for value in values { if let text = value.string { fields.append(HeaderField(name, text)) } }
-                case let .text(text, _, _):
-                    fields.append(HeaderField(name, text))
+                    for value in values { if let text = headerText(value) { fields.append(HeaderField(name, text)) } }
+                case .text:
+                    if let text = headerText(value) { fields.append(HeaderField(name, text)) }
                 case .map, .null:
                     continue
                 }
             }
             return fields
+        }
+
+        /// A header value's text: a scalar as written, or the bytes a binary-tagged scalar holds
+        /// (`!!binary |` then `YXBwbGljYXRpb24vanNvbg==`: `application/json`), read as UTF-8, else
+        /// as ISO-8859-1 (a header's historical charset). Nil for anything that is not a scalar.
+        static func headerText(_ node: ForeignNode) -> String? {
+            guard case let .text(text, kind, _) = node else { return nil }
+            guard kind == .binary, let bytes = ForeignNode.base64(text) else { return text }
+            return String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .isoLatin1) ?? text
         }
 
         private static func listedFields(_ elements: [ForeignNode]) -> [HeaderField] {
@@ -123,11 +146,11 @@ extension ForeignCassette {
                     let name = line[..<colon].trimmingCharacters(in: .whitespaces)
                     if !name.isEmpty { fields.append(HeaderField(name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))) }
                 case let .list(pair, _):
-                    if pair.count == 2, let name = pair[0].string, let value = pair[1].string {
+                    if pair.count == 2, let name = pair[0].string, let value = headerText(pair[1]) {
                         fields.append(HeaderField(name, value))
                     } else if pair.count == 2, let name = pair[0].string, case let .list(values, _) = pair[1] {
                         // vcrpy's tornado stub: `!!python/tuple [name, [values]]`.
-                        for value in values { if let text = value.string { fields.append(HeaderField(name, text)) } }
+                        for value in values { if let text = headerText(value) { fields.append(HeaderField(name, text)) } }
                     } else {
                         fields += listedFields(pair)
                     }
@@ -237,6 +260,49 @@ extension ForeignCassette {
                 for value in list { items.append(ForeignCassette.formEscaped(name) + "=" + ForeignCassette.formEscaped(value.string ?? "")) }
             }
             return items.joined(separator: "&")
+        }
+
+        /// Whether go-vcr's `form` can stand for an empty body: Go's `Request.Form` holds the URL's
+        /// query too, so recorders (Scaleway's among them) write it for a GET whose query it is.
+        /// Not for GET or HEAD, a `content_length` of 0, or a form that is just the URL's query.
+        private static func formMayBeBody(_ form: ForeignNode, request: ForeignNode, method: String, url: URL) -> Bool {
+            if method == "GET" || method == "HEAD" { return false }
+            if request["content_length"]?.int == 0 { return false }
+            var fields: [String] = []
+            for (name, values) in form.pairs {
+                for value in values.elements.isEmpty ? [values] : values.elements { fields.append(name + "=" + (value.string ?? "")) }
+            }
+            return fields.sorted() != queryItems(url).sorted()
+        }
+
+        /// The URL's query items as `name=value`, decoded as Go's `url.ParseQuery` decodes them
+        /// (`+` is a space).
+        private static func queryItems(_ url: URL) -> [String] {
+            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+            let decode = { (text: Substring) -> String in
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return query.split(separator: "&").map { item in
+                guard let equals = item.firstIndex(of: "=") else { return decode(item) + "=" }
+                return decode(item[..<equals]) + "=" + decode(item[item.index(after: equals)...])
+            }
+        }
+
+        /// What an unreadable status held, for the error (empty when there was none).
+        private static func unreadableStatus(_ node: ForeignNode?) -> String {
+            switch node {
+            case nil, .null?:
+                return ""
+            case let .text(text, _, _)?:
+                let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                return ": its status is '\(shown)', which does not start with a number"
+            case let .map(pairs, _)?:
+                let keys = pairs.prefix(5).map { "'\($0.key)'" }.joined(separator: ", ")
+                return pairs.isEmpty ? ": its status is an empty mapping" : ": its status is a mapping of \(keys), none of them a code"
+            case .list?:
+                return ": its status is a list"
+            }
         }
 
         /// The reason phrase: vcr's `status.message`, go-vcr's `status` ("200 OK" → "OK").

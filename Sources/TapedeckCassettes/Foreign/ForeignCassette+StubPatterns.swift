@@ -20,7 +20,7 @@ extension ForeignCassette.StubReader {
     /// read as it is keeps them as a pattern (one that names its request when the URL is exact).
     static func wireMockHasMatchers(_ request: ForeignNode) -> Bool {
         ["headers", "cookies", "bodyPatterns"].contains { !(request[$0]?.pairs.isEmpty ?? true) || !(request[$0]?.elements.isEmpty ?? true) }
-            || request["basicAuthCredentials"] != nil
+            || request["basicAuthCredentials"] != nil || request["basicAuth"] != nil
     }
 
     /// The pattern of a WireMock mapping's request (`method` nil for `ANY`), with its query,
@@ -52,7 +52,7 @@ extension ForeignCassette.StubReader {
         pattern.query = try rules(request["queryParameters"], field: "request.queryParameters")
         pattern.headers = try rules(request["headers"], field: "request.headers")
         pattern.cookies = try rules(request["cookies"], field: "request.cookies")
-        if let credentials = request["basicAuthCredentials"], let user = credentials["username"]?.string {
+        if let credentials = request["basicAuthCredentials"] ?? request["basicAuth"], let user = credentials["username"]?.string {
             let pair = Data((user + ":" + (credentials["password"]?.string ?? "")).utf8).base64EncodedString()
             pattern.headers.append(StubPattern.Rule(name: "Authorization", value: .equal("Basic " + pair)))
         }
@@ -185,13 +185,17 @@ extension ForeignCassette.StubReader {
         if case let .equal(method, _)? = try hoverflyValue(request["method"], field: "request.method") { pattern.method = method.uppercased() }
         pattern.host = try hoverflyValue(request["destination"], field: "request.destination")
         pattern.path = try hoverflyValue(request["path"], field: "request.path")
-        if let body = try hoverflyValue(request["body"], field: "request.body") { pattern.body = [body] }
+        // Go reads a missing body or query as "": an exact "" (what Hoverfly's capture writes on
+        // every GET) matches a request without one.
+        if let body = try hoverflyValue(request["body"], field: "request.body") {
+            pattern.body = [body == .equal("") ? .any([.equal(""), .absent]) : body]
+        }
         if let query = request["query"], case .map = query, !query.pairs.contains(where: { $0.key.hasSuffix("Match") }) {
             for (name, matchers) in query.pairs {
                 if let value = try hoverflyValue(matchers, field: "request.query.\(name)") { pattern.query.append(StubPattern.Rule(name: name, value: value)) }
             }
         } else if let query = try hoverflyValue(request["query"], field: "request.query") {
-            pattern.pathAndQuery = query.prefixedAnyPath
+            pattern.pathAndQuery = query == .equal("") ? .matches(regex: "[^?]*\\??") : query.prefixedAnyPath
         }
         for (name, matchers) in request["headers"]?.pairs ?? [] {
             for matcher in matchers.elements {

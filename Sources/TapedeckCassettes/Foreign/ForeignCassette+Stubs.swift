@@ -27,7 +27,8 @@ extension ForeignCassette {
         let reader = StubReader(file: file, format: format, origin: origin, bodyFolders: bodies, keepsPatterns: keepingPatterns)
         let entries: [ForeignNode]
         if format == .hoverfly {
-            guard let pairs = root["data"]?["pairs"], case .list = pairs else {
+            // (Before schema v1, `data` was the list of pairs itself.)
+            guard let pairs = root["data"]?["pairs"] ?? root["data"], case .list = pairs else {
                 throw CassetteError(.json, file: file, reason: "there is no 'data.pairs' list, so this is not a Hoverfly simulation",
                                     hint: "export it with `hoverctl export FILE`")
             }
@@ -233,9 +234,15 @@ extension ForeignCassette {
             }
             var headers: [HeaderField] = []
             for (name, matcher) in request["headers"]?.pairs ?? [] {
-                if let value = matcher["equalTo"]?.string { headers.append(HeaderField(name, value)) }
+                if let value = matcher["equalTo"]?.string {
+                    headers.append(HeaderField(name, value))
+                } else if pattern == nil {
+                    note("request.headers.\(name)", "matched by \(matcher.firstKey ?? "a matcher"), not a value: left out of the request "
+                         + "(replay does not match header fields unless told to)")
+                }
             }
-            if let credentials = request["basicAuthCredentials"], let user = credentials["username"]?.string {
+            // WireMock writes `basicAuthCredentials` and reads `basicAuth` too.
+            if let credentials = request["basicAuthCredentials"] ?? request["basicAuth"], let user = credentials["username"]?.string {
                 let pair = Data((user + ":" + (credentials["password"]?.string ?? "")).utf8).base64EncodedString()
                 headers.append(HeaderField("Authorization", "Basic " + pair))
             }

@@ -36,10 +36,13 @@ public enum ForeignCassette {
         /// that matches by pattern is left out by import, and kept as a pattern stub when the
         /// file is read as it is (``Interaction/pattern``).
         case wiremock
-        /// A Hoverfly simulation (`hoverctl export`, schema v1 to v5): `data.pairs` whose exact
-        /// matchers name one request. A pair that matches by pattern is left out by import, and
-        /// kept as a pattern stub when the file is read as it is.
+        /// A Hoverfly simulation (`hoverctl export`, schema v1 to v5, and the older `data` list of
+        /// pairs): `data.pairs` whose exact matchers name one request. A pair that matches by
+        /// pattern is left out by import, and kept as a pattern stub when the file is read as it is.
         case hoverfly
+        /// nock (Node.js) recordings (`nock.recorder.rec({output_objects: true})`, nockBack
+        /// fixtures): a JSON list of `{scope, method, path, body, status, response, rawHeaders}`.
+        case nock
 
         /// What the CLI calls it.
         public var title: String {
@@ -51,6 +54,7 @@ public enum ForeignCassette {
             case .postman: "Postman collection"
             case .wiremock: "WireMock"
             case .hoverfly: "Hoverfly"
+            case .nock: "nock"
             }
         }
 
@@ -60,6 +64,7 @@ public enum ForeignCassette {
             case .postman: "a Postman collection"
             case .wiremock: "WireMock mappings"
             case .hoverfly: "a Hoverfly simulation"
+            case .nock: "a nock recording"
             default: "a \(title) cassette"
             }
         }
@@ -118,12 +123,19 @@ public enum ForeignCassette {
         if root["data"]?.elements.first?["requestTemplate"] != nil {
             return "it is a Hoverfly simulation from before schema v1 ('requestTemplate'): export it again with a current hoverctl (`hoverctl export`)"
         }
+        if root["imposters"] != nil || root["protocol"] != nil && root["stubs"] != nil {
+            return "it is a Mountebank imposter, whose stubs answer by predicates Tapedeck does not read: record the service's traffic with "
+                + "`tapedeck record` (a reverse proxy in front of it) instead"
+        }
         return nil
     }
 
     static func detect(_ root: ForeignNode) -> Format? {
         if root["http_interactions"] != nil { return .vcr }
         if root["data"]?["pairs"] != nil { return .hoverfly }
+        // Hoverfly before schema v1: `data` is the list of pairs itself.
+        if let first = root["data"]?.elements.first, first["request"] != nil, first["response"] != nil, first["requestTemplate"] == nil { return .hoverfly }
+        if isNock(root) { return .nock }
         if case .list = root["mappings"] { return .wiremock }
         if root["response"] != nil, let request = root["request"],
            ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "method"].contains(where: { request[$0] != nil }) {
@@ -213,7 +225,7 @@ public enum ForeignCassette {
         case let .success(node): root = node
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
-                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings and Hoverfly simulations")
+                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
         }
         if root.isNull {
             // An empty file: VCR's empty cassette, when named as YAML (or as a format).
@@ -225,12 +237,18 @@ public enum ForeignCassette {
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             guard refusingOtherDocuments else { return nil }
-            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings or a Hoverfly simulation (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs')",
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings, a Hoverfly simulation or a nock recording (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs', nor a list of {scope, method})",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
-                                    : lookalike(root) ?? "name the format with --from if it is one of them")
+                                    : lookalike(root) ?? "if it is one of them, name its format with --from")
         }
         if format == .postman { return try postman(root, file: file, variables: variables) }
+        if format == .nock {
+            guard case .list = root else {
+                throw CassetteError(.json, file: file, reason: "this is not a list of nock definitions", hint: "record with nock.recorder.rec({output_objects: true})")
+            }
+            return nock(root, file: file)
+        }
         if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin, keepingPatterns: keepingPatterns) }
         let key = format == .vcr ? "http_interactions" : "interactions"
         let list = if case .list = root { root } else { root[key] }
