@@ -27,15 +27,17 @@ extension CassettePlayer {
             return mine.contains("*") || theirs.contains("*") || !mine.isDisjoint(with: theirs) ? nil
                 : "answer 304 Not Modified was for If-None-Match \(recordedTags), and this request holds \(asked)"
         case 206:
-            func range(_ request: RecordedRequest) -> String? {
-                request.headers.value(for: "Range").map { $0.lowercased().filter { !$0.isWhitespace } }
-            }
-            let wanted = range(live), answered = range(recorded.request)
+            let wanted = rangeAsked(live), answered = rangeAsked(recorded.request)
             return wanted == answered ? nil
                 : "answer 206 holds Range \(answered ?? "(none)"), and this request asks for \(wanted ?? "no range")"
         default:
             return nil
         }
+    }
+
+    /// The `Range` a request asks for, spaces and case aside; nil without one.
+    static func rangeAsked(_ request: RecordedRequest) -> String? {
+        request.headers.value(for: "Range").map { $0.lowercased().filter { !$0.isWhitespace } }
     }
 
     /// Whether `request` asks for an answer only if the resource changed.

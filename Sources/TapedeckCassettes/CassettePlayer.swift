@@ -222,7 +222,8 @@ public final class CassettePlayer: Responder {
         }
         if afterLast == .alwaysFirst {
             guard let first = candidates.first(where: matches) else { return nil }
-            let chosen = sameSpelling(live, as: first, among: candidates.drop { $0 != first }.dropFirst(), matches: matches) ?? first
+            let later = candidates.drop { $0 != first }.dropFirst()
+            let chosen = sameSpelling(live, as: first, among: later, matches: matches) ?? sameRange(live, as: first, among: later, matches: matches) ?? first
             return (chosen, !state.withLock { $0.consumed[chosen] })
         }
         var offset = list.map { list in state.withLock { $0.cursors[list] } } ?? 0
@@ -231,9 +232,10 @@ public final class CassettePlayer: Responder {
             let position = candidates[offset]
             let played = state.withLock { $0.consumed[position] }
             if !played && matches(position) {
-                let chosen = sameSpelling(live, as: position, among: candidates[(offset + 1)...], matches: { position in
-                    !self.state.withLock { $0.consumed[position] } && matches(position)
-                }) ?? position
+                let unplayed = { (position: Int) in !self.state.withLock { $0.consumed[position] } && matches(position) }
+                let later = candidates[(offset + 1)...]
+                let chosen = sameSpelling(live, as: position, among: later, matches: unplayed) ?? sameRange(live, as: position, among: later, matches: unplayed)
+                    ?? position
                 let claimed: Bool = state.withLock { state in
                     guard !state.consumed[chosen] else { return false }
                     if consuming { state.consumed[chosen] = true }
@@ -265,6 +267,14 @@ public final class CassettePlayer: Responder {
         let wanted = live.url.query
         guard matchable[first].url.query != wanted else { return nil }
         return later.first { matchable[$0].url.query == wanted && matches($0) }
+    }
+
+    /// When `live` asks for a `Range` the entry at `first` was not recorded with (a plain GET's
+    /// 200 matches a range request too, by the default rules), the first of `later` that
+    /// `matches` and was recorded for that very range: the 206 the client's range got. Nil otherwise.
+    private func sameRange(_ live: RecordedRequest, as first: Int, among later: ArraySlice<Int>, matches: (Int) -> Bool) -> Int? {
+        guard let wanted = Self.rangeAsked(live), !later.isEmpty, Self.rangeAsked(matchable[first]) != wanted else { return nil }
+        return later.first { Self.rangeAsked(matchable[$0]) == wanted && matches($0) }
     }
 
     /// The first unplayed interaction whose request as recorded (not redacted by this player)

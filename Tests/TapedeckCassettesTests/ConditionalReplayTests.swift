@@ -92,6 +92,22 @@ struct ConditionalReplayTests {
         #expect(reply(player, [("Range", "bytes=5-9")]) == nil)
     }
 
+    @Test("a range request gets the 206 recorded for its range, not an earlier plain GET's 200, which still answers the plain request")
+    func rangeBeforeWholeBody() throws {
+        let player = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, [], status: 200, body: "whole body"),
+            entry(1, [HeaderField("Range", "bytes=100-199")], status: 206, body: "part"),
+        ]))
+        #expect(reply(player, [("Range", "bytes=100-199")])?.status == 206)
+        #expect(reply(player)?.body == "whole body")
+        #expect(reply(player, [("Range", "bytes=0-9")])?.status == 200, "a range nobody recorded: the whole body, as a server may answer")
+        let always = CassettePlayer(cassette: Cassette(interactions: [
+            entry(0, [], status: 200, body: "whole body"),
+            entry(1, [HeaderField("Range", "bytes=100-199")], status: 206, body: "part"),
+        ]), afterLast: .alwaysFirst)
+        #expect(reply(always, [("Range", "bytes=100-199")])?.body == "part")
+    }
+
     @Test("a HEAD with no recorded HEAD gets the matching GET's head without its body, and does not use the GET up")
     func headFromGet() throws {
         let player = CassettePlayer(cassette: Cassette(interactions: [
