@@ -274,49 +274,6 @@ extension HARCodec {
         return Data(base64Encoded: Data(cleaned))
     }
 
-    /// A JSON list of base64 strings (Polly.JS's chunks of a content-encoded body), joined; nil
-    /// for anything else.
-    static func base64Chunks(_ text: String) -> Data? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix("["), let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
-        var joined = Data()
-        for chunk in chunks {
-            guard let bytes = base64Bytes(chunk) else { return nil }
-            joined.append(bytes)
-        }
-        return joined
-    }
-
-    /// Polly.JS 2–5 binary bodies: the bytes as hex, in one string or a JSON list of hex chunks
-    /// (one per chunk the adapter received). Nil when it is neither.
-    static func pollyHex(_ text: String) -> Data? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        var hex = trimmed
-        if trimmed.hasPrefix("[") {
-            guard let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
-            hex = chunks.joined()
-        }
-        var bytes = Data()
-        bytes.reserveCapacity(hex.utf8.count / 2)
-        var high: UInt8?
-        for character in hex.utf8 {
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let first = high {
-                bytes.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
-        }
-        return high == nil ? bytes : nil
-    }
-
     /// A body that Playwright wrote to its own file beside the HAR (`_file`, `content: 'attach'`).
     /// Only a plain file name in `directory` is read: a path could point anywhere.
     private static func attachedBody(_ name: String, in directory: URL?, file: String, place: String) throws(CassetteError) -> Data {

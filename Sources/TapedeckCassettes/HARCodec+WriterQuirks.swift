@@ -2,7 +2,7 @@ import Foundation
 
 // Habits of single writers that reading an entry must know about (docs/cassettes.md, "Interop";
 // fixtures/interop/README.md, "More tools"): bodies their writer says it left out, Insomnia's
-// unmarked base64 file bodies, Polly.JS 1.x's unmarked hex, and binary bodies stored as lossy text.
+// unmarked base64 file bodies, Polly.JS's hex and base64 chunk lists, and binary bodies stored as lossy text.
 
 extension HARCodec {
     /// Why a response body cannot be replayed when its writer says it left the body out
@@ -52,5 +52,48 @@ extension HARCodec {
         guard !type.isEmpty, !HARBodyText.isTextual(type), text.unicodeScalars.contains("\u{FFFD}") else { return nil }
         return "this '\(type)' body was stored as text with U+FFFD in place of bytes that are not UTF-8: the writer lost them, "
             + "so it replays as that text, not as the bytes the server sent; export with a tool that stores binary bodies as base64"
+    }
+
+    /// A JSON list of base64 strings (Polly.JS's chunks of a content-encoded body), joined; nil
+    /// for anything else.
+    static func base64Chunks(_ text: String) -> Data? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("["), let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
+        var joined = Data()
+        for chunk in chunks {
+            guard let bytes = base64Bytes(chunk) else { return nil }
+            joined.append(bytes)
+        }
+        return joined
+    }
+
+    /// Polly.JS 2–5 binary bodies: the bytes as hex, in one string or a JSON list of hex chunks
+    /// (one per chunk the adapter received). Nil when it is neither.
+    static func pollyHex(_ text: String) -> Data? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var hex = trimmed
+        if trimmed.hasPrefix("[") {
+            guard let chunks = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String] else { return nil }
+            hex = chunks.joined()
+        }
+        var bytes = Data()
+        bytes.reserveCapacity(hex.utf8.count / 2)
+        var high: UInt8?
+        for character in hex.utf8 {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return high == nil ? bytes : nil
     }
 }
