@@ -35,11 +35,16 @@ struct ExploreSeedsCommand: ParsableCommand {
     @Argument(help: "The scenario file (YAML or JSON).")
     var file: String
 
-    @Option(parsing: .unconditional, help: "The seeds, A..B inclusive (e.g. 1..10000).")
+    @Option(parsing: .unconditional, help: "The seeds, A..B inclusive (e.g. 1..10000; A...B too).")
     var seeds: String
 
-    @Option(parsing: .unconditional, help: "Parallel workers (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    // Optional, so that the help names the default once, in words (it differs between machines).
+    @Option(name: .customLong("jobs"), parsing: .unconditional,
+            help: ArgumentHelp("Parallel workers (default: the number of cores).", valueName: "jobs"))
+    var jobsOption: Int?
+
+    /// `--jobs`, or the number of cores.
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Run only shard i of n: the seeds s with s mod n == i (e.g. 0/4).")
     var shard: String?
@@ -251,7 +256,8 @@ struct ExploreOutput {
         var totals = ExploreSummary(records)
         if totals.scenario.isEmpty { totals.scenario = scenario }
         var summary = totals.render(allFailing: outPath.map { "all are in \($0)" }
-            ?? (format == .jsonl ? "all are in the JSON lines on standard output" : "--out FILE keeps every seed's line"))
+            ?? (format == .jsonl ? "all are in the JSON lines on standard output" : "--out FILE keeps every seed's line"),
+                                    partial: total != nil)
         if let emptyShard {
             summary += "\nshard \(emptyShard.emptyShard) of \(emptyShard.seeds) holds no seed; its JSON lines say so, and merge counts it as run"
         }

@@ -25,7 +25,7 @@ struct ExploreMergeCommand: ParsableCommand {
     @Option(help: "Write the merged JSON lines (in seed order) to this file.")
     var out: String?
 
-    @Option(parsing: .unconditional, help: "The range the shards together must cover, A..B (e.g. the --seeds the shards ran).")
+    @Option(parsing: .unconditional, help: "The range the shards together must cover, A..B or A...B (e.g. the --seeds the shards ran).")
     var seeds: String?
 
     func validate() throws {

@@ -108,7 +108,7 @@ extension BadFileTests {
             client:
               retry: {limit: 500}
             script: [{request: GET http://api.test/a}]
-            """, line: 3, column: 18, path: "client.retry.limit", message: "500 is out of range — use 0...100"),
+            """, line: 3, column: 18, path: "client.retry.limit", message: "500 is out of range — use a number from 0 to 100"),
         BadFile(what: "a probability above 1000 per mille", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a}]
@@ -120,7 +120,7 @@ extension BadFileTests {
         BadFile(what: "a status that is no HTTP status", yaml: """
             traffic: {stubs: [{url: http://api.test/a, status: 42}]}
             script: [{request: GET http://api.test/a}]
-            """, line: 1, column: 52, path: "traffic.stubs[0].status", message: "42 is out of range — use 200...999"),
+            """, line: 1, column: 52, path: "traffic.stubs[0].status", message: "42 is out of range — use a number from 200 to 999"),
         BadFile(what: "a backwards range", yaml: """
             \(stub)
             script: [{request: GET http://api.test/a, name: a}]
@@ -128,6 +128,20 @@ extension BadFileTests {
               requests:
                 a: {attempts: 3-1}
             """, line: 5, column: 19, path: "expect.requests.a.attempts", message: "'3-1' is reversed: a range goes from the smaller number to the larger — write 1-3"),
+        BadFile(what: "a range written as Swift and --seeds write one", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: a}]
+            expect:
+              requests:
+                a: {attempts: 1...3}
+            """, line: 5, column: 19, path: "expect.requests.a.attempts", message: "'1...3' is neither a number nor a range like 500-599 — write 1-3"),
+        BadFile(what: "a status out of a set's range", yaml: """
+            \(stub)
+            script: [{request: GET http://api.test/a, name: a}]
+            expect:
+              requests:
+                a: {status: 1000}
+            """, line: 5, column: 17, path: "expect.requests.a.status", message: "1000 is out of range — stay within 100-999"),
         BadFile(what: "no script", yaml: """
             \(stub)
             seed: 3

@@ -26,9 +26,10 @@ struct ExploreSelectionTests {
         #expect(seeds == [UInt64.max - 5, UInt64.max - 1])
     }
 
-    @Test("ranges and shards parse from the command line's text")
+    @Test("ranges and shards parse from the command line's text; a range is A..B or, as Swift writes it, A...B")
     func parses() throws {
         #expect(try SeedRange(parsing: "1..10000") == SeedRange(first: 1, last: 10_000))
+        #expect(try SeedRange(parsing: "1...2000") == SeedRange(first: 1, last: 2_000))
         #expect(try SeedRange(parsing: "7") == SeedRange(first: 7, last: 7))
         #expect(try SeedRange(parsing: "3..5").count == 3)
         #expect(try Shard(parsing: "2/4") == Shard(index: 2, count: 4))
@@ -36,7 +37,8 @@ struct ExploreSelectionTests {
     }
 
     @Test("bad ranges and shards are rejected with a message saying what the option takes",
-          arguments: ["5..1", "a..b", "1...3", "", "..4", "1..", "-1..3", "1..2..3", "0..18446744073709551615", "1..100000001"])
+          arguments: ["5..1", "a..b", "1....3", "1...", "...3", "1...2...3", "1..2...3", "", "..4", "1..", "-1..3", "1..2..3",
+                     "0..18446744073709551615", "1..100000001"])
     func badRange(_ text: String) {
         #expect {
             try SeedRange(parsing: text)

@@ -162,7 +162,7 @@ struct LoadCheckTests {
             """))
         let all = [error] + error.more
         #expect(all.map(\.path) == ["client.retry.limit", "client.retry.base", "faults[0].probability", "faults[0].attempts"], "\(error)")
-        #expect(all.last?.description.hasSuffix("0 is out of range — use 1...1000000") == true, "\(error)")
+        #expect(all.last?.description.hasSuffix("0 is out of range — stay within 1-1000000") == true, "\(error)")
     }
 
     @Test("every wrong part of a multipart body is reported, not the first: a missing file, a part with no content, two sources, an unknown key")

@@ -160,6 +160,29 @@ struct OutcomeTextTests {
         #expect(times == times.sorted() && outcome.faults.first?.site == "expiry", "\(outcome.faults)")
     }
 
+    @Test("a fault on the response head is listed at the instant it was decided and says when a delay let the head arrive")
+    func headFaultSaysWhenTheHeadCame() throws {
+        // Given a 503 and a 2 s latency decided together, when the head was due at 0 s
+        let outcome = try run("""
+            traffic: {stubs: [{match: GET http://api.test/a, json: {}}]}
+            script: [{request: GET http://api.test/a}]
+            faults:
+              - {name: busy, kind: status, status: 503}
+              - {name: slow, kind: latency, delay: 2s}
+            """)
+        // Then both are at 0 s, and both say the head came at 2 s
+        let text = OutcomeText(outcome).render()
+        #expect(text.contains("  t=0s  busy on a attempt 1: responseHead: status 503 (the head arrived at 2s)"), "\(text)")
+        #expect(text.contains("  t=0s  slow on a attempt 1: responseHead: delay 2s (the head arrived at 2s)"), "\(text)")
+        // While a head that came when it was due says nothing more
+        let prompt = try run("""
+            traffic: {stubs: [{match: GET http://api.test/a, latency: 40ms, json: {}}]}
+            script: [{request: GET http://api.test/a}]
+            faults: [{name: busy, kind: status, status: 503}]
+            """)
+        #expect(prompt.faults.map(\.what) == ["responseHead: status 503"] && prompt.faults.first?.timeNanoseconds == 40_000_000)
+    }
+
     @Test("a run of no virtual time ends its axis at 0s, not at a nanosecond")
     func zeroLengthAxis() throws {
         let outcome = try run("""

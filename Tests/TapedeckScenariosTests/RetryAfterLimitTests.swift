@@ -34,4 +34,35 @@ struct RetryAfterLimitTests {
         let honoured = try outcome("7200", limit: "3h").request("a")
         #expect(honoured.status == 200 && honoured.attempts == 2 && honoured.endNanoseconds == 7_200_000_000_000)
     }
+
+    @Test("a 503 not retried because its Retry-After is past retryAfterLimit says so: whyNotRetried, and --format text's why line under the failed check")
+    func notRetriedSaysWhy() throws {
+        // Given a 503 asking for 2 s against a 1 s limit, on a request expected to end 200
+        let outcome = try run("""
+            traffic: {stubs: [{match: GET http://api.test/items, latency: 100ms, json: {ok: true}}]}
+            client:
+              validate: true
+              retry: {limit: 3, statuses: [503], honourRetryAfter: true, retryAfterLimit: 1s}
+            script: [{request: GET http://api.test/items}]
+            faults: [{kind: status, name: busy, status: 503, retryAfter: 2s, attempts: 1}]
+            expect: {requests: {items: {status: 200}}}
+            """)
+        // Then it ends with the 503 after one attempt, and the outcome says why it was not retried
+        let items = outcome.request("items")
+        #expect(items.result == "validation after 503" && items.attempts == 1)
+        #expect(items.whyNotRetried == "its Retry-After asks for 2s, longer than client.retry.retryAfterLimit (1s), so it was not retried")
+        let text = OutcomeText(outcome).render()
+        #expect(text.contains("✗ expectation items status: expected 200, got 503\n    why (validation): its Retry-After asks for 2s"), "\(text)")
+        #expect(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self).contains("whyNotRetried"))
+        // While a 503 the policy retried and that ended 200 has nothing to explain
+        let retried = try run("""
+            traffic: {stubs: [{match: GET http://api.test/items, json: {ok: true}}]}
+            client:
+              validate: true
+              retry: {limit: 3, statuses: [503], honourRetryAfter: true, retryAfterLimit: 5s}
+            script: [{request: GET http://api.test/items}]
+            faults: [{kind: status, status: 503, retryAfter: 2s, attempts: 1}]
+            """)
+        #expect(retried.request("items").status == 200 && retried.request("items").whyNotRetried == nil)
+    }
 }

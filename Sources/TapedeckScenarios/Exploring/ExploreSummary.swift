@@ -66,7 +66,9 @@ public struct ExploreSummary: Hashable, Sendable {
 
     /// The summary as text; at most `failingShown` failing seeds are listed one by one, and
     /// `allFailing` says where the rest are (e.g. "all are in seeds.jsonl"), or how to keep them.
-    public func render(failingShown: Int = 20, allFailing: String = "all are in the JSON lines") -> String {
+    /// With `partial` (an interrupted run: not every seed of the range ran), a run without
+    /// failures says that every seed that ran passed, not every seed.
+    public func render(failingShown: Int = 20, allFailing: String = "all are in the JSON lines", partial: Bool = false) -> String {
         var lines: [String] = []
         let bounds = seedBounds.map { " (seeds \($0.lowerBound)..\($0.upperBound))" } ?? ""
         lines.append("\(scenario.isEmpty ? "explore" : scenario): \(Self.count(seeds, "seed"))\(bounds), \(failed) failed, "
@@ -83,7 +85,7 @@ public struct ExploreSummary: Hashable, Sendable {
             lines.append("slowest seeds (virtual time): " + slowest.map { "\($0.seed) (\(Self.seconds($0.virtualNanoseconds)))" }.joined(separator: ", "))
         }
         if failing.isEmpty {
-            lines.append("every seed passed")
+            lines.append(!partial ? "every seed passed" : seeds == 0 ? "no seed ran" : "every seed that ran passed")
         } else {
             lines.append("failing seeds:")
             for record in failing.prefix(failingShown) {

@@ -1,5 +1,5 @@
-/// An inclusive range of seeds, written `A..B` on the command line (`1..10000`; a single `7` is
-/// the range `7..7`).
+/// An inclusive range of seeds, written `A..B` on the command line (`1..10000`; `A...B` too, as
+/// Swift writes it; a single `7` is the range `7..7`).
 ///
 /// ```swift
 /// let range = try SeedRange(parsing: "1..200")
@@ -26,11 +26,11 @@ public struct SeedRange: Hashable, Sendable, CustomStringConvertible {
         self.last = last
     }
 
-    /// Reads `A..B` (or a single seed `A`).
+    /// Reads `A..B` or `A...B` (or a single seed `A`).
     public init(parsing text: String) throws(ExploreError) {
-        let parts = text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
+        let parts = text.components(separatedBy: text.contains("...") ? "..." : "..")
         guard (1...2).contains(parts.count), let first = UInt64(parts[0]), let last = UInt64(parts.last ?? "") else {
-            throw ExploreError("--seeds takes A..B with whole numbers, e.g. 1..1000 (got '\(text)')")
+            throw ExploreError("--seeds takes A..B (or A...B) with whole numbers, e.g. 1..1000 (got '\(text)')")
         }
         try self.init(first: first, last: last)
     }

@@ -202,7 +202,7 @@ struct Field {
 
     func int(in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
         let value = try int()
-        guard range.contains(value) else { throw error("\(value) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)") }
+        guard range.contains(value) else { throw error("\(value) is out of range", hint: "use a number from \(range.lowerBound) to \(range.upperBound)") }
         return value
     }
 
@@ -260,19 +260,31 @@ struct Field {
                     throw item.error("'\(text)' is reversed: a range goes from the smaller number to the larger", hint: "write \(high)-\(low)")
                 }
                 guard range.contains(low), range.contains(high) else {
-                    throw item.error("'\(text)' is not within \(range.lowerBound)...\(range.upperBound)")
+                    throw item.error("'\(text)' is not within \(range.lowerBound)-\(range.upperBound)")
                 }
                 set.ranges.append(low...high)
             } else if let value = Int(text) {
-                guard range.contains(value) else { throw item.error("\(value) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)") }
+                guard range.contains(value) else { throw item.error("\(value) is out of range", hint: "stay within \(range.lowerBound)-\(range.upperBound)") }
                 set.ranges.append(value...value)
             } else if text.allSatisfy({ $0.isASCII && $0.isNumber }) || (text.hasPrefix("-") && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) {
-                throw item.error("\(text) is out of range", hint: "use \(range.lowerBound)...\(range.upperBound)")
+                throw item.error("\(text) is out of range", hint: "stay within \(range.lowerBound)-\(range.upperBound)")
+            } else if let (low, high) = Self.dottedRange(text) {
+                // Swift's and the command line's notation: a set's range is written with a dash.
+                throw item.error("'\(text)' is neither a number nor a range like 500-599", hint: "write \(low)-\(high)")
             } else {
                 throw item.error("'\(text)' is neither a number nor a range like 500-599")
             }
         }
         return set
+    }
+
+    /// The bounds of `1...3` or `1..3` (as `--seeds` and Swift write a range), for a hint.
+    static func dottedRange(_ text: String) -> (String, String)? {
+        for separator in ["...", ".."] {
+            let parts = text.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) { return (parts[0], parts[1]) }
+        }
+        return nil
     }
 
     // MARK: parsing helpers

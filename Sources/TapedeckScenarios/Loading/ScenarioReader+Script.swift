@@ -291,7 +291,8 @@ extension ScenarioReader {
         var expectation = RequestExpectation(target: target)
         try keys.read("status") { (status) throws(ScenarioError) in expectation.status = try status.integers(in: 100...999) }
         try keys.read("error") { (error) throws(ScenarioError) in expectation.error = ErrorKind(rawValue: try error.choice(ErrorKind.allCases.map(\.rawValue)))! }
-        try keys.read("attempts") { (attempts) throws(ScenarioError) in expectation.attempts = try attempts.integers(in: 1...1_000_000) }
+        // 0: a request cancelled before the client created its first task.
+        try keys.read("attempts") { (attempts) throws(ScenarioError) in expectation.attempts = try attempts.integers(in: 0...1_000_000) }
         try keys.read("finishedBy") { (finished) throws(ScenarioError) in expectation.finishedBy = try finished.duration() }
         try keys.read("bodyContains") { (contains) throws(ScenarioError) in expectation.bodyContains = try contains.string() }
         try keys.read("bodyBytes") { (bytes) throws(ScenarioError) in expectation.bodyBytes = try bytes.integers(in: 0...Int.max) }

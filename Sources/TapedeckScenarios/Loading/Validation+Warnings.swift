@@ -45,7 +45,18 @@ extension Validation {
         }
         // With client.auth, a refresh retries a request too, and the token route's attempts count
         // refreshes over the whole run: the attempt numbers have no bound then (left alone here).
-        guard !scenario.client.authenticates else { return warnings }
+        // But a refresh's retry waits for no delay: only client.retry makes backoffs.
+        guard !scenario.client.authenticates else {
+            guard (scenario.client.retry?.limit ?? 0) == 0 else { return warnings }
+            for (index, step) in scenario.script.enumerated() {
+                guard case let .cancel(cancel) = step, case .duringBackoff = cancel.trigger else { continue }
+                warnings.append(LoadWarning(problem: Self.child(field("script", index), "during").error(
+                    "the client does not retry on its own (no client.retry): with client.auth, '\(cancel.target)' waits between attempts "
+                        + "only for a token refresh, which is no backoff; this cancel can never happen",
+                    hint: "add client.retry, or cancel at a time ('at: 1s') to cancel during the refresh"), route: nil))
+            }
+            return warnings
+        }
         let retries = scenario.client.retry?.limit ?? 0
         let most = "the client \(retries == 0 ? "does not retry" : "retries at most \(retries) time\(retries == 1 ? "" : "s")")"
         // A method the retry policy does not retry (POST under Alamofire's default methods) makes one attempt.

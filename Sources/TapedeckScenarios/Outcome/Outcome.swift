@@ -58,7 +58,8 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
     public var error: ErrorKind
     /// The error's description, when it failed.
     public var errorDetail: String?
-    /// Attempts made (1 + retries).
+    /// Attempts made: the tasks the client created (1 + retries; 0 when the request was cancelled
+    /// before it had a task).
     public var attempts: Int
     /// When it was sent (virtual nanoseconds).
     public var startNanoseconds: Int64
@@ -76,10 +77,14 @@ public struct RequestOutcome: Codable, Hashable, Sendable {
     public var body: Data?
     /// How many body pieces a stream request's handler got (nil: not a stream request).
     public var pieces: Int? = nil
+    /// Why the client gave a failed request up when neither its error kind nor its error say: a
+    /// response whose `Retry-After` asked for longer than `client.retry.retryAfterLimit` is not
+    /// retried and ends with its own error (`validation after 503`). Nil otherwise.
+    public var whyNotRetried: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case name, method, url, status, error, errorDetail, attempts, startNanoseconds, endNanoseconds, handlerCalls, faults, bodyBytes, bodyPreview,
-             pieces
+             pieces, whyNotRetried
     }
 
     /// Start and end as durations.
@@ -130,9 +135,12 @@ public struct FiredFaultRecord: Codable, Hashable, Sendable {
     public var attempt: Int
     /// The exchange it struck, numbered in the order tasks started (0 when none).
     public var exchange: Int
-    /// Where and what: `responseHead: status 503`.
+    /// Where and what: `responseHead: status 503`, and for a fault on the response head that
+    /// came later than the fault was decided (a delay at that point), when it came:
+    /// `responseHead: status 503 (the head arrived at 2s)`.
     public var what: String
-    /// When it fired (virtual nanoseconds).
+    /// When it fired: the instant it was decided (virtual nanoseconds) — for a fault on the
+    /// response head, when the head was due, before the delays decided with it.
     public var timeNanoseconds: Int64
 }
 

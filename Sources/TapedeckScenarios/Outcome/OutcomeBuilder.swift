@@ -28,6 +28,7 @@ struct OutcomeBuilder {
         for rejection in run.tokenServer?.rejections ?? [] {
             if let tag = tagByExchange[rejection.exchange] { rejectionsByRequest[tag, default: []].append(rejection.time) }
         }
+        let notRetried = run.recorder.notRetried
         var requests: [RequestOutcome] = []
         requests.reserveCapacity(scripted.count)
         for request in scripted {
@@ -43,6 +44,7 @@ struct OutcomeBuilder {
                 faults: (firedByRequest[request.name] ?? []).map { "\($0.site): \($0.action)" },
                 bodyBytes: entry?.body?.count ?? 0, bodyPreview: Self.preview(entry?.body), body: entry?.body,
                 pieces: request.step.stream ? entry?.pieces ?? 0 : nil)
+            if outcome.error != .none { outcome.whyNotRetried = notRetried[request.name] }
             for time in rejectionsByRequest[request.name] ?? [] { outcome.faults.append("token rejected (401) at \(TextTimeline.format(time.nanoseconds))") }
             requests.append(outcome)
         }
@@ -56,15 +58,20 @@ struct OutcomeBuilder {
                     : record.metrics.transactions.map { ($0.method.rawValue, $0.url) }
             }).failures()
         let duration = scheduler.now.nanoseconds
-        // In time order: token expiries are known up front, the rest in the order they fired.
+        // In time order (token expiries and the rest, each in the order it fired), each at the
+        // instant it was decided; a head's fault says when the head came, when a delay put it later.
+        var recordByID: [Int: ExchangeRecord] = [:]
+        for record in records where recordByID[record.id] == nil { recordByID[record.id] = record }
         let faults = (fired.map { firing in
             FiredFaultRecord(site: firing.site, request: firing.decision.request, attempt: firing.decision.attempt, exchange: firing.exchange,
-                             what: "\(firing.point): \(firing.action)", timeNanoseconds: firing.time.nanoseconds)
+                             what: "\(firing.point): \(firing.action)" + Self.headArrival(after: firing.time, at: firing.point, in: recordByID[firing.exchange]),
+                             timeNanoseconds: firing.time.nanoseconds)
         } + tokenExpiries()).enumerated().sorted { lhs, rhs in
             lhs.element.timeNanoseconds != rhs.element.timeNanoseconds ? lhs.element.timeNanoseconds < rhs.element.timeNanoseconds : lhs.offset < rhs.offset
         }.map(\.element)
         let timeline = TimelineBuilder(requests: requests, records: records, faults: faults, failures: failures,
-                                       cancels: entries.map { ($0.name, $0.cancelledAt) }, duration: duration).build()
+                                       cancels: entries.map { ($0.name, $0.cancelledAt) }, duration: duration,
+                                       backoffs: run.recorder.backoffs).build()
         let file = Self.displayPath(run.scenario.source?.path ?? "")
         return Outcome(
             scenario: run.scenario.name, file: file, seed: run.seed, requests: requests, failures: failures,
@@ -74,13 +81,21 @@ struct OutcomeBuilder {
             determinismNote: Self.threadTimingNote(scheduler.threadTimingDiagnostics), timeline: timeline)
     }
 
-    /// Token expiries, as faults that fired at their instant (when the run got that far).
+    /// ` (the head arrived at 2s)` for a fault decided at the response head (`decided`) of an
+    /// exchange whose head came later (a latency fault's delay, or another's at that point);
+    /// empty when it came at once or never.
+    static func headArrival(after decided: VirtualInstant, at point: FaultPoint, in record: ExchangeRecord?) -> String {
+        guard point == .responseHead, let record,
+              let head = record.metrics.transactions.lazy.compactMap(\.responseStart).first(where: { $0 >= decided }), head > decided else { return "" }
+        return " (the head arrived at \(TextTimeline.format(head.nanoseconds)))"
+    }
+
+    /// Token expiries, as faults that fired at their instant (those the run got to: each wrote its
+    /// trace step then).
     private func tokenExpiries() -> [FiredFaultRecord] {
-        let end = run.world.scheduler.now
-        return run.scenario.faults.compactMap { site -> FiredFaultRecord? in
-            guard case let .tokenExpiry(at) = site.kind, VirtualInstant.zero.advanced(by: at) <= end else { return nil }
-            return FiredFaultRecord(site: site.name, request: nil, attempt: 0, exchange: 0, what: "token server: every token expires",
-                                    timeNanoseconds: Int64(at.wholeNanoseconds))
+        (run.tokenExpiries?.written ?? []).map { expiry in
+            FiredFaultRecord(site: expiry.site, request: nil, attempt: 0, exchange: 0, what: "token server: every token expires",
+                             timeNanoseconds: Int64(expiry.at.wholeNanoseconds))
         }
     }
 

@@ -31,6 +31,9 @@ public struct RecordingReport: Codable, Hashable, Sendable {
     /// What rewriting another tool's file as Tapedeck's HAR dropped from it, when the run did
     /// (`CassetteRecorder.foreignFileWarning`).
     public var rewrittenForeignFile: String? = nil
+    /// The requests the cassette had no entry for ("no route") in a `--record once` run over a
+    /// cassette that existed, which records nothing: ``note`` then suggests `new_episodes`.
+    public var unrecordedMisses: [String] = []
 
     /// Entries the run added after the old ones (0 when it replaced them or wrote nothing).
     public var added: Int {
@@ -67,6 +70,12 @@ public struct RecordingReport: Codable, Hashable, Sendable {
             }
         }
         if let rewrittenForeignFile { lines.append("  note: " + rewrittenForeignFile) }
+        if !unrecordedMisses.isEmpty {
+            let count = unrecordedMisses.count
+            let names = unrecordedMisses.prefix(5).joined(separator: ", ") + (count > 5 ? ", …" : "")
+            lines.append("  --record once records only into a cassette that does not exist yet; this one did, so the \(count == 1 ? "request" : "\(count) requests") "
+                + "it has no entry for (\(names)) found no route. To record \(count == 1 ? "it" : "them"), run with --record new_episodes")
+        }
         if failures > 0 {
             lines.append("  recorded failures: " + recordedFailures.prefix(5).joined(separator: "; ") + (failures > 5 ? "; ..." : ""))
         }

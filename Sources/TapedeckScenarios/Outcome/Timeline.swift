@@ -1,5 +1,5 @@
 /// What happened on the virtual time axis, one lane per request: its attempts (each a span with
-/// how it ended), the waits between them (backoff), and marks for faults, cancels and the end.
+/// how it ended), the waits between them (backoffs and token refresh waits), and marks for faults, cancels and the end.
 /// The text, SVG and HTML renderers draw this value.
 public struct Timeline: Codable, Hashable, Sendable {
     /// The end of the axis (the run's virtual duration, in nanoseconds).
@@ -46,8 +46,15 @@ public struct Timeline: Codable, Hashable, Sendable {
         public enum Kind: String, Codable, Hashable, Sendable {
             /// One exchange: from the task's start to its end.
             case attempt
-            /// The wait between the end of one attempt and the start of the next.
+            /// The wait between the end of one attempt and the start of the next, when the client
+            /// put the retry off by a delay (its retry policy's backoff, an honoured `Retry-After`):
+            /// what a `during: backoff` cancel strikes.
             case backoff
+            /// A wait between attempts that is no backoff: the client held the retry until its
+            /// retrier answered — with `client.auth`, the authentication interceptor waiting for a
+            /// token refresh (with a client of your own, whatever its retrier waited for). A
+            /// `during: backoff` cancel never strikes it.
+            case refreshWait
         }
 
         /// An attempt or a wait.

@@ -11,6 +11,9 @@ struct TimelineBuilder {
     let failures: [Failure]
     let cancels: [(name: String, at: VirtualInstant?)]
     let duration: Int64
+    /// When each request's backoffs began (its client put a retry off by a delay), by name: a wait
+    /// between attempts with none is a refresh wait.
+    var backoffs: [String: [Int64]] = [:]
 
     func build() -> Timeline {
         // Indexed once, so that each lane finds its records, faults and cancel without a scan.
@@ -59,7 +62,7 @@ struct TimelineBuilder {
         // The client's verdict, not the status's: an attempt it retried failed, and the last one
         // failed when the request ended in an error (a 404 the request validates as fine did not,
         // a 200 whose content type failed validation did).
-        var spans = spans(of: own, endingAt: cancelled == nil ? nil : request.endNanoseconds)
+        var spans = spans(of: own, endingAt: cancelled == nil ? nil : request.endNanoseconds, backoffs: backoffs[request.name] ?? [])
         if let last = spans.lastIndex(where: { $0.kind == .attempt }) {
             for index in spans.indices where spans[index].kind == .attempt {
                 spans[index].failed = index < last || request.error != .none
@@ -69,15 +72,20 @@ struct TimelineBuilder {
     }
 
     /// Attempts and the waits between them; with `requestEnd` (a cancelled request's end), the
-    /// wait after the last attempt it was cancelled in.
-    private func spans(of records: [ExchangeRecord], endingAt requestEnd: Int64? = nil) -> [Timeline.Span] {
+    /// wait after the last attempt it was cancelled in. A wait is a backoff when one of
+    /// `backoffs` began in it, else a refresh wait.
+    private func spans(of records: [ExchangeRecord], endingAt requestEnd: Int64? = nil, backoffs: [Int64] = []) -> [Timeline.Span] {
         var spans: [Timeline.Span] = []
         var previousEnd: Int64?
+        func wait(from start: Int64, to end: Int64) -> Timeline.Span {
+            let kind: Timeline.Span.Kind = backoffs.contains { $0 >= start && $0 <= end } ? .backoff : .refreshWait
+            return Timeline.Span(kind: kind, startNanoseconds: start, endNanoseconds: end, label: "", failed: false)
+        }
         for record in records {
             let start = record.metrics.taskStart.nanoseconds
             let end = max(record.metrics.taskEnd.nanoseconds, start)
             if let previousEnd, start > previousEnd {
-                spans.append(Timeline.Span(kind: .backoff, startNanoseconds: previousEnd, endNanoseconds: start, label: "", failed: false))
+                spans.append(wait(from: previousEnd, to: start))
             }
             let (label, failed): (String, Bool)
             switch record.outcome {
@@ -89,7 +97,7 @@ struct TimelineBuilder {
             previousEnd = end
         }
         if let requestEnd, let previousEnd, requestEnd > previousEnd {
-            spans.append(Timeline.Span(kind: .backoff, startNanoseconds: previousEnd, endNanoseconds: requestEnd, label: "", failed: false))
+            spans.append(wait(from: previousEnd, to: requestEnd))
         }
         return spans
     }

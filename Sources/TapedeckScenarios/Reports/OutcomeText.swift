@@ -58,7 +58,7 @@ public struct OutcomeText: Sendable {
             lines.append("")
             lines.append("why requests failed:")
             for request in unexplained.prefix(10) {
-                lines.append(contentsOf: Self.why(request.errorDetail ?? "", lead: "  \(request.name) (\(request.error.rawValue)): "))
+                lines.append(contentsOf: Self.why(request, lead: "  \(request.name) (\(request.error.rawValue)): "))
             }
             if unexplained.count > 10 { lines.append("  ... and \(unexplained.count - 10) more (every errorDetail is in --format json)") }
         }
@@ -70,9 +70,9 @@ public struct OutcomeText: Sendable {
             let byName = Dictionary(outcome.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             for failure in outcome.failures {
                 lines.append("✗ " + Self.printable("\(failure)"))
-                guard let name = failure.request, let request = byName[name], let detail = request.errorDetail, Self.needsDetail(request),
-                      failure.check != "error", explained.insert(name).inserted else { continue }
-                lines.append(contentsOf: Self.why(detail, lead: "    why (\(request.error.rawValue)): "))
+                guard let name = failure.request, let request = byName[name], Self.needsDetail(request),
+                      failure.check != "error" || request.whyNotRetried != nil, explained.insert(name).inserted else { continue }
+                lines.append(contentsOf: Self.why(request, lead: "    why (\(request.error.rawValue)): "))
             }
             lines.append("reproduce: \(outcome.reproduction)")
         }
@@ -97,11 +97,20 @@ public struct OutcomeText: Sendable {
 extension OutcomeText {
     /// Whether the request's error kind says too little on its own: a cancel or a refused
     /// connection need no more words; a timeout says which timer ran out, a validation other than
-    /// the status's (shown as "validation after 503") which content type was refused.
+    /// the status's (shown as "validation after 503") which content type was refused, and a
+    /// request its retry policy could have retried says why it did not.
     static func needsDetail(_ request: RequestOutcome) -> Bool {
+        if request.whyNotRetried != nil { return true }
         guard let detail = request.errorDetail else { return false }
         if request.error == .validation { return !detail.contains("unacceptableStatusCode") }
         return [.transport, .adaptation, .serialization, .retry, .session, .timedOut].contains(request.error)
+    }
+
+    /// Why `request` failed: why the client did not retry it, when that is what needs saying
+    /// (a `Retry-After` past the limit), else its error's own description.
+    static func why(_ request: RequestOutcome, lead: String) -> [String] {
+        if let whyNotRetried = request.whyNotRetried { return [lead + whyNotRetried] }
+        return why(request.errorDetail ?? "", lead: lead)
     }
 
     /// Why a request failed, indented under its check: the error's own description (a network

@@ -43,7 +43,7 @@ extension SVGTimeline {
             case .attempt:
                 attempt += 1
                 parts.append(bar(span, number: attempt, top: top, layout: layout))
-            case .backoff:
+            case .backoff, .refreshWait:
                 parts.append(wait(span, middle: middle, layout: layout))
             }
         }
@@ -71,12 +71,15 @@ extension SVGTimeline {
         return #"<rect class="attempt\#(span.failed ? " failed" : "")" data-ending="\#(ending.rawValue)" x="\#(Layout.number(from))" y="\#(Layout.number(top + 8))" width="\#(Layout.number(to - from))" height="18" rx="3" fill="\#(ending.color)"><title>\#(Markup.escape(title))</title></rect>"# + text
     }
 
-    /// A wait between attempts: a dashed line with end caps.
+    /// A wait between attempts: a dashed line with end caps (a backoff), or a dotted one (a wait
+    /// for a token refresh).
     private func wait(_ span: Timeline.Span, middle: Double, layout: Layout) -> String {
         let from = layout.x(span.startNanoseconds), to = max(from + 1, layout.x(span.endNanoseconds))
         let y = Layout.number(middle + 2)
-        let title = "backoff \(TextTimeline.format(span.endNanoseconds - span.startNanoseconds)) · \(TextTimeline.format(span.startNanoseconds))–\(TextTimeline.format(span.endNanoseconds))"
-        return #"<g class="backoff"><title>\#(Markup.escape(title))</title><line x1="\#(Layout.number(from))" y1="\#(y)" x2="\#(Layout.number(to))" y2="\#(y)" stroke="\#(Palette.backoff)" stroke-width="2" stroke-dasharray="4 3"/><line x1="\#(Layout.number(to))" y1="\#(Layout.number(middle - 2))" x2="\#(Layout.number(to))" y2="\#(Layout.number(middle + 6))" stroke="\#(Palette.backoff)"/></g>"#
+        let refresh = span.kind == .refreshWait
+        let title = "\(refresh ? "waiting for a token refresh" : "backoff") \(TextTimeline.format(span.endNanoseconds - span.startNanoseconds)) · \(TextTimeline.format(span.startNanoseconds))–\(TextTimeline.format(span.endNanoseconds))"
+        let (kind, color, dashes) = refresh ? ("refresh-wait", Palette.refreshWait, "1 3") : ("backoff", Palette.backoff, "4 3")
+        return #"<g class="\#(kind)"><title>\#(Markup.escape(title))</title><line x1="\#(Layout.number(from))" y1="\#(y)" x2="\#(Layout.number(to))" y2="\#(y)" stroke="\#(color)" stroke-width="2" stroke-dasharray="\#(dashes)" stroke-linecap="round"/><line x1="\#(Layout.number(to))" y1="\#(Layout.number(middle - 2))" x2="\#(Layout.number(to))" y2="\#(Layout.number(middle + 6))" stroke="\#(color)"/></g>"#
     }
 
     /// A fault (a diamond above the bars), a cancel (a crossed circle) or the end (a tall tick).
@@ -118,17 +121,20 @@ extension SVGTimeline {
 struct LegendItem {
     enum Swatch {
         case bar(Ending)
-        case backoff, fault, cancel, end, failedCheck
+        case backoff, refreshWait, fault, cancel, end, failedCheck
     }
 
     let swatch: Swatch
     let name: String
 
-    /// Everything the image can show, in reading order.
-    static let all: [LegendItem] = Ending.allCases.filter { $0 != .none }.map { LegendItem(swatch: .bar($0), name: "attempt: \($0.name)") }
-        + [LegendItem(swatch: .backoff, name: "backoff"), LegendItem(swatch: .fault, name: "fault"),
-           LegendItem(swatch: .cancel, name: "cancel"), LegendItem(swatch: .end, name: "end"),
-           LegendItem(swatch: .failedCheck, name: "failed check")]
+    /// Everything the image can show, in reading order (a refresh wait only when `refreshWaits`:
+    /// few runs have one).
+    static func all(refreshWaits: Bool) -> [LegendItem] {
+        Ending.allCases.filter { $0 != .none }.map { LegendItem(swatch: .bar($0), name: "attempt: \($0.name)") }
+            + [LegendItem(swatch: .backoff, name: "backoff")] + (refreshWaits ? [LegendItem(swatch: .refreshWait, name: "refresh wait")] : [])
+            + [LegendItem(swatch: .fault, name: "fault"), LegendItem(swatch: .cancel, name: "cancel"), LegendItem(swatch: .end, name: "end"),
+               LegendItem(swatch: .failedCheck, name: "failed check")]
+    }
 
     /// Room the item takes: swatch, gap, name (about 6.6 px a character at 12 px), spacing.
     var width: Double { 20 + Double(Markup.displayWidth(name)) * 6.6 + 18 }
@@ -156,6 +162,8 @@ struct LegendItem {
             return #"<rect x="\#(n(x))" y="\#(n(y + 3))" width="16" height="11" rx="2" fill="\#(ending.color)"/>"#
         case .backoff:
             return #"<line x1="\#(n(x))" y1="\#(n(y + 8))" x2="\#(n(x + 16))" y2="\#(n(y + 8))" stroke="\#(Palette.backoff)" stroke-width="2" stroke-dasharray="4 3"/>"#
+        case .refreshWait:
+            return #"<line x1="\#(n(x))" y1="\#(n(y + 8))" x2="\#(n(x + 16))" y2="\#(n(y + 8))" stroke="\#(Palette.refreshWait)" stroke-width="2" stroke-dasharray="1 3" stroke-linecap="round"/>"#
         case .fault:
             return #"<path d="M\#(n(x + 8)) \#(n(y + 3)) l5 5 l-5 5 l-5 -5 z" fill="\#(Palette.fault)"/>"#
         case .cancel:

@@ -3,7 +3,7 @@ import Foundation
 /// A timeline as a standalone SVG image: a virtual-time axis with round ticks (1-2-5 steps), one
 /// lane per request with its name and result, its attempts as bars coloured by how they ended
 /// (ok, error status, transport failure, cancelled), the backoff waits between them as dashed
-/// lines, faults as labelled markers, cancels as crossed circles, the end as a tick, and a legend.
+/// lines (waits for a token refresh dotted), faults as labelled markers, cancels as crossed circles, the end as a tick, and a legend.
 /// Every element has a hover title; names too long for their column are cut with `…` and keep the
 /// whole name in the title.
 ///
@@ -101,7 +101,8 @@ extension SVGTimeline {
             resultColumns = max(19, Int(resultColumn / Self.resultAdvance))
             plotRight = Double(width) - resultColumn - Self.margin
             axis = TimeAxis(duration: duration, maxTicks: max(2, Int((plotRight - plotLeft) / 84)))
-            legendRows = LegendItem.rows(LegendItem.all, width: Double(width) - 2 * Self.margin)
+            let refreshWaits = timeline.lanes.contains { $0.spans.contains { $0.kind == .refreshWait } }
+            legendRows = LegendItem.rows(LegendItem.all(refreshWaits: refreshWaits), width: Double(width) - 2 * Self.margin)
         }
 
         /// The horizontal position of an instant.

@@ -4,8 +4,8 @@
 /// ```
 /// items#1  ▕███░░░░░░███▏ 200   ███ attempt   ░ backoff   ! fault   x cancel
 /// ```
-/// Attempts are `█` (`▓` when the attempt failed), waits between attempts `·`, faults `!`,
-/// cancels `x`, the end `|`.
+/// Attempts are `█` (`▓` when the attempt failed), backoffs between attempts `·`, waits for a
+/// token refresh between attempts `~`, faults `!`, cancels `x`, the end `|`.
 public struct TextTimeline: Sendable {
     /// What is drawn.
     public let timeline: Timeline
@@ -57,13 +57,13 @@ public struct TextTimeline: Sendable {
                 }
                 return min(columns - 1, index)
             }
-            for span in lane.spans where span.kind == .backoff {
+            for span in lane.spans where span.kind != .attempt {
                 let before = placed.last { $0.start <= span.startNanoseconds }
                 let after = placed.first { $0.start >= span.endNanoseconds }
                 let from = before.map { $0.to + 1 } ?? column(span.startNanoseconds)
                 let to = after.map { $0.from - 1 } ?? column(span.endNanoseconds)
                 guard from <= to, from < columns else { continue }
-                for index in from...min(to, columns - 1) where cells[index] == " " { cells[index] = "·" }
+                for index in from...min(to, columns - 1) where cells[index] == " " { cells[index] = span.kind == .backoff ? "·" : "~" }
             }
             for mark in lane.marks {
                 let index = markColumn(mark.timeNanoseconds)
@@ -85,7 +85,10 @@ public struct TextTimeline: Sendable {
         lines.append(pad("", nameWidth) + "   " + axisStart + String(repeating: " ", count: gap) + axisEnd)
         // The legend under the lanes, from the axis's first column, wrapped to the width (from the
         // first column when the names leave too little room).
-        let legend = ["█ attempt", "▓ failed attempt", "· backoff", "! fault", "x cancel", "| end", "✗ failed check"]
+        // A refresh wait is named only when one is drawn.
+        let refreshWaits = timeline.lanes.contains { $0.spans.contains { $0.kind == .refreshWait } }
+        let legend = ["█ attempt", "▓ failed attempt", "· backoff"] + (refreshWaits ? ["~ refresh wait"] : [])
+            + ["! fault", "x cancel", "| end", "✗ failed check"]
         let indent = nameWidth + 3 <= width / 3 ? pad("", nameWidth) + "   " : ""
         var line = ""
         for item in legend {

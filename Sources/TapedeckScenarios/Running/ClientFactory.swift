@@ -16,7 +16,9 @@ enum ClientFactory {
     /// shares the prototype's cookie storage, so each session gets its run's own (the harness's).
     private static let prototype = URLSessionConfiguration.ephemeral
 
-    static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld) -> Session {
+    /// The session; `recorder` hears why its retry policy gave a request up when the request's
+    /// error will not say (a `Retry-After` past `retryAfterLimit`).
+    static func session(for setup: ClientSetup, auth: AuthServer?, world: ScenarioWorld, recorder: RunRecorder? = nil) -> Session {
         let scheduler = world.scheduler
         let configuration = makeConfiguration(setup, world)
         var interceptors: [any RequestInterceptor] = []
@@ -28,7 +30,7 @@ enum ClientFactory {
                                                           credential: credential))
         }
         if let retry = setup.retry {
-            interceptors.append(retryPolicy(retry))
+            interceptors.append(retryPolicy(retry, recorder: recorder))
         }
         let rootQueue: SimulatedQueue? = setup.queues == .suppliedRoot ? scheduler.makeSimulatedQueue(label: "app.networking", target: nil) : nil
         let serializationQueue: SimulatedQueue? = setup.queues == .separateSerialization
@@ -53,13 +55,44 @@ enum ClientFactory {
         return configuration
     }
 
-    static func retryPolicy(_ retry: RetrySetup) -> RetryPolicy {
-        RetryPolicy(
+    static func retryPolicy(_ retry: RetrySetup, recorder: RunRecorder? = nil) -> RetryPolicy {
+        ScenarioRetryPolicy(
+            recorder: recorder,
             retryLimit: UInt(retry.limit), exponentialBackoffBase: UInt(retry.base), exponentialBackoffScale: retry.scale,
             retryableHTTPMethods: retry.methods.map { Set($0.map { HTTPMethod(rawValue: $0) }) } ?? RetryPolicy.defaultRetryableHTTPMethods,
             retryableHTTPStatusCodes: retry.statuses.map { set in Set((100...999).filter(set.contains)) } ?? RetryPolicy.defaultRetryableHTTPStatusCodes,
             retryableURLErrorCodes: retry.errorCodes.map { Set($0.map(urlErrorCode)) } ?? RetryPolicy.defaultRetryableURLErrorCodes,
             honoursRetryAfter: retry.honoursRetryAfter, retryAfterLimit: retry.retryAfterLimit.timeInterval)
+    }
+}
+
+/// Alamofire's RetryPolicy, unchanged, which also tells the run's recorder when it gives a request
+/// up because the response's `Retry-After` asks for longer than `retryAfterLimit`: the request
+/// then ends with the response's own error (`validation after 503`), which does not say why it was
+/// not retried.
+final class ScenarioRetryPolicy: RetryPolicy, @unchecked Sendable {
+    // @unchecked Sendable: as RetryPolicy; the recorder it adds is Sendable (Mutex-guarded).
+    private let recorder: RunRecorder?
+
+    init(recorder: RunRecorder?, retryLimit: UInt, exponentialBackoffBase: UInt, exponentialBackoffScale: Double,
+         retryableHTTPMethods: Set<HTTPMethod>, retryableHTTPStatusCodes: Set<Int>, retryableURLErrorCodes: Set<URLError.Code>,
+         honoursRetryAfter: Bool, retryAfterLimit: TimeInterval) {
+        self.recorder = recorder
+        super.init(retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase, exponentialBackoffScale: exponentialBackoffScale,
+                   retryableHTTPMethods: retryableHTTPMethods, retryableHTTPStatusCodes: retryableHTTPStatusCodes,
+                   retryableURLErrorCodes: retryableURLErrorCodes, honoursRetryAfter: honoursRetryAfter, retryAfterLimit: retryAfterLimit)
+    }
+
+    override func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+        // The case RetryPolicy gives up on although the request could be retried.
+        if let recorder, honoursRetryAfter, request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error),
+           let asked = request.response.flatMap(Self.retryAfter), asked > retryAfterLimit,
+           let name = request.request?.value(forHTTPHeaderField: Harness.tagHeader) {
+            let wait = asked.isFinite ? Duration.seconds(rounding: asked).compactText : "longer than any limit"
+            recorder.notRetried(name, why: "its Retry-After asks for \(wait), longer than client.retry.retryAfterLimit "
+                                + "(\(Duration.seconds(rounding: retryAfterLimit).compactText)), so it was not retried")
+        }
+        super.retry(request, for: session, dueTo: error, completion: completion)
     }
 }
 

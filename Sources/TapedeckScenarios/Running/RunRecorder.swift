@@ -31,6 +31,8 @@ final class RunRecorder: EventMonitor {
         var entries: [Entry] = []
         var byID: [UUID: Int] = [:]
         var anomalies: [(request: String, anomaly: String)] = []
+        var backoffs: [String: [Int64]] = [:]
+        var notRetried: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -103,6 +105,25 @@ final class RunRecorder: EventMonitor {
             state.entries[index].cancelledAt = state.entries[index].cancelledAt ?? now
         }
     }
+
+    /// The client of the request named `name` put its next attempt off by a delay (a backoff
+    /// begins now: what `during: backoff` cancels).
+    func backedOff(_ name: String) {
+        let now = scheduler.now.nanoseconds
+        state.withLock { $0.backoffs[name, default: []].append(now) }
+    }
+
+    /// The client's retry policy gave the request named `name` up for a reason its error will not
+    /// say (`why`, in a sentence).
+    func notRetried(_ name: String, why: String) {
+        state.withLock { $0.notRetried[name] = why }
+    }
+
+    /// Why requests were not retried, by name (see ``notRetried(_:why:)``).
+    var notRetried: [String: String] { state.withLock { $0.notRetried } }
+
+    /// When each request's backoffs began (virtual nanoseconds), by request name.
+    var backoffs: [String: [Int64]] { state.withLock { $0.backoffs } }
 
     var entries: [Entry] { state.withLock { $0.entries } }
     var anomalies: [(request: String, anomaly: String)] { state.withLock { $0.anomalies } }

@@ -166,6 +166,8 @@ final class Run: @unchecked Sendable {
     let recorder: RunRecorder
     let sites: FaultSites
     let tokenServer: TokenServer?
+    /// Writes the token expiries into the trace at their instants (nil: the file has none).
+    let tokenExpiries: TokenExpiryMarks?
     let cassetteRecorder: CassetteRecorder?
     /// The provider the script's `target:` steps go through (the file's `client.provider`).
     let provider: ScenarioProvider?
@@ -190,6 +192,8 @@ final class Run: @unchecked Sendable {
                            random: scheduler.random, schedule: scenario.schedule)
         network.faults = scenario.traffic.testHooks.nondeterministicStub ? NondeterministicHook(sites) as any FaultHook : sites
         let harness = Harness(network: network)
+        // After the harness's own quiescence hook, so it sees what that one submitted.
+        tokenExpiries = traffic.tokenServer == nil ? nil : TokenExpiryMarks(scenario.faults, scheduler: scheduler, queue: network.queue)
         world = ScenarioWorld(scheduler: scheduler, network: network, harness: harness,
                               appQueue: scheduler.makeSimulatedQueue(label: "scenario.app", target: nil), scenario: scenario)
         recorder = RunRecorder(scheduler: scheduler)
@@ -204,7 +208,7 @@ final class Run: @unchecked Sendable {
                                     hint: "build it as Session(provider: world.harness, scheduler: world.scheduler, …) with your interceptors")
             }
         } else {
-            session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world)
+            session = ClientFactory.session(for: scenario.client, auth: scenario.traffic.auth, world: world, recorder: recorder)
         }
         if let setup = scenario.client.provider {
             provider = ScenarioProvider(setup: setup, session: session, scheduler: scheduler, clientHeaders: scenario.client.headers)
@@ -238,7 +242,17 @@ final class Run: @unchecked Sendable {
         // (a Session built on something else invalidates its own when it is released).
         world.harness.endSimulation()
         // A failed run never replaces the cassette: what it recorded is added after the old entries.
-        if let cassetteRecorder { outcome.recording = RecordingReport.finishing(cassetteRecorder, passed: outcome.passed) }
+        if let cassetteRecorder {
+            outcome.recording = RecordingReport.finishing(cassetteRecorder, passed: outcome.passed)
+            if cassetteRecorder.options.mode == .once, outcome.recording?.recorded == 0 {
+                // Nothing was recorded into the cassette that existed: its misses need new_episodes.
+                let missed = Set(world.network.records.compactMap { record -> String? in
+                    guard case let .failure(failure) = record.outcome, failure.isNoRoute else { return nil }
+                    return record.tag
+                })
+                outcome.recording?.unrecordedMisses = outcome.requests.map(\.name).filter(missed.contains)
+            }
+        }
         return (outcome, trace)
     }
 }

@@ -113,21 +113,23 @@ struct ScriptDriver {
                 attemptCancels.append((cancel.target, attempt))
             }
         }
-        if !backoffCancels.isEmpty {
-            // In the middle of the wait: the retry is armed, its attempt not started. The session
-            // reports every retry that waits, whichever retrier (the file's, the user's) decided it.
-            let backoffCancels = backoffCancels
-            // What each cancel's target names: that request, or every repeat of that step.
-            let scripted = run.scenario.requests
-            let covers = Dictionary(backoffCancels.map { ($0.target, scripted.names(coveredBy: $0.target)) }, uniquingKeysWith: { first, _ in first })
-            run.session.observeBackoffs { request, delay in
-                let retry = request.retryCount + 1   // counted once its attempt starts
-                guard let name = sent.name(of: request) else { return }
-                // A provider caller that joined this request's flight waits through its backoffs too.
-                for caller in sent.callers(waitingFor: name)
-                where backoffCancels.contains(where: { $0.retry == retry && covers[$0.target]?.contains(caller) == true }) {
-                    request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: caller) }
-                }
+        // In the middle of the wait: the retry is armed, its attempt not started. The session
+        // reports every retry that waits, whichever retrier (the file's, the user's) decided it;
+        // the recorder keeps when each began, so the timeline tells backoffs from other waits.
+        let recorder = run.recorder
+        // What each cancel's target names: that request, or every repeat of that step.
+        let scripted = run.scenario.requests
+        let covers = Dictionary(backoffCancels.map { ($0.target, scripted.names(coveredBy: $0.target)) }, uniquingKeysWith: { first, _ in first })
+        run.session.observeBackoffs { [backoffCancels] request, delay in
+            // Its lane's name is the tag its attempts carry (looked up without a scan of the sent requests).
+            if let tag = request.request?.value(forHTTPHeaderField: Harness.tagHeader) { recorder.backedOff(tag) }
+            guard !backoffCancels.isEmpty else { return }
+            let retry = request.retryCount + 1   // counted once its attempt starts
+            guard let name = sent.name(of: request) else { return }
+            // A provider caller that joined this request's flight waits through its backoffs too.
+            for caller in sent.callers(waitingFor: name)
+            where backoffCancels.contains(where: { $0.retry == retry && covers[$0.target]?.contains(caller) == true }) {
+                request.underlyingQueue.asyncAfter(delay: delay / 2, named: "scenario.cancel-in-backoff") { sent.cancel(named: caller) }
             }
         }
         // Each chained step's awaited requests, found in one pass over the script's requests.
@@ -217,7 +219,7 @@ struct ScriptDriver {
                 switch piece.event {
                 case let .stream(.success(data)): recorder.receivedPiece(index, data)
                 case let .complete(completion):
-                    recorder.completedStream(index, completion, attempts: sentStream.retryCount + 1)
+                    recorder.completedStream(index, completion, attempts: sentStream.tasks.count)
                     sent.finished(scripted.name)
                 }
             }
@@ -240,7 +242,9 @@ struct ScriptDriver {
         }
         let sentRequest = request
         sentRequest.response { response in
-            recorder.completed(index, response, attempts: sentRequest.retryCount + 1)
+            // The tasks the client created: none when it was cancelled before it had one (a
+            // cancelAll that won the race against lazy setup).
+            recorder.completed(index, response, attempts: sentRequest.tasks.count)
             sent.finished(scripted.name)
         }
     }

@@ -202,7 +202,8 @@ extension FaultKind {
         return false
     }
 
-    /// Smaller values: 0 then half for byte counts; half for delays of a millisecond or more.
+    /// Smaller values: 0 then half for byte counts; half for delays of a millisecond or more; for
+    /// a `retryAfter`, none, then 0, then half.
     var simpler: [FaultKind] {
         switch self {
         case let .reset(bytes): return bytes > 0 ? [.reset(afterBytes: 0)] + (bytes > 1 ? [.reset(afterBytes: bytes / 2)] : []) : []
@@ -210,8 +211,10 @@ extension FaultKind {
         case let .latency(delay, jitter):
             return delay >= .milliseconds(1) ? [.latency(delay: .zero, jitter: jitter), .latency(delay: delay / 2, jitter: jitter)] : []
         case let .status(status, headers, retryAfter, retryAfterDate):
-            guard let retryAfter, retryAfter > .zero else { return [] }
-            return [.status(status, headers: headers, retryAfter: .zero, retryAfterDate: retryAfterDate)]
+            // No Retry-After at all first (the key leaves the file), then `Retry-After: 0`, then half.
+            guard let retryAfter else { return [] }
+            return [.status(status, headers: headers, retryAfter: nil, retryAfterDate: retryAfterDate)]
+                + (retryAfter > .zero ? [.status(status, headers: headers, retryAfter: .zero, retryAfterDate: retryAfterDate)] : [])
                 + (retryAfter >= .seconds(2) ? [.status(status, headers: headers, retryAfter: .seconds(Int64(retryAfter.timeInterval / 2)), retryAfterDate: retryAfterDate)] : [])
         default: return []
         }
@@ -222,7 +225,7 @@ extension FaultKind {
         switch self {
         case let .reset(bytes), let .truncate(bytes): return "afterBytes \(bytes)"
         case let .latency(delay, _): return "delay \(delay.compactText)"
-        case let .status(_, _, retryAfter, _): return "retryAfter \(retryAfter.map { "\($0)" } ?? "none")"
+        case let .status(_, _, retryAfter, _): return retryAfter.map { "retryAfter \($0.compactText)" } ?? "no retryAfter"
         default: return "\(self)"
         }
     }

@@ -118,6 +118,8 @@ public enum ShrunkScenarioWriter {
             var pairs: [(Node, Node)] = [(Node("name"), quoted(siteName))]
             for (key, field) in fields {
                 guard let name = key.string, !["name", "probability", "enabled"].contains(name) else { continue }
+                // A Retry-After the shrink took away.
+                if name == "retryAfter", case .status(_, _, nil, _) = site.kind { continue }
                 pairs.append((key, simplified(name, field, site.kind)))
             }
             kept.append(Node(pairs))
@@ -237,9 +239,10 @@ public enum ShrunkScenarioWriter {
         Node(text, .implicit, .doubleQuoted)
     }
 
-    /// `250ms`, `2s`, `1500us`, `7ns`.
+    /// `250ms`, `2s`, `1500us`, `7ns`, `0s`.
     static func durationText(_ duration: Duration) -> String {
         let nanoseconds = duration.wholeNanoseconds
+        if nanoseconds == 0 { return "0s" }
         for (unit, size) in [("s", Int64(1_000_000_000)), ("ms", 1_000_000), ("us", 1_000)] where nanoseconds % size == 0 && nanoseconds != 0 {
             return "\(nanoseconds / size)\(unit)"
         }

@@ -63,6 +63,7 @@ enum Palette {
     static let cancel = "#111827"
     static let finish = "#111827"
     static let backoff = "#64748b"
+    static let refreshWait = "#0e7490"
     static let failedCheck = "#b91c1c"
     static let failedBand = "#fdecec"
     static let band = "#f5f7fa"
