@@ -198,6 +198,10 @@ extension Exchange {
                 // they flow; never more than the route's.
                 let chunkSize = faults.bandwidth.map { RouteOptions.chunkSize(forBandwidth: $0, limit: routeOptions.chunkSize) } ?? routeOptions.chunkSize
                 sizes = stride(from: 0, to: wireCount, by: chunkSize).map { min(chunkSize, wireCount - $0) }
+            } else if let at = [faults.cut?.bytes, faults.truncateAfter].compactMap({ $0 }).min(), at > 0, at < wireCount {
+                // A body with no pace of its own arrives evenly over its receive time: cut, it
+                // drops when its first `at` bytes are in, not when the whole body would have been.
+                sizes = [at, wireCount - at]
             } else {
                 sizes = wireCount > 0 ? [wireCount] : []
             }

@@ -62,6 +62,26 @@ struct ExchangeTimingTests {
         #expect(fixture.sink.events.filter { $0.contains("#1 data") } == ["0.43s #1 data 100", "0.83s #1 data 200"])
     }
 
+    @Test("a body with no pace of its own, cut after N of its bytes, drops when those N are in, not at its whole receive time")
+    func cutArrivesInProportion() throws {
+        let fixture = NetworkFixture()
+        let plan = ResponsePlan(head: ResponseHead(status: 200), body: Data(repeating: 7, count: 4_000),
+                                timings: ExchangeTimings(wait: .milliseconds(100), receive: .seconds(8)))
+        fixture.network.stub(options: RouteOptions(latency: .recorded(scale: 1)), plan)
+        fixture.network.faults = FaultRules([
+            .init(.responseHead, .resetAfter(bytes: 1_000), matching: RouteMatcher(path: "/reset")),
+            .init(.responseHead, .truncate(bytes: 3_000), matching: RouteMatcher(path: "/truncate")),
+        ])
+        fixture.start(1, "GET", "http://x.test/reset")
+        fixture.start(2, "GET", "http://x.test/truncate")
+        fixture.start(3, "GET", "http://x.test/whole")
+        try fixture.scheduler.runUntilIdle()
+        #expect(fixture.sink.body(1).count == 1_000 && fixture.sink.finish(1)?.failure == .networkConnectionLost)
+        #expect(fixture.sink.finish(1)?.time == seconds(2.1), "a quarter of the bytes: a quarter of the 8 s")
+        #expect(fixture.sink.body(2).count == 3_000 && fixture.sink.finish(2)?.time == seconds(6.1))
+        #expect(fixture.sink.finish(3)?.time == seconds(8.1) && fixture.sink.body(3).count == 4_000)
+    }
+
     @Test("jittered latency comes from the seed: the same seed repeats it, another seed differs")
     func jitterIsSeeded() throws {
         func finishTimes(seed: UInt64) throws -> [VirtualInstant] {
