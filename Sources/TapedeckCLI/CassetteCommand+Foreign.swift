@@ -272,6 +272,16 @@ extension CassetteCommand {
                 throw ExitStatus.report(error)
             }
             for line in export.leftOut { printError("tapedeck: warning: \(input): left out \(line)") }
+            // The other tool matches on the whole URL by default: a redacted query item never equals
+            // the value the client sends, so those requests would miss there (Tapedeck's replay
+            // lets a redacted value match any).
+            let redactedQueries = cassette.interactions.count { $0.pattern == nil && ($0.request.url.query ?? "").contains(Redactor.placeholder) }
+            if redactedQueries > 0 {
+                let filter = format == .vcrpy ? "vcrpy's filter_query_parameters, or a match_on without query" : "a matcher that ignores those query items"
+                printError("tapedeck: warning: \(input): \(redactedQueries == 1 ? "1 request carries" : "\(redactedQueries) requests carry") redacted query items "
+                           + "(\(Redactor.placeholder)); \(format.title) matches on the whole URL by default, so the client's real values will miss them there — "
+                           + "use \(filter)")
+            }
             if export.written == 0, !export.leftOut.isEmpty {
                 // Nothing the tool could replay: an empty cassette would only hide that.
                 printError("tapedeck: \(input): none of its \(entries(export.leftOut.count)) can be written as a \(format.title) cassette (above); nothing was written")

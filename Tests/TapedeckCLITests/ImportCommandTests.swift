@@ -128,15 +128,19 @@ struct ImportCommandTests {
                         outcome: .response(RecordedResponse(status: 200, body: Data("two".utf8)))),
             Interaction(index: 2, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/down")!),
                         outcome: .failure(RecordedFailure(code: -1004, message: "refused"))),
+            Interaction(index: 3, request: RecordedRequest(method: "GET", url: URL(string: "http://api.test/q?api_key=REDACTED")!),
+                        outcome: .response(RecordedResponse(status: 200, body: Data("three".utf8)))),
         ]), to: har)
         for (format, file) in [("vcrpy", "test_api.yaml"), ("vcr", "api.yml")] {
             let output = directory.file(file)
             let run = try runTapedeck(["cassette", "export", har.path, output.path, "--to", format])
             #expect(run.status == 0, "\(run.errors)")
-            #expect(run.output.contains("2 entries as a"), "\(run.output)")
+            #expect(run.output.contains("3 entries as a"), "\(run.output)")
+            // A redacted query item never equals what the client sends: the other tool would miss it.
+            #expect(run.errors.contains("1 request carries redacted query items"), "\(run.errors)")
             #expect(run.errors.contains("left out entry 2 [GET http://api.test/down]: a transport failure"), "\(run.errors)")
             let back = try ForeignCassette.read(Data(contentsOf: output), file: file)
-            #expect(back.interactions.compactMap { $0.response?.body } == [Data("one".utf8), Data("two".utf8)])
+            #expect(back.interactions.compactMap { $0.response?.body } == [Data("one".utf8), Data("two".utf8), Data("three".utf8)])
         }
         let stdout = try runTapedeck(["cassette", "export", har.path, "-", "--to", "vcrpy"])
         #expect(stdout.status == 0 && stdout.output.hasPrefix("interactions:"), "\(stdout.output.prefix(200))")
@@ -150,7 +154,7 @@ struct ImportCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("none.yaml").path))
         let same = try runTapedeck(["cassette", "export", har.path, har.path, "--to", "vcrpy"])
         #expect(same.status == 2 && same.errors.contains("is the input itself"))
-        #expect(try CassetteFile.read(har).interactions.count == 3, "the input is unchanged")
+        #expect(try CassetteFile.read(har).interactions.count == 4, "the input is unchanged")
     }
 
     @Test("a Postman collection: its examples with an environment's and --variable's values; a bad --variable is a usage error")
