@@ -292,10 +292,8 @@ public struct MatchRules: Sendable {
             let right = try? JSONSerialization.jsonObject(with: b, options: [.fragmentsAllowed])
             guard let left, let right else { return a == b ? nil : "body is not JSON on both sides and differs" }
             if canonicalJSON(left) == canonicalJSON(right) { return nil }
-            // A field stored redacted matches any value (only worth a walk when one is there).
-            let redacted = Data(Redactor.placeholder.utf8)
-            let either = a.firstRange(of: redacted) != nil || b.firstRange(of: redacted) != nil
-            return either && jsonMatches(left, right) ? nil : "JSON body differs"
+            // A field stored redacted matches any value; otherwise the first place they differ is named.
+            return jsonDifference(left, right, at: "$").map { "JSON body differs at \($0)" }
         case .form:
             let left = Self.formFields(a), right = Self.formFields(b)
             return Self.fieldsMatch(left, right) ? nil : Self.formMismatch(left, right)
@@ -373,25 +371,5 @@ public struct MatchRules: Sendable {
             return differing + abs(left.count - right.count)
         }
         return abs(a.count - b.count) + 1
-    }
-
-    /// Whether two JSON values are equal, key order aside, a redacted string
-    /// (``Redactor/placeholder``, a field redacted when recorded) on either side matching any value.
-    private func jsonMatches(_ left: Any, _ right: Any) -> Bool {
-        if let text = left as? String, text == Redactor.placeholder { return true }
-        if let text = right as? String, text == Redactor.placeholder { return true }
-        switch (left, right) {
-        case let (left as [String: Any], right as [String: Any]):
-            return left.count == right.count && left.allSatisfy { key, value in right[key].map { jsonMatches(value, $0) } ?? false }
-        case let (left as [Any], right as [Any]):
-            return left.count == right.count && zip(left, right).allSatisfy { jsonMatches($0, $1) }
-        default:
-            return canonicalJSON(left) == canonicalJSON(right)
-        }
-    }
-
-    /// JSON with object keys sorted, so equal values compare equal as data.
-    private func canonicalJSON(_ value: Any) -> Data? {
-        try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
     }
 }

@@ -26,6 +26,27 @@ struct MissExplanationTests {
         #expect(scheme.split(separator: "\n")[1].contains("entry 3") && scheme.contains("scheme https ≠ http"), "\(scheme)")
     }
 
+    @Test("a JSON body that differs is named by the first place it differs (never by value), a redacted value matching any")
+    func jsonBodyPlace() {
+        func request(_ body: String) -> RecordedRequest {
+            RecordedRequest(method: "POST", url: URL(string: "http://api.test/search")!, headers: [HeaderField("Content-Type", "application/json")],
+                            body: Data(body.utf8))
+        }
+        let rules = MatchRules(body: .json)
+        let recorded = request(#"{"q": "spoon", "page": 1, "filters": {"tags": ["a", "b"]}, "token": "REDACTED"}"#)
+        #expect(rules.mismatches(request(#"{"token": "t-123", "page": 1, "q": "spoon", "filters": {"tags": ["a", "b"]}}"#), recorded).isEmpty)
+        #expect(rules.mismatches(request(#"{"q": "fork", "page": 1, "filters": {"tags": ["a", "b"]}, "token": "x"}"#), recorded)
+                == ["JSON body differs at $.q"])
+        #expect(rules.mismatches(request(#"{"q": "spoon", "page": 1, "filters": {"tags": ["a", "c"]}, "token": "x"}"#), recorded)
+                == ["JSON body differs at $.filters.tags[1]"])
+        #expect(rules.mismatches(request(#"{"q": "spoon", "page": 1, "filters": {"tags": ["a"]}, "token": "x"}"#), recorded)
+                == ["JSON body differs at $.filters.tags (1 elements here, 2 recorded)"])
+        #expect(rules.mismatches(request(#"{"q": "spoon", "filters": {"tags": ["a", "b"]}, "token": "x"}"#), recorded)
+                == ["JSON body differs at $.page (the recorded request has it, this one does not)"])
+        #expect(rules.mismatches(request(#"{"q": "spoon", "page": 1, "filters": {"tags": ["a", "b"]}, "token": "x", "my key": 2}"#), recorded)
+                == ["JSON body differs at $['my key'] (this request has it, the recorded one does not)"])
+    }
+
     @Test("a path sharing more of its start and end comes first, and in a large cassette the nearest entries are still found")
     func sharedStartAndEnd() {
         let player = CassettePlayer(cassette: Cassette(interactions: [entry(0, "http://a.test/json"), entry(1, "http://a.test/nothing-here")]))
