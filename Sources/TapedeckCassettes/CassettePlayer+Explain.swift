@@ -97,6 +97,7 @@ extension CassettePlayer {
         // Among entries as far apart by these counts (many on one path, each with another body),
         // the one whose body is more like the request's comes first.
         var closest: [(position: Int, reasons: [String], distance: Int, bodyGap: Int)] = []
+        var twins: [Int: [Int]] = [:]
         // A stub matching by pattern is no recorded request to compare with: listed after these.
         let stubs = Set(patterned)
         for (compared, position) in rough.indices.filter({ !stubs.contains($0) }).sorted(by: { (rough[$0], $0) < (rough[$1], $1) }).enumerated() {
@@ -104,6 +105,13 @@ extension CassettePlayer {
             if closest.count == 3, rough[position] > closest[2].distance { break }
             if compared == Self.fullComparisons { break }
             let reasons = rules.mismatches(live, matchable[position]) + [Self.cannotAnswer(live, with: cassette.interactions[position])].compactMap { $0 }
+            // An entry that says what a listed one says (the same request recorded again) is
+            // named beside it rather than taking a place of its own.
+            if let twin = closest.first(where: { $0.reasons == reasons && matchable[$0.position].method == matchable[position].method
+                && matchable[$0.position].url == matchable[position].url && matchable[$0.position].content == matchable[position].content }) {
+                twins[twin.position, default: []].append(position)
+                continue
+            }
             let gap = reasons.contains(where: { $0.hasPrefix("body") })
                 ? rules.bodyGap(live, matchable[position]) : 0
             closest.append((position, reasons, distance(position, reasons), gap))
@@ -136,7 +144,9 @@ extension CassettePlayer {
             let why = reasons.isEmpty ? (consumedAll[position] ? "matches, but was already played" : "matches")
                 : reasons.map { shown.reason($0, live: live.url, recorded: recorded.url) }.joined(separator: "; ")
             // Numbered as `tapedeck cassette inspect` numbers them (entries skipped at load count).
-            lines.append("  entry \(cassette.interactions[position].index) \(recorded.method) \(shown.url(recorded.url)): \(why)")
+            let same = (twins[position] ?? []).prefix(3).map { String(cassette.interactions[$0].index) }
+            let also = same.isEmpty ? "" : " (and \(same.joined(separator: ", "))\((twins[position]?.count ?? 0) > 3 ? ", …" : ""), the same)"
+            lines.append("  entry \(cassette.interactions[position].index)\(also) \(recorded.method) \(shown.url(recorded.url)): \(why)")
         }
         // The stubs that came closest first (the body differs before the path does), each saying where it failed.
         let tried = patterned.compactMap { position in cassette.interactions[position].pattern?.mismatch(live).map { (position, $0) } }

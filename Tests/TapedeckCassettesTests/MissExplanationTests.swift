@@ -26,6 +26,16 @@ struct MissExplanationTests {
         #expect(scheme.split(separator: "\n")[1].contains("entry 3") && scheme.contains("scheme https ≠ http"), "\(scheme)")
     }
 
+    @Test("the same request recorded again is named beside the first rather than taking a place of its own")
+    func sameRequestAgain() {
+        let urls = ["/redirect/3", "/redirect/2", "/redirect/3", "/redirect/1", "/redirect/3"]
+        let player = CassettePlayer(cassette: Cassette(interactions: urls.enumerated().map { entry($0.offset, "http://h.test" + $0.element) }))
+        let why = player.explainMiss(RecordedRequest(method: "GET", url: URL(string: "http://h.test/redirect/4")!))
+        let lines = why.split(separator: "\n")
+        #expect(lines.count == 4 && lines[1].contains("entry 0 (and 2, 4, the same) GET http://h.test/redirect/3"), "\(why)")
+        #expect(lines[2].contains("entry 1 GET") && lines[3].contains("entry 3 GET"), "\(why)")
+    }
+
     @Test("a JSON body that differs is named by the first place it differs (never by value), a redacted value matching any")
     func jsonBodyPlace() {
         func request(_ body: String) -> RecordedRequest {
