@@ -271,3 +271,40 @@ private struct SlowSecondAdapter: RequestInterceptor {
         session.rootQueue.asyncAfter(delay: .seconds(5)) { completion(.success(urlRequest)) }
     }
 }
+
+extension InterceptorTests {
+    @Test("DeflateRequestCompressor sends the body as a zlib stream with Content-Encoding: deflate; a request naming an encoding fails, is skipped or replaced as told")
+    func deflateCompressor() throws {
+        let body = Data(String(repeating: #"{"event":"tap","at":1}"#, count: 40).utf8)
+        func send(_ compressor: DeflateRequestCompressor, encoding: String? = nil) throws -> (sent: (coding: String?, body: Data)?, error: ClientError?) {
+            let fixture = ClientFixture(interceptor: compressor)
+            let seen = Box<(String?, Data)?>(nil)
+            fixture.network.route(host: "api.test", path: "/events") { request, _ in
+                seen.value = (request.headerFields[.contentEncoding], request.body ?? Data())
+                return .response(ResponsePlan(status: 204))
+            }
+            var request = URLRequest(url: URL(string: "http://api.test/events")!)
+            request.httpMethod = "POST"
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            if let encoding { request.setValue(encoding, forHTTPHeaderField: "Content-Encoding") }
+            let result = Box<ClientError?>(nil)
+            fixture.session.request(request).response { result.value = $0.error }
+            try fixture.run()
+            return (seen.value.map { (coding: $0.0, body: $0.1) }, result.value)
+        }
+        let plain = try send(.deflateCompressor)
+        #expect(plain.sent?.coding == "deflate" && plain.error == nil)
+        #expect(try Zlib.decompress(try #require(plain.sent?.body), format: .zlib) == body, "RFC 1950: what Content-Encoding: deflate means")
+        #expect((plain.sent?.body.count ?? .max) < body.count)
+
+        let refused = try send(.deflateCompressor, encoding: "gzip")
+        #expect(refused.sent == nil, "nothing is sent")
+        guard case let .requestAdaptationFailed(inner)? = refused.error else { Issue.record("\(String(describing: refused.error))"); return }
+        #expect(inner is DeflateRequestCompressor.DuplicateHeaderError)
+        #expect(try send(.deflateCompressor(duplicateHeaderBehavior: .skip), encoding: "gzip").sent?.body == body)
+        #expect(try send(.deflateCompressor(duplicateHeaderBehavior: .replace), encoding: "gzip").sent?.coding == "deflate")
+        #expect(try send(.deflateCompressor(shouldCompressBodyData: { $0.count > 10_000 })).sent.map { $0.coding == nil && $0.body == body } == true)
+        #expect(AFInfo.version == "5.12.0")
+    }
+}

@@ -91,6 +91,15 @@ open class ServerTrustManager: @unchecked Sendable {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.evaluators = evaluators
     }
+
+    /// The evaluator for `host` (a subclass may choose otherwise: wildcard hosts, itself), nil for
+    /// a host with none. Here only the app's own code asks (no transport consults the manager), so
+    /// a missing evaluator is nil even when ``allHostsMustBeEvaluated`` — Alamofire on Apple
+    /// platforms throws `serverTrustEvaluationFailed(.noRequiredEvaluator)`, which has no trust to
+    /// fail here; an override may throw what it likes.
+    open func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
+        evaluators[host]
+    }
 }
 
 /// Evaluates a host's server trust (Alamofire's `ServerTrustEvaluating`, as on Linux: no
