@@ -155,13 +155,16 @@ struct RecordCommand: ParsableCommand {
         // SIGHUP too: a closed terminal must not leave the proxy holding its port and the cassette.
         let signal = signals.wait(onHangUp: nil)
         // Stop taking requests and let those under way finish: each is bounded by the upstream
-        // timeout, so the drain waits that long and a little more. Then merge the journal.
+        // timeout, so the drain waits that long and a little more — for the answers still being
+        // written to slow clients too, within the same time. Then merge the journal.
         http.stopAccepting()
         let drain = Duration.milliseconds(Int64(upstreamTimeout * 1_000)) + .seconds(2)
         // The list of bodies arriving first: a request leaves it only once counted in flight.
-        // The recorder last: a client that hung up leaves the server's count at once, while its
-        // upstream exchange still runs to the journal.
-        let drained = { http.receiving.isEmpty && http.inFlight == 0 && service.settled }
+        // Then the answers being made, then those not yet written whole (an answer is on that
+        // list from its request's dispatch until its last byte is with the kernel: once there,
+        // the closing connection loses none of it). The recorder last: a client that hung up
+        // leaves the server's counts at once, while its upstream exchange still runs to the journal.
+        let drained = { http.receiving.isEmpty && http.inFlight == 0 && http.unwrittenAnswers == 0 && service.settled }
         if !drained() {
             // Said at once: an endless stream (an event feed) would otherwise keep the stop silent.
             printError("tapedeck record: stopping (signal \(signal)): waiting up to \(drain) for the requests under way "
@@ -172,17 +175,14 @@ struct RecordCommand: ParsableCommand {
         let waited = Self.wait(upTo: drain) { drained() || signals.takePending().map { $0 != SIGHUP } == true }
         // Named as the cut-off ones are: the target redacted (a token in its query stays out of logs).
         let redactor = service.recorder.options.redactor
-        let stillSending = http.receiving.map { name in
-            guard let space = name.firstIndex(of: " ") else { return name }
-            return name[..<space] + " " + redactor.redactURLText(String(name[name.index(after: space)...]))
-        }.sorted()
+        let stillSending = http.receiving.map { Self.shown($0, redactor) }.sorted()
         if !stillSending.isEmpty {
             // Their bodies never came whole: nothing was forwarded, so nothing is recorded.
             let count = stillSending.count == 1 ? "1 request was" : "\(stillSending.count) requests were"
             printError("tapedeck record: \(count) still sending \(stillSending.count == 1 ? "its body" : "their bodies") after \(Self.seconds(waited)) and cut off: "
                 + "not forwarded, not recorded: \(stillSending.joined(separator: ", "))")
         }
-        cutOff(service, after: waited)
+        cutOff(service, http, after: waited)
         do {
             // Before the event loops stop: the upstream connections close on them.
             defer { try? http.shutdown() }
@@ -217,18 +217,53 @@ struct RecordCommand: ParsableCommand {
         String(format: "%.1f seconds", duration.timeInterval)
     }
 
-    /// Cuts off the exchanges still under way after the drain (a slow client still reading a
-    /// large answer): their clients' connections are reset and nothing of them is recorded — a
-    /// stop is not the upstream's failure, and kept as one it would replay as a 502 — and each
-    /// is named. Waits (briefly: a cancel is heard at once) until the recorder has heard of
-    /// every cancel, so that finishing reports nothing still running.
-    private func cutOff(_ service: RecordService, after drain: Duration) {
-        guard !service.cutOff().isEmpty else { return }
-        Self.wait(upTo: .seconds(5)) { service.settled }
+    /// A request as the server lists it (`GET /x?token=…`), its target redacted for a log line.
+    private static func shown(_ name: String, _ redactor: Redactor) -> String {
+        guard let space = name.firstIndex(of: " ") else { return name }
+        return name[..<space] + " " + redactor.redactURLText(String(name[name.index(after: space)...]))
+    }
+
+    /// Cuts off what is still under way after the drain, each named, its client's connection
+    /// reset (a cut-off answer, never one that looks complete): exchanges whose upstream side
+    /// has not completed are cancelled and not recorded — a stop is not the upstream's failure,
+    /// and kept as one it would replay as a 502 — and answers complete but still being written
+    /// to a slow client are named with what became of them (the cassette holds a recorded one
+    /// whole). Then waits until the recorder has heard of every cancel, so that finishing
+    /// reports nothing still running: a cancel is heard at once, but an exchange the upstream
+    /// completed just before the cut is journalled first (it cannot be stopped halfway) — said
+    /// when that takes a while, since the announced wait is over.
+    private func cutOff(_ service: RecordService, _ http: TapedeckHTTPServer, after drain: Duration) {
+        // The answers first, before the recorder's cut resets its streams (which takes them
+        // off the server's list unnamed); reset once the recorder's cut has counted its own.
+        let unwritten = http.takeUnwritten()
+        let live = service.cutOff()
+        for answer in unwritten { answer.reset() }
+        guard !live.isEmpty || !unwritten.isEmpty else { return }
+        Self.wait(upTo: .milliseconds(200)) { service.settled }
+        if !service.settled {
+            let journalling = service.recorder.liveRequests
+            printError("tapedeck record: finishing the journal: \(journalling == 1 ? "1 exchange" : "\(journalling) exchanges") the upstream "
+                + "completed just before the cut \(journalling == 1 ? "is" : "are") being written to it")
+        }
+        Self.wait(upTo: .seconds(60)) { service.settled }
         let cut = service.cutOffNotRecorded
-        guard !cut.isEmpty else { return }
-        let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"
-        printError("tapedeck record: \(count) still under way after \(Self.seconds(drain)) and cut off: not recorded, "
-            + "\(cut.count == 1 ? "its client's connection" : "their clients' connections") reset: \(cut.joined(separator: ", "))")
+        if !cut.isEmpty {
+            let count = cut.count == 1 ? "1 request was" : "\(cut.count) requests were"
+            printError("tapedeck record: \(count) still under way after \(Self.seconds(drain)) and cut off: not recorded, "
+                + "\(cut.count == 1 ? "its client's connection" : "their clients' connections") reset: \(cut.joined(separator: ", "))")
+        }
+        // Read after the wait: an exchange journalled after the cut is noted so by then.
+        let redactor = service.recorder.options.redactor
+        let written = unwritten.compactMap { answer -> String? in
+            switch answer.noted {
+            case .forwarding: return nil   // never completed: named above
+            case .unsaid: return Self.shown(answer.name, redactor)
+            case let .said(what): return Self.shown(answer.name, redactor) + " (\(what))"
+            }
+        }
+        guard !written.isEmpty else { return }
+        let count = written.count == 1 ? "1 answer was still being written to its client" : "\(written.count) answers were still being written to their clients"
+        printError("tapedeck record: \(count) after \(Self.seconds(drain)) and cut off, \(written.count == 1 ? "its connection" : "their connections") reset: "
+            + written.joined(separator: ", "))
     }
 }

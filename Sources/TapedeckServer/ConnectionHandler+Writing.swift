@@ -20,6 +20,7 @@ extension ConnectionHandler {
         if delivery.stall {
             stalled = true
             whenDone(self)
+            counters.written(currentRequest)   // nothing will be written
             if inputHasEnded {
                 // The client already closed its side: nobody is waiting for the stall to end.
                 state = .closed
@@ -90,7 +91,9 @@ extension ConnectionHandler {
         context.flush()
         let closed = context.eventLoop.makePromise(of: Void.self)
         channel.close(mode: .output, promise: closed)
+        let (counters, number) = (counters, currentRequest)
         closed.futureResult.whenComplete { _ in
+            counters.written(number)
             channel.eventLoop.scheduleTask(in: Self.brokenOffGrace) { if channel.isActive { abort(channel) } }
         }
     }
@@ -100,14 +103,21 @@ extension ConnectionHandler {
     /// take 20 s).
     static let brokenOffGrace = TimeAmount.minutes(5)
 
+    /// Ends the answer (closing the connection after it when `close`); once its last bytes are
+    /// with the kernel it leaves the server's list of answers not yet written (a stop waits for
+    /// them). (The number is taken first: the end's write may hand the next pipelined request on.)
     func finish(_ context: ChannelHandlerContext, close: Bool) {
         let channel = context.channel
+        let (counters, number) = (counters, currentRequest)
         if close {
             state = .closed
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                counters.written(number)
+                channel.close(promise: nil)
+            }
         } else {
             state = .waitingForHead
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in counters.written(number) }
             startHeaderTimer(context)
         }
     }

@@ -33,7 +33,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let service: any ExchangeService
     private let options: ServerOptions
     private let connection: Int
-    private let counters: ServerCounters
+    let counters: ServerCounters
     private let outlet: RawOutlet
     var state = State.waitingForHead
     private var headerTimer: Scheduled<Void>?
@@ -51,6 +51,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var receivingListed = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
+    /// The number of the request last handed to the service: its answer is on the server's list
+    /// of answers not yet written whole until its last bytes are with the kernel.
+    var currentRequest: Int?
     /// The producer of a streamed answer waiting to hear its last piece was taken (see
     /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
     /// answer or the connection ends — never left waiting.
@@ -111,6 +114,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         bodyArrived()
         state = .closed
         clientWent()
+        // (An earlier answer's pending end fails with the close, and leaves the list then.)
+        counters.written(currentRequest)
         context.fireChannelInactive()
     }
 
@@ -268,6 +273,10 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
         }
         answering = stream
+        currentRequest = number
+        counters.unwritten.withLock {
+            $0[number] = UnwrittenAnswer(name: "\(head.method.rawValue) \(head.uri)", channel: context.channel, stream: stream)
+        }
         let request = IncomingRequest(
             method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },
             // Large bodies are not copied: the Data shares the buffer's storage (NIO's `.automatic`
@@ -339,8 +348,12 @@ final class ConnectionHandler: ChannelInboundHandler {
             // llhttp pauses at HTTP/2's connection preface (`PRI * HTTP/2.0`): a client speaking
             // HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC).
             refuse(context, status: 505, "HTTP/2 from the first byte (its connection preface, as curl --http2-prior-knowledge sends) is not supported: this server speaks HTTP/1.1")
+        } else if let parse = error as? HTTPParserError, parse == .headerOverflow {
+            // NIO's own words ("too many header bytes seen; overflow detected") name no limit.
+            refuse(context, status: 431, "the request head (its request line and header fields) is over the limit of \(options.maxHeaderBytes) bytes "
+                + "(--max-header-bytes sets it)")
         } else if let parse = error as? HTTPParserError {
-            refuse(context, status: parse == .headerOverflow ? 431 : 400, "malformed request: \(parse)")
+            refuse(context, status: 400, "malformed request: \(parse)")
         } else {
             state = .closed
             context.close(promise: nil)

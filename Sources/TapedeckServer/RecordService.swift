@@ -102,11 +102,11 @@ public final class RecordService: ExchangeService {
             forwardStreaming(reporting, to: stream, shown: { "\(method) \(redactor.redactURLText(target))" }, host: host, answer: answer)
         } else {
             deliver(reply, from: .cassette(acceptEncoding: request.headers.value(for: "Accept-Encoding"), origin: request.headers.value(for: "Origin")),
-                    host: host, answer: answer)
+                    host: host, stream: request.stream, answer: answer)
         }
     }
 
-    /// Where a reply ``deliver(_:from:host:answer:)`` passes on came from.
+    /// Where a reply ``deliver(_:from:host:stream:answer:)`` passes on came from.
     private enum Source {
         /// The cassette (the recorder replayed it): answered as `serve` answers it, the coding
         /// fitted to the client's `Accept-Encoding` and a loopback page's `Origin` reflected.
@@ -126,14 +126,19 @@ public final class RecordService: ExchangeService {
                                   to stream: AnswerStream, shown: @escaping LiveExchanges.Name, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         guard let id = exchanges.begin(shown, stream: stream) else {
             // Stopping: the upstream exchange could be neither finished nor recorded.
+            stream.note(.said("not forwarded: record was stopping"))
             return answer(.text(503, "tapedeck: record is stopping; \(shown()) was not forwarded\n", close: true))
         }
+        // Cut off before its final reply, it is named by ``cutOffNotRecorded``.
+        stream.note(.forwarding)
         let relay = AnswerRelay(stream) { [upstreamOrigin, upstreamAliases] head, reason in
             var plan = ResponsePlan(head: head)
             plan.reasonPhrase = reason
             return ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host)
         }
         let cancel = reporting(relay.progress, { [self] final in
+            // Before the end goes out: a stop that cut the answer off meanwhile names it so.
+            Self.note(final, on: stream)
             exchanges.ended(id, delivered: true)
             // A response that broke off upstream breaks off here too.
             let whole: Bool
@@ -143,7 +148,7 @@ public final class RecordService: ExchangeService {
                     unrecorded.add(1, ordering: .relaxed)
                     log?("upstream failure, answered 502 and not recorded: \(shown()): \(failure.detail ?? failure.description)")
                 }
-                return finished(final, host: host, answer: answer)
+                return finished(final, host: host, stream: stream, answer: answer)
             }
             if case let .failure(failure, _) = final, failure.urlErrorCode == .cannotWriteToFile {
                 // Said now, not only when the recording stops (a full disk fails every request).
@@ -157,7 +162,30 @@ public final class RecordService: ExchangeService {
         }
     }
 
-    private func deliver(_ reply: Reply, from source: Source, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+    /// What became of a live exchange's final reply, noted on its stream for a stop that cuts
+    /// its answer off while it is still being written.
+    private static func note(_ final: Reply, on stream: AnswerStream?) {
+        switch final {
+        case let .response(plan) where plan.interruption == nil:
+            stream?.note(.said("the cassette holds it whole: the upstream had answered in full"))
+        case .response:
+            stream?.note(.said("the cassette holds it as the upstream broke it off"))
+        case let .failure(failure, _) where failure.urlErrorCode == .cannotWriteToFile:
+            stream?.note(.said("not recorded: the journal could not keep it"))
+        case .failure:
+            stream?.note(.said("recorded as the upstream's failure"))
+        default:
+            stream?.note(.said("not recorded"))
+        }
+    }
+
+    private func deliver(_ reply: Reply, from source: Source, host: String?, stream: AnswerStream?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+        switch (source, reply) {
+        case (_, .deferred): break   // noted when its final reply comes
+        case (.cassette, .noMatch): stream?.note(.said("a miss, not recorded"))
+        case (.cassette, _): stream?.note(.said("replayed from the cassette"))
+        case (.live, _): Self.note(reply, on: stream)
+        }
         switch reply {
         case let .response(plan):
             var result = ReplayService.answer(plan, timing: .instant, origin: upstreamOrigin, aliases: upstreamAliases, served: host)
@@ -185,16 +213,16 @@ public final class RecordService: ExchangeService {
             answer(.text(504, "tapedeck: no answer\n"))
         case let .deferred(deferred):
             // The recorder journals the interaction before it calls `deliver`.
-            _ = deferred.start { [self] final in finished(final, host: host, answer: answer) }
+            _ = deferred.start { [self] final in finished(final, host: host, stream: stream, answer: answer) }
         }
     }
 
     /// A deferred reply's final answer (which may not defer again).
-    private func finished(_ final: Reply, host: String?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
+    private func finished(_ final: Reply, host: String?, stream: AnswerStream?, answer: @escaping @Sendable (ServerAnswer) -> Void) {
         if case .deferred = final {
             answer(.text(500, "tapedeck: a deferred answer deferred again\n"))
         } else {
-            deliver(final, from: .live, host: host, answer: answer)
+            deliver(final, from: .live, host: host, stream: stream, answer: answer)
         }
     }
 

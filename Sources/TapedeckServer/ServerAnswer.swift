@@ -127,6 +127,25 @@ public final class AnswerStream: Sendable {
 
     /// The answer cannot be completed: the connection is reset, as the upstream's was.
     public func abort() { send(.abort) }
+
+    /// What the service says became of the answer, for a stop that cuts off the answers still
+    /// being written (``TapedeckHTTPServer/takeUnwritten()``).
+    public enum Keeping: Sendable, Equatable {
+        /// Nothing said.
+        case unsaid
+        /// Its exchange is still being forwarded: the service names it itself if cut off.
+        case forwarding
+        /// What was done with the answer, said in a few words (`replayed from the cassette`).
+        case said(String)
+    }
+
+    private let keeping = Mutex(Keeping.unsaid)
+
+    /// Notes what became of the answer (the last note counts).
+    public func note(_ keeping: Keeping) { self.keeping.withLock { $0 = keeping } }
+
+    /// What the service last noted of the answer.
+    public var noted: Keeping { keeping.withLock { $0 } }
 }
 
 /// An upstream answer passed on to an ``AnswerStream`` as it arrives (`record`'s live exchanges,

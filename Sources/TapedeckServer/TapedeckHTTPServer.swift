@@ -99,6 +99,23 @@ public final class TapedeckHTTPServer: Sendable {
     /// waits for them as for ``inFlight``, and names those it cuts off.
     public var receiving: [String] { counters.receiving.withLock { Array($0.values) } }
 
+    /// Answers not yet handed whole to the kernel, in no order: those being produced (as
+    /// ``inFlight``) and those complete but still queued for a client that reads slowly. A stop
+    /// waits for them too: once every byte is with the kernel, closing the connection loses none.
+    public var unwrittenAnswers: Int { counters.unwritten.withLock { $0.count } }
+
+    /// Takes every answer not yet handed whole to the kernel off the list (a stop whose wait ran
+    /// out: a slow client still reading a large answer), in arrival order, each with what its
+    /// service noted of it; ``CutOffAnswer/reset()`` then cuts it off, so its client gets a
+    /// cut-off answer, never one that looks complete. (Taken before the service stops its own
+    /// work, whose resets would take the answers off the list unnamed.)
+    public func takeUnwritten() -> [CutOffAnswer] {
+        counters.unwritten.withLock { unwritten in
+            defer { unwritten = [:] }
+            return unwritten.sorted { $0.key < $1.key }.map { CutOffAnswer(name: $0.value.name, channel: $0.value.channel, stream: $0.value.stream) }
+        }
+    }
+
     /// Connections open right now.
     public var openConnections: Int { counters.connections.load(ordering: .relaxed) }
 
@@ -125,6 +142,39 @@ final class ServerCounters: Sendable {
     /// Requests whose body is still arriving, by connection: `POST /upload` (only requests with a
     /// body are listed, so a GET costs nothing here).
     let receiving = Mutex<[Int: String]>([:])
+    /// Answers not yet handed whole to the kernel, by request number.
+    let unwritten = Mutex<[Int: UnwrittenAnswer]>([:])
+
+    /// The answer to request `number` is with the kernel whole, or can no longer be written.
+    func written(_ number: Int?) {
+        guard let number else { return }
+        unwritten.withLock { _ = $0.removeValue(forKey: number) }
+    }
+}
+
+/// An answer not yet handed whole to the kernel: its request, and where it is written.
+struct UnwrittenAnswer: Sendable {
+    /// `GET /target`, as the client sent it.
+    let name: String
+    let channel: any Channel
+    let stream: AnswerStream
+}
+
+/// An answer a stop cuts off while it is still being written (see
+/// ``TapedeckHTTPServer/takeUnwritten()``).
+public struct CutOffAnswer: Sendable {
+    /// The request's method and target, as the client sent them (`GET /big?token=…`: redact
+    /// before showing it).
+    public let name: String
+    let channel: any Channel
+    let stream: AnswerStream
+
+    /// Resets its client's connection (once its service has stopped its own work for it).
+    public func reset() { abort(channel) }
+
+    /// What the service noted of the answer, read now (a note may come after the cut: an
+    /// exchange whose journalling was under way).
+    public var noted: AnswerStream.Keeping { stream.noted }
 }
 
 /// Answers a connection that is not served (over the connection limit: `503`; dropped at accept
