@@ -26,15 +26,20 @@ public final class SocketFaults: Sendable {
     public struct Fired: Hashable, Sendable, CustomStringConvertible {
         /// The site's name.
         public var site: String
-        /// The kind's name.
+        /// The kind's name with what it was given (`latency 2s`, `status 503, Retry-After 2s`).
         public var kind: String
         /// The request it struck (`GET http://…`), or `connection N` for a drop at accept.
         public var target: String
         /// The occurrence number of that request (or the connection number).
         public var occurrence: Int
 
-        /// `fault NAME (KIND) on TARGET #OCCURRENCE`.
-        public var description: String { "fault \(site) (\(kind)) on \(target) #\(occurrence)" }
+        /// `fault NAME (KIND) on TARGET #OCCURRENCE`, the occurrence said: `, the 2nd time that
+        /// request came` (for a drop at accept, the connection's number is its target already).
+        public var description: String {
+            let suffix = occurrence % 100 / 10 == 1 ? "th" : [1: "st", 2: "nd", 3: "rd"][occurrence % 10] ?? "th"
+            let which = target.hasPrefix("connection ") ? "" : ", the \(occurrence)\(suffix) time that request came"
+            return "fault \(site) (\(kind)) on \(target) #\(occurrence)\(which)"
+        }
     }
 
     /// The sites, as given.
@@ -133,7 +138,7 @@ public final class SocketFaults: Sendable {
             guard case .refused = site.kind, site.pattern == nil, inWindow(site),
                   site.exchanges.map({ $0.contains(connection) }) ?? true,
                   fires(index, key: "connection", occurrence: connection) else { continue }
-            let fired = Fired(site: site.name, kind: site.kind.name, target: "connection \(connection)", occurrence: connection)
+            let fired = Fired(site: site.name, kind: site.kind.summary, target: "connection \(connection)", occurrence: connection)
             record(fired)
             return fired
         }
@@ -187,7 +192,7 @@ public final class SocketFaults: Sendable {
             guard fires(index, key: key, occurrence: occurrence) else { continue }
             Self.apply(site.kind, name: site.name, seed: random, key: key, occurrence: occurrence, to: &answer)
             // Shown as the client sent it (the key holds decoded text: a line break, an escape), secrets out.
-            fired.append(Fired(site: site.name, kind: site.kind.name, target: "\(method.uppercased()) \(redactor.redactURLText(url.absoluteString))",
+            fired.append(Fired(site: site.name, kind: site.kind.summary, target: "\(method.uppercased()) \(redactor.redactURLText(url.absoluteString))",
                                occurrence: occurrence))
             stack.fired(site.kind)
             if case .refused = site.kind { break }   // struck before the connection: no head comes to delay

@@ -120,6 +120,26 @@ public enum FaultKind: Hashable, Sendable {
         }
     }
 
+    /// The kind's name with what it was given, for a log line: `latency 2s ± 500ms`,
+    /// `reset after 1000 bytes`, `status 503, Retry-After 2s`.
+    public var summary: String {
+        switch self {
+        case let .latency(delay, jitter): return "latency \(delay.compactText)" + (jitter > .zero ? " ± \(jitter.compactText)" : "")
+        case let .bandwidth(rate): return "bandwidth \(rate) bytes/s"
+        case let .reset(bytes): return "reset after \(bytes) bytes"
+        case let .truncate(bytes): return "truncate after \(bytes) bytes"
+        case let .status(code, headers, retryAfter, retryAfterDate):
+            var parts = ["status \(code)"]
+            if let retryAfter { parts.append("Retry-After \(retryAfter.compactText)") }
+            if let retryAfterDate { parts.append("Retry-After a date \(retryAfterDate.compactText) ahead") }
+            if !headers.isEmpty { parts.append(headers.map(\.name).joined(separator: ", ")) }
+            return parts.joined(separator: ", ")
+        case let .metrics(order): return "metrics \(order.rawValue)"
+        case let .tokenExpiry(at): return "tokenExpiry at \(at.compactText)"
+        default: return name
+        }
+    }
+
     /// Every kind's name, as files spell them.
     public static let names = ["latency", "slowFirstByte", "bandwidth", "stall", "refused", "hostNotFound", "notConnected",
                                "connectionLost", "reset", "truncate", "corruptGzip", "status", "metrics", "duplicateCompletion",
