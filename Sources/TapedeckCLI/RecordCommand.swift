@@ -136,7 +136,8 @@ struct RecordCommand: ParsableCommand {
             throw ExitStatus.report(error)
         }
         if let recovery = service.recorder.recovery { printError(recovery.summary(by: "tapedeck record")) }
-        let http = try server.start(service)
+        // The stop names the answers it cuts off, which needs the list of those not yet written.
+        let http = try server.start(service, tracksUnwrittenAnswers: true)
         let existing = service.recorder.base.interactions.count
         if options.mode == .all, existing > 0 {
             printError("tapedeck record: warning: --mode all replaces the cassette's \(existing) entr\(existing == 1 ? "y" : "ies") with this recording when it stops; --mode new_episodes adds to them instead")

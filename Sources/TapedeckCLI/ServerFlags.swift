@@ -93,9 +93,11 @@ extension ServerFlags {
     /// Starts listening with `service`, or says why it cannot and fails with exit status 3. The
     /// connection limit is kept within the descriptors the process may open (raised to the
     /// system's hard limit first): past them accept fails, and NIO retried it in a busy loop with
-    /// no 503 for anyone.
-    func start(_ service: any ExchangeService) throws -> TapedeckHTTPServer {
+    /// no 503 for anyone. `tracksUnwrittenAnswers` keeps the list of answers not yet written
+    /// whole, which costs every request (only `record`'s stop needs it).
+    func start(_ service: any ExchangeService, tracksUnwrittenAnswers: Bool = false) throws -> TapedeckHTTPServer {
         var options = options()
+        options.tracksUnwrittenAnswers = tracksUnwrittenAnswers
         let (limit, forLoops) = try checkThreads()
         let usable = max(1, (limit - Self.reservedDescriptors - forLoops) / max(1, service.descriptorsPerConnection))
         if options.maxConnections > usable {

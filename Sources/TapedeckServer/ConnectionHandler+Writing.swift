@@ -117,7 +117,11 @@ extension ConnectionHandler {
             }
         } else {
             state = .waitingForHead
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in counters.written(number) }
+            if number != nil {
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in counters.written(number) }
+            } else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)   // no list kept: nothing to hear
+            }
             startHeaderTimer(context)
         }
     }

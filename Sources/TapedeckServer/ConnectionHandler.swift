@@ -51,8 +51,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var receivingListed = false
     /// The stream of the request being answered (it also counts the answer done, once).
     private var answering: AnswerStream?
-    /// The number of the request last handed to the service: its answer is on the server's list
-    /// of answers not yet written whole until its last bytes are with the kernel.
+    /// The number of the request last handed to the service, when the server keeps the list of
+    /// answers not yet written whole (``ServerOptions/tracksUnwrittenAnswers``): its answer is on
+    /// it until its last bytes are with the kernel.
     var currentRequest: Int?
     /// The producer of a streamed answer waiting to hear its last piece was taken (see
     /// ``AnswerStream/body(_:taken:)``): called when the piece before it is written, or when the
@@ -273,9 +274,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
         }
         answering = stream
-        currentRequest = number
-        counters.unwritten.withLock {
-            $0[number] = UnwrittenAnswer(name: "\(head.method.rawValue) \(head.uri)", channel: context.channel, stream: stream)
+        if options.tracksUnwrittenAnswers {
+            currentRequest = number
+            counters.unwritten.withLock {
+                $0[number] = UnwrittenAnswer(name: "\(head.method.rawValue) \(head.uri)", channel: context.channel, stream: stream)
+            }
         }
         let request = IncomingRequest(
             method: head.method.rawValue, target: head.uri, headers: head.headers.map { HeaderField($0.name, $0.value) },

@@ -95,6 +95,7 @@ struct RecordSlowReaderStopTests {
         let service = StreamingService()
         var options = ServerOptions()
         options.threads = 1
+        options.tracksUnwrittenAnswers = true
         let server = try TapedeckHTTPServer(service: service, options: options)
         defer { try? server.shutdown() }
         let client = try SmallWindowClient(port: server.port)
