@@ -321,7 +321,7 @@ public final class ReplayService: ExchangeService {
                 if let refusal = RecordService.refusesTunnel(request) { return answer(refusal.answer) }
                 let outgoing = RequestSnapshot(method: snapshot.method, url: snapshot.url,
                                                headerFields: RecordService.forwardedFields(request.headers).fields, body: snapshot.body)
-                return passThrough(outgoing, stream: request.stream, answer: answer)
+                return passThrough(outgoing, stream: request.stream, served: servedName(request), answer: answer)
             }
         case .stall:
             result = ServerAnswer(status: 200)

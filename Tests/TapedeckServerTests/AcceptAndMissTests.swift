@@ -122,6 +122,25 @@ struct AcceptAndMissTests {
         #expect(try Data(contentsOf: file) == before, "serve never writes the cassette")
     }
 
+    @Test("--on-miss passthrough: a live redirect naming the passthrough origin points back at serve, so the chain's recorded hop replays")
+    func passthroughRedirectComesBack() async throws {
+        let upstream = try await LoopbackServer.start()
+        defer { upstream.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = try cassette(["absolute-redirect/1"], in: directory)
+        let (followed, first) = try await blocking { () -> (CurlRun, CurlRun) in
+            let server = try ServerProcess(["serve", file.path, "--timing", "instant", "--on-miss", "passthrough=\(upstream.baseURL.absoluteString)"])
+            defer { server.stop() }
+            return (try curl(["-L", server.base + "/absolute-redirect/3"]), try curl([server.base + "/absolute-redirect/3"]))
+        }
+        // /3 and /2 are misses the upstream answers; their Locations now name serve, and /1 is the recording
+        let head = first.head.lowercased()
+        #expect(first.code == 302 && head.contains("location: http://127.0.0.1:") && !head.contains(":\(upstream.port)/"), "\(first.head)")
+        #expect(followed.code == 200 && followed.body == Data("recorded absolute-redirect/1".utf8),
+                "the chain came back to serve: \(String(decoding: followed.body, as: UTF8.self))")
+    }
+
     @Test("--on-miss passthrough to an origin that is down answers 502 naming the failure")
     func passthroughDown() async throws {
         let directory = try TemporaryDirectory()

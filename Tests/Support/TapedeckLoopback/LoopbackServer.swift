@@ -22,6 +22,7 @@ import TapedeckHTTP
 /// | `/chunked/N` | N lines streamed in chunks (no Content-Length) |
 /// | `/large/N` | N megabytes of JSON-ish lines |
 /// | `/redirect/N` | 302 to `/redirect/N-1`, `/redirect/0` answers like `/get` |
+/// | `/absolute-redirect/N` | 302 to `http://HOST/absolute-redirect/N-1` (the `Host` it was asked by), `…/0` like `/get` |
 /// | `/delay/MS` | `/get` after MS milliseconds |
 /// | `/status/N` | status N with an empty body |
 /// | `/big-head/N` | `big head`, after N header fields of 1,000 bytes each |
@@ -153,6 +154,12 @@ public final class LoopbackServer: Sendable {
             let count = try context.parameters.require("count", as: Int.self)
             if count <= 0 { return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json(request)))) }
             return Response(status: .found, headers: [.location: "/redirect/\(count - 1)"])
+        }
+        router.get("absolute-redirect/:count") { request, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            if count <= 0 { return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json(request)))) }
+            let host = request.head.authority ?? "127.0.0.1"
+            return Response(status: .found, headers: [.location: "http://\(host)/absolute-redirect/\(count - 1)"])
         }
         router.get("delay/:milliseconds") { request, context in
             let milliseconds = try context.parameters.require("milliseconds", as: Int.self)
