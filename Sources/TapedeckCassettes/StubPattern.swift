@@ -51,29 +51,21 @@ public struct StubPattern: Hashable, Sendable, CustomStringConvertible {
 
         /// Whether `value` (nil: the part is not in the request) is matched.
         public func matches(_ value: String?) -> Bool {
-            switch self {
-            case .absent: return value == nil
-            case let .not(inner): return !inner.matches(value)
-            case let .any(values): return values.contains { $0.matches(value) }
-            case let .all(values): return values.allSatisfy { $0.matches(value) }
-            case let .jsonPath(expression, then): return value.map { StubPattern.selects(expression, in: $0, then: then) } ?? false
-            case let .notMatching(regex): return value.map { !StubPattern.wholeMatch($0, regex) } ?? true
-            default: break
-            }
-            guard let value else { return false }
-            switch self {
-            case let .equal(text, ignoringCase): return ignoringCase ? value.lowercased() == text.lowercased() : value == text
-            case let .matches(regex): return StubPattern.wholeMatch(value, regex)
-            case let .contains(text): return value.contains(text)
-            case let .equalJSON(text, order, extra):
+            switch (self, value) {
+            case (.absent, _): return value == nil
+            case let (.notMatching(regex), _): return value.map { !StubPattern.wholeMatch($0, regex) } ?? true
+            case let (.not(inner), _): return !inner.matches(value)
+            case let (.any(values), _): return values.contains { $0.matches(value) }
+            case let (.all(values), _): return values.allSatisfy { $0.matches(value) }
+            case (_, nil): return false   // every other condition needs the part
+            case let (.equal(text, ignoringCase), value?): return ignoringCase ? value.lowercased() == text.lowercased() : value == text
+            case let (.matches(regex), value?): return StubPattern.wholeMatch(value, regex)
+            case let (.contains(text), value?): return value.contains(text)
+            case let (.equalJSON(text, order, extra), value?):
                 return StubPattern.sameJSON(value, text, ignoringArrayOrder: order, ignoringExtraElements: extra)
-            case let .containsJSON(text): return StubPattern.holdsJSON(value, text)
-            case let .jsonPath(expression, then): return StubPattern.selects(expression, in: value, then: then)
-            case let .bytes(data): return Data(value.utf8) == data
-            case let .all(values): return values.allSatisfy { $0.matches(value) }
-            case let .any(values): return values.contains { $0.matches(value) }
-            case let .not(inner): return !inner.matches(value)
-            case .notMatching, .absent: return false
+            case let (.containsJSON(text), value?): return StubPattern.holdsJSON(value, text)
+            case let (.jsonPath(expression, then), value?): return StubPattern.selects(expression, in: value, then: then)
+            case let (.bytes(data), value?): return Data(value.utf8) == data
             }
         }
 

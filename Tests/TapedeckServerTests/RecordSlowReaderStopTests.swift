@@ -135,20 +135,10 @@ private final class SmallWindowClient {
     }
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "no socket") }
-        var small: Int32 = 4_096
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var seconds = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        guard let descriptor = loopbackSocket(port: port, timeoutSeconds: 60, receiveBuffer: 4_096) else {
+            throw Failure(description: "cannot connect to port \(port)")
         }
-        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        self.descriptor = descriptor
     }
 
     deinit {

@@ -157,6 +157,29 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 
 /// A client on a raw TCP socket, for tests that must see when bytes arrive (timeouts: 20 s per
 /// read, so a server that holds everything back fails the test instead of hanging it).
+/// A TCP socket connected to 127.0.0.1:`port`, its reads timing out after `timeoutSeconds` and
+/// its receive buffer set to `receiveBuffer` bytes (before it connects) when given; nil when it
+/// cannot connect.
+func loopbackSocket(port: Int, timeoutSeconds: Int, receiveBuffer: Int32? = nil) -> Int32? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    var seconds = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(descriptor)
+        return nil
+    }
+    return descriptor
+}
+
 final class RawClient {
     private let descriptor: Int32
     private var received = Data()
@@ -167,18 +190,8 @@ final class RawClient {
     }
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "no socket") }
-        var seconds = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        guard let descriptor = loopbackSocket(port: port, timeoutSeconds: 20) else { throw Failure(description: "cannot connect to port \(port)") }
+        self.descriptor = descriptor
     }
 
     deinit {
