@@ -335,6 +335,48 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC): answered in HTTP/2's own
+    /// words, which such a client understands and an HTTP/1.1 status line it would not: this
+    /// server's (empty) SETTINGS, then stream 1 — a prior-knowledge client's first request — reset
+    /// with `HTTP_1_1_REQUIRED`, on which curl retries the request over HTTP/1.1 on a new
+    /// connection. The connection stays open until the client closes it (curl does at once: a
+    /// close from this side first can reach curl before it has read the reset, and it then reports
+    /// an empty reply); one still open after 2 s gets a GOAWAY whose debug data says why, then
+    /// the close.
+    private func refuseHTTP2(_ context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        bodyArrived()
+        state = .discarding
+        let channel = context.channel
+        guard let outlet = outlet.context else {
+            channel.close(promise: nil)
+            return
+        }
+        var buffer = channel.allocator.buffer(capacity: 64)
+        Self.writeHTTP2Frame(type: 0x4, stream: 0, payload: [], to: &buffer)    // SETTINGS, none changed
+        Self.writeHTTP2Frame(type: 0x3, stream: 1, payload: Self.http11Required, to: &buffer)    // RST_STREAM
+        outlet.writeAndFlush(NIOAny(buffer), promise: nil)
+        let bound = NIOLoopBound(self.outlet, eventLoop: channel.eventLoop)
+        channel.eventLoop.scheduleTask(in: .seconds(2)) {
+            guard channel.isActive, let outlet = bound.value.context else { return }
+            var goaway = channel.allocator.buffer(capacity: 128)
+            let reason = Array("tapedeck speaks HTTP/1.1 only: send this request over HTTP/1.1".utf8)
+            Self.writeHTTP2Frame(type: 0x7, stream: 0, payload: [0, 0, 0, 0] + Self.http11Required + reason, to: &goaway)
+            outlet.writeAndFlush(NIOAny(goaway)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// HTTP/2's error code `HTTP_1_1_REQUIRED` (0xd), as a frame payload's four bytes.
+    private static let http11Required: [UInt8] = [0, 0, 0, 0x0d]
+
+    /// Appends one HTTP/2 frame (RFC 9113 §4.1: 24-bit length, type, no flags, stream id).
+    private static func writeHTTP2Frame(type: UInt8, stream: UInt32, payload: [UInt8], to buffer: inout ByteBuffer) {
+        let length = UInt32(payload.count)
+        buffer.writeBytes([UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, 0])
+        buffer.writeInteger(stream & 0x7fff_ffff)
+        buffer.writeBytes(payload)
+    }
+
     /// `100 Continue` for a client that waits for it before sending its body (curl does for
     /// bodies over 1 MB, for up to a second), once the head was found within the limits. Straight
     /// to the socket: NIO's pipelining handler holds a request's parts while an earlier answer is
@@ -350,7 +392,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         if let parse = error as? HTTPParserError, parse == .paused {
             // llhttp pauses at HTTP/2's connection preface (`PRI * HTTP/2.0`): a client speaking
             // HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC).
-            refuse(context, status: 505, "HTTP/2 from the first byte (its connection preface, as curl --http2-prior-knowledge sends) is not supported: this server speaks HTTP/1.1")
+            refuseHTTP2(context)
+        } else if case .discarding = state, let decoding = error as? ByteToMessageDecoderError,
+                  case .dataReceivedInErrorState = decoding {
+            // More bytes after a refusal (an HTTP/2 client's SETTINGS acknowledgement): the
+            // refusal closes the connection when it is done; closing at once could cut it short.
         } else if let parse = error as? HTTPParserError, parse == .headerOverflow {
             // NIO's own words ("too many header bytes seen; overflow detected") name no limit.
             refuse(context, status: 431, "the request head (its request line and header fields) is over the limit of \(options.maxHeaderBytes) bytes "

@@ -221,13 +221,21 @@ struct LimitsTests {
         #expect(answers.count == 3 && answers[2].contains("content-encoding: br"), "\(answers)")
     }
 
-    @Test("a client speaking HTTP/2 from the first byte (curl --http2-prior-knowledge) gets a 505 that says so, not a parser's word")
+    @Test("a client speaking HTTP/2 from the first byte gets HTTP/2's HTTP_1_1_REQUIRED: curl --http2-prior-knowledge retries over HTTP/1.1 and gets its answer; a client that stays gets a GOAWAY saying why")
     func http2PriorKnowledge() throws {
         let server = try server()
         defer { try? server.shutdown() }
-        let exchange = rawExchange(port: server.port, send: Data("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8))
-        let text = String(decoding: exchange.received, as: UTF8.self)
-        #expect(exchange.statusLine.hasPrefix("HTTP/1.1 505") && text.contains("speaks HTTP/1.1"), "\(text)")
+        let run = try curl(["--http2-prior-knowledge", "-v", "http://127.0.0.1:\(server.port)/ok"])
+        #expect(run.status == 0 && run.code == 200 && String(decoding: run.body, as: UTF8.self) == "fine", "\(run.errors)")
+        #expect(run.errors.contains("HTTP_1_1_REQUIRED"), "curl read the reset's reason: \(run.errors)")
+        // A client that neither retries nor closes: SETTINGS and stream 1's reset at once, then
+        // a GOAWAY with HTTP_1_1_REQUIRED and the reason as its debug data, then the close.
+        let preface = Data("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + Data([0, 0, 0, 4, 0, 0, 0, 0, 0])
+        let raw = rawExchange(port: server.port, send: preface, shutdownWrite: false)
+        let bytes = [UInt8](raw.received)
+        #expect(Array(bytes.prefix(22)) == [0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 1, 0, 0, 0, 0x0d], "\(bytes)")
+        #expect(!raw.timedOut && bytes.count > 39 && bytes[25] == 7 && Array(bytes[35..<39]) == [0, 0, 0, 0x0d], "\(bytes)")
+        #expect(String(decoding: bytes.dropFirst(39), as: UTF8.self).contains("HTTP/1.1 only"))
     }
 
     @Test("loopback means 127.0.0.0/8 as four decimal octets, ::1 or localhost", arguments: [
