@@ -53,16 +53,17 @@ extension Redactor {
             // a prefixed document, a JSONP call are found wherever validate finds them).
             if Self.isForm(contentType), !Self.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) {
                 let fields = Self.formFields(text)
-                let grant = Self.isTokenGrant(fields)
-                for field in fields where isSecretFormName(field.name, inTokenGrant: grant) {
+                let kind = FormKind(names: fields.map(\.name))
+                for field in fields where isSecretFormName(field.name, in: kind) {
                     guard let value = field.value else { continue }
                     keep(value)
                     keep(MatchRules.formDecoded(String(value)))
                 }
             } else if let parts = Self.multipartParts(body, contentType: contentType), !parts.isEmpty {
                 // A form posted as multipart: its secret fields, and the secret fields of its fields' JSON.
+                let kind = FormKind(names: parts.compactMap { $0.isFile ? nil : $0.name })
                 for part in parts where !part.isFile {
-                    if let name = part.name, isSecretQueryName(name) {
+                    if let name = part.name, isSecretFormName(name, in: kind) {
                         if let value = String(data: body[part.content], encoding: .utf8) { keep(value) }
                     } else {
                         for object in SecretScanner.jsonDocuments(in: Data(body[part.content])) { collectJSONSecrets(object, into: keep) }

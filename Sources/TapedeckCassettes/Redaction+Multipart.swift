@@ -24,12 +24,13 @@ extension Redactor {
     func redactMultipart(_ body: Data, contentType: String?) -> Data? {
         // No part at all (a JSON document labelled multipart): read as any other body.
         guard let parts = Self.multipartParts(body, contentType: contentType), !parts.isEmpty else { return nil }
+        let kind = FormKind(names: parts.compactMap { $0.isFile ? nil : $0.name })
         var result = Data()
         var copied = body.startIndex
         for part in parts {
             let content = body[part.content]
             let replacement: Data?
-            if !part.isFile, let name = part.name, isSecretQueryName(name) {
+            if !part.isFile, let name = part.name, isSecretFormName(name, in: kind) {
                 replacement = content.elementsEqual(Self.placeholder.utf8) ? nil : Data(Self.placeholder.utf8)
             } else if !part.isFile {
                 // A field's JSON, by its type or its look (lines of it too); an uploaded file stays.

@@ -100,10 +100,10 @@ public enum SecretScanner {
                 // (A JSON document under the form type is read as JSON, below, as redaction reads it.)
                 guard let body, Redactor.isForm(contentType), !Redactor.looksLikeJSON(body), let text = String(data: body, encoding: .utf8) else { return }
                 let fields = Redactor.formFields(text)
-                let grant = Redactor.isTokenGrant(fields)
+                let kind = FormKind(names: fields.map(\.name))
                 for field in fields {
                     guard let value = field.value, !Redactor.looksRedacted(String(value)), !value.isEmpty else { continue }
-                    if rules.isSecretFormName(field.name, inTokenGrant: grant) || defaults.isSecretFormName(field.name, inTokenGrant: grant) {
+                    if rules.isSecretFormName(field.name, in: kind) || defaults.isSecretFormName(field.name, in: kind) {
                         report("\(place) form field '\(field.name)'", "a credential form field is stored unredacted")
                     }
                 }
@@ -113,10 +113,11 @@ public enum SecretScanner {
                let parts = Redactor.multipartParts(body, contentType: interaction.request.headers.value(for: "Content-Type")), !parts.isEmpty {
                 // Read part by part, as redaction does: an uploaded file is not looked into.
                 bodies.removeAll { $0.0 == requestPlace }
+                let kind = FormKind(names: parts.compactMap { $0.isFile ? nil : $0.name })
                 for part in parts {
                     let content = body[part.content]
                     if !part.isFile, let name = part.name, !content.isEmpty, !Redactor.looksRedacted(String(decoding: content, as: UTF8.self)),
-                       rules.isSecretQueryName(name) || defaults.isSecretQueryName(name) {
+                       rules.isSecretFormName(name, in: kind) || defaults.isSecretFormName(name, in: kind) {
                         report("request.body multipart field '\(name)'", "a credential form field is stored unredacted")
                     }
                     if !part.isFile {

@@ -112,5 +112,32 @@ struct MultipartRedactionTests {
         let parts = try #require(Redactor.multipartParts(body, contentType: "multipart/form-data; boundary=\(Self.boundary)"))
         #expect(parts.count == 50_000 && parts.last?.name == "f49999" && body[parts[49_999].content] == Data("49999".utf8))
     }
+
+    @Test("an S3-style browser upload form keeps its `key` (the object's name) and loses its signature and security token; a form without a signed policy still loses `key`")
+    func storageUploadKey() throws {
+        var body = Data()
+        func field(_ name: String, _ value: String) {
+            body += Data("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        field("key", "uploads/2026/${filename}")
+        field("x-amz-credential", "AKIAEXAMPLE/20261128/us-east-1/s3/aws4_request")
+        field("x-amz-security-token", "FwoGZXIvYXdzEXAMPLE")
+        field("Policy", "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOFQxMjowMDowMFoifQ==")
+        field("X-Amz-Signature", "0f1e2d3c4b5a69788796a5b4c3d2e1f0")
+        body += Data("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nhello\r\n--\(Self.boundary)--\r\n".utf8)
+        let redacted = String(decoding: Redactor().redact(Self.request(body)).body ?? Data(), as: UTF8.self)
+        #expect(redacted.contains("uploads/2026/${filename}"), "\(redacted)")
+        for secret in ["AKIAEXAMPLE", "FwoGZXIvYXdzEXAMPLE", "0f1e2d3c4b5a69788796a5b4c3d2e1f0"] {
+            #expect(!redacted.contains(secret), "\(secret) in \(redacted)")
+        }
+        var cassette = Cassette()
+        cassette.interactions = [Interaction(index: 0, request: Self.request(body), outcome: .response(RecordedResponse(status: 204)))]
+        let found = SecretScanner.scan(cassette).map(\.description)
+        #expect(!found.contains { $0.contains("'key'") } && found.contains { $0.contains("'X-Amz-Signature'") }, "\(found)")
+        // The same rule in a urlencoded form; without the signed policy `key` is an API key.
+        let form = Data("key=photos%2Fcat.jpg&policy=e30%3D&signature=abc123".utf8)
+        #expect(String(decoding: Redactor().redactForm(form), as: UTF8.self) == "key=photos%2Fcat.jpg&policy=e30%3D&signature=REDACTED")
+        #expect(String(decoding: Redactor().redactForm(Data("key=AIzaSyEXAMPLE&q=cats".utf8)), as: UTF8.self) == "key=REDACTED&q=cats")
+    }
 }
 
