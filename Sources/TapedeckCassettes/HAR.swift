@@ -150,6 +150,9 @@ package struct HAREntry: Codable, Hashable, Sendable {
     package var index: Int?
     /// Tapedeck: the transport error that ended the exchange instead of a response.
     package var error: HARTransportError?
+    /// WebPageTest's `_was_pushed`: the server pushed this resource (HTTP/2 server push) rather
+    /// than the page asking for it. Read, never written.
+    package var wasPushed = false
     /// Why this entry could not be decoded (a placeholder keeping the entry's place); nil for
     /// every entry that decoded. Never written.
     package var unreadable: HARUnreadable?
@@ -158,6 +161,11 @@ package struct HAREntry: Codable, Hashable, Sendable {
         case startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
         case index = "_index"
         case error = "_error"
+    }
+
+    /// Keys read and never written.
+    private enum ReadOnlyKeys: String, CodingKey {
+        case wasPushed = "_was_pushed"
     }
 
     package init(
@@ -197,6 +205,14 @@ package struct HAREntry: Codable, Hashable, Sendable {
         connection = try container.decodeIfPresent(String.self, forKey: .connection)
         comment = (try? container.decodeIfPresent(String.self, forKey: .comment)) ?? nil
         index = try container.decodeIfPresent(Int.self, forKey: .index)
+        let readOnly = try decoder.container(keyedBy: ReadOnlyKeys.self)
+        if let flag = try? readOnly.decodeIfPresent(Bool.self, forKey: .wasPushed) {
+            wasPushed = flag
+        } else if let number = try? readOnly.decodeIfPresent(Double.self, forKey: .wasPushed) {
+            wasPushed = number != 0
+        } else if let text = try? readOnly.decodeIfPresent(String.self, forKey: .wasPushed) {
+            wasPushed = text == "1" || text == "true"
+        }
         if let recorded = try? container.decodeIfPresent(HARTransportError.self, forKey: .error) {
             error = recorded
         } else if let message = try? container.decodeIfPresent(String.self, forKey: .error) {

@@ -95,6 +95,12 @@ extension HARCodec {
         let request = RecordedRequest(method: entry.request.method.uppercased(), url: url, headers: requestHeaders, body: requestBody)
 
         let response = entry.response
+        if entry.wasPushed, response.status <= 0, response.headers.isEmpty, response.failureText == nil, entry.error == nil {
+            // WebPageTest lists each resource a server pushed (HTTP/2 PUSH_PROMISE) once as it was
+            // announced, with no response (status -2), and again with the response it got.
+            throw bad("response.status", "a resource the server announced it would push (status \(response.status), `_was_pushed`), with no response "
+                        + "of its own: the entry with its pushed response answers the request instead")
+        }
         let failure: RecordedFailure?
         if let error = entry.error {
             // A bare message (code -1, e.g. mitmproxy's entry-level `_error`) is mapped by its text.

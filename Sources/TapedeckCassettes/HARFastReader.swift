@@ -102,6 +102,7 @@ enum HARFastReader {
         var serverIPAddress: String?
         var connection: String?
         var comment: String?
+        var wasPushed: Bool?
         var responseIsNull = false
         guard cursor.object({ cursor, key in
             switch key {
@@ -121,6 +122,7 @@ enum HARFastReader {
             case "serverIPAddress": return cursor.optionalString(into: &serverIPAddress)
             case "connection": return cursor.optionalString(into: &connection)
             case "comment": return stringIfAny(&cursor, into: &comment)
+            case "_was_pushed": return cursor.flagIfAny(into: &wasPushed)
             case "cache":
                 // HARCache holds nothing; anything but an object or null goes to the strict reader.
                 return cursor.null() || cursor.object { cursor, _ in cursor.skipValue() }
@@ -141,6 +143,7 @@ enum HARFastReader {
         entry.serverIPAddress = serverIPAddress
         entry.connection = connection
         entry.comment = comment
+        entry.wasPushed = wasPushed ?? false
         return entry
     }
 

@@ -71,6 +71,27 @@ extension JSONCursor {
         }
     }
 
+    /// A flag as writers spell one — `true`/`false`, `1`/`0`, `"1"`/`"0"` (WebPageTest writes
+    /// all of these) — into `value`; any other value is skipped and leaves it nil.
+    mutating func flagIfAny(into value: inout Bool?) -> Bool {
+        switch peek() {
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            return boolIfAny(into: &value)
+        case UInt8(ascii: "\""):
+            var text: String?
+            guard string(into: &text) else { return false }
+            value = text == "1" || text == "true" ? true : text == "0" || text == "false" ? false : nil
+            return true
+        case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
+            var number: Double?
+            guard optionalDouble(into: &number) else { return false }
+            value = number.map { $0 != 0 }
+            return true
+        default:
+            return skipValue()
+        }
+    }
+
     /// A value `read` understands, or null (left nil).
     mutating func nullable<Value>(into value: inout Value?, _ read: (inout JSONCursor) -> Value?) -> Bool {
         if null() { return true }

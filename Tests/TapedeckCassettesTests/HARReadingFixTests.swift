@@ -331,4 +331,23 @@ struct HARReadingFixTests {
         #expect(cassette.notes.count == 1 && cassette.notes.first?.field == "request.postData", "\(cassette.notes)")
         #expect(cassette.notes.first?.text.contains("bodySize says 2048") == true && cassette.notes.first?.text.contains("--match-body") == true)
     }
+
+    @Test("WebPageTest's announcement of a pushed resource (status -2, `_was_pushed`, no response) is left out: the request gets the pushed 200; an aborted request (-2, not pushed) stays a failure")
+    func pushAnnouncementsLeftOut() throws {
+        func entry(_ path: String, status: Int, pushed: String, headers: String = "[]", text: String = "") -> String {
+            #"{"startedDateTime":"2026-11-28T10:00:00Z","time":0,"_was_pushed":\#(pushed),"_responseCode":\#(status),"#
+                + #""request":{"method":"GET","url":"https://site.test\#(path)","headers":[],"queryString":[],"bodySize":0},"#
+                + #""response":{"status":\#(status),"headers":\#(headers),"content":{"size":\#(text.utf8.count),"mimeType":"text/css","text":"\#(text)"}},"#
+                + #""timings":{"send":0,"wait":0,"receive":0}}"#
+        }
+        let css = #"[{"name":"Content-Type","value":"text/css"}]"#
+        let entries = [entry("/a.css", status: -2, pushed: "1"), entry("/b.css", status: -2, pushed: "\"1\""),
+                       entry("/a.css", status: 200, pushed: "1", headers: css, text: "a{}"), entry("/b.css", status: 200, pushed: "true", headers: css, text: "b{}"),
+                       entry("/c.css", status: -2, pushed: "0")]
+        let cassette = try read(#"{"log":{"version":"1.2","creator":{"name":"WebPagetest","version":"3.0"},"entries":["# + entries.joined(separator: ",") + "]}}")
+        #expect(cassette.skipped.map(\.position) == [0, 1], "\(cassette.skipped)")
+        #expect(cassette.skipped.first?.description.contains("push") == true)
+        let kept = cassette.interactions.map { ($0.request.url.path, $0.response?.status) }
+        #expect(kept.map(\.0) == ["/a.css", "/b.css", "/c.css"] && kept.map(\.1) == [200, 200, nil], "\(kept)")
+    }
 }
