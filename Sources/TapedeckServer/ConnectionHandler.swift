@@ -178,30 +178,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Whether `value` is a Host field's value as RFC 9112 §3.2 allows: empty, or a host (a
-    /// name of letters, digits and `-._~!$&'()*+,;=` or `%XX`, or an IPv6 address in brackets)
-    /// and an optional port of at most 65535.
-    static func isValidHost(_ value: String) -> Bool {
-        var host = Substring(value)
-        var port: Substring?
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
-            let inside = host[host.index(after: host.startIndex)..<close]
-            guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
-            let rest = host[host.index(after: close)...]
-            guard rest.isEmpty || rest.hasPrefix(":") else { return false }
-            port = rest.isEmpty ? nil : rest.dropFirst()
-            host = ""
-        } else if let colon = host.lastIndex(of: ":") {
-            port = host[host.index(after: colon)...]
-            host = host[..<colon]
-        }
-        let allowed = Set("-._~!$&'()*+,;=%")
-        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || allowed.contains($0)) }) else { return false }
-        guard let port, !port.isEmpty else { return true }
-        return port.count <= 5 && port.allSatisfy({ $0.isASCII && $0.isNumber }) && Int(port).map { $0 <= 65_535 } == true
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
@@ -215,6 +191,18 @@ final class ConnectionHandler: ChannelInboundHandler {
             if let host = head.headers.first(name: "Host"), !Self.isValidHost(host) {
                 // RFC 9112 §3.2: an invalid Host is answered 400, never guessed at.
                 refuse(context, status: 400, "the Host field is no host[:port] (a name, an IPv4 address or a bracketed IPv6 one, then a port of at most 65535)")
+                return
+            }
+            if head.version == .http1_1, !head.headers.contains(name: "Host"), !head.uri.contains("://") {
+                // RFC 9112 §3.2: an HTTP/1.1 request without one is answered 400 (an absolute
+                // target, as sent to a proxy, names its host itself and is let through).
+                refuse(context, status: 400, "an HTTP/1.1 request must have a Host field (RFC 9112 §3.2)")
+                return
+            }
+            if let coding = Self.unsupportedTransferCoding(head.headers) {
+                // RFC 9112 §6.1: a transfer coding the server does not understand is answered 501,
+                // never passed on as if the body were plain (the upstream would get the coded bytes).
+                refuse(context, status: 501, "the request's transfer coding '\(coding)' is not supported: only chunked is")
                 return
             }
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
@@ -364,17 +352,6 @@ final class ConnectionHandler: ChannelInboundHandler {
             Self.writeHTTP2Frame(type: 0x7, stream: 0, payload: [0, 0, 0, 0] + Self.http11Required + reason, to: &goaway)
             outlet.writeAndFlush(NIOAny(goaway)).whenComplete { _ in channel.close(promise: nil) }
         }
-    }
-
-    /// HTTP/2's error code `HTTP_1_1_REQUIRED` (0xd), as a frame payload's four bytes.
-    private static let http11Required: [UInt8] = [0, 0, 0, 0x0d]
-
-    /// Appends one HTTP/2 frame (RFC 9113 §4.1: 24-bit length, type, no flags, stream id).
-    private static func writeHTTP2Frame(type: UInt8, stream: UInt32, payload: [UInt8], to buffer: inout ByteBuffer) {
-        let length = UInt32(payload.count)
-        buffer.writeBytes([UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, 0])
-        buffer.writeInteger(stream & 0x7fff_ffff)
-        buffer.writeBytes(payload)
     }
 
     /// `100 Continue` for a client that waits for it before sending its body (curl does for

@@ -53,10 +53,13 @@ final class LiveExchanges: Sendable {
         }
 
         /// The exchange ended: `delivered`, its final reply came (a cut-off one was kept after
-        /// all: it had completed before the cut reached it); else its client went away.
-        mutating func ended(_ id: Int, delivered: Bool) {
-            running[id] = nil
+        /// all: it had completed before the cut reached it); else its client went away. Returns
+        /// whether it was still running (not cut off by a stop).
+        @discardableResult
+        mutating func ended(_ id: Int, delivered: Bool) -> Bool {
+            let wasRunning = running.removeValue(forKey: id) != nil
             if delivered { cut[id] = nil }
+            return wasRunning
         }
 
         /// Stopping: no exchange starts from now on; those running are handed back to be cut off.
@@ -88,7 +91,9 @@ final class LiveExchanges: Sendable {
     }
 
     /// The exchange is over: `delivered`, its final reply came; else its client went away.
-    func ended(_ id: Int, delivered: Bool) {
+    /// Returns whether it was still running (not cut off by a stop).
+    @discardableResult
+    func ended(_ id: Int, delivered: Bool) -> Bool {
         book.withLock { $0.ended(id, delivered: delivered) }
     }
 

@@ -156,8 +156,13 @@ public final class RecordService: ExchangeService {
             }
         })
         exchanges.started(id, cancel: cancel)
-        stream.whenClientGone { [exchanges] in
-            exchanges.ended(id, delivered: false)
+        stream.whenClientGone { [exchanges, log] in
+            // Said, or a script whose client half-closes after its request (`nc -N`, socat) sees
+            // an empty reply and a stop line saying nothing was recorded, with no reason given.
+            if exchanges.ended(id, delivered: false) {
+                log?("not recorded, the client went before its answer: \(shown()) (its connection closed, or only its sending side, "
+                        + "which record takes for its going, as nginx does; the upstream request was cancelled)")
+            }
             cancel()
         }
     }

@@ -36,6 +36,12 @@ struct LimitsTests {
         #expect(rawExchange(port: server.port, send: Data("NOT HTTP AT ALL\r\n\r\n".utf8)).statusLine == "HTTP/1.1 400 Bad Request")
         let twoHosts = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: a.test\r\nhost: b.test\r\n\r\n".utf8))
         #expect(twoHosts.statusLine == "HTTP/1.1 400 Bad Request", "which host was meant is not guessed")
+        let noHost = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nAccept: */*\r\n\r\n".utf8))
+        #expect(noHost.statusLine == "HTTP/1.1 400 Bad Request" && String(decoding: noHost.received, as: UTF8.self).contains("Host"), "RFC 9112 §3.2")
+        #expect(rawExchange(port: server.port, send: Data("GET /ok HTTP/1.0\r\n\r\n".utf8)).statusLine == "HTTP/1.1 200 OK", "HTTP/1.0 needs none")
+        let coded = rawExchange(port: server.port, send: Data("POST /ok HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+        #expect(coded.statusLine == "HTTP/1.1 501 Not Implemented" && String(decoding: coded.received, as: UTF8.self).contains("'gzip'"),
+                "a transfer coding it cannot undo is refused, not passed on as plain bytes: \(coded.statusLine)")
         for host in ["a b", "[zz", "x:99999", "x:8o", "[::1]x", "h\u{e9}.test"] {
             let bad = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8))
             #expect(bad.statusLine == "HTTP/1.1 400 Bad Request", "Host: \(host) is no host[:port]: \(bad.statusLine)")

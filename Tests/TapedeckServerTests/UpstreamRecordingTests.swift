@@ -292,6 +292,7 @@ struct UpstreamRecordingTests {
         #expect(other.code == 200)
         #expect(proxy.stop() == 0, "\(proxy.errors)")
         #expect(!proxy.errors.contains("still under way"), "\(proxy.errors)")
+        #expect(proxy.errors.contains("not recorded, the client went before its answer: GET /gated/\(key)/4096"), "said, with why: \(proxy.errors)")
         #expect(try CassetteFile.read(cassette).interactions.map(\.request.url.path) == ["/get"])
     }
 
