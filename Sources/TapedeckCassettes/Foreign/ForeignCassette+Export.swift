@@ -112,46 +112,84 @@ extension ForeignCassette {
         return (headers, body)
     }
 
-    /// A URL as WebMock hands it to VCR's matcher: query items sorted by name, the last of a
-    /// repeated name kept, `+` as `%20`, and escapes of characters a query may hold bare
-    /// (`%2F`, `%3A`, `%40`, …) decoded. VCR with WebMock compares a recorded `uri` with the
-    /// request's so normalised; one written as sent would not match (`?b=1&a=2`).
+    /// A URL as WebMock hands it to VCR's matcher (WebMock 3's `normalize_uri`: its query mapper,
+    /// then Addressable's normalisation): query items sorted by name; the last of a repeated name
+    /// kept, but every value of a `name[]` list, the values sorted; names and values decoded
+    /// (`+` in a value as a space), then escaped again but for the characters a query may hold
+    /// bare (`/`, `:`, `@`, `=`, `!`, `$`, `'`, `(`, `)`, `*`, `,`, `?` and the unreserved ones):
+    /// `cursor=abc%3D%3D` becomes `cursor=abc==`, `q=a;b` becomes `q=a%3Bb`, `a=b+c` becomes
+    /// `a=b%20c`. VCR with WebMock compares a recorded `uri` with the request's so normalised; one
+    /// written as sent would not match (`?b=1&a=2`). VCR then drops a standard port (`:80` for
+    /// `http`, `:443` for `https`) through Ruby's URI, which also escapes `'` as `%27`: so does
+    /// this, for such a URL.
     package static func webMockForm(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let query = components.percentEncodedQuery, !query.isEmpty else {
-            return url.absoluteString
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        let standardPort = components.scheme?.lowercased() == "https" ? 443 : 80
+        let portDropped = components.port == nil || components.port == standardPort
+        if components.port == standardPort { components.port = nil }
+        guard let query = components.percentEncodedQuery, !query.isEmpty else {
+            return components.url?.absoluteString ?? url.absoluteString
         }
-        var pairs: [(name: String, value: String?)] = []
+        var pairs: [(name: [UInt8], values: [[UInt8]?])] = []
         for item in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = queryForm(String(parts[0]))
-            let value = parts.count > 1 ? queryForm(String(parts[1])) : nil
-            pairs.removeAll { $0.name == name }
-            pairs.append((name, value))
+            let name = percentDecoded(Substring(parts[0]), plusAsSpace: false)
+            let value = parts.count > 1 ? percentDecoded(parts[1], plusAsSpace: true) : nil
+            let isList = name.count > 2 && name.suffix(2) == Array("[]".utf8) && !name.dropLast(2).contains(UInt8(ascii: "["))
+            if isList, let at = pairs.firstIndex(where: { $0.name == name }) {
+                pairs[at].values.append(value)
+            } else {
+                pairs.removeAll { $0.name == name }
+                pairs.append((name, [value]))
+            }
         }
-        pairs.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        components.percentEncodedQuery = pairs.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
+        pairs.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        var items: [String] = []
+        for pair in pairs {
+            let values = pair.values.count > 1 ? pair.values.sorted { ($0 ?? []).lexicographicallyPrecedes($1 ?? []) } : pair.values
+            for value in values {
+                items.append(webMockEscaped(pair.name, quote: portDropped) + (value.map { "=" + webMockEscaped($0, quote: portDropped) } ?? ""))
+            }
+        }
+        components.percentEncodedQuery = items.joined(separator: "&")
         return components.url?.absoluteString ?? url.absoluteString
     }
 
-    /// A query name or value in WebMock's form (`+` as `%20`, bare what a query may hold bare).
-    private static func queryForm(_ text: String) -> String {
-        let bare = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$'()*,;:@/?".unicodeScalars)
-        var out = ""
-        var scalars = Array(text.replacingOccurrences(of: "+", with: "%20").unicodeScalars)[...]
-        while let first = scalars.first {
-            if first == "%", scalars.count >= 3, let byte = UInt8(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16),
-               byte < 0x80, bare.contains(Unicode.Scalar(byte)) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-                scalars = scalars.dropFirst(3)
-            } else if first == "%", scalars.count >= 3 {
-                out += String(String.UnicodeScalarView(scalars.prefix(3))).uppercased()
-                scalars = scalars.dropFirst(3)
+    /// The bytes `text` stands for: `%XX` escapes decoded (one that is not two hex digits stays
+    /// as written), `+` a space when `plusAsSpace` (a form value).
+    private static func percentDecoded(_ text: Substring, plusAsSpace: Bool) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var at = 0
+        while at < bytes.count {
+            if bytes[at] == UInt8(ascii: "%"), at + 2 < bytes.count,
+               let byte = UInt8(String(decoding: bytes[(at + 1)...(at + 2)], as: UTF8.self), radix: 16) {
+                out.append(byte)
+                at += 3
             } else {
-                out.unicodeScalars.append(first)
-                scalars = scalars.dropFirst()
+                out.append(plusAsSpace && bytes[at] == UInt8(ascii: "+") ? UInt8(ascii: " ") : bytes[at])
+                at += 1
             }
         }
         return out
+    }
+
+    /// Bytes escaped as WebMock and Addressable leave a query's name or value: bare if unreserved
+    /// or one of `/:@=!$'()*,?`, else `%XX` in capitals (`+`, `;`, `&`, `#`, `[`, `]`, spaces,
+    /// `%` and every byte past ASCII among them); `'` too when `quote`.
+    private static func webMockEscaped(_ bytes: [UInt8], quote: Bool) -> String {
+        let bare = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:@=!$()*,?\(quote ? "" : "'")".utf8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            if bare.contains(byte) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The status's reason phrase (RFC 9110's), which the tools write beside the code; empty for
