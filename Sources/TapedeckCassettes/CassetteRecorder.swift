@@ -76,6 +76,12 @@ public final class CassetteRecorder: Responder {
         /// client never holds an answer the cassette lacks (`tapedeck record` sets it). When false
         /// (the default), the live answer is delivered and ``finish(succeeded:)`` reports the loss.
         public var answersOnlyStored = false
+        /// Keep a live exchange the client cancelled before its answer came, as a recorded
+        /// cancellation (`URLError.cancelled` after the time it ran): replayed, the request ends
+        /// cancelled at that time, as it did, instead of finding no entry and failing the test
+        /// for good. True by default (an app's tests that cancel); `tapedeck record` sets it
+        /// false: a proxy's client that went away says nothing about the upstream.
+        public var keepsCancelled = true
 
         /// Options; the defaults replay only, strictly, with the default rules and redaction.
         public init(
@@ -242,7 +248,8 @@ public final class CassetteRecorder: Responder {
     /// A deferred reply that forwards `request` live, lets `keep` see the result (it calls its
     /// second argument once it is done with it: journalled — with a failure to answer instead of
     /// the live answer, when it could not be kept), then answers. A request the client cancelled
-    /// is neither kept nor answered.
+    /// is not answered; it is kept as a cancellation when ``Options/keepsCancelled`` (or as the
+    /// answer, when that came first).
     private func live(
         _ request: RequestSnapshot, label: String,
         keep: @escaping @Sendable (LiveForwarder.Result, @escaping @Sendable (TransportFailure?) -> Void) -> Void
@@ -264,7 +271,13 @@ public final class CassetteRecorder: Responder {
                     state.withLock { $0.inFlight -= 1 }
                     if wanted { deliver(unkept.map { .failure($0) } ?? result.reply) }
                 }
-                if wanted { keep(result, answer) } else { answer(nil) }
+                if wanted {
+                    keep(result, answer)
+                } else if options.keepsCancelled {
+                    keep(result.cancelledByClient, answer)
+                } else {
+                    answer(nil)
+                }
             }
             return {
                 cancelled.withLock { $0 = true }

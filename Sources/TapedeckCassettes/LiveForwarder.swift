@@ -66,6 +66,24 @@ public final class LiveForwarder: Sendable {
             Interaction(index: index, startedDateTime: startedDateTime, request: request, outcome: outcome, timings: timings)
         }
 
+        /// The result of an exchange its client cancelled: a response that came whole first
+        /// stays; the failure the cancel caused — before the head, or after it and part of the
+        /// body — is recorded as the client's cancellation, at the time it came.
+        public var cancelledByClient: Result {
+            let cancellation = RecordedFailure(code: URLError.cancelled.rawValue, message: "cancelled by the client before its answer came")
+            var cancelled = self
+            switch outcome {
+            case .failure:
+                cancelled.outcome = .failure(cancellation)
+            case var .response(response) where response.interruption != nil:
+                response.interruption = cancellation
+                cancelled.outcome = .response(response)
+            case .response:
+                break
+            }
+            return cancelled
+        }
+
         /// What a responder answers with this result (the unredacted live response).
         public var reply: Reply {
             CassettePlayer.reply(for: interaction(index: 0))

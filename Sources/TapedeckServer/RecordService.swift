@@ -60,6 +60,8 @@ public final class RecordService: ExchangeService {
         options.transport = client
         // A client never gets an answer the journal could not keep: it gets a failure instead.
         options.answersOnlyStored = true
+        // A client that went away (or a stop's cut) says nothing of the upstream: not kept.
+        options.keepsCancelled = false
         recorder = try CassetteRecorder(cassette: cassette, options: options)
         // The recorder creates a missing directory; the command line wants an existing one (a typo
         // in --cassette should not make directories).

@@ -146,15 +146,6 @@ func rawExchange(port: Int, send bytes: Data, shutdownWrite: Bool = true, timeou
     }
 }
 
-/// Runs blocking work (child processes, curl, sockets) on a thread of its own, so an async test
-/// never holds one of the cooperative pool's threads (two on this machine) that the loopback
-/// server's handlers need.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
 /// A client on a raw TCP socket, for tests that must see when bytes arrive (timeouts: 20 s per
 /// read, so a server that holds everything back fails the test instead of hanging it).
 /// A TCP socket connected to 127.0.0.1:`port`, its reads timing out after `timeoutSeconds` and

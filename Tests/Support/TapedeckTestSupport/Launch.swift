@@ -13,3 +13,12 @@ package func launch(_ process: Process) throws {
 }
 
 private let launchLock = NSLock()
+
+/// Runs blocking work (child processes, curl, sockets) on a thread of its own, so an async test
+/// never holds one of the cooperative pool's threads (two on this machine) that the loopback
+/// server's handlers need.
+package func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
