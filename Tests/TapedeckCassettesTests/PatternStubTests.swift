@@ -148,4 +148,25 @@ struct PatternStubTests {
         // Read for import, the pattern pairs are left out as before.
         #expect(try ForeignCassette.load(simulation, file: "sim.json").cassette.interactions.count == 1)
     }
+
+    @Test("a Hoverfly pair with a destination alone answers any method and path on that host; imported, it is GET / with both noted")
+    func hoverflyDestinationOnly() throws {
+        let simulation = Data("""
+        {"data": {"pairs": [
+          {"request": {"destination": [{"matcher": "exact", "value": "helloworld-test.com"}]}, "response": {"status": 200, "body": "Hello World"}},
+          {"request": {"path": [{"matcher": "exact", "value": "/only-post"}], "method": []}, "response": {"status": 201, "body": "any method"}}
+        ]}, "meta": {"schemaVersion": "v5.2"}}
+        """.utf8)
+        let reading = try ForeignCassette.load(simulation, file: "sim.json", keepingPatterns: true)
+        let replay = SequentialReplay(reading.cassette)
+        for (method, url) in [("GET", "http://helloworld-test.com/"), ("GET", "http://helloworld-test.com/hello"), ("POST", "http://helloworld-test.com/a/b?c=1")] {
+            #expect(try replay.send(request(method, url)).body == Data("Hello World".utf8), "\(method) \(url)")
+        }
+        #expect(try replay.send(request("GET", "http://elsewhere.test/hello")).response == nil, "the destination still matters")
+        #expect(try replay.send(request("PUT", "http://elsewhere.test/only-post")).body == Data("any method".utf8), "an empty method list: any method")
+        let imported = try ForeignCassette.load(simulation, file: "sim.json").cassette
+        #expect(imported.interactions.first?.request.url.absoluteString == "http://helloworld-test.com/")
+        let notes = imported.notes.filter { $0.position == 0 }.map(\.field)
+        #expect(notes.contains("request.method") && notes.contains("request.path"), "\(imported.notes)")
+    }
 }

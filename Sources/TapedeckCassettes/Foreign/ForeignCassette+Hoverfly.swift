@@ -20,7 +20,8 @@ extension ForeignCassette.StubReader {
             return interaction
         }
         let scheme = try exact(request["scheme"], field: "request.scheme")?.lowercased() ?? "http"
-        let path = try exact(request["path"], field: "request.path") ?? "/"
+        let exactPath = try exact(request["path"], field: "request.path")
+        let path = exactPath ?? "/"
         let destination = try exact(request["destination"], field: "request.destination")
         if destination == nil { usedOrigin = true }
         let base = destination.map { "\(scheme)://\($0)" } ?? origin
@@ -33,6 +34,9 @@ extension ForeignCassette.StubReader {
         if method.isEmpty {
             method = "GET"
             note("request.method", "no method (any method) imported as GET")
+        }
+        if exactPath == nil {
+            note("request.path", "no path (any path) imported as / (read as it is, by serve or a scenario, the pair answers any path)")
         }
         var headers: [HeaderField] = []
         for (name, matchers) in request["headers"]?.pairs ?? [] {

@@ -159,9 +159,19 @@ extension ForeignCassette.StubReader {
 
     /// Whether a Hoverfly pair's request matches some field otherwise than exactly.
     static func hoverflyMatchesByPattern(_ request: ForeignNode) -> Bool {
+        // No path or no method matcher matches every one (Hoverfly's pair of a destination alone
+        // answers any request to that host): no single request stands for it.
+        if isAbsentMatcher(request["path"]) || isAbsentMatcher(request["method"]) { return true }
         let fields: [ForeignNode?] = ["path", "destination", "method", "query", "body", "scheme"].map { request[$0] }
         let headers: [ForeignNode?] = (request["headers"]?.pairs ?? []).map(\.value)
         return (fields + headers).contains { matchesByPattern($0) }
+    }
+
+    /// Whether a Hoverfly field has no matcher: absent, null, or an empty list.
+    private static func isAbsentMatcher(_ node: ForeignNode?) -> Bool {
+        guard let node, !node.isNull else { return true }
+        if case .list = node { return node.elements.isEmpty }
+        return false
     }
 
     /// Whether a Hoverfly field's matchers are other than exact (a v5 query: any of its names').
