@@ -48,6 +48,11 @@ extension CassetteCommand {
         @Option(help: ArgumentHelp("A Postman environment export whose variables the collection's {{names}} use.", valueName: "FILE"))
         var environment: String?
 
+        @Option(name: .customLong("replace"), help: ArgumentHelp(
+            "Put back the value a placeholder stands for, in every string of the file, as the tool that wrote it does when it replays "
+                + "(VCR's filter_sensitive_data: --replace '<GITHUB_LOGIN>=octocat'; repeatable).", valueName: "TEXT=VALUE"))
+        var replacements: [String] = []
+
         @Option(help: ArgumentHelp("The origin WireMock's and Hoverfly's paths are given: the URL your client calls (default \(ForeignCassette.defaultStubOrigin)).",
                                    valueName: "URL"))
         var origin: String = ForeignCassette.defaultStubOrigin
@@ -55,6 +60,9 @@ extension CassetteCommand {
         func validate() throws {
             if let bad = variables.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
                 throw ValidationError("--variable '\(bad)' is not NAME=VALUE")
+            }
+            if let bad = replacements.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+                throw ValidationError("--replace '\(bad)' is not TEXT=VALUE (the placeholder as the file spells it, then its value)")
             }
             if let from, ForeignCassette.Format(rawValue: from.lowercased()) == nil {
                 throw ValidationError("--from '\(from)' is no format import reads; use one of \(ForeignCassette.Format.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -87,6 +95,16 @@ extension CassetteCommand {
 }
 
 extension CassetteCommand.Import {
+    /// The placeholders `--replace` gives values to (split at the first `=`).
+    var replacing: [String: String] {
+        var values: [String: String] = [:]
+        for pair in replacements {
+            let equals = pair.firstIndex(of: "=")!
+            values[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return values
+    }
+
     /// The Postman variables given: an environment export's, then `--variable`'s over them.
     private func variableValues() throws -> [String: String] {
         var values: [String: String] = [:]
@@ -123,13 +141,17 @@ extension CassetteCommand.Import {
             // Undetected, the reader throws its own error, which says what it looked for — but in
             // a folder, other documents (a conftest's JSON, a fixture that is no cassette) are left alone.
             guard let reading = try wireMockFolder ? ForeignCassette.loadWireMock(folder: URL(fileURLWithPath: input), origin: origin)
-                    : inFolder ? ForeignCassette.loadIfCassette(text, file: input, format: named, variables: values, origin: origin)
-                    : ForeignCassette.load(text, file: input, format: named, variables: values, origin: origin) else {
+                    : inFolder ? ForeignCassette.loadIfCassette(text, file: input, format: named, variables: values, origin: origin, replacing: replacing)
+                    : ForeignCassette.load(text, file: input, format: named, variables: values, origin: origin, replacing: replacing) else {
                 printError("tapedeck: note: \(input): no cassette of a tool import reads; left alone")
                 return false
             }
             (cassette, format) = (reading.cassette, reading.format)
             for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
+            if !variables.isEmpty || environment != nil, format != .postman {
+                printError("tapedeck: warning: \(input): --variable and --environment fill a Postman collection's {{names}}, and this is "
+                           + "\(format.fileNoun): they were not used (a placeholder another tool wrote takes --replace 'TEXT=VALUE')")
+            }
         } catch {
             throw ExitStatus.report(error)
         }

@@ -38,7 +38,7 @@ extension ForeignCassette {
                     // VCR's `!ruby/regexp /example\.com/`: a pattern a hand-written cassette matched on.
                     throw bad("request.uri", urlNode, "the URI is a Ruby regular expression, which names no one URL to replay")
                 }
-                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, "the URL is missing, or not an absolute http or https URL")
+                throw bad("request.\(format == .vcr || format == .vcrpy ? "uri" : "url")", urlNode, ForeignCassette.unreadableURLReason(urlNode?.string))
             }
             // (VCR 1.x wrote Ruby symbols: `:get`.)
             guard let method = request["method"]?.string?.trimmingCharacters(in: .whitespaces).drop(while: { $0 == ":" }), !method.isEmpty,

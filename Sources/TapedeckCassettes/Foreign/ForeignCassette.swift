@@ -201,12 +201,15 @@ public enum ForeignCassette {
     /// without a host, and says what it noticed about the file as a whole. With
     /// `keepingPatterns`, a WireMock or Hoverfly stub that matches by pattern becomes an
     /// interaction with its ``Interaction/pattern`` (for replay; HAR cannot hold it) instead of
-    /// being left out.
+    /// being left out. `replacing` puts back the values of placeholders another tool wrote in
+    /// their place (VCR's `filter_sensitive_data`: `["<GITHUB_LOGIN>": "octocat"]`) in every
+    /// string of the file before it is read, as that tool does when it replays.
     public static func load(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
-                            origin: String = defaultStubOrigin, keepingPatterns: Bool = false) throws(CassetteError) -> Reading {
+                            origin: String = defaultStubOrigin, keepingPatterns: Bool = false,
+                            replacing: [String: String] = [:]) throws(CassetteError) -> Reading {
         // (Refusing other documents, it returns a reading or throws.)
         try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: true,
-                    keepingPatterns: keepingPatterns)!
+                    keepingPatterns: keepingPatterns, replacing: replacing)!
     }
 
     /// ``load(_:file:format:variables:origin:keepingPatterns:)``, but nil for a document that reads as JSON or YAML in no
@@ -214,15 +217,26 @@ public enum ForeignCassette {
     /// through a folder leaves alone. A file that does not parse, or a cassette with problems,
     /// still throws.
     public static func loadIfCassette(_ data: Data, file: String, format: Format? = nil, variables: [String: String] = [:],
-                                      origin: String = defaultStubOrigin) throws(CassetteError) -> Reading? {
-        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: false, keepingPatterns: false)
+                                      origin: String = defaultStubOrigin, replacing: [String: String] = [:]) throws(CassetteError) -> Reading? {
+        try reading(data, file: file, format: format, variables: variables, origin: origin, refusingOtherDocuments: false, keepingPatterns: false,
+                    replacing: replacing)
     }
 
     private static func reading(_ data: Data, file: String, format: Format?, variables: [String: String], origin: String,
-                                refusingOtherDocuments: Bool, keepingPatterns: Bool) throws(CassetteError) -> Reading? {
+                                refusingOtherDocuments: Bool, keepingPatterns: Bool, replacing: [String: String]) throws(CassetteError) -> Reading? {
+        guard var reading = try parsedReading(data, file: file, format: format, variables: variables, origin: origin,
+                                              refusingOtherDocuments: refusingOtherDocuments, keepingPatterns: keepingPatterns, replacing: replacing) else {
+            return nil
+        }
+        if let remark = placeholderRemark(reading.cassette) { reading.remarks.append(remark) }
+        return reading
+    }
+
+    private static func parsedReading(_ data: Data, file: String, format: Format?, variables: [String: String], origin: String,
+                                      refusingOtherDocuments: Bool, keepingPatterns: Bool, replacing: [String: String]) throws(CassetteError) -> Reading? {
         let root: ForeignNode
         switch ForeignNode.parse(data) {
-        case let .success(node): root = node
+        case let .success(node): root = node.replacingText(replacing.map { ($0.key, $0.value) })
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
                                 hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")

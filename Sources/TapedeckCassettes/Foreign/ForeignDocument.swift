@@ -26,6 +26,28 @@ indirect enum ForeignNode {
         case binary
     }
 
+    /// The node with every string scalar's `from` texts replaced by their `to` texts, longest
+    /// first (`<<HOST>>` before `<HOST>`): the values a tool's placeholders stand for (VCR's
+    /// `filter_sensitive_data`), put back as that tool does when it replays.
+    func replacingText(_ replacements: [(from: String, to: String)]) -> ForeignNode {
+        guard !replacements.isEmpty else { return self }
+        let ordered = replacements.filter { !$0.from.isEmpty }.sorted { $0.from.count > $1.from.count }
+        func replaced(_ node: ForeignNode) -> ForeignNode {
+            switch node {
+            case let .map(pairs, line): return .map(pairs.map { ($0.key, replaced($0.value)) }, line: line)
+            case let .list(elements, line): return .list(elements.map(replaced), line: line)
+            case let .text(text, .string, line):
+                var text = text
+                for replacement in ordered where text.contains(replacement.from) {
+                    text = text.replacingOccurrences(of: replacement.from, with: replacement.to)
+                }
+                return .text(text, kind: .string, line: line)
+            case .text, .null: return node
+            }
+        }
+        return replaced(self)
+    }
+
     /// The line it starts on, when the file was YAML.
     var line: Int? {
         switch self {
