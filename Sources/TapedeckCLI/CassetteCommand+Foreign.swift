@@ -6,7 +6,7 @@ extension CassetteCommand {
     /// `tapedeck cassette import`: another tool's cassette as a HAR cassette, redacted.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr or DVR cassette, a Postman collection's saved examples, WireMock mappings or a Hoverfly simulation into a HAR cassette.",
+            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr, DVR or ExVCR cassette, a nock recording, a Postman collection's saved examples, WireMock mappings or a Hoverfly simulation into a HAR cassette.",
             discussion: """
             The format is recognised from the file's keys (or named with --from); JSON, YAML, and \
             VCR's zlib-compressed files are read. Every interaction becomes an entry, in order, so \

@@ -47,7 +47,9 @@ public enum ForeignFailure {
           "nodename nor servname", "getaddrinfo", "no address associated", "hostname could not be found",
           "cannot find host", "could not resolve host", "name resolution", "unable to resolve host", "unknownhostexception",
           // Chromium's other DNS failures (ERR_DNS_TIMED_OUT, ERR_DNS_SERVER_FAILED…) before the timeout row.
-          "err_dns_", "ns_error_unknown_proxy_host", "dns lookup", "errno -2]", "errno -3]", "errno 8]"], .cannotFindHost),
+          "err_dns_", "ns_error_unknown_proxy_host", "dns lookup", "errno -2]", "errno -3]", "errno 8]",
+          // Erlang's (ExVCR's recorded reasons): `:nxdomain`.
+          "nxdomain"], .cannotFindHost),
         // mitmproxy's "[Errno N] Connect call failed": 110 (Linux) and 60 (macOS) are ETIMEDOUT,
         // 111 and 61 ECONNREFUSED, 113 and 65 EHOSTUNREACH, 101 and 51 ENETUNREACH.
         (["errno 110]", "errno 60]"], .timedOut),
@@ -56,7 +58,9 @@ public enum ForeignFailure {
           "errno 113]", "errno 65]", "no route to host", "could not connect to the server",
           "cannot connect to host", "couldn't connect", "unable to connect", "err_connection_failed", "connect call failed",
           // Chromium's EHOSTUNREACH (errno 113 above), and proxies or tunnels that could not be reached.
-          "err_address_unreachable", "err_proxy_connection_failed", "err_tunnel_connection_failed"], .cannotConnectToHost),
+          "err_address_unreachable", "err_proxy_connection_failed", "err_tunnel_connection_failed",
+          // Erlang's: `:econnrefused`, httpc's `failed_connect`, `:ehostunreach`.
+          "econnrefused", "failed_connect", "ehostunreach"], .cannotConnectToHost),
         // mitmproxy's "Client disconnected." for a request the upstream never answered: the client
         // gave up waiting, which a URLSession client experiences as its timeout.
         (["err_timed_out", "err_connection_timed_out", "ns_error_net_timeout", "timed out", "timeout", "client disconnected"], .timedOut),
@@ -79,7 +83,7 @@ public enum ForeignFailure {
           "err_socket_not_connected", "ns_error_net_reset", "ns_error_net_interrupt", "ns_error_net_empty_response",
           "ns_error_net_partial_transfer", "connection reset", "reset by peer", "connection closed", "closed connection", "peer closed",
           "server disconnected", "broken pipe", "connection was lost", "connection lost", "unexpected eof", "errno 104]",
-          "errno 54]"], .networkConnectionLost),
+          "errno 54]", "econnreset", ":closed"], .networkConnectionLost),
         (["err_invalid_response", "err_invalid_http_response", "err_response_headers", "err_invalid_chunked_encoding",
           "ns_error_corrupted_content", "bad server response",
           "cannot parse http", "bad http response", "invalid http", "malformed"], .badServerResponse),

@@ -43,6 +43,10 @@ public enum ForeignCassette {
         /// nock (Node.js) recordings (`nock.recorder.rec({output_objects: true})`, nockBack
         /// fixtures): a JSON list of `{scope, method, path, body, status, response, rawHeaders}`.
         case nock
+        /// ExVCR (Elixir): a JSON list of `{request: {url, method, …}, response: {status_code,
+        /// headers, body, type}}`; a body that is not text as an Erlang binary term in base64
+        /// (`binary: true`), a transport error as `type: error` with its reason.
+        case exvcr
 
         /// What the CLI calls it.
         public var title: String {
@@ -55,6 +59,7 @@ public enum ForeignCassette {
             case .wiremock: "WireMock"
             case .hoverfly: "Hoverfly"
             case .nock: "nock"
+            case .exvcr: "ExVCR"
             }
         }
 
@@ -65,6 +70,7 @@ public enum ForeignCassette {
             case .wiremock: "WireMock mappings"
             case .hoverfly: "a Hoverfly simulation"
             case .nock: "a nock recording"
+            case .exvcr: "an ExVCR cassette"
             default: "a \(title) cassette"
             }
         }
@@ -136,12 +142,15 @@ public enum ForeignCassette {
         // Hoverfly before schema v1: `data` is the list of pairs itself.
         if let first = root["data"]?.elements.first, first["request"] != nil, first["response"] != nil, first["requestTemplate"] == nil { return .hoverfly }
         if isNock(root) { return .nock }
+        if isExVCR(root) { return .exvcr }
         if case .list = root["mappings"] { return .wiremock }
         if root["response"] != nil, let request = root["request"],
            ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "method"].contains(where: { request[$0] != nil }) {
             return .wiremock
         }
         if root["info"]?["schema"]?.string?.contains("getpostman.com") == true || root["info"] != nil && root["item"] != nil { return .postman }
+        // A collection without its `info` (cut down by hand): its items are requests or folders.
+        if let first = root["item"]?.elements.first, first["request"] != nil || first["item"] != nil { return .postman }
         // VCR 1.x: a bare list of `!ruby/struct:VCR::HTTPInteraction`s.
         if case let .list(elements, _) = root, elements.first?["request"]?["uri"] != nil { return .vcr }
         // vcrpy before 1.0: a bare list whose requests give `protocol`, `host`, `port` and `path`.
@@ -239,7 +248,7 @@ public enum ForeignCassette {
         case let .success(node): root = node.replacingText(replacing.map { ($0.key, $0.value) })
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
-                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr and DVR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
+                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr, DVR and ExVCR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
         }
         if root.isNull {
             // An empty file: VCR's empty cassette, when named as YAML (or as a format).
@@ -251,7 +260,7 @@ public enum ForeignCassette {
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             guard refusingOtherDocuments else { return nil }
-            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings, a Hoverfly simulation or a nock recording (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs', nor a list of {scope, method})",
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings, a Hoverfly simulation, a nock recording or an ExVCR cassette (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs', nor a list of {scope, method} or {request: {url}, response: {status_code}})",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
                                     : lookalike(root) ?? "if it is one of them, name its format with --from")
@@ -262,6 +271,12 @@ public enum ForeignCassette {
                 throw CassetteError(.json, file: file, reason: "this is not a list of nock definitions", hint: "record with nock.recorder.rec({output_objects: true})")
             }
             return nock(root, file: file)
+        }
+        if format == .exvcr {
+            guard case .list = root else {
+                throw CassetteError(.json, file: file, reason: "this is not a list of ExVCR interactions", hint: "check --from")
+            }
+            return exVCR(root, file: file)
         }
         if format == .wiremock || format == .hoverfly { return try stubs(root, file: file, format: format, origin: origin, keepingPatterns: keepingPatterns) }
         let key = format == .vcr ? "http_interactions" : "interactions"
