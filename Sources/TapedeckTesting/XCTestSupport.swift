@@ -10,10 +10,13 @@ extension XCTestCase {
     /// each request the cassette could not answer reported as a failure naming the closest entries.
     /// A test that failed does not replace its cassette when re-recording (`all`). For the test's
     /// duration, `Session()`, `AF` and `MoyaProvider<API>()` use the tape (`DefaultTransport.installForProcess(_:)`).
+    /// `faults` names a fault plan file (relative to the test file's folder) whose faults strike
+    /// the tape's traffic, drawn from its `seed:` or else `seed`, as the `.cassette` trait's do
+    /// (``Tape/injectFaults(from:seed:)``; `tape.faults` reads what fired).
     ///
     /// ```swift
     /// func testLogin() throws {
-    ///     let tape = try useCassette("login")
+    ///     let tape = try useCassette("login", faults: "flaky.yaml")
     ///     let (_, response) = try tape.perform(URL(string: "https://api.example/login")!)
     ///     XCTAssertEqual(response.statusCode, 200)
     /// }
@@ -21,11 +24,17 @@ extension XCTestCase {
     public func useCassette(
         _ name: String, mode: TapeMode = .fromEnvironment, playback: CassetteRecorder.Playback = .strict,
         matching rules: MatchRules = MatchRules(), redactor: Redactor = Redactor(), timing: Tape.Timing = .asRecorded,
-        seed: UInt64 = 1, file: StaticString = #filePath, line: UInt = #line
+        seed: UInt64 = 1, faults: String? = nil, file: StaticString = #filePath, line: UInt = #line
     ) throws -> Tape {
+        // The plan first: a bad file fails the test before a tape holds the cassette.
+        let plan = try faults.map { faults in
+            let folder = URL(fileURLWithPath: "\(file)").deletingLastPathComponent()
+            return try FaultPlan.load(faults.hasPrefix("/") ? URL(fileURLWithPath: faults) : folder.appendingPathComponent(faults))
+        }
         let tape = try Tape(
             cassette: RecordSettings.cassetteURL(named: name, filePath: "\(file)"), mode: mode, playback: playback,
             matching: rules, redactor: redactor, timing: timing, seed: seed)
+        if let plan { tape.injectFaults(plan) }
         // `Session()`, `AF` and `MoyaProvider<API>()` made during the test use the tape, as under
         // the trait, instead of the live network (XCTest gives the body no task-local scope).
         let transport = tape.makeClientTransport()

@@ -30,6 +30,14 @@ final class CassetteXCTests: XCTestCase {
         XCTAssertEqual(status.withLock { $0 }, 200)
         XCTAssertTrue(DefaultTransport.resolved !== DefaultTransport.live)
     }
+
+    func testUseCassetteInjectsAFaultPlanBesideTheTest() throws {
+        // As the trait's `faults:`: the plan beside the test strikes the login once (429).
+        let tape = try useCassette("login", mode: .replayOnly, faults: "Scenarios/login-faults.yaml")
+        let login = try tape.perform(loginRequest())
+        XCTAssertEqual(login.response.statusCode, 429)
+        XCTAssertEqual(tape.faults?.fired.map(\.site), ["throttled"])
+    }
 }
 
 /// The XCTest scenario helper, as an XCTest suite would use it.
