@@ -48,7 +48,7 @@ extension CassetteFile {
     /// The error for a JSON or YAML document at `url` that is neither HAR nor another tool's cassette.
     static func notACassette(_ url: URL, root: ForeignNode) -> CassetteError {
         CassetteError(.json, file: url.path, reason: "this is neither a HAR file (no 'log') nor a cassette of another tool Tapedeck reads "
-                      + "(vcrpy, VCR, Betamax, go-vcr, DVR, a Postman collection, WireMock mappings, a Hoverfly simulation)",
+                      + "(vcrpy, VCR, Betamax, go-vcr, DVR, ExVCR, a nock recording, a Postman collection, WireMock mappings, a Hoverfly simulation)",
                       hint: ForeignCassette.lookalike(root) ?? "give a HAR file (.har, .har.gz) or one of those cassettes; `tapedeck cassette import --help` lists them")
     }
 

@@ -305,6 +305,10 @@ public enum HARCodec {
             detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
         }
         var hint = "the file is damaged or cut; restore it or re-record"
+        if Self.looksLikeJSON5(data, file: file) {
+            hint = "it looks like JSON5 (keys without quotes, single-quoted strings, comments or trailing commas), as Talkback's tapes are written: "
+                + "Tapedeck reads HAR, and other tools' JSON and YAML cassettes (`tapedeck cassette import --help`), not JSON5"
+        }
         if let range = detail.range(of: #"character \d+"#, options: .regularExpression) {
             let offset = Int(detail[range].dropFirst("character ".count)) ?? 0
             let at = data.dropFirst(offset).prefix(9)
@@ -369,5 +373,17 @@ public enum HARCodec {
         @unknown default:
             return CassetteError(.json, file: file, reason: "\(error)")
         }
+    }
+}
+
+extension HARCodec {
+    /// Whether a document that is not JSON reads like JSON5: named `.json5`, or an object whose
+    /// keys go without quotes or whose strings are single-quoted, or with `//` comments.
+    static func looksLikeJSON5(_ data: Data, file: String) -> Bool {
+        if file.lowercased().hasSuffix(".json5") { return true }
+        guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return false }
+        let text = String(decoding: data.prefix(4_096), as: UTF8.self)
+        return text.range(of: #"(?m)^\s*([A-Za-z_$][A-Za-z0-9_$]*\s*:|//)"#, options: .regularExpression) != nil
+            || text.range(of: #":\s*'"#, options: .regularExpression) != nil
     }
 }

@@ -129,6 +129,13 @@ public enum ForeignCassette {
         if root["data"]?.elements.first?["requestTemplate"] != nil {
             return "it is a Hoverfly simulation from before schema v1 ('requestTemplate'): export it again with a current hoverctl (`hoverctl export`)"
         }
+        if root["meta"] != nil, root["req"] != nil, root["res"] != nil {
+            return "it is a Talkback tape, a format Tapedeck does not read: record the traffic with `tapedeck record` (a reverse proxy, as Talkback is)"
+        }
+        if case let .list(elements, _) = root, let first = elements.first, first["uri"] != nil, first["method"] != nil, first["request"] == nil {
+            return "it looks like a VCRURLConnection cassette (a list of {method, uri, …}), a format Tapedeck does not read: record the "
+                + "traffic again through Tapedeck (a Tape in the tests, or `tapedeck record`)"
+        }
         if root["imposters"] != nil || root["protocol"] != nil && root["stubs"] != nil {
             return "it is a Mountebank imposter, whose stubs answer by predicates Tapedeck does not read: record the service's traffic with "
                 + "`tapedeck record` (a reverse proxy in front of it) instead"
@@ -248,7 +255,9 @@ public enum ForeignCassette {
         case let .success(node): root = node.replacingText(replacing.map { ($0.key, $0.value) })
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
-                                hint: "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr, DVR and ExVCR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
+                                hint: HARCodec.looksLikeJSON5(data, file: file)
+                                    ? "it looks like JSON5 (as Talkback's tapes are written), which import does not read: it reads JSON and YAML"
+                                    : "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr, DVR and ExVCR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
         }
         if root.isNull {
             // An empty file: VCR's empty cassette, when named as YAML (or as a format).

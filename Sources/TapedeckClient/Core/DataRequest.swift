@@ -126,7 +126,7 @@ public class DataRequest: Request, @unchecked Sendable {
         completionHandler: @escaping @Sendable (ClientDataResponse<Any>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: JSONResponseSerializer(
-            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods, options: options)
         ) { response in
             // Built here, on the handler's queue, so the non-Sendable value never crosses queues.
             completionHandler(response.map(\.foundationValue))

@@ -77,30 +77,60 @@ public final class StringResponseSerializer: ResponseSerializer {
 
 /// The body as a ``ClientJSON`` value; an allowed empty body is `.null`.
 public final class JSONResponseSerializer: ResponseSerializer {
+    /// What it produces through ``ResponseSerializer`` (a value that crosses queues).
+    public typealias SerializedObject = ClientJSON
+
     /// What is done to the data first.
     public let dataPreprocessor: any DataPreprocessor
     /// Status codes for which an empty body is fine.
     public let emptyResponseCodes: Set<Int>
     /// Methods for which an empty body is fine.
     public let emptyRequestMethods: Set<HTTPMethod>
+    /// `JSONSerialization`'s options for the `Any` form of `serialize` (`.allowFragments` by
+    /// default, as Alamofire's); the ``ClientJSON`` form always allows fragments.
+    public let options: JSONSerialization.ReadingOptions
 
-    /// A serializer producing ``ClientJSON``.
+    /// A serializer producing ``ClientJSON`` (and, called directly, Foundation's objects).
     public init(
         dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
-        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
+        options: JSONSerialization.ReadingOptions = .allowFragments
     ) {
         self.dataPreprocessor = dataPreprocessor
         self.emptyResponseCodes = emptyResponseCodes
         self.emptyRequestMethods = emptyRequestMethods
+        self.options = options
     }
 
-    /// The body as ``ClientJSON``; an allowed empty body is ``ClientJSON/null``.
+    /// The body as ``ClientJSON``; an allowed empty body is ``ClientJSON/null``. What the
+    /// session's handlers get (`responseDecodable(of: ClientJSON.self)`, a generic serializer's
+    /// caller); a direct call without a type asked for gets the `Any` form instead.
+    @_disfavoredOverload
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> ClientJSON {
         guard let raw = try nonEmptyData(request: request, response: response, data: data, error: error) else { return .null }
         let data = try dataPreprocessor.preprocess(raw)
         do {
             return try JSONDecoder().decode(ClientJSON.self, from: data)
+        } catch {
+            throw ClientError.responseSerializationFailed(reason: .jsonSerializationFailed(error: error))
+        }
+    }
+
+    /// The body as Alamofire's serializer returns it: `JSONSerialization`'s objects (`[String:
+    /// Any]`, `[Any]`, `String`, `NSNumber`, `NSNull`; an allowed empty body is `NSNull`). An app's
+    /// own serializer wrapping this one (SwiftyJSON's `JSON(json)`, an `as? [String: Any]`) gets
+    /// what it got from Alamofire. Not Sendable: use it on the queue that called it.
+    ///
+    /// ```swift
+    /// let json = try JSONResponseSerializer().serialize(request: nil, response: response, data: data, error: nil)
+    /// let name = (json as? [String: Any])?["name"] as? String
+    /// ```
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Any {
+        guard let raw = try nonEmptyData(request: request, response: response, data: data, error: error) else { return NSNull() }
+        let data = try dataPreprocessor.preprocess(raw)
+        do {
+            return try JSONSerialization.jsonObject(with: data, options: options)
         } catch {
             throw ClientError.responseSerializationFailed(reason: .jsonSerializationFailed(error: error))
         }
