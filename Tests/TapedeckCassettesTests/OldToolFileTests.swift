@@ -146,4 +146,35 @@ struct OldToolFileTests {
             }
         }
     }
+
+    @Test("a JSON5 document (a Talkback tape) is said to be JSON5, not a damaged file, by the HAR reader and by import; a VCRURLConnection list is named")
+    func json5AndLookalikes() throws {
+        let tape = "{\n    meta: {\n        host: 'https://api.test',\n        resHumanReadable: true,\n    },\n    req: {url: '/users/1', method: 'GET'},\n    res: {status: 200, body: 'hi'},\n}\n"
+        do {
+            _ = try HARCodec.decode(Data(tape.utf8), file: "user.json5")
+            Issue.record("JSON5 read as HAR")
+        } catch {
+            #expect(error.hint.contains("JSON5") && error.hint.contains("Talkback"), "\(error)")
+        }
+        do {
+            _ = try ForeignCassette.load(Data(tape.utf8), file: "tape.json")
+            Issue.record("JSON5 imported")
+        } catch {
+            // (This one also parses as YAML's flow style: then its keys name it.)
+            #expect(error.hint.contains("Talkback"), "\(error)")
+        }
+        do {
+            _ = try ForeignCassette.load(Data("{\n  // recorded\n  req: {url: 'a\\'b'}\n}\n".utf8), file: "tape.json5")
+            Issue.record("JSON5 imported")
+        } catch {
+            #expect(error.hint.contains("JSON5"), "\(error)")
+        }
+        let connection = #"[{"method": "GET", "uri": "http://a.test/", "status": 200, "body": "ok"}]"#
+        do {
+            _ = try ForeignCassette.load(Data(connection.utf8), file: "cassette-1.json")
+            Issue.record("VCRURLConnection imported")
+        } catch {
+            #expect(error.hint.contains("VCRURLConnection"), "\(error)")
+        }
+    }
 }
