@@ -343,6 +343,19 @@ struct FaultResponseTests {
         #expect(refreshes.spans.count >= 2 && refreshes.spans.allSatisfy { $0.kind == .attempt }, "\(refreshes.spans)")
     }
 
+    @Test("a lifetime with a fraction of a second reaches the client exactly (expires_in 0.4): one refresh, one attempt, no loop")
+    func subsecondLifetime() throws {
+        let outcome = try run("""
+            traffic:
+              stubs: [{url: http://api.test/me, latency: 10ms, json: {name: ada}}]
+              auth: {token: POST http://api.test/token, protect: http://api.test/me, lifetime: 400ms}
+            client: {auth: true, validate: true}
+            script: [{request: GET http://api.test/me, name: me, at: 1s}]
+            """)
+        #expect(outcome.request("me").status == 200 && outcome.request("me").attempts == 1, "\(outcome.request("me"))")
+        #expect(outcome.lane("token refresh")?.spans.count == 1)
+    }
+
     @Test("a token refresh that fails after a 401 ends the request with kind retry (the retrier failed), not the token endpoint's error")
     func refreshFails() throws {
         let outcome = try run("""

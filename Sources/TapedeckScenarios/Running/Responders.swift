@@ -79,7 +79,11 @@ final class TokenServer: Responder {
                 state.issued[token] = now
                 return (token, definition.lifetime)
             }
-            let seconds = Int(lifetime.timeInterval.rounded())
+            // Whole seconds as OAuth writes them; a lifetime with a fraction of a second (400ms)
+            // keeps it (0.4), or the client would take the token for expired from the start
+            // (0 s) and refresh in a loop.
+            let nanoseconds = lifetime.components.seconds * 1_000_000_000 + lifetime.components.attoseconds / 1_000_000_000
+            let seconds = nanoseconds % 1_000_000_000 == 0 ? "\(nanoseconds / 1_000_000_000)" : "\(Double(nanoseconds) / 1e9)"
             return .response(.json(200, #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(seconds)}"#))
         }
         guard definition.protect.contains(where: { $0.matches(method: method, url: request.url) }) else {
