@@ -148,6 +148,10 @@ extension CassetteCommand.Import {
             }
             (cassette, format) = (reading.cassette, reading.format)
             for remark in reading.remarks { printError("tapedeck: note: \(input): \(remark)") }
+            if !replacements.isEmpty, wireMockFolder {
+                printError("tapedeck: warning: \(input): --replace is not used for a WireMock folder (its mappings are read file by file); "
+                           + "put the values into the mappings, or import a single mappings file")
+            }
             if !variables.isEmpty || environment != nil, format != .postman {
                 printError("tapedeck: warning: \(input): --variable and --environment fill a Postman collection's {{names}}, and this is "
                            + "\(format.fileNoun): they were not used (a placeholder another tool wrote takes --replace 'TEXT=VALUE')")

@@ -306,7 +306,7 @@ public enum HARCodec {
         }
         var hint = "the file is damaged or cut; restore it or re-record"
         if Self.looksLikeJSON5(data, file: file) {
-            hint = "it looks like JSON5 (keys without quotes, single-quoted strings, comments or trailing commas), as Talkback's tapes are written: "
+            hint = "it looks like JSON5 (keys without quotes, comments), as Talkback's tapes are written: "
                 + "Tapedeck reads HAR, and other tools' JSON and YAML cassettes (`tapedeck cassette import --help`), not JSON5"
         }
         if let range = detail.range(of: #"character \d+"#, options: .regularExpression) {
@@ -377,13 +377,13 @@ public enum HARCodec {
 }
 
 extension HARCodec {
-    /// Whether a document that is not JSON reads like JSON5: named `.json5`, or an object whose
-    /// keys go without quotes or whose strings are single-quoted, or with `//` comments.
+    /// Whether a document that is not JSON reads like JSON5: named `.json5`, or an object with a
+    /// line that starts with a key without quotes or a `//` comment (a JSON string cannot hold a
+    /// line break, so no text inside one starts a line).
     static func looksLikeJSON5(_ data: Data, file: String) -> Bool {
         if file.lowercased().hasSuffix(".json5") { return true }
         guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return false }
         let text = String(decoding: data.prefix(4_096), as: UTF8.self)
         return text.range(of: #"(?m)^\s*([A-Za-z_$][A-Za-z0-9_$]*\s*:|//)"#, options: .regularExpression) != nil
-            || text.range(of: #":\s*'"#, options: .regularExpression) != nil
     }
 }

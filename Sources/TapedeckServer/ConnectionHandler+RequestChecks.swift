@@ -42,6 +42,48 @@ extension ConnectionHandler {
         return nil
     }
 
+    /// HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC): answered in HTTP/2's own
+    /// words, which such a client understands and an HTTP/1.1 status line it would not: this
+    /// server's (empty) SETTINGS, then stream 1 — a prior-knowledge client's first request — reset
+    /// with `HTTP_1_1_REQUIRED`, on which curl retries the request over HTTP/1.1 on a new
+    /// connection. The connection stays open until the client closes it (curl does at once: a
+    /// close from this side first can reach curl before it has read the reset, and it then reports
+    /// an empty reply); one still open after 2 s gets a GOAWAY whose debug data says why, then
+    /// the close.
+    func refuseHTTP2(_ context: ChannelHandlerContext) {
+        switch state {
+        case .answering, .streaming:
+            // A preface pipelined behind an HTTP/1.1 request: that answer goes out whole, then
+            // the connection closes (HTTP/2 frames in the middle of it would garble both).
+            closeAfterAnswer = true
+            return
+        case .closed:
+            return
+        case .waitingForHead, .readingBody, .discarding:
+            break
+        }
+        headerTimer?.cancel()
+        bodyArrived()
+        state = .discarding
+        let channel = context.channel
+        guard let outlet = outlet.context else {
+            channel.close(promise: nil)
+            return
+        }
+        var buffer = channel.allocator.buffer(capacity: 64)
+        Self.writeHTTP2Frame(type: 0x4, stream: 0, payload: [], to: &buffer)    // SETTINGS, none changed
+        Self.writeHTTP2Frame(type: 0x3, stream: 1, payload: Self.http11Required, to: &buffer)    // RST_STREAM
+        outlet.writeAndFlush(NIOAny(buffer), promise: nil)
+        let bound = NIOLoopBound(self.outlet, eventLoop: channel.eventLoop)
+        channel.eventLoop.scheduleTask(in: .seconds(2)) {
+            guard channel.isActive, let outlet = bound.value.context else { return }
+            var goaway = channel.allocator.buffer(capacity: 128)
+            let reason = Array("tapedeck speaks HTTP/1.1 only: send this request over HTTP/1.1".utf8)
+            Self.writeHTTP2Frame(type: 0x7, stream: 0, payload: [0, 0, 0, 0] + Self.http11Required + reason, to: &goaway)
+            outlet.writeAndFlush(NIOAny(goaway)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
     /// HTTP/2's error code `HTTP_1_1_REQUIRED` (0xd), as a frame payload's four bytes.
     static let http11Required: [UInt8] = [0, 0, 0, 0x0d]
 

@@ -34,9 +34,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let options: ServerOptions
     private let connection: Int
     let counters: ServerCounters
-    private let outlet: RawOutlet
+    let outlet: RawOutlet
     var state = State.waitingForHead
-    private var headerTimer: Scheduled<Void>?
+    var headerTimer: Scheduled<Void>?
+    /// How many request heads this connection has read (an HTTP/2 preface after one is no
+    /// HTTP/2 client's first bytes: it gets an HTTP/1.1 refusal).
+    var headsRead = 0
     /// The client half-closed while an answer was under way: close after it.
     var closeAfterAnswer = false
     /// The answer under way is a stall fault: it never writes, so nothing holds the connection
@@ -122,7 +125,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// The request being read is no longer arriving (whole, refused, or its client gone): off
     /// the server's list of bodies still arriving.
-    private func bodyArrived() {
+    func bodyArrived() {
         guard receivingListed else { return }
         receivingListed = false
         counters.receiving.withLock { _ = $0.removeValue(forKey: connection) }
@@ -181,6 +184,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case let (.head(head), .waitingForHead):
+            headsRead += 1
             lastBodyRead = nil
             startHeaderTimer(context)   // the same bound again, now between the body's reads
             if head.headers["Host"].count > 1 {
@@ -323,37 +327,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC): answered in HTTP/2's own
-    /// words, which such a client understands and an HTTP/1.1 status line it would not: this
-    /// server's (empty) SETTINGS, then stream 1 — a prior-knowledge client's first request — reset
-    /// with `HTTP_1_1_REQUIRED`, on which curl retries the request over HTTP/1.1 on a new
-    /// connection. The connection stays open until the client closes it (curl does at once: a
-    /// close from this side first can reach curl before it has read the reset, and it then reports
-    /// an empty reply); one still open after 2 s gets a GOAWAY whose debug data says why, then
-    /// the close.
-    private func refuseHTTP2(_ context: ChannelHandlerContext) {
-        headerTimer?.cancel()
-        bodyArrived()
-        state = .discarding
-        let channel = context.channel
-        guard let outlet = outlet.context else {
-            channel.close(promise: nil)
-            return
-        }
-        var buffer = channel.allocator.buffer(capacity: 64)
-        Self.writeHTTP2Frame(type: 0x4, stream: 0, payload: [], to: &buffer)    // SETTINGS, none changed
-        Self.writeHTTP2Frame(type: 0x3, stream: 1, payload: Self.http11Required, to: &buffer)    // RST_STREAM
-        outlet.writeAndFlush(NIOAny(buffer), promise: nil)
-        let bound = NIOLoopBound(self.outlet, eventLoop: channel.eventLoop)
-        channel.eventLoop.scheduleTask(in: .seconds(2)) {
-            guard channel.isActive, let outlet = bound.value.context else { return }
-            var goaway = channel.allocator.buffer(capacity: 128)
-            let reason = Array("tapedeck speaks HTTP/1.1 only: send this request over HTTP/1.1".utf8)
-            Self.writeHTTP2Frame(type: 0x7, stream: 0, payload: [0, 0, 0, 0] + Self.http11Required + reason, to: &goaway)
-            outlet.writeAndFlush(NIOAny(goaway)).whenComplete { _ in channel.close(promise: nil) }
-        }
-    }
-
     /// `100 Continue` for a client that waits for it before sending its body (curl does for
     /// bodies over 1 MB, for up to a second), once the head was found within the limits. Straight
     /// to the socket: NIO's pipelining handler holds a request's parts while an earlier answer is
@@ -369,7 +342,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         if let parse = error as? HTTPParserError, parse == .paused {
             // llhttp pauses at HTTP/2's connection preface (`PRI * HTTP/2.0`): a client speaking
             // HTTP/2 from the first byte (curl --http2-prior-knowledge, gRPC).
-            refuseHTTP2(context)
+            if headsRead == 0 {
+                refuseHTTP2(context)
+            } else {
+                refuse(context, status: 505, "HTTP/2's connection preface after an HTTP/1.1 request on the same connection: this server speaks HTTP/1.1")
+            }
         } else if case .discarding = state, let decoding = error as? ByteToMessageDecoderError,
                   case .dataReceivedInErrorState = decoding {
             // More bytes after a refusal (an HTTP/2 client's SETTINGS acknowledgement): the

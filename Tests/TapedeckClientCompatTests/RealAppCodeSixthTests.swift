@@ -79,6 +79,11 @@ struct RealAppCodeSixthTests {
             try serializer.serialize(request: nil, response: nil, data: data, error: nil)
         }
         #expect(try generic(JSONResponseSerializer(), Data("[1]".utf8)) == ClientJSON.array([.number(1)]))
+        // options: is the JSONSerialization's: without .fragmentsAllowed a bare number is refused.
+        #expect((try? LooseJSONSerializer().serialize(request: nil, response: nil, data: Data("3".utf8), error: nil)) != nil)
+        #expect(throws: ClientError.self) {
+            try LooseJSONSerializer(options: []).serialize(request: nil, response: nil, data: Data("3".utf8), error: nil)
+        }
     }
 
     @Test("a ClosureEventMonitor subclass's overrides are called, and super keeps the closures running")

@@ -242,6 +242,11 @@ struct LimitsTests {
         #expect(Array(bytes.prefix(22)) == [0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 1, 0, 0, 0, 0x0d], "\(bytes)")
         #expect(!raw.timedOut && bytes.count > 39 && bytes[25] == 7 && Array(bytes[35..<39]) == [0, 0, 0, 0x0d], "\(bytes)")
         #expect(String(decoding: bytes.dropFirst(39), as: UTF8.self).contains("HTTP/1.1 only"))
+        // A preface pipelined behind an HTTP/1.1 request is no HTTP/2 client's: that answer goes out
+        // whole, then an HTTP/1.1 505, no HTTP/2 frame.
+        let behind = rawExchange(port: server.port, send: Data("GET /ok HTTP/1.1\r\nHost: x\r\n\r\nPRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8))
+        let text = String(decoding: behind.received, as: UTF8.self)
+        #expect(behind.statusLine == "HTTP/1.1 200 OK" && text.contains("fine" + "HTTP/1.1 505 ") && !text.contains("\0"), "\(text)")
     }
 
     @Test("loopback means 127.0.0.0/8 as four decimal octets, ::1 or localhost", arguments: [

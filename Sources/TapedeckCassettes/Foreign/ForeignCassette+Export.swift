@@ -164,6 +164,7 @@ extension ForeignCassette {
         var at = 0
         while at < bytes.count {
             if bytes[at] == UInt8(ascii: "%"), at + 2 < bytes.count,
+               bytes[(at + 1)...(at + 2)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
                let byte = UInt8(String(decoding: bytes[(at + 1)...(at + 2)], as: UTF8.self), radix: 16) {
                 out.append(byte)
                 at += 3

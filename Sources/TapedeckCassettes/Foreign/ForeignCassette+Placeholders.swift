@@ -29,7 +29,8 @@ extension ForeignCassette {
         guard let first = names.first else { return nil }
         return "\(count) request URL\(count == 1 ? " holds" : "s hold") placeholders the recording tool wrote in place of values "
             + "(\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", …" : "")), as VCR's filter_sensitive_data does: "
-            + "they match only a request that sends that very text; give the values with --replace '\(first)=VALUE'"
+            + "they match only a request that sends that very text; import the file with the values: "
+            + "tapedeck cassette import FILE OUT --replace '\(first)=VALUE'"
     }
 
     /// Why an interaction's URL could not be read, naming the placeholder it holds, if any.
@@ -37,6 +38,6 @@ extension ForeignCassette {
         let reason = "the URL is missing, or not an absolute http or https URL"
         guard let text, let name = placeholder(in: text) else { return reason }
         return reason + " (it holds \(name), a placeholder the recording tool wrote in place of a value, as VCR's filter_sensitive_data does: "
-            + "give its value with --replace '\(name)=VALUE')"
+            + "import the file with its value: tapedeck cassette import FILE OUT --replace '\(name)=VALUE')"
     }
 }

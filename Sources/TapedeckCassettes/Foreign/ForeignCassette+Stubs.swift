@@ -64,7 +64,7 @@ extension ForeignCassette {
 
     /// Every mapping of a WireMock folder (its root, or its `mappings` folder; the `.json` files
     /// under it, one mapping or a `mappings` list each) as one cassette, in recording order.
-    /// `keepingPatterns` as for ``load(_:file:format:variables:origin:keepingPatterns:)``.
+    /// `keepingPatterns` as for ``load(_:file:format:variables:origin:keepingPatterns:replacing:)``.
     ///
     /// ```swift
     /// let reading = try ForeignCassette.loadWireMock(folder: URL(fileURLWithPath: "src/test/resources/wiremock"),

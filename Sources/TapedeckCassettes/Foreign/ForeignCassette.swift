@@ -199,7 +199,7 @@ public enum ForeignCassette {
     }
 
     /// The variables of a Postman environment export (`{"values": [{"key", "value", "enabled"}]}`),
-    /// for ``load(_:file:format:variables:origin:keepingPatterns:)``; `file` names it in errors.
+    /// for ``load(_:file:format:variables:origin:keepingPatterns:replacing:)``; `file` names it in errors.
     public static func postmanEnvironment(_ data: Data, file: String) throws(CassetteError) -> [String: String] {
         guard case let .success(root) = ForeignNode.parse(data), let values = root["values"], case .list = values else {
             throw CassetteError(.json, file: file, reason: "this is no Postman environment (no 'values' list)",
@@ -228,7 +228,7 @@ public enum ForeignCassette {
                     keepingPatterns: keepingPatterns, replacing: replacing)!
     }
 
-    /// ``load(_:file:format:variables:origin:keepingPatterns:)``, but nil for a document that reads as JSON or YAML in no
+    /// ``load(_:file:format:variables:origin:keepingPatterns:replacing:)``, but nil for a document that reads as JSON or YAML in no
     /// format import knows (a `package.json` in a folder of cassettes), which a caller going
     /// through a folder leaves alone. A file that does not parse, or a cassette with problems,
     /// still throws.
