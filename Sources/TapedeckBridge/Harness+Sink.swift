@@ -48,7 +48,7 @@ extension Harness {
     /// exchange `id`. Looks at the task first: a cancel or suspend the client made meanwhile is
     /// noticed here, before anything reaches a task URLSession may have let go of. The caller
     /// delivers, then calls `link.deliveries.leave()`.
-    private func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
+    func deliverable(_ id: Int) -> (link: ExchangeLink, urlProtocol: BridgeProtocol, task: URLSessionTask)? {
         guard let link = state.withLock({ $0.byNetworkID[id] }), case .running = link.lifecycle.state,
               let urlProtocol = link.urlProtocol, let task = link.task else { return nil }
         // The session's queue first, then the look at the task: the bookkeeping of a cancel the

@@ -203,7 +203,63 @@ extension Exchange {
                 return
             }
         }
+        if head.status == 401, plan.interruption == nil, transactionIndex < Self.maximumRedirects, Self.offersBasic(head),
+           sink.answersChallenges(id) {
+            askChallenge(head, plan: plan, timeline: timeline, faults: faults, options: routeOptions)
+            return
+        }
         deliverFinal(head, plan, timeline, routeOptions, faults)
+    }
+
+    // MARK: authentication challenges
+
+    /// Whether a response's `WWW-Authenticate` offers HTTP Basic authentication.
+    static func offersBasic(_ head: ResponseHead) -> Bool {
+        head.headerFields[fields: .wwwAuthenticate].contains { field in
+            field.value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("basic") }
+        }
+    }
+
+    /// Asks the client for a credential, as URLSession asks its task delegate when a `401`
+    /// offers Basic authentication. Given one, the request goes again with it once the 401's
+    /// body has been read (its own transaction, as a redirect's hop is); otherwise the 401 is the
+    /// answer, delivered as any response.
+    private func askChallenge(_ head: ResponseHead, plan: ResponsePlan, timeline: Timeline, faults: BodyFaults, options routeOptions: RouteOptions) {
+        handle(.redirectAsked)
+        scheduler.record("net.challenge", "#\(id) 401 Basic, \(challengesAnswered) credential(s) sent before")
+        let queue = network.queue
+        sink.exchange(id, challenged: head, url: request.url, resend: request, previousFailures: challengesAnswered) { [self] decision in
+            queue.async(named: "net.challenge-decision") { [self] in
+                guard handle(.due(.redirectDecision)) == .proceed else { return }
+                switch decision {
+                case let .follow(next):
+                    // The 401's body is read first (as recorded, or at the route's bandwidth).
+                    let wireCount = (try? clientBody(head, plan))?.wireCount ?? plan.body.count
+                    let receive = timeline.receive ?? transferTime(bytes: wireCount, bandwidth: faults.bandwidth ?? routeOptions.bandwidth)
+                    at(now.advanced(by: receive), "net.challenge-body", .redirectDecision) { [self] in
+                        challengesAnswered += 1
+                        nextTransaction(next, bodyBytes: plan.body.count)
+                    }
+                case .stop:
+                    deliverFinal(head, plan, timeline, routeOptions, faults)
+                }
+            }
+        }
+    }
+
+    /// Ends the current transaction (its response read) and begins the next one with `next`:
+    /// a redirect's hop, or a request sent again with a credential.
+    private func nextTransaction(_ next: RequestSnapshot, bodyBytes: Int) {
+        current.responseEnd = now
+        current.bytesReceived = bodyBytes
+        transactions.append(current)
+        transactionIndex += 1
+        // The hop's faults acted; the next hop's head has yet to come.
+        settledFirings = fired.count
+        headArrived = false
+        request = next
+        handle(.redirectFollowed)
+        beginTransaction()
     }
 
     // MARK: redirects
@@ -236,16 +292,7 @@ extension Exchange {
                 guard handle(.due(.redirectDecision)) == .proceed else { return }
                 switch decision {
                 case let .follow(next):
-                    current.responseEnd = now
-                    current.bytesReceived = plan.body.count
-                    transactions.append(current)
-                    transactionIndex += 1
-                    // The hop's faults acted; the next hop's head has yet to come.
-                    settledFirings = fired.count
-                    headArrived = false
-                    request = next
-                    handle(.redirectFollowed)
-                    beginTransaction()
+                    nextTransaction(next, bodyBytes: plan.body.count)
                 case .stop:
                     deliverFinal(head, plan, timeline, routeOptions, BodyFaults())
                 }

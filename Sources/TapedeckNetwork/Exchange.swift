@@ -23,6 +23,8 @@ final class Exchange: @unchecked Sendable {
     var lifecycle = ExchangeLifecycle()
     var request: RequestSnapshot
     var transactionIndex = 0
+    /// The credentials this exchange sent after a `401`'s Basic challenge (each a transaction).
+    var challengesAnswered = 0
     var transactions: [TransactionMetrics] = []
     var current: TransactionMetrics
     var lastStatus: Int?

@@ -27,7 +27,9 @@ struct ExchangeLifecycle: Hashable, Sendable {
         case awaitingReply(transaction: Int)
         /// Transaction `n` has its answer; the response head is scheduled (or a routed failure is).
         case awaitingHead(transaction: Int)
-        /// The head of a redirect went to the client's redirect policy; its decision is awaited.
+        /// The head of a redirect went to the client's redirect policy, or a `401`'s Basic
+        /// challenge to its task delegate; its decision is awaited (following, or sending the
+        /// request again with a credential, is the next transaction).
         case redirecting(transaction: Int)
         /// The final response's head was delivered; body chunks follow.
         case receiving
@@ -54,7 +56,8 @@ struct ExchangeLifecycle: Hashable, Sendable {
         case deferredReply(transaction: Int)
         /// The response head.
         case head
-        /// The client's redirect decision.
+        /// The client's redirect (or challenge) decision, and the request sent again with a
+        /// credential once the 401's body has been read.
         case redirectDecision
         /// The next body chunk.
         case chunk
@@ -74,9 +77,9 @@ struct ExchangeLifecycle: Hashable, Sendable {
         case replyStalled
         /// The route's answer is a response; its head is scheduled.
         case headScheduled
-        /// The head is a redirect; the client is asked.
+        /// The head is a redirect (or a `401` offering Basic authentication); the client is asked.
         case redirectAsked
-        /// The client follows the redirect: a new transaction connects.
+        /// The client follows the redirect (or answers the challenge): a new transaction connects.
         case redirectFollowed
         /// The final head went to the client (a declined redirect's head included).
         case headDelivered

@@ -17,6 +17,32 @@ public protocol ExchangeSink: AnyObject, Sendable {
     func exchange(
         _ id: Int, willRedirect head: ResponseHead, from url: URL, to proposed: RequestSnapshot,
         decide: @escaping @Sendable (RedirectDecision) -> Void)
+    /// Whether exchange `id`'s client is asked about a `401`'s Basic challenge (false by default).
+    func answersChallenges(_ id: Int) -> Bool
+    /// A `401` offers Basic authentication and the client answers challenges: ask it (by default
+    /// the 401 is the answer). See the default implementation.
+    func exchange(
+        _ id: Int, challenged head: ResponseHead, url: URL, resend: RequestSnapshot, previousFailures: Int,
+        decide: @escaping @Sendable (RedirectDecision) -> Void)
+}
+
+extension ExchangeSink {
+    /// Whether the client of exchange `id` is asked for a credential when a `401` offers HTTP
+    /// Basic authentication (``exchange(_:challenged:url:resend:previousFailures:decide:)``).
+    /// By default none is: the 401 is the answer.
+    public func answersChallenges(_ id: Int) -> Bool { false }
+
+    /// The response is a `401` whose `WWW-Authenticate` offers `Basic`, and the client answers
+    /// challenges: ask it, as URLSession asks its task delegate. `resend` is the request to send
+    /// again; `decide(.follow(request))` sends that request (with its `Authorization`) as the
+    /// exchange's next transaction, `.stop` makes the 401 the answer. `previousFailures` counts the
+    /// credentials this exchange already sent. By default: `.stop`.
+    public func exchange(
+        _ id: Int, challenged head: ResponseHead, url: URL, resend: RequestSnapshot, previousFailures: Int,
+        decide: @escaping @Sendable (RedirectDecision) -> Void
+    ) {
+        decide(.stop)
+    }
 }
 
 /// How an exchange ended, for its sink.

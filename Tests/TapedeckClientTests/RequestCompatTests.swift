@@ -78,4 +78,26 @@ struct RequestCompatTests {
         try fixture.run()
         #expect(status.value == 200, "the simulated transport never challenges: the request goes as any other")
     }
+
+    @Test("a 401 offering Basic is answered with the request's credential, as Alamofire's delegate answers it; without one, or after a failure, the 401 is the answer")
+    func basicChallengeAnswered() throws {
+        let fixture = ClientFixture()
+        let expected = "Basic " + Data("ada:s3cret".utf8).base64EncodedString()
+        fixture.network.route(path: "/private") { request, _ in
+            request.headerFields[.authorization] == expected
+                ? .response(.text(200, "welcome"))
+                : .response(.text(401, "who are you", headers: [("WWW-Authenticate", #"Basic realm="staff""#)]))
+        }
+        let answers = Box<[String: (Int?, String?)]>([:])
+        func ask(_ name: String, _ request: DataRequest) {
+            request.responseString { response in answers.value[name] = (response.response?.statusCode, response.value) }
+        }
+        ask("right", fixture.session.request("http://api.test/private").authenticate(username: "ada", password: "s3cret"))
+        ask("wrong", fixture.session.request("http://api.test/private").authenticate(username: "ada", password: "guess"))
+        ask("none", fixture.session.request("http://api.test/private"))
+        try fixture.run()
+        #expect(answers.value["right"]?.0 == 200 && answers.value["right"]?.1 == "welcome")
+        #expect(answers.value["wrong"]?.0 == 401, "rejected after its one failure, as Alamofire's delegate does")
+        #expect(answers.value["none"]?.0 == 401 && answers.value["none"]?.1 == "who are you")
+    }
 }
