@@ -6,7 +6,7 @@ extension CassetteCommand {
     /// `tapedeck cassette import`: another tool's cassette as a HAR cassette, redacted.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr, DVR or ExVCR cassette, a nock recording, a Postman collection's saved examples, WireMock mappings or a Hoverfly simulation into a HAR cassette.",
+            abstract: "Turn a vcrpy, VCR, Betamax, go-vcr, DVR or ExVCR cassette, a Talkback tape, a nock recording, a Postman collection's saved examples, WireMock mappings or a Hoverfly simulation into a HAR cassette.",
             discussion: """
             The format is recognised from the file's keys (or named with --from); JSON, YAML, and \
             VCR's zlib-compressed files are read. Every interaction becomes an entry, in order, so \
@@ -194,7 +194,7 @@ extension CassetteCommand.Import {
         return true
     }
 
-    /// `import FOLDER OUT`: every `.yaml`, `.yml`, `.json` and `.zz` file under the folder (a
+    /// `import FOLDER OUT`: every `.yaml`, `.yml`, `.json`, `.json5` and `.zz` file under the folder (a
     /// tool's cassette library) becomes `OUT/<its path>.har.gz`; one that fails does not stop the
     /// others, and the exit status is 2 if any did.
     private func importFolder(values: [String: String]) throws {
@@ -207,11 +207,11 @@ extension CassetteCommand.Import {
         }
         let base = URL(fileURLWithPath: input).standardizedFileURL
         let files = (FileManager.default.enumerator(atPath: base.path)?.allObjects as? [String] ?? [])
-            .filter { ["yaml", "yml", "json", "zz"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+            .filter { ["yaml", "yml", "json", "json5", "zz"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
             .filter { !$0.hasSuffix(".postman_environment.json") }
             .sorted()
         guard !files.isEmpty else {
-            printError("tapedeck: \(input): no .yaml, .yml, .json or .zz file in this folder; nothing was written")
+            printError("tapedeck: \(input): no .yaml, .yml, .json, .json5 or .zz file in this folder; nothing was written")
             throw ExitStatus.badInput
         }
         var imported = 0, leftAlone = 0, failed: [String] = []

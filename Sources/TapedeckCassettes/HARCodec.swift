@@ -306,8 +306,8 @@ public enum HARCodec {
         }
         var hint = "the file is damaged or cut; restore it or re-record"
         if Self.looksLikeJSON5(data, file: file) {
-            hint = "it looks like JSON5 (keys without quotes, comments), as Talkback's tapes are written: "
-                + "Tapedeck reads HAR, and other tools' JSON and YAML cassettes (`tapedeck cassette import --help`), not JSON5"
+            hint = "it looks like JSON5 (keys without quotes, comments), as Talkback's tapes are written: a Talkback tape is read as it is "
+                + "(`tapedeck cassette import --help`); any other JSON5 document is no cassette"
         }
         if let range = detail.range(of: #"character \d+"#, options: .regularExpression) {
             let offset = Int(detail[range].dropFirst("character ".count)) ?? 0

@@ -147,7 +147,7 @@ struct OldToolFileTests {
         }
     }
 
-    @Test("a JSON5 document (a Talkback tape) is said to be JSON5, not a damaged file, by the HAR reader and by import; a VCRURLConnection list is named")
+    @Test("a JSON5 document is said to be JSON5, not a damaged file, by the HAR reader and by import; a VCRURLConnection list is named")
     func json5AndLookalikes() throws {
         let tape = "{\n    meta: {\n        host: 'https://api.test',\n        resHumanReadable: true,\n    },\n    req: {url: '/users/1', method: 'GET'},\n    res: {status: 200, body: 'hi'},\n}\n"
         do {
@@ -156,16 +156,10 @@ struct OldToolFileTests {
         } catch {
             #expect(error.hint.contains("JSON5") && error.hint.contains("Talkback"), "\(error)")
         }
+        // (A Talkback tape itself imports: TalkbackTests.) A JSON5 document that does not parse:
         do {
-            _ = try ForeignCassette.load(Data(tape.utf8), file: "tape.json")
-            Issue.record("JSON5 imported")
-        } catch {
-            // (This one also parses as YAML's flow style: then its keys name it.)
-            #expect(error.hint.contains("Talkback"), "\(error)")
-        }
-        do {
-            _ = try ForeignCassette.load(Data("{\n  // recorded\n  req: {url: 'a\\'b'}\n}\n".utf8), file: "tape.json5")
-            Issue.record("JSON5 imported")
+            _ = try ForeignCassette.load(Data("{\n  // recorded\n  req: {url: 'a\n}\n".utf8), file: "tape.json5")
+            Issue.record("broken JSON5 imported")
         } catch {
             #expect(error.hint.contains("JSON5"), "\(error)")
         }

@@ -47,6 +47,10 @@ public enum ForeignCassette {
         /// headers, body, type}}`; a body that is not text as an Erlang binary term in base64
         /// (`binary: true`), a transport error as `type: error` with its reason.
         case exvcr
+        /// Talkback (Node.js): one JSON5 tape per request, `{meta: {host, …}, req: {url, method,
+        /// headers, body}, res: {status, headers, body}}`, bodies as text or a JSON value when the
+        /// tape is human-readable, else base64.
+        case talkback
 
         /// What the CLI calls it.
         public var title: String {
@@ -60,6 +64,7 @@ public enum ForeignCassette {
             case .hoverfly: "Hoverfly"
             case .nock: "nock"
             case .exvcr: "ExVCR"
+            case .talkback: "Talkback"
             }
         }
 
@@ -71,6 +76,7 @@ public enum ForeignCassette {
             case .hoverfly: "a Hoverfly simulation"
             case .nock: "a nock recording"
             case .exvcr: "an ExVCR cassette"
+            case .talkback: "a Talkback tape"
             default: "a \(title) cassette"
             }
         }
@@ -97,8 +103,8 @@ public enum ForeignCassette {
     /// What `data`, which failed to read as HAR, is. One that starts as JSON is only parsed as
     /// JSON (a damaged HAR file is not read a second time as YAML, which is slow).
     static func classifyAfterHARFailed(_ data: Data) -> NotHAR {
-        let root: ForeignNode? = if ForeignNode.startsAsJSON(data) {
-            ForeignNode.json(data)
+        let root: ForeignNode? = if ForeignNode.startsAsJSON(data) || ForeignNode.startsWithComment(data) {
+            ForeignNode.jsonOrJSON5(data)
         } else if case let .success(node) = ForeignNode.parse(data) {
             node
         } else {
@@ -129,9 +135,6 @@ public enum ForeignCassette {
         if root["data"]?.elements.first?["requestTemplate"] != nil {
             return "it is a Hoverfly simulation from before schema v1 ('requestTemplate'): export it again with a current hoverctl (`hoverctl export`)"
         }
-        if root["meta"] != nil, root["req"] != nil, root["res"] != nil {
-            return "it is a Talkback tape, a format Tapedeck does not read: record the traffic with `tapedeck record` (a reverse proxy, as Talkback is)"
-        }
         if case let .list(elements, _) = root, let first = elements.first, first["uri"] != nil, first["method"] != nil, first["request"] == nil {
             return "it looks like a VCRURLConnection cassette (a list of {method, uri, …}), a format Tapedeck does not read: record the "
                 + "traffic again through Tapedeck (a Tape in the tests, or `tapedeck record`)"
@@ -150,6 +153,7 @@ public enum ForeignCassette {
         if let first = root["data"]?.elements.first, first["request"] != nil, first["response"] != nil, first["requestTemplate"] == nil { return .hoverfly }
         if isNock(root) { return .nock }
         if isExVCR(root) { return .exvcr }
+        if isTalkback(root) { return .talkback }
         if case .list = root["mappings"] { return .wiremock }
         if root["response"] != nil, let request = root["request"],
            ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "method"].contains(where: { request[$0] != nil }) {
@@ -256,8 +260,8 @@ public enum ForeignCassette {
         case let .failure(failure):
             throw CassetteError(.json, file: file, place: failure.line.map { "line \($0)" } ?? "", reason: failure.reason,
                                 hint: HARCodec.looksLikeJSON5(data, file: file)
-                                    ? "it looks like JSON5 (as Talkback's tapes are written), which import does not read: it reads JSON and YAML"
-                                    : "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr, DVR and ExVCR, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
+                                    ? "it looks like JSON5 (as Talkback's tapes are written) that does not parse: check its quotes, brackets and commas"
+                                    : "import reads the JSON or YAML cassettes of vcrpy, VCR, Betamax, go-vcr, DVR and ExVCR, Talkback tapes, Postman collections, WireMock mappings, Hoverfly simulations and nock recordings")
         }
         if root.isNull {
             // An empty file: VCR's empty cassette, when named as YAML (or as a format).
@@ -269,7 +273,7 @@ public enum ForeignCassette {
         if case let .list(elements, _) = root, elements.isEmpty { return Reading(cassette: Cassette(), format: format ?? .vcr) }   // a bare empty list (VCR 1.x, old vcrpy)
         guard let format = format ?? detect(root) else {
             guard refusingOtherDocuments else { return nil }
-            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings, a Hoverfly simulation, a nock recording or an ExVCR cassette (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs', nor a list of {scope, method} or {request: {url}, response: {status_code}})",
+            throw CassetteError(.json, file: file, reason: "this is no cassette of vcrpy, VCR, Betamax, go-vcr or DVR, nor a Postman collection, WireMock mappings, a Hoverfly simulation, a nock recording, an ExVCR cassette or a Talkback tape (none of their top-level keys: 'interactions', 'http_interactions', 'item', 'mappings', 'request', 'data.pairs', 'meta' with 'req', nor a list of {scope, method} or {request: {url}, response: {status_code}})",
                                 hint: root["log"] != nil ? "it looks like a HAR file already: use it as it is, or `tapedeck cassette convert`"
                                     : root["requests"] != nil && root["order"] != nil ? "it looks like a Postman collection in the old v1 format: export it from Postman as Collection v2.1"
                                     : lookalike(root) ?? "if it is one of them, name its format with --from")
@@ -281,6 +285,7 @@ public enum ForeignCassette {
             }
             return nock(root, file: file)
         }
+        if format == .talkback { return talkback(root, file: file) }
         if format == .exvcr {
             guard case .list = root else {
                 throw CassetteError(.json, file: file, reason: "this is not a list of ExVCR interactions", hint: "check --from")

@@ -110,12 +110,24 @@ indirect enum ForeignNode {
         return start == UInt8(ascii: "{") || start == UInt8(ascii: "[")
     }
 
+    /// Whether `data` starts with a JavaScript comment (`//`, `/*`), as a JSON5 file may.
+    static func startsWithComment(_ data: Data) -> Bool {
+        let rest = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        return rest.first == UInt8(ascii: "/") && [UInt8(ascii: "/"), UInt8(ascii: "*")].contains(rest.dropFirst().first)
+    }
+
+    /// `data` read as JSON, or else as JSON5 (Talkback's tapes: keys without quotes, single
+    /// quotes, comments, trailing commas); nil when it is neither.
+    static func jsonOrJSON5(_ data: Data) -> ForeignNode? {
+        json(data) ?? JSON5Text.json(from: data).flatMap(json)
+    }
+
     /// Reads `data` as JSON when it starts like a JSON object, else as YAML; nil when it is
     /// neither (`reason` says why).
     static func parse(_ data: Data) -> Result<ForeignNode, ParseFailure> {
-        if startsAsJSON(data) {
-            if let node = json(data) { return .success(node) }
-            // Not strict JSON: YAML's flow style reads a little more (comments, single quotes).
+        if startsAsJSON(data) || startsWithComment(data) {
+            if let node = jsonOrJSON5(data) { return .success(node) }
+            // Else YAML's flow style, which reads a little more.
         }
         guard let text = String(data: data, encoding: .utf8) else {
             return .failure(ParseFailure(line: nil, reason: "the file is neither JSON nor UTF-8 YAML"))
