@@ -94,9 +94,12 @@ struct RealAppCodeSixthTests {
         let created = Box<Int>(0)
         monitor.requestDidCreateURLRequest = { _, _ in created.value += 1 }
         let session = backend.withTransport { Session(eventMonitors: [monitor]) }
-        session.request("https://api.example.com/items").responseData { _ in }
+        let described = Box<String>("")
+        session.request("https://api.example.com/items").responseData { described.value = $0.debugDescription }
         try backend.run()
         #expect(monitor.lines.value == ["curl: GET /items", "data: 12"], "\(monitor.lines.value)")
+        // Durations as Alamofire prints them: seconds with an `s`.
+        #expect(described.value.contains("[Network Duration]: 0.0s") && described.value.contains("[Serialization Duration]: 0.0s"), "\(described.value)")
         #expect(created.value == 1, "the closure ran through super")
     }
 }

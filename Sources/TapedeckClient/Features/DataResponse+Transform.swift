@@ -64,13 +64,14 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
         } else {
             responseLines = "[Response]: None"
         }
-        let network = metrics.map { "\($0.taskDuration)" } ?? "None"
+        // In seconds with an `s`, as Alamofire prints them ("None" without metrics).
+        let network = metrics.map { "\($0.taskDuration.timeInterval)s" } ?? "None"
         return """
             [Request]: \(requestLine)
                 [Body]: \(requestBody)
             \(responseLines)
             [Network Duration]: \(network)
-            [Serialization Duration]: \(serializationDuration)
+            [Serialization Duration]: \(serializationDuration.timeInterval)s
             [Result]: \(description)
             """
     }
