@@ -76,6 +76,25 @@ struct ChallengeTests {
         return sent.withLock { $0 }
     }
 
+    @Test("a client's own URLSession (built from the harness's configuration) is asked too; async data(for:) gets the 200")
+    func ownSession() async throws {
+        let network = SimulatedNetwork(scheduler: SimulatedScheduler(seed: 3))
+        let harness = Harness(network: network)
+        network.route(path: "/vault") { request, _ in
+            request.headerFields[.authorization] == "Basic " + Data("ada:s3cret".utf8).base64EncodedString()
+                ? .response(.text(200, "the vault"))
+                : .response(.text(401, "denied", headers: [("WWW-Authenticate", #"Basic realm="vault""#)]))
+        }
+        let delegate = ChallengeDelegate(.credentialOnce)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: harness.configuration(), delegate: delegate, delegateQueue: queue)
+        defer { session.invalidateAndCancel() }
+        let (data, response) = try await harness.serving { try await session.data(from: URL(string: "http://api.test/vault")!) }
+        #expect((response as? HTTPURLResponse)?.statusCode == 200 && String(decoding: data, as: UTF8.self) == "the vault")
+        #expect(delegate.challenges.count == 1)
+    }
+
     @Test("answered with a credential, the request goes again with Authorization: Basic on the simulated network and the client gets the 200")
     func credentialAnswers() throws {
         let delegate = ChallengeDelegate(.credentialOnce)
