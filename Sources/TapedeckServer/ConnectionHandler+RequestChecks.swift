@@ -51,20 +51,7 @@ extension ConnectionHandler {
     /// an empty reply); one still open after 2 s gets a GOAWAY whose debug data says why, then
     /// the close.
     func refuseHTTP2(_ context: ChannelHandlerContext) {
-        switch state {
-        case .answering, .streaming:
-            // A preface pipelined behind an HTTP/1.1 request: that answer goes out whole, then
-            // the connection closes (HTTP/2 frames in the middle of it would garble both).
-            closeAfterAnswer = true
-            return
-        case .closed:
-            return
-        case .waitingForHead, .readingBody, .discarding:
-            break
-        }
-        headerTimer?.cancel()
-        bodyArrived()
-        state = .discarding
+        guard beginRefusal() else { return }
         let channel = context.channel
         guard let outlet = outlet.context else {
             channel.close(promise: nil)

@@ -36,7 +36,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     let counters: ServerCounters
     let outlet: RawOutlet
     var state = State.waitingForHead
-    var headerTimer: Scheduled<Void>?
+    private var headerTimer: Scheduled<Void>?
     /// How many request heads this connection has read (an HTTP/2 preface after one is no
     /// HTTP/2 client's first bytes: it gets an HTTP/1.1 refusal).
     var headsRead = 0
@@ -125,7 +125,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// The request being read is no longer arriving (whole, refused, or its client gone): off
     /// the server's list of bodies still arriving.
-    func bodyArrived() {
+    private func bodyArrived() {
         guard receivingListed else { return }
         receivingListed = false
         counters.receiving.withLock { _ = $0.removeValue(forKey: connection) }
@@ -290,25 +290,31 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     // MARK: refusing
 
-    /// Answers `status` with `reason` and closes (limits, timeouts, malformed input).
-    private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
+    /// Stops reading the request under way for a refusal; false when the refusal is not to be
+    /// written: an answer is under way (nothing more can be said on this connection once it has
+    /// gone out whole — closing now would drop its writes not yet flushed, the answer to a
+    /// `Connection: close` request followed by more bytes, which llhttp refuses; an HTTP/2 preface
+    /// pipelined behind it would garble it), or the last answer is ending and closes the
+    /// connection once flushed.
+    func beginRefusal() -> Bool {
         headerTimer?.cancel()
         bodyArrived()
         requestBody = ByteBuffer()
         switch state {
         case .answering, .streaming:
-            // An answer is under way: nothing more can be said on this connection once it has
-            // gone out whole. (Closing now would drop its writes not yet flushed — the answer to
-            // a `Connection: close` request followed by more bytes, which llhttp refuses.)
             closeAfterAnswer = true
-            return
+            return false
         case .closed:
-            // The last answer is ending and closes the connection once flushed.
-            return
+            return false
         case .waitingForHead, .readingBody, .discarding:
-            break
+            state = .discarding
+            return true
         }
-        state = .discarding
+    }
+
+    /// Answers `status` with `reason` and closes (limits, timeouts, malformed input).
+    private func refuse(_ context: ChannelHandlerContext, status: Int, _ reason: String) {
+        guard beginRefusal() else { return }
         // Straight to the socket, past NIO's pipelining handler and encoder: a refusal may come
         // before any request was read (a slow head), which those handlers do not allow.
         let body = "tapedeck: \(reason)\n"

@@ -118,19 +118,8 @@ struct RawExchange {
 }
 
 func rawExchange(port: Int, send bytes: Data, shutdownWrite: Bool = true, timeout: Int = 10) -> RawExchange {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { return RawExchange(received: Data(), timedOut: false) }
+    guard let descriptor = loopbackSocket(port: port, timeoutSeconds: timeout) else { return RawExchange(received: Data(), timedOut: false) }
     defer { close(descriptor) }
-    var seconds = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return RawExchange(received: Data(), timedOut: false) }
     if !bytes.isEmpty {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }

@@ -44,10 +44,8 @@ extension ForeignCassette {
         var headers = EntryReader.headerFields(response["headers"])
         let bodyNode = response["body"]
         let data = talkbackBody(bodyNode, readable: meta?["resHumanReadable"]?.boolean == true) ?? Data()
-        if case .map = bodyNode, headers.value(for: "Content-Encoding") == nil, headers.value(for: "Content-Length") != nil {
+        if bodyNode?.string == nil, bodyNode?.isNull == false, headers.value(for: "Content-Encoding") == nil, headers.value(for: "Content-Length") != nil {
             // A JSON body kept as its value: the text rebuilt from it is spaced otherwise.
-            Redactor.setContentLength(&headers, data.count)
-        } else if case .list = bodyNode, headers.value(for: "Content-Encoding") == nil, headers.value(for: "Content-Length") != nil {
             Redactor.setContentLength(&headers, data.count)
         }
         // `resUncompressed`: the body was decoded for reading, its Content-Encoding kept.
